@@ -1,0 +1,191 @@
+// Package config loads the configuration of a deliverykit deployment: the
+// sites (merchants) it serves and the digests of their API keys.
+//
+// The file is JSON. Unknown fields are rejected, unlike on the wire: a typo
+// in a configuration file should stop the server at start, not be ignored.
+// Every problem is reported with the JSON path of the field.
+//
+//	{
+//	  "sites": [
+//	    {"id": "demo-site", "name": "Demo Outdoor Store",
+//	     "api_key_sha256": ["<64 hex characters: printf %s "$KEY" | sha256sum>"]}
+//	  ]
+//	}
+//
+// API keys are never written in the file, only their SHA-256 digests.
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/auth"
+)
+
+// Config is a whole deployment's configuration.
+type Config struct {
+	Sites []Site `json:"sites"`
+}
+
+// Site is one merchant site. Its id scopes every record the site owns.
+type Site struct {
+	// ID is the site id clients send as site_id (areas A and B) and that
+	// owns every record created with the site's keys.
+	ID string `json:"id"`
+	// Name is shown to customers (tracking page, sender_name, site_name).
+	Name string `json:"name"`
+	// APIKeySHA256 lists the hexadecimal SHA-256 digests of the site's API
+	// keys. Several keys allow rotation without downtime.
+	APIKeySHA256 []string `json:"api_key_sha256"`
+}
+
+//go:embed demo.json
+var demoJSON []byte
+
+// Demo returns the embedded demo configuration: sites "demo-site" (API key
+// "demo-key") and "demo-site-2" (API key "demo-key-2"). The keys are public:
+// never use the demo configuration outside development.
+func Demo() *Config {
+	c, err := Parse(bytes.NewReader(demoJSON))
+	if err != nil {
+		panic("config: embedded demo configuration is invalid: " + err.Error())
+	}
+	return c
+}
+
+// Load reads and validates the configuration file at path.
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	c, err := Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes and validates a configuration. Errors are
+// *deliverykit.Error values of KindInvalidArgument whose violations name
+// the fields.
+func Parse(r io.Reader) (*Config, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, decodeError(err)
+	}
+	if dec.More() {
+		return nil, deliverykit.InvalidField("", "json", "unexpected data after the configuration object")
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func decodeError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return deliverykit.InvalidField("", "json", fmt.Sprintf("malformed JSON at byte %d: %v", syn.Offset, syn))
+	case errors.As(err, &typ):
+		return deliverykit.InvalidField(typ.Field, "type", fmt.Sprintf("expected %s, got JSON %s", typ.Type, typ.Value))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return deliverykit.InvalidField(field, "unknown", "unknown field (check its spelling)")
+	case errors.Is(err, io.EOF):
+		return deliverykit.InvalidField("", "required", "configuration is empty")
+	}
+	return deliverykit.InvalidField("", "json", err.Error())
+}
+
+// siteID allows what is safe in a storage key and in a URL.
+var siteID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// Validate checks the configuration and returns an InvalidArgument error
+// listing every problem.
+func (c *Config) Validate() error {
+	var vs []deliverykit.FieldViolation
+	bad := func(field, rule, msg string) {
+		vs = append(vs, deliverykit.FieldViolation{Field: field, Rule: rule, Message: msg})
+	}
+	if len(c.Sites) == 0 {
+		bad("sites", "required", "at least one site is required")
+	}
+	ids := map[string]int{}
+	digests := map[string]string{}
+	for i, s := range c.Sites {
+		p := fmt.Sprintf("sites[%d]", i)
+		switch {
+		case s.ID == "":
+			bad(p+".id", "required", "is required")
+		case !siteID.MatchString(s.ID):
+			bad(p+".id", "format", "must be 1-64 lower-case letters, digits, '-' or '_', starting with a letter or digit")
+		default:
+			if j, dup := ids[s.ID]; dup {
+				bad(p+".id", "unique", fmt.Sprintf("%q is already the id of sites[%d]", s.ID, j))
+			}
+			ids[s.ID] = i
+		}
+		if strings.TrimSpace(s.Name) == "" {
+			bad(p+".name", "required", "is required")
+		}
+		if len(s.APIKeySHA256) == 0 {
+			bad(p+".api_key_sha256", "required", "at least one API key digest is required")
+		}
+		for k, h := range s.APIKeySHA256 {
+			f := fmt.Sprintf("%s.api_key_sha256[%d]", p, k)
+			d, err := auth.ParseDigest(strings.ToLower(h))
+			if err != nil {
+				bad(f, "sha256", err.Error())
+				continue
+			}
+			if other, dup := digests[d.String()]; dup {
+				bad(f, "unique", "the same key is already configured for "+other)
+				continue
+			}
+			digests[d.String()] = p
+		}
+	}
+	if len(vs) > 0 {
+		return deliverykit.Invalid(vs...)
+	}
+	return nil
+}
+
+// Keyring returns the keyring of all sites' API keys. c must be valid.
+func (c *Config) Keyring() *auth.Keyring {
+	var k auth.Keyring
+	for _, s := range c.Sites {
+		for _, h := range s.APIKeySHA256 {
+			d, err := auth.ParseDigest(strings.ToLower(h))
+			if err != nil {
+				continue // Validate rejects it; a Config built in code may skip Validate
+			}
+			k.Add(s.ID, d)
+		}
+	}
+	return &k
+}
+
+// Site returns the site with the given id.
+func (c *Config) Site(id string) (Site, bool) {
+	for _, s := range c.Sites {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return Site{}, false
+}

@@ -1,0 +1,163 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+)
+
+// errorStyle is the shape of an area's error body. The areas of the service
+// this package implements grew up separately and their existing clients parse
+// different bodies; each area keeps its own.
+type errorStyle uint8
+
+const (
+	// styleREST is areas A, B, C and F:
+	// {"error": "<kind>: <message>", "trace_id": "…", "details": [violations]}.
+	styleREST errorStyle = iota
+	// styleRPC is area D, the resource-style API:
+	// {"code": <rpc code>, "message": "…", "details": [{"@type": "…", …}]}.
+	styleRPC
+	// styleSpring is area E, a Java-style service:
+	// {"timestamp", "status", "error", "message", "path"}.
+	styleSpring
+)
+
+// wireError is an error ready to be written: the status, the kind text and
+// the caller-safe message. Internal details never reach it.
+type wireError struct {
+	status     int
+	kind       string // "not found", "invalid argument", … ; the prefix of styleREST's "error"
+	rpcCode    int    // canonical RPC code for styleRPC
+	message    string
+	violations []deliverykit.FieldViolation
+}
+
+// Canonical RPC codes (the numbering every RPC client library knows).
+const (
+	rpcInvalidArgument    = 3
+	rpcNotFound           = 5
+	rpcPermissionDenied   = 7
+	rpcResourceExhausted  = 8
+	rpcFailedPrecondition = 9
+	rpcAborted            = 10
+	rpcUnimplemented      = 12
+	rpcInternal           = 13
+	rpcUnauthenticated    = 16
+)
+
+// kindStatus is the one table from error kind to HTTP status and RPC code.
+// FailedPrecondition is 400, not 409: 409 tells checkout clients that a
+// concurrent call won and the same call should be repeated, which would loop
+// forever on a completed session.
+var kindStatus = map[deliverykit.Kind]struct{ status, rpc int }{
+	deliverykit.KindNotFound:           {http.StatusNotFound, rpcNotFound},
+	deliverykit.KindInvalidArgument:    {http.StatusBadRequest, rpcInvalidArgument},
+	deliverykit.KindConflict:           {http.StatusConflict, rpcAborted},
+	deliverykit.KindFailedPrecondition: {http.StatusBadRequest, rpcFailedPrecondition},
+	deliverykit.KindPermissionDenied:   {http.StatusForbidden, rpcPermissionDenied},
+	deliverykit.KindUnauthenticated:    {http.StatusUnauthorized, rpcUnauthenticated},
+	deliverykit.KindInternal:           {http.StatusInternalServerError, rpcInternal},
+}
+
+// errBodyTooLarge is returned by decodeJSON when the body passes the limit.
+var errBodyTooLarge = errors.New("request body too large")
+
+// toWire classifies err.
+func toWire(err error) wireError {
+	if errors.Is(err, errBodyTooLarge) {
+		return wireError{status: http.StatusRequestEntityTooLarge, kind: "request too large", rpcCode: rpcResourceExhausted, message: err.Error()}
+	}
+	k := deliverykit.KindOf(err)
+	m := kindStatus[k]
+	return wireError{
+		status:     m.status,
+		kind:       k.String(),
+		rpcCode:    m.rpc,
+		message:    deliverykit.Message(err),
+		violations: deliverykit.ViolationsOf(err),
+	}
+}
+
+// writeError writes err in the area's style. Internal errors are logged with
+// the trace id and shown to the caller only as "internal error".
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, style errorStyle, err error) {
+	we := toWire(err)
+	if we.status == http.StatusInternalServerError {
+		s.log.ErrorContext(r.Context(), "internal error", "trace_id", traceID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	s.writeWire(w, r, style, we)
+}
+
+func (s *server) writeWire(w http.ResponseWriter, r *http.Request, style errorStyle, we wireError) {
+	switch style {
+	case styleRPC:
+		writeJSON(w, we.status, rpcBody(we))
+	case styleSpring:
+		writeJSON(w, we.status, springBody{
+			Timestamp: s.now().UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+			Status:    we.status,
+			Error:     http.StatusText(we.status),
+			Message:   we.message,
+			Path:      r.URL.Path,
+		})
+	default:
+		writeJSON(w, we.status, restBody{
+			Error:   we.kind + ": " + we.message,
+			TraceID: traceID(r.Context()),
+			Details: we.violations,
+		})
+	}
+}
+
+type restBody struct {
+	Error   string                       `json:"error"`
+	TraceID string                       `json:"trace_id"`
+	Details []deliverykit.FieldViolation `json:"details,omitempty"`
+}
+
+type springBody struct {
+	Timestamp string `json:"timestamp"`
+	Status    int    `json:"status"`
+	Error     string `json:"error"`
+	Message   string `json:"message"`
+	Path      string `json:"path"`
+}
+
+type rpcErrorBody struct {
+	Code    int              `json:"code"`
+	Message string           `json:"message"`
+	Details []map[string]any `json:"details"`
+}
+
+// rpcBody follows the RPC status convention: field problems travel as a
+// BadRequest detail with field_violations, the shape generated RPC clients
+// decode.
+func rpcBody(we wireError) rpcErrorBody {
+	b := rpcErrorBody{Code: we.rpcCode, Message: we.message, Details: []map[string]any{}}
+	if len(we.violations) > 0 {
+		fv := make([]map[string]string, len(we.violations))
+		for i, v := range we.violations {
+			fv[i] = map[string]string{"field": v.Field, "description": v.Message, "reason": v.Rule}
+		}
+		b.Details = append(b.Details, map[string]any{
+			"@type":            "type.googleapis.com/google.rpc.BadRequest",
+			"field_violations": fv,
+		})
+	}
+	return b
+}
+
+// logAttrs is shared by the access log and the panic log.
+func logAttrs(r *http.Request, status int, d time.Duration) []slog.Attr {
+	return []slog.Attr{
+		slog.String("trace_id", traceID(r.Context())),
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", status),
+		slog.Duration("duration", d),
+	}
+}

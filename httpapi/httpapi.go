@@ -1,0 +1,127 @@
+// Package httpapi is the optional net/http adapter of deliverykit: it serves
+// the documented endpoints of every area from the area services, with the
+// authentication, error bodies and wire habits the service's existing
+// clients rely on.
+//
+// The domain packages never import net/http; this package is a thin layer
+// that decodes requests, calls a service with the caller's site and encodes
+// the answer.
+//
+// # Wire habits
+//
+//   - Every response carries X-Trace-Id. A valid X-Trace-Id sent by the client
+//     is kept, so that logs on both sides correlate; otherwise one is made.
+//   - Decoding is lenient: unknown fields are ignored, missing numbers are 0,
+//     missing lists are empty, an empty body is an empty object. A value of the
+//     wrong type is a 400 naming the field.
+//   - Request bodies are limited (Options.MaxBodyBytes, 1 MiB by default);
+//     past the limit the answer is 413.
+//   - Errors are written in the area's shape (see the README): areas A, B, C
+//     and F {"error", "trace_id", "details"}, area D {"code", "message",
+//     "details"}, area E {"timestamp", "status", "error", "message", "path"}.
+//     Internal errors and panics are logged with the trace id and answered
+//     with "internal error" only.
+//
+// # Authentication
+//
+// Areas A, B, C and F take "Authorization: Bearer <base64(API key)>"; area D
+// takes the key in the authorization header (a "Bearer " prefix is
+// accepted); area E takes "x-api-key: <API key>". A missing or unknown key is
+// 401. A key only ever reaches its own site's data: ids of another site are
+// not found, and a site_id naming another site is 403.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/auth"
+)
+
+// DefaultMaxBodyBytes is the request body limit when Options.MaxBodyBytes
+// is zero.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Options configures the handler. Keys is required; the rest have defaults.
+type Options struct {
+	// Keys authenticates API keys and names the caller's site.
+	Keys *auth.Keyring
+	// Logger receives the access log and internal errors. Default:
+	// slog.Default().
+	Logger *slog.Logger
+	// MaxBodyBytes limits request bodies. Default: DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Clock stamps error bodies that carry a time. Default: the system clock.
+	Clock deliverykit.Clock
+	// Health, when set, is called by GET /healthz; an error makes it 503.
+	// The example server checks that the store answers.
+	Health func(context.Context) error
+}
+
+// server holds what the handlers share.
+type server struct {
+	keys    *auth.Keyring
+	log     *slog.Logger
+	maxBody int64
+	clock   deliverykit.Clock
+	health  func(context.Context) error
+	mux     *http.ServeMux
+	handler http.Handler // mux behind the middleware
+}
+
+// New returns the handler serving every area whose service is set in opts,
+// plus GET /healthz.
+func New(opts Options) http.Handler {
+	return newServer(opts).handler
+}
+
+func newServer(opts Options) *server {
+	s := &server{
+		keys:    opts.Keys,
+		log:     opts.Logger,
+		maxBody: opts.MaxBodyBytes,
+		clock:   opts.Clock,
+		health:  opts.Health,
+		mux:     http.NewServeMux(),
+	}
+	if s.keys == nil {
+		s.keys = &auth.Keyring{}
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.clock == nil {
+		s.clock = deliverykit.SystemClock{}
+	}
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	for _, a := range areas {
+		// Every path under an area's base is authenticated first, so
+		// an unknown path reveals nothing to a caller without a key,
+		// and is answered in the area's error shape.
+		s.route(a, a.base+"/", nil)
+	}
+	s.mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeWire(w, r, styleREST, wireError{status: http.StatusNotFound, kind: "not found", message: "no such endpoint: " + r.URL.Path})
+	}))
+	s.handler = s.middleware(s.mux)
+	return s
+}
+
+func (s *server) now() time.Time { return s.clock.Now() }
+
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
+	if s.health != nil {
+		if err := s.health(r.Context()); err != nil {
+			s.log.ErrorContext(r.Context(), "health check failed", "trace_id", traceID(r.Context()), "err", err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

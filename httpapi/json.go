@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/deliverykit/deliverykit"
+)
+
+// decodeJSON reads the request body into v, leniently: unknown fields are
+// ignored and an empty body is an empty object. Errors are InvalidArgument
+// naming the field, or errBodyTooLarge.
+func decodeJSON(r *http.Request, v any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, mbe.Limit)
+		}
+		return deliverykit.Errorf(deliverykit.KindInvalidArgument, "reading the request body: %v", err)
+	}
+	return unmarshalJSON(body, v)
+}
+
+// unmarshalJSON is decodeJSON's core, separate so fuzz tests can reach it.
+func unmarshalJSON(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return jsonError(err)
+	}
+	return nil
+}
+
+// jsonError turns an encoding/json error into an InvalidArgument that names
+// the field (for type errors) or the byte offset (for syntax errors).
+func jsonError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return deliverykit.InvalidField("", "json", "malformed JSON at byte "+strconv.FormatInt(syn.Offset, 10)+": "+syn.Error())
+	case errors.As(err, &typ):
+		field := typ.Field
+		msg := "expected " + jsonTypeName(typ.Type.Kind().String()) + ", got " + typ.Value
+		if field == "" {
+			field = "(body)"
+		}
+		return deliverykit.InvalidField(field, "type", msg)
+	}
+	var ve *deliverykit.Error
+	if errors.As(err, &ve) {
+		// A custom UnmarshalJSON in a domain type reported a field
+		// problem; keep it.
+		return err
+	}
+	return deliverykit.InvalidField("", "json", err.Error())
+}
+
+func jsonTypeName(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct":
+		return "an object"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	}
+	return goKind
+}
+
+// writeJSON writes v with the status. Encoding errors of our own types are
+// bugs; they are answered as a bare 500 rather than a half-written body.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, `{"error":"internal: internal error"}`, http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}

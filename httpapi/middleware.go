@@ -1,0 +1,120 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+)
+
+// requestInfo travels in the request context: the trace id, and what the
+// route learns (site, error style) so that the access log and the panic
+// handler can use it.
+type requestInfo struct {
+	traceID string
+	site    string
+	style   errorStyle
+}
+
+type infoKey struct{}
+
+func requestInfoFrom(ctx context.Context) *requestInfo {
+	if ri, ok := ctx.Value(infoKey{}).(*requestInfo); ok {
+		return ri
+	}
+	return &requestInfo{}
+}
+
+func traceID(ctx context.Context) string { return requestInfoFrom(ctx).traceID }
+
+// TraceID returns the trace id of the request being served, for handlers
+// that wrap this package's handler.
+func TraceID(ctx context.Context) string { return traceID(ctx) }
+
+// validTraceID accepts what is safe to echo in a header and a log line.
+func validTraceID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		ok := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c == '.'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func newTraceID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// statusWriter records the status for the access log and whether anything
+// was written, so a panic after the header went out is not answered twice.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// middleware wraps every request: trace id, body limit, panic recovery and
+// the access log. Query strings and headers are not logged: they may hold
+// tokens, e-mail addresses and API keys.
+func (s *server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		info := &requestInfo{traceID: r.Header.Get("X-Trace-Id")}
+		if !validTraceID(info.traceID) {
+			info.traceID = newTraceID()
+		}
+		w.Header().Set("X-Trace-Id", info.traceID)
+		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.ErrorContext(r.Context(), "panic serving request",
+					"trace_id", info.traceID, "method", r.Method, "path", r.URL.Path,
+					"panic", p, "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					s.writeWire(sw, r, info.style, wireError{status: http.StatusInternalServerError, kind: "internal", rpcCode: rpcInternal, message: "internal error"})
+				}
+			}
+			attrs := logAttrs(r, sw.status, time.Since(start))
+			if info.site != "" {
+				attrs = append(attrs, slog.String("site", info.site))
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
