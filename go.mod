@@ -3,18 +3,21 @@ module github.com/deliverykit/deliverykit
 go 1.25.0
 
 require (
+	github.com/go-playground/validator/v10 v10.30.4
+	github.com/google/btree v1.1.3
+	github.com/google/go-cmp v0.7.0
+	go.etcd.io/bbolt v1.5.0
+	golang.org/x/text v0.41.0
+)
+
+require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/chromedp/chromedp v0.23.0 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.15 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-playground/locales v0.14.1 // indirect
 	github.com/go-playground/universal-translator v0.18.1 // indirect
-	github.com/go-playground/validator/v10 v10.30.4 // indirect
-	github.com/google/btree v1.1.3 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
-	go.etcd.io/bbolt v1.5.0 // indirect
 	golang.org/x/crypto v0.55.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
 )

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/storage/bolt"
+)
+
+func get(t *testing.T, url string, header map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestRunServesAndStops(t *testing.T) {
+	for _, args := range [][]string{
+		{"-store", "memory"},
+		{"-db", filepath.Join(t.TempDir(), "dk.db")},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			addrc := make(chan string, 1)
+			done := make(chan error, 1)
+			go func() {
+				done <- run(ctx, append(args, "-addr", "127.0.0.1:0"), io.Discard, func(a string) { addrc <- a })
+			}()
+			var base string
+			select {
+			case a := <-addrc:
+				base = "http://" + a
+			case err := <-done:
+				t.Fatalf("run returned before listening: %v", err)
+			}
+			key := base64.StdEncoding.EncodeToString([]byte("demo-key"))
+			tests := []struct {
+				path   string
+				header map[string]string
+				want   int
+			}{
+				{"/healthz", nil, 200},
+				{"/v1/delivery_tracking/orders?site_id=demo-site", nil, 401},
+				{"/v1/delivery_tracking/no-such-endpoint", map[string]string{"Authorization": "Bearer " + key}, 404},
+				{"/returns/merchant/no-such-endpoint", map[string]string{"X-Api-Key": "demo-key-2"}, 404},
+			}
+			for _, tt := range tests {
+				if got := get(t, base+tt.path, tt.header); got != tt.want {
+					t.Errorf("GET %s = %d, want %d", tt.path, got, tt.want)
+				}
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("run: %v", err)
+			}
+		})
+	}
+}
+
+func TestRunRejectsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badConfig := filepath.Join(dir, "bad.json")
+	os.WriteFile(badConfig, []byte(`{"sites":[{"id":"s","name":"S","api_key_sha256":["xyz"]}]}`), 0o600)
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"-store", "postgres"}, `-store: want bolt or memory, got "postgres"`},
+		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"-config", badConfig}, "sites[0].api_key_sha256[0]"},
+		{[]string{"-config", filepath.Join(dir, "missing.json")}, "missing.json"},
+		{[]string{"-store", "memory", "-addr", "256.0.0.1:1"}, "256.0.0.1"},
+	}
+	for _, tt := range tests {
+		err := run(context.Background(), tt.args, io.Discard, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("run(%q) = %v, want error containing %q", tt.args, err, tt.wantErr)
+		}
+	}
+}
+
+// TestSIGTERMClosesStore runs the real binary on a bolt file, stops it with
+// SIGTERM and checks that it exits cleanly, releases the file lock and leaves
+// the data intact, twice in a row.
+func TestSIGTERMClosesStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "dk.db")
+
+	// Data written before the server ever ran must survive its runs.
+	writeMarker(t, db, "before")
+	for round := range 2 {
+		cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-db", db)
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		addr := waitListening(t, stderr)
+		if got := get(t, "http://"+addr+"/healthz", nil); got != 200 {
+			t.Errorf("round %d: healthz = %d", round, got)
+		}
+		// While the server runs, the file is locked.
+		if _, err := bolt.Open(db, &bolt.Options{Timeout: 50 * time.Millisecond}); err == nil {
+			t.Errorf("round %d: opened the database while the server holds it", round)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("round %d: server exited with %v", round, err)
+		}
+		if got := readMarker(t, db); got != "before" {
+			t.Fatalf("round %d: marker = %q after restart", round, got)
+		}
+	}
+}
+
+var listening = regexp.MustCompile(`msg="deliverykit listening" addr=(\S+)`)
+
+func waitListening(t *testing.T, r io.Reader) string {
+	t.Helper()
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+				break
+			}
+		}
+		io.Copy(io.Discard, r)
+	}()
+	select {
+	case a := <-found:
+		return a
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not report its address")
+		return ""
+	}
+}
+
+func writeMarker(t *testing.T, path, v string) {
+	t.Helper()
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Update(context.Background(), func(tx storage.Tx) error {
+		_, err := tx.Put("test.marker", "m", []byte(v), storage.AnyVersion)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readMarker(t *testing.T, path string) string {
+	t.Helper()
+	s, err := bolt.Open(path, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatalf("reopen after shutdown: %v", err)
+	}
+	defer s.Close()
+	var v string
+	err = s.View(context.Background(), func(tx storage.Tx) error {
+		rec, err := tx.Get("test.marker", "m")
+		v = string(rec.Value)
+		return err
+	})
+	if err != nil && !errors.Is(err, deliverykit.ErrNotFound) {
+		t.Fatal(err)
+	}
+	return v
+}

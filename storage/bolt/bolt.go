@@ -1,0 +1,480 @@
+// Package bolt is a storage.Store kept in a single file with
+// go.etcd.io/bbolt: the default store of the example server.
+//
+// # Layout
+//
+// Each collection is a top-level bbolt bucket, created by its first Put;
+// reading a collection that has none behaves as reading an empty one. A
+// stored value is the record's version as 8 big-endian bytes followed by the
+// value. The version counter of a collection is its bucket's own sequence
+// (Bucket.NextSequence), which bbolt persists with the bucket and which
+// survives the deletion of every record, so versions never repeat. The
+// counters behind Tx.NextSequence live in the internal bucket "\x00seq",
+// one 8-byte big-endian value per collection name. User collection names
+// starting with "\x00" are rejected, so internal buckets cannot collide
+// with them.
+//
+// # Transactions
+//
+// View is a bbolt read transaction and Update a bbolt read-write one, so
+// Views see a consistent snapshot and Updates are serialized by bbolt's
+// single writer. Update uses DB.Update, not DB.Batch: fn runs once and each
+// Update commits (and fsyncs) on its own. Group commit may be added later
+// for throughput, which could run fn more than once; the storage contract
+// already requires fn to have no effects outside the transaction.
+//
+// A View must not wait for an Update (a channel, a lock, another
+// transaction): when the file outgrows its memory map, bbolt's writer waits
+// for every open read transaction to end. The map starts at
+// initialMmapSize, so this only matters for large files.
+//
+// Every byte slice read from bbolt is copied before it is returned, because
+// bbolt's memory is only valid inside its transaction.
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"iter"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/storage/internal/backend"
+)
+
+// DefaultTimeout is how long Open waits for the file lock when
+// Options.Timeout is not set. A second process on the same file is almost
+// always a mistake (two servers sharing a data directory), so Open should
+// fail quickly with a clear error rather than hang.
+const DefaultTimeout = time.Second
+
+// initialMmapSize is the size of bbolt's first memory map. bbolt must remap
+// the file when it grows past the map, and remapping waits for every read
+// transaction to end; starting large makes that rare. It reserves address
+// space only: on Unix the file still grows as data is written.
+const initialMmapSize = 256 << 20
+
+// versionLen is the length of the version prefix of every stored value.
+const versionLen = 8
+
+// seqBucket holds the NextSequence counters. Its name starts with
+// backend.ReservedPrefix, which user collections cannot.
+var seqBucket = []byte(backend.ReservedPrefix + "seq")
+
+// Options configures Open. A nil *Options is the same as the zero value.
+type Options struct {
+	// Timeout bounds the wait for the file lock another process (or
+	// another Open in this process) holds. Zero or negative means
+	// DefaultTimeout.
+	Timeout time.Duration
+	// NoSync skips the fsync after each commit. It is for tests only: a
+	// crash or power loss can then lose committed transactions or corrupt
+	// the file.
+	NoSync bool
+}
+
+// Store is a storage.Store kept in one bbolt file. It is safe for
+// concurrent use.
+type Store struct {
+	db     *bbolt.DB
+	path   string
+	closed atomic.Bool
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// Open opens or creates the store file at path with mode 0600. It fails
+// when another process holds the file: bbolt takes an exclusive lock for
+// the lifetime of the store.
+func Open(path string, opts *Options) (*Store, error) {
+	bo := boltOptions(opts)
+	db, err := bbolt.Open(path, 0o600, bo)
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("storage/bolt: %s is in use by another process (file lock not acquired within %v): %w", path, bo.Timeout, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("storage/bolt: open %s: %w", path, err)
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+// boltOptions maps opts to bbolt's options.
+func boltOptions(opts *Options) *bbolt.Options {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	return &bbolt.Options{
+		Timeout:         o.Timeout,
+		NoSync:          o.NoSync,
+		InitialMmapSize: initialMmapSize,
+	}
+}
+
+// Path returns the file the store was opened on.
+func (s *Store) Path() string { return s.path }
+
+// View runs fn in a bbolt read transaction.
+func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	began := false
+	err := s.db.View(func(btx *bbolt.Tx) error {
+		began = true
+		t := &tx{ctx: ctx, btx: btx}
+		defer t.done.Store(true)
+		return fn(t)
+	})
+	switch {
+	case began:
+		return err // fn's error, unchanged
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return storage.ErrClosed
+	}
+	return deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: begin: %w", err)
+}
+
+// Update runs fn in a bbolt read-write transaction. It commits when fn
+// returns nil and ctx is still live; otherwise it rolls back and returns
+// fn's error unchanged, or ctx.Err(). Waiting for bbolt's writer lock
+// cannot be interrupted; ctx is checked again once it is held. fn must not
+// call Update on the same store: it would wait for itself.
+func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var began, committing bool
+	err := s.db.Update(func(btx *bbolt.Tx) error {
+		began = true
+		// The writer lock may have been held for a while.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t := &tx{ctx: ctx, btx: btx, writable: true}
+		err := func() error {
+			defer t.done.Store(true)
+			return fn(t)
+		}()
+		if err != nil {
+			return err // bbolt returns it unchanged after rolling back
+		}
+		// A context cancelled while fn ran rolls back even if fn ignored
+		// the errors its Tx returned: the caller asked to stop.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		committing = true
+		return nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case committing:
+		return deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: commit: %w", err)
+	case !began && errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return storage.ErrClosed
+	case !began:
+		return deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: begin: %w", err)
+	}
+	return err
+}
+
+// Close closes the file, waiting for running transactions. Later Views and
+// Updates return storage.ErrClosed; closing again is a no-op.
+func (s *Store) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("storage/bolt: close %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// tx adapts a bbolt transaction to storage.Tx.
+type tx struct {
+	ctx      context.Context
+	btx      *bbolt.Tx
+	writable bool
+	// done is set when fn returns; bbolt's Tx is invalid from then on and
+	// using it would dereference freed state.
+	done  atomic.Bool
+	guard backend.ScanGuard
+}
+
+func (t *tx) usable() error {
+	if t.done.Load() {
+		return backend.ErrTxDone
+	}
+	return t.ctx.Err()
+}
+
+func (t *tx) canWrite() error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	if !t.writable {
+		return storage.ErrReadOnly
+	}
+	return nil
+}
+
+func (t *tx) Get(coll, key string) (storage.Record, error) {
+	if err := t.usable(); err != nil {
+		return storage.Record{}, err
+	}
+	if err := validate(coll, key); err != nil {
+		return storage.Record{}, err
+	}
+	b := t.btx.Bucket([]byte(coll))
+	if b == nil {
+		return storage.Record{}, storage.ErrNotFound
+	}
+	v := b.Get([]byte(key))
+	if v == nil {
+		return storage.Record{}, storage.ErrNotFound
+	}
+	return decode(coll, []byte(key), v, key)
+}
+
+func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.Record, error) {
+	if err := t.canWrite(); err != nil {
+		return storage.Record{}, err
+	}
+	if err := validate(coll, key); err != nil {
+		return storage.Record{}, err
+	}
+	if len(val) > bbolt.MaxValueSize-versionLen {
+		return storage.Record{}, deliverykit.InvalidField("value", "max", fmt.Sprintf("value must be at most %d bytes", bbolt.MaxValueSize-versionLen))
+	}
+	if err := t.guard.Check(coll); err != nil {
+		return storage.Record{}, err
+	}
+	// bbolt keeps the key and value slices until commit, so both must be
+	// fresh allocations that nobody else holds.
+	k := []byte(key)
+	b := t.btx.Bucket([]byte(coll))
+	exists, current, err := currentVersion(b, coll, k)
+	if err != nil {
+		return storage.Record{}, err
+	}
+	if err := cond.Check(exists, current); err != nil {
+		return storage.Record{}, err
+	}
+	if b == nil {
+		if b, err = t.btx.CreateBucket([]byte(coll)); err != nil {
+			return storage.Record{}, deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: create collection %q: %w", coll, err)
+		}
+	}
+	version, err := b.NextSequence()
+	if err != nil {
+		return storage.Record{}, deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: next version of %q: %w", coll, err)
+	}
+	stored := make([]byte, versionLen+len(val))
+	binary.BigEndian.PutUint64(stored, version)
+	copy(stored[versionLen:], val)
+	if err := b.Put(k, stored); err != nil {
+		return storage.Record{}, deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: put %q in %q: %w", key, coll, err)
+	}
+	// The caller owns the returned value; it must not alias stored, which
+	// bbolt reads at commit.
+	out := make([]byte, len(val))
+	copy(out, val)
+	return storage.Record{Key: key, Value: out, Version: version}, nil
+}
+
+func (t *tx) Delete(coll, key string, cond storage.Condition) error {
+	if err := t.canWrite(); err != nil {
+		return err
+	}
+	if err := validate(coll, key); err != nil {
+		return err
+	}
+	if cond.IsMustNotExist() {
+		return deliverykit.InvalidField("condition", "oneof", "must-not-exist is not a valid condition for Delete")
+	}
+	if err := t.guard.Check(coll); err != nil {
+		return err
+	}
+	k := []byte(key)
+	b := t.btx.Bucket([]byte(coll))
+	exists, current, err := currentVersion(b, coll, k)
+	if err != nil {
+		return err
+	}
+	if err := cond.Check(exists, current); err != nil {
+		return err
+	}
+	if !exists {
+		return nil
+	}
+	if err := b.Delete(k); err != nil {
+		return deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: delete %q in %q: %w", key, coll, err)
+	}
+	return nil
+}
+
+func (t *tx) Scan(coll string, r storage.Range) iter.Seq2[storage.Record, error] {
+	return func(yield func(storage.Record, error) bool) {
+		// Check when iteration starts, not when Scan is called: the
+		// sequence may be ranged over later, even after fn returned.
+		if err := t.usable(); err != nil {
+			yield(storage.Record{}, err)
+			return
+		}
+		if err := backend.ValidateCollection(coll); err != nil {
+			yield(storage.Record{}, err)
+			return
+		}
+		if err := storage.ValidateRange(r); err != nil {
+			yield(storage.Record{}, err)
+			return
+		}
+		b := t.btx.Bucket([]byte(coll))
+		if b == nil {
+			return
+		}
+		if t.writable {
+			t.guard.Enter(coll)
+			defer t.guard.Leave(coll)
+		}
+
+		plan := backend.PlanScan(r)
+		prefix := []byte(r.Prefix)
+		c := b.Cursor()
+		var k, v []byte
+		switch {
+		case !r.Reverse:
+			k, v = c.Seek([]byte(plan.Start))
+		case plan.Bounded:
+			// Seek finds the first key >= Start; the one before it is the
+			// last key < Start, where a reverse scan begins (Start itself
+			// is exclusive). With no key >= Start, that is the last key.
+			if k, _ = c.Seek([]byte(plan.Start)); k == nil {
+				k, v = c.Last()
+			} else {
+				k, v = c.Prev()
+			}
+		default:
+			k, v = c.Last()
+		}
+		next := c.Next
+		if r.Reverse {
+			next = c.Prev
+		}
+		n := 0
+		for ; k != nil; k, v = next() {
+			if plan.Skip != "" && string(k) == plan.Skip {
+				continue
+			}
+			if !bytes.HasPrefix(k, prefix) {
+				return
+			}
+			if err := t.usable(); err != nil {
+				yield(storage.Record{}, err)
+				return
+			}
+			rec, err := decode(coll, k, v, string(k))
+			if !yield(rec, err) || err != nil {
+				return
+			}
+			n++
+			if r.Limit > 0 && n >= r.Limit {
+				return
+			}
+		}
+	}
+}
+
+func (t *tx) NextSequence(coll string) (uint64, error) {
+	if err := t.canWrite(); err != nil {
+		return 0, err
+	}
+	if err := backend.ValidateCollection(coll); err != nil {
+		return 0, err
+	}
+	b, err := t.btx.CreateBucketIfNotExists(seqBucket)
+	if err != nil {
+		return 0, deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: sequence bucket: %w", err)
+	}
+	k := []byte(coll)
+	var n uint64
+	if cur := b.Get(k); cur != nil {
+		if len(cur) != 8 {
+			return 0, deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: corrupt sequence of %q: %d bytes, want 8", coll, len(cur))
+		}
+		n = binary.BigEndian.Uint64(cur)
+	}
+	n++
+	buf := make([]byte, 8)
+	binary.BigEndian.PutUint64(buf, n)
+	if err := b.Put(k, buf); err != nil {
+		return 0, deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: sequence of %q: %w", coll, err)
+	}
+	return n, nil
+}
+
+// currentVersion reports whether k exists in bucket b (which may be nil)
+// and its version.
+func currentVersion(b *bbolt.Bucket, coll string, k []byte) (exists bool, version uint64, err error) {
+	if b == nil {
+		return false, 0, nil
+	}
+	v := b.Get(k)
+	if v == nil {
+		return false, 0, nil
+	}
+	if len(v) < versionLen {
+		return false, 0, corrupt(coll, k, v)
+	}
+	return true, binary.BigEndian.Uint64(v), nil
+}
+
+// decode turns a stored value into a Record that owns its bytes. key is k
+// as a string, passed in so that Get can reuse the caller's string.
+func decode(coll string, k, v []byte, key string) (storage.Record, error) {
+	if len(v) < versionLen {
+		return storage.Record{}, corrupt(coll, k, v)
+	}
+	val := make([]byte, len(v)-versionLen)
+	copy(val, v[versionLen:])
+	return storage.Record{Key: key, Value: val, Version: binary.BigEndian.Uint64(v)}, nil
+}
+
+func corrupt(coll string, k, v []byte) error {
+	return deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: corrupt record %q in collection %q: %d bytes, want at least %d", k, coll, len(v), versionLen)
+}
+
+func validate(coll, key string) error {
+	if err := backend.ValidateCollection(coll); err != nil {
+		return err
+	}
+	if err := backend.ValidateKey(key); err != nil {
+		return err
+	}
+	if len(coll) > bbolt.MaxKeySize {
+		return deliverykit.InvalidField("collection", "max", fmt.Sprintf("collection must be at most %d bytes", bbolt.MaxKeySize))
+	}
+	if len(key) > bbolt.MaxKeySize {
+		return deliverykit.InvalidField("key", "max", fmt.Sprintf("key must be at most %d bytes", bbolt.MaxKeySize))
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+// Package storage is the small transactional document store every
+// deliverykit area keeps its state in.
+//
+// A Store holds collections of records. A record is a key, an opaque value
+// and a version. Keys sort byte-wise; values are bytes (areas use the typed
+// Collection helper, which stores JSON). Every Put gives the record a new
+// version, drawn from a per-collection counter that never goes back, not even
+// after a Delete, so a version seen once is never seen again for another
+// value of that key. Versions make optimistic concurrency portable: "write if
+// the version is still v" is Put with VersionIs(v), and a lost race is
+// ErrConflict.
+//
+// Two implementations ship with deliverykit: storage/memory for tests and
+// embedding, and storage/bolt, a single-file store on go.etcd.io/bbolt, the
+// default of the example server. storage/storagetest is the conformance suite
+// both pass; a new backend implements this package's interfaces and calls
+// storagetest.Run from its tests.
+//
+// # Transactions
+//
+// View runs a function against a read-only, consistent snapshot: writes that
+// commit while it runs are not visible to it. Update runs a function in a
+// read-write transaction that commits when the function returns nil and
+// rolls back when it returns an error (the error is returned unchanged).
+// Updates are serializable.
+//
+// Both honour their context: when ctx is done before fn runs, they return
+// ctx.Err() without running fn; once it is done, Tx methods return
+// ctx.Err(); and an Update whose ctx is done when fn returns rolls back and
+// returns ctx.Err(), even if fn returned nil.
+//
+// The function given to Update may be run more than once by a backend that
+// retries on serialization failures (a database backend does; memory and
+// bolt do not). It must therefore have no effects outside the transaction.
+// Work that may be slow, such as computing delivery options, belongs before
+// the transaction, with only the compare-and-set inside.
+//
+// A Tx must not be used after its function returns, nor from more than one
+// goroutine. Records and values a Tx returns belong to the caller and stay
+// valid after the transaction ends; values passed to Put may be reused by
+// the caller once Put returns.
+package storage
+
+import (
+	"context"
+	"iter"
+	"strconv"
+	"strings"
+
+	"github.com/deliverykit/deliverykit"
+)
+
+// Store is a transactional document store.
+type Store interface {
+	// View runs fn in a read-only snapshot. Write methods of the Tx return
+	// ErrReadOnly.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a read-write transaction; see the package doc.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// Close releases the store. Transactions must have ended.
+	Close() error
+}
+
+// Tx is one transaction. Collection names and keys are non-empty strings;
+// an empty one is an InvalidArgument error.
+type Tx interface {
+	// Get returns the record at key, or an error matching ErrNotFound.
+	Get(coll, key string) (Record, error)
+	// Put stores val at key if cond holds and returns the stored record
+	// with its new version. A failed condition is an error matching
+	// ErrConflict.
+	Put(coll, key string, val []byte, cond Condition) (Record, error)
+	// Delete removes the record at key if cond holds. Deleting a missing
+	// record with AnyVersion is not an error; with VersionIs it is a
+	// conflict; MustNotExist makes no sense for Delete and is InvalidArgument.
+	Delete(coll, key string, cond Condition) error
+	// Scan yields the records of coll within r in key order (or reverse
+	// key order). Iteration stops at the first error, which is yielded
+	// with a zero Record. Writes made earlier in the same transaction are
+	// visible; writing to coll while iterating it is not allowed.
+	Scan(coll string, r Range) iter.Seq2[Record, error]
+	// NextSequence returns the next value of coll's sequence: 1, 2, 3 …
+	// Sequences are independent of record versions and never go back.
+	// Drawing a value is a write: it rolls back with the transaction (the
+	// value is drawn again later), and in a View it is ErrReadOnly.
+	NextSequence(coll string) (uint64, error)
+}
+
+// Record is one stored value.
+type Record struct {
+	Key     string
+	Value   []byte
+	Version uint64 // > 0 for every stored record
+}
+
+// Range selects the records a Scan yields.
+type Range struct {
+	// Prefix keeps only keys that start with it ("" keeps all).
+	Prefix string
+	// After, when not empty, starts the scan after this key (exclusive): at
+	// the first key greater than After, or, when Reverse, at the first key
+	// less than After. It is the cursor of keyset paging: pass the last key
+	// of the previous page.
+	After string
+	// Reverse yields keys in descending order.
+	Reverse bool
+	// Limit stops after this many records; 0 means no limit; negative is
+	// InvalidArgument.
+	Limit int
+}
+
+// Condition guards a write. The zero value is AnyVersion.
+type Condition struct {
+	mode    condMode
+	version uint64
+}
+
+type condMode uint8
+
+const (
+	condAny condMode = iota
+	condMustNotExist
+	condVersion
+)
+
+// AnyVersion is an unconditional write.
+var AnyVersion = Condition{}
+
+// MustNotExist makes Put fail with ErrConflict when the key already exists.
+func MustNotExist() Condition { return Condition{mode: condMustNotExist} }
+
+// VersionIs makes the write fail with ErrConflict unless the record exists
+// and its current version is v.
+func VersionIs(v uint64) Condition { return Condition{mode: condVersion, version: v} }
+
+// Check reports whether a write guarded by c may proceed given the current
+// record (exists reports whether there is one). Backends call it; it returns
+// nil or an error matching ErrConflict.
+func (c Condition) Check(exists bool, current uint64) error {
+	switch c.mode {
+	case condMustNotExist:
+		if exists {
+			return ErrConflict
+		}
+	case condVersion:
+		if !exists || current != c.version {
+			return ErrConflict
+		}
+	}
+	return nil
+}
+
+// IsMustNotExist reports whether c is MustNotExist().
+func (c Condition) IsMustNotExist() bool { return c.mode == condMustNotExist }
+
+// String describes the condition, for error messages and logs.
+func (c Condition) String() string {
+	switch c.mode {
+	case condMustNotExist:
+		return "must-not-exist"
+	case condVersion:
+		return "version=" + strconv.FormatUint(c.version, 10)
+	}
+	return "any"
+}
+
+// Errors returned by every backend. They are *deliverykit.Error values, so
+// they also match deliverykit.ErrNotFound, deliverykit.ErrConflict, … and
+// adapters map them without knowing about storage.
+var (
+	ErrNotFound = deliverykit.E(deliverykit.KindNotFound, "storage: record not found")
+	ErrConflict = deliverykit.E(deliverykit.KindConflict, "storage: record changed concurrently")
+	// ErrReadOnly is returned by write methods of a View transaction.
+	ErrReadOnly = deliverykit.E(deliverykit.KindInternal, "storage: write in a read-only transaction")
+	// ErrClosed is returned by View and Update after Close.
+	ErrClosed = deliverykit.E(deliverykit.KindInternal, "storage: store is closed")
+)
+
+// ValidateName returns an InvalidArgument error when a collection name or
+// key is empty. Backends call it on every operation.
+func ValidateName(what, s string) error {
+	if s == "" {
+		return deliverykit.InvalidField(what, "required", what+" must not be empty")
+	}
+	return nil
+}
+
+// ValidateRange returns an InvalidArgument error for a negative limit.
+func ValidateRange(r Range) error {
+	if r.Limit < 0 {
+		return deliverykit.InvalidField("limit", "gte", "limit must not be negative")
+	}
+	return nil
+}
+
+// KeySep separates the parts of a composite key. It sorts before every
+// printable character, so the keys of one tenant ("site-1" KeySep …) form a
+// contiguous range that never interleaves with "site-10" KeySep ….
+const KeySep = "\x00"
+
+// Key joins parts into a composite key. Parts must not contain KeySep.
+func Key(parts ...string) string { return strings.Join(parts, KeySep) }
+
+// KeyPrefix returns the prefix that selects every key starting with parts:
+// Key(parts...) followed by KeySep.
+func KeyPrefix(parts ...string) string { return Key(parts...) + KeySep }
+
+// Uint64Key encodes n so that keys sort in numeric order: 20 decimal digits,
+// zero-padded. It stays readable in logs and debugging dumps, unlike a
+// big-endian binary encoding, and sorts the same way.
+func Uint64Key(n uint64) string {
+	const width = 20
+	s := strconv.FormatUint(n, 10)
+	return strings.Repeat("0", width-len(s)) + s
+}
+
+// ParseUint64Key is the inverse of Uint64Key.
+func ParseUint64Key(s string) (uint64, error) {
+	return strconv.ParseUint(s, 10, 64)
+}
