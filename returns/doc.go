@@ -1,0 +1,60 @@
+// Package returns is the returns area (E) of deliverykit: merchants'
+// orders, customers' returns, the merchant's inspection of returned items
+// and the refund transactions that follow, with the Spring Data page
+// envelope the returns API's clients expect.
+//
+// A Service keeps every site's data in one storage.Store; every method takes
+// the caller's site, and records of another site are not found.
+//
+//	svc := returns.New(memory.New(), returns.Options{PublicURL: "https://shop.example"})
+//	order, _ := svc.ImportOrder(ctx, "demo-site", returns.OrderInput{…})
+//	ret, _ := svc.CreateReturn(ctx, returns.CustomerReturnInput{SiteID: "demo-site", …})
+//	res, _ := svc.ReportReturnedItems(ctx, "demo-site", returns.ReturnedItemsInput{ReturnID: ret.ID, …})
+//	entry, _ := svc.MarkRefunded(ctx, "demo-site", res.RefundTransactions[0].RefundID)
+//
+// # Return lifecycle
+//
+// Every transition below is enforced; any other call on a return in the
+// wrong state is a FailedPrecondition naming the state.
+//
+//	| state             | trigger                               | condition                           | next state        | other effects                                   |
+//	|-------------------|---------------------------------------|-------------------------------------|-------------------|-------------------------------------------------|
+//	| (none)            | CreateReturn                          | e-mail matches, quantities left,    | AWAITING_RETURN   | returnCosts, calculatedRefund, statusUrl        |
+//	|                   |                                       | within the policy's window          |                   |                                                 |
+//	| AWAITING_RETURN   | MarkInTransit (parcel at the carrier) | tracking reference unused           | IN_TRANSIT        | shipment C2B recorded                           |
+//	| AWAITING_RETURN,  | ReportReturnedItems                   | units of the return still unreported| same              | lines updated                                   |
+//	| IN_TRANSIT        |                                       |                                     |                   |                                                 |
+//	| AWAITING_RETURN,  | ReportReturnedItems                   | all reported, some approved, refund | AWAITING_REFUND   | refund transaction AWAITING_EXTERNAL_REFUND     |
+//	| IN_TRANSIT        |                                       | all reported, some approved,        | AWAITING_EXCHANGE | exchange cost charged, no refund                |
+//	|                   |                                       | exchange                            |                   |                                                 |
+//	|                   |                                       | all reported, all declined          | COMPLETED         | no refund; declined units may be returned again |
+//	| AWAITING_REFUND   | MarkRefunded (its transaction)        | transaction AWAITING_EXTERNAL_REFUND| COMPLETED         | transaction REFUNDED, lines REFUNDED            |
+//	| AWAITING_EXCHANGE | CompleteExchange                      |                                     | COMPLETED         | exchange listed on the return and order         |
+//
+// A refund transaction is AWAITING_EXTERNAL_REFUND until MarkRefunded
+// makes it REFUNDED (spec §3); marking it again changes nothing and says
+// it is already REFUNDED.
+//
+// # Money
+//
+// Amounts are decimal numbers in major units on the wire (12.50). Inside,
+// they are exact int64 minor units with the currency's number of decimals
+// from golang.org/x/text/currency, so no sum is ever computed in floating
+// point. An input with more decimals than its currency has is refused,
+// never rounded. The refund of a return is its approved units at their
+// purchase price (tax included), plus the order's shipping when the policy
+// refunds shipping and every unit of the order is approved, minus the
+// return costs, and never below zero.
+//
+// # Pages
+//
+// List calls take a PageRequest (ParsePageQuery reads it from a query
+// string) and answer with Page, Spring Data's envelope. Ids of orders,
+// returns and refund transactions come from Tx.NextSequence and are
+// unique across sites. Each site also keeps a gap-free rank per record in
+// id order, so the default id order (ascending or descending, with or
+// without afterId) reads one rank record, log2(n) more for afterId, and
+// one page of an ordered scan, whatever the page number. Any other sort,
+// afterDate and the refund status filter read all of the site's rows of
+// that kind, then sort (ties by id) and slice.
+package returns

@@ -1,0 +1,92 @@
+package returns_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/returns"
+	"github.com/deliverykit/deliverykit/storage/memory"
+)
+
+// A whole return: the merchant's order, the customer's return, the
+// inspection and the refund.
+func Example() {
+	ctx := context.Background()
+	svc := returns.New(memory.New(), returns.Options{
+		Clock:     deliverykit.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)),
+		IDs:       &deliverykit.SequentialIDs{},
+		PublicURL: "https://shop.example",
+		Policies: returns.StaticPolicies{"my-site": {WindowDays: 30, Costs: map[string]returns.Costs{
+			"EUR": {ReturnShipment: 495}, // 4.95 EUR per return label
+		}}},
+	})
+	_, err := svc.ImportOrder(ctx, "my-site", returns.OrderInput{
+		ForeignID: "1001", CurrencyCode: "EUR", Email: "anna@example.com",
+		Items: []returns.OrderItemInput{
+			{ForeignLineItemID: "a", SKU: "MUG", ProductTitle: "Mug", Quantity: 3, PurchasePriceAmount: returns.PriceInput{Amount: "0.10"}},
+			{ForeignLineItemID: "b", SKU: "TEA", ProductTitle: "Tea", Quantity: 1, PurchasePriceAmount: returns.PriceInput{Amount: "19.99"}},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ret, err := svc.CreateReturn(ctx, returns.CustomerReturnInput{
+		SiteID: "my-site", ForeignOrderID: "1001", Email: "anna@example.com",
+		Items: []returns.CustomerReturnItemInput{{ForeignLineItemID: "a", Quantity: 3, Reason: "broken"}, {ForeignLineItemID: "b", Quantity: 1}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ret.Status, ret.StatusURL)
+	fmt.Println("expected refund:", ret.CalculatedRefund.TotalRefundAmount)
+
+	res, err := svc.ReportReturnedItems(ctx, "my-site", returns.ReturnedItemsInput{
+		ReturnID: ret.ID,
+		Items:    []returns.ReturnedItemInput{{SKU: "MUG", Quantity: 3, Approved: true}, {SKU: "TEA", Quantity: 1, Approved: false, Comment: "opened"}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rt := res.RefundTransactions[0]
+	fmt.Println(res.Returns[0].Status, rt.Status, rt.AmountToRefund)
+
+	entry, err := svc.MarkRefunded(ctx, "my-site", rt.RefundID)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	order, _ := svc.GetOrder(ctx, "my-site", "1001", returns.IDForeign)
+	fmt.Println(entry.Status, order.OrderRefund.RefundStatus, order.Returns[0].Status)
+	// Output:
+	// AWAITING_RETURN https://shop.example/returns/customer/return/rt_000001
+	// expected refund: 15.34
+	// AWAITING_REFUND AWAITING_EXTERNAL_REFUND 0.00
+	// REFUNDED REFUNDED COMPLETED
+}
+
+// Listing with Spring-style paging, read from a query string.
+func ExampleService_ListOrders() {
+	ctx := context.Background()
+	svc := returns.New(memory.New(), returns.Options{IDs: &deliverykit.SequentialIDs{}})
+	for _, id := range []string{"A", "B", "C"} {
+		svc.ImportOrder(ctx, "my-site", returns.OrderInput{ForeignID: id, CurrencyCode: "SEK", Email: "a@example.com",
+			Items: []returns.OrderItemInput{{ForeignLineItemID: "1", SKU: "S", Quantity: 1}}})
+	}
+	pr, err := returns.ParsePageQuery(map[string][]string{"size": {"2"}, "sort": {"id,desc"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	page, _ := svc.ListOrders(ctx, "my-site", pr)
+	for _, o := range page.Content {
+		fmt.Print(o.ForeignID, " ")
+	}
+	fmt.Println("| total", page.TotalElements, "pages", page.TotalPages, "last", page.Last)
+	// Output:
+	// C B | total 3 pages 2 last false
+}

@@ -1,0 +1,466 @@
+package returns
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// policy returns the site's policy, the zero Policy when there is none.
+func (s *Service) policy(site string) Policy {
+	if s.policies == nil {
+		return Policy{}
+	}
+	p, _ := s.policies.Policy(site)
+	return p
+}
+
+func errNoOrderForCustomer() error {
+	// One answer whether the site, the order or the e-mail is wrong, so
+	// the endpoint cannot be used to learn which orders exist.
+	return deliverykit.E(deliverykit.KindNotFound, "no order with this foreignOrderId and email")
+}
+
+// CreateReturn starts a return for a customer: the order is found by
+// in.SiteID and in.ForeignOrderID and must carry in.Email (compared without
+// regard to case), or the answer is NotFound, the same whichever part was
+// wrong. A line can be returned up to its bought quantity minus what is
+// already on returns (units declined at inspection can be asked for
+// again). The return gets the policy's costs, a calculated refund and the
+// status AWAITING_RETURN.
+func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Return, error) {
+	if err := checkStruct(in); err != nil {
+		return Return{}, err
+	}
+	site := in.SiteID
+	if hasNUL(site) || hasNUL(in.ForeignOrderID) {
+		return Return{}, errNoOrderForCustomer()
+	}
+	pol := s.policy(site)
+	now := s.now()
+	token := s.ids.NewID("rt_")
+	var out Return
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		oit, err := s.lookupOrder(tx, site, in.ForeignOrderID, IDForeign)
+		if err != nil {
+			if errors.Is(err, deliverykit.ErrNotFound) {
+				return errNoOrderForCustomer()
+			}
+			return err
+		}
+		o := oit.Value
+		if !equalFoldConst(o.Email, in.Email) {
+			return errNoOrderForCustomer()
+		}
+		if pol.WindowDays > 0 && now.After(o.CreatedAt.AddDate(0, 0, pol.WindowDays)) {
+			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the return window of %d days for this order has passed", pol.WindowDays)
+		}
+		var costs costsRecord
+		if pol.Costs != nil {
+			c, ok := pol.Costs[o.Currency]
+			if !ok {
+				return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the merchant's return policy has no costs in %s", o.Currency)
+			}
+			costs = costsRecord{Shipment: c.ReturnShipment, Handling: c.ReturnHandling}
+			if in.Exchange {
+				costs.Exchange = c.Exchange
+			}
+		}
+		r := returnRecord{OrderID: o.ID, Token: token, Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs}
+		var vs []deliverykit.FieldViolation
+		used := map[string]bool{}
+		var items int64
+		for i, it := range in.Items {
+			p := "items[" + strconv.Itoa(i) + "]"
+			idx := -1
+			for j, l := range o.Lines {
+				if l.ForeignLineItemID == it.ForeignLineItemID {
+					idx = j
+				}
+			}
+			switch {
+			case idx < 0:
+				vs = append(vs, deliverykit.FieldViolation{Field: p + ".foreignLineItemId", Rule: "exists", Message: "is not a line of the order"})
+				continue
+			case used[it.ForeignLineItemID]:
+				vs = append(vs, deliverykit.FieldViolation{Field: p + ".foreignLineItemId", Rule: "unique", Message: "is used by an earlier item"})
+				continue
+			}
+			used[it.ForeignLineItemID] = true
+			ol := &o.Lines[idx]
+			if left := ol.Quantity - ol.InReturn; it.Quantity > left {
+				vs = append(vs, deliverykit.FieldViolation{Field: p + ".quantity", Rule: "lte",
+					Message: "must be at most " + strconv.Itoa(left) + ": " + strconv.Itoa(ol.Quantity) + " bought, " + strconv.Itoa(ol.InReturn) + " already being returned"})
+				continue
+			}
+			ol.InReturn += it.Quantity
+			items += ol.Price * int64(it.Quantity)
+			r.Lines = append(r.Lines, returnLine{ID: uint64(len(r.Lines) + 1), OrderLine: idx, Quantity: it.Quantity, Reason: it.Reason})
+		}
+		if len(vs) > 0 {
+			return deliverykit.Invalid(vs...)
+		}
+		var shipping int64
+		if pol.RefundShipping && !o.ShippingRefunded && allOnReturn(o) {
+			shipping = o.Shipping
+		}
+		r.Estimate = max(0, items+shipping-costs.total())
+		if r.ID, err = returnsColl.NextSequence(tx); err != nil {
+			return err
+		}
+		n, err := s.returns.count(tx, site)
+		if err != nil {
+			return err
+		}
+		r.Rank = n + 1
+		if err := s.returns.insert(tx, site, r.ID, r.Rank, r); err != nil {
+			return err
+		}
+		if _, err := returnByToken.Put(tx, token, tokenRecord{Site: site, ReturnID: r.ID}, storage.MustNotExist()); err != nil {
+			return err
+		}
+		o.ReturnIDs = append(o.ReturnIDs, r.ID)
+		if _, err := ordersColl.Put(tx, oit.Key, o, storage.VersionIs(oit.Version)); err != nil {
+			return err
+		}
+		out, err = s.returnView(tx, site, o, r)
+		return err
+	})
+	return out, err
+}
+
+func allOnReturn(o orderRecord) bool {
+	for _, l := range o.Lines {
+		if l.InReturn < l.Quantity {
+			return false
+		}
+	}
+	return true
+}
+
+func allApproved(o orderRecord) bool {
+	for _, l := range o.Lines {
+		if l.Approved < l.Quantity {
+			return false
+		}
+	}
+	return true
+}
+
+// returnUpdate loads a return and its order for a transition, checks the
+// state and writes both back.
+func (s *Service) transition(ctx context.Context, site string, id uint64, from ReturnStatus, fn func(tx storage.Tx, o *orderRecord, r *returnRecord) error) (Return, error) {
+	var out Return
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		rit, err := returnsColl.Get(tx, orderKey(site, id))
+		if err != nil {
+			return notFoundOr(err, "return")
+		}
+		r := rit.Value
+		if r.Status != from {
+			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "return %d is %s; this needs %s", id, r.Status, from)
+		}
+		oit, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
+		if err != nil {
+			return err
+		}
+		o := oit.Value
+		if err := fn(tx, &o, &r); err != nil {
+			return err
+		}
+		if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
+			return err
+		}
+		out, err = s.returnView(tx, site, o, r)
+		return err
+	})
+	return out, err
+}
+
+// MarkInTransit records that the return parcel was handed to the carrier:
+// AWAITING_RETURN → IN_TRANSIT. Its tracking reference then selects the
+// return in ReportReturnedItems; it must be unique within the site.
+func (s *Service) MarkInTransit(ctx context.Context, site string, returnID uint64, sh ShipmentInput) (Return, error) {
+	if err := checkStruct(sh); err != nil {
+		return Return{}, err
+	}
+	if hasNUL(sh.TrackingReference) {
+		return Return{}, deliverykit.InvalidField("trackingReference", "printable", "must not contain NUL")
+	}
+	return s.transition(ctx, site, returnID, StatusAwaitingReturn, func(tx storage.Tx, _ *orderRecord, r *returnRecord) error {
+		_, err := returnByTracking.Put(tx, storage.Key(site, sh.TrackingReference), idRecord{ID: r.ID}, storage.MustNotExist())
+		if errors.Is(err, deliverykit.ErrConflict) {
+			return &deliverykit.Error{Kind: deliverykit.KindFailedPrecondition, Message: "the tracking reference belongs to another return",
+				Violations: []deliverykit.FieldViolation{{Field: "trackingReference", Rule: "unique", Message: "is already used"}}}
+		}
+		if err != nil {
+			return err
+		}
+		r.Shipments = append(r.Shipments, shipmentRec{ID: uint64(len(r.Shipments) + 1), ForeignID: sh.ForeignID, Carrier: sh.Carrier, TrackingReference: sh.TrackingReference})
+		r.Status = StatusInTransit
+		return nil
+	})
+}
+
+// CompleteExchange records that the replacement goods of an exchange
+// return were sent: AWAITING_EXCHANGE → COMPLETED.
+func (s *Service) CompleteExchange(ctx context.Context, site string, returnID uint64) (Return, error) {
+	now := s.now()
+	return s.transition(ctx, site, returnID, StatusAwaitingExchange, func(_ storage.Tx, _ *orderRecord, r *returnRecord) error {
+		r.Status, r.CompletedAt = StatusCompleted, &now
+		return nil
+	})
+}
+
+// open reports whether a return still waits for its items.
+func (r returnRecord) open() bool {
+	return r.Status == StatusAwaitingReturn || r.Status == StatusInTransit
+}
+
+// ReportReturnedItems records the merchant's inspection (POST
+// /merchant/items/returned). Exactly one of in.ForeignOrderID, in.ReturnID
+// and in.TrackingReference selects the return(s): by return id or tracking
+// reference one return, by order every return of the order still waiting
+// for its items.
+//
+// Each reported item is matched by SKU against the unreported units of the
+// selected returns, in return id order and, within a return, in line
+// order: when one SKU is on several lines, the first line is filled up to
+// its quantity before the next one gets units. Reporting more units of a
+// SKU than are left is refused (FailedPrecondition naming the item) and
+// nothing of the report is kept, so reporting the same items twice never
+// refunds twice.
+//
+// When every unit of a return has been reported, the return leaves
+// AWAITING_RETURN/IN_TRANSIT: with approved units it becomes
+// AWAITING_REFUND and gets a refund transaction AWAITING_EXTERNAL_REFUND of
+// the approved units at their purchase price, plus the shipping refund
+// when the policy grants it and the whole order is now approved, minus the
+// return costs, never below zero (an exchange return becomes
+// AWAITING_EXCHANGE instead); with every unit declined it is COMPLETED
+// without a refund.
+func (s *Service) ReportReturnedItems(ctx context.Context, site string, in ReturnedItemsInput) (ReturnedItemsResult, error) {
+	set := 0
+	for _, b := range []bool{in.ForeignOrderID != "", in.ReturnID != 0, in.TrackingReference != ""} {
+		if b {
+			set++
+		}
+	}
+	if set != 1 {
+		return ReturnedItemsResult{}, deliverykit.Invalid(
+			deliverykit.FieldViolation{Field: "foreignOrderId", Rule: "exactly_one", Message: "exactly one of foreignOrderId, returnId and trackingReference must be set"})
+	}
+	if err := checkStruct(in); err != nil {
+		return ReturnedItemsResult{}, err
+	}
+	if hasNUL(in.ForeignOrderID) || hasNUL(in.TrackingReference) {
+		return ReturnedItemsResult{}, notFound("return")
+	}
+	pol := s.policy(site)
+	now := s.now()
+	var out ReturnedItemsResult
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		out = ReturnedItemsResult{Returns: []Return{}, RefundTransactions: []RefundEntry{}}
+		rets, oit, err := s.selectReturns(tx, site, in)
+		if err != nil {
+			return err
+		}
+		o := oit.Value
+		if err := applyReport(o, rets, in.Items, now); err != nil {
+			return err
+		}
+		var created []refundRecord
+		for _, ri := range rets {
+			r := &ri.Value
+			if r.open() && allHandled(*r) {
+				rf, err := s.finish(tx, site, pol, &o, r, now)
+				if err != nil {
+					return err
+				}
+				if rf != nil {
+					created = append(created, *rf)
+				}
+			}
+			if _, err := returnsColl.Put(tx, ri.Key, *r, storage.VersionIs(ri.Version)); err != nil {
+				return err
+			}
+		}
+		if _, err := ordersColl.Put(tx, oit.Key, o, storage.VersionIs(oit.Version)); err != nil {
+			return err
+		}
+		for _, ri := range rets {
+			v, err := s.returnView(tx, site, o, ri.Value)
+			if err != nil {
+				return err
+			}
+			out.Returns = append(out.Returns, v)
+		}
+		refunds, err := loadRefunds(tx, site, o.RefundIDs)
+		if err != nil {
+			return err
+		}
+		for _, rf := range created {
+			out.RefundTransactions = append(out.RefundTransactions, s.refundEntry(o, rf, refundStatusOf(refunds)))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// selectReturns loads the returns a report addresses and their order.
+func (s *Service) selectReturns(tx storage.Tx, site string, in ReturnedItemsInput) ([]*storage.Item[returnRecord], storage.Item[orderRecord], error) {
+	var none storage.Item[orderRecord]
+	var ids []uint64
+	switch {
+	case in.ReturnID != 0:
+		ids = []uint64{in.ReturnID}
+	case in.TrackingReference != "":
+		it, err := returnByTracking.Get(tx, storage.Key(site, in.TrackingReference))
+		if err != nil {
+			return nil, none, notFoundOr(err, "return with this trackingReference")
+		}
+		ids = []uint64{it.Value.ID}
+	default:
+		oit, err := s.lookupOrder(tx, site, in.ForeignOrderID, IDForeign)
+		if err != nil {
+			return nil, none, err
+		}
+		ids = oit.Value.ReturnIDs
+	}
+	var rets []*storage.Item[returnRecord]
+	var last ReturnStatus
+	for _, id := range ids {
+		it, err := returnsColl.Get(tx, orderKey(site, id))
+		if err != nil {
+			return nil, none, notFoundOr(err, "return")
+		}
+		last = it.Value.Status
+		if it.Value.open() {
+			rets = append(rets, &it)
+		}
+	}
+	if len(rets) == 0 {
+		if len(ids) == 1 {
+			return nil, none, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "return %d is %s: its items were already reported", ids[0], last)
+		}
+		return nil, none, deliverykit.E(deliverykit.KindFailedPrecondition, "the order has no return waiting for its items")
+	}
+	oit, err := ordersColl.Get(tx, orderKey(site, rets[0].Value.OrderID))
+	if err != nil {
+		return nil, none, err
+	}
+	return rets, oit, nil
+}
+
+// applyReport distributes the reported units over the returns' lines (see
+// ReportReturnedItems). It changes rets in place and reports every item
+// that cannot be placed.
+func applyReport(o orderRecord, rets []*storage.Item[returnRecord], items []ReturnedItemInput, now time.Time) error {
+	var invalid, precond []deliverykit.FieldViolation
+	for i, it := range items {
+		p := "items[" + strconv.Itoa(i) + "]"
+		left, found := it.Quantity, false
+		for _, ri := range rets {
+			for j := range ri.Value.Lines {
+				l := &ri.Value.Lines[j]
+				if o.Lines[l.OrderLine].SKU != it.SKU {
+					continue
+				}
+				found = true
+				take := min(left, l.Quantity-l.Approved-l.Declined)
+				if take == 0 {
+					continue
+				}
+				if it.Approved {
+					l.Approved += take
+				} else {
+					l.Declined += take
+				}
+				if it.Comment != "" {
+					l.Comment = it.Comment
+				}
+				at := now
+				l.ReturnedAt = &at
+				left -= take
+			}
+		}
+		switch {
+		case !found:
+			invalid = append(invalid, deliverykit.FieldViolation{Field: p + ".sku", Rule: "exists", Message: "no line of the selected return(s) has this SKU"})
+		case left > 0:
+			precond = append(precond, deliverykit.FieldViolation{Field: p + ".quantity", Rule: "lte",
+				Message: strconv.Itoa(it.Quantity-left) + " of " + strconv.Itoa(it.Quantity) + " units of SKU " + strconv.Quote(it.SKU) + " were left to report; the others were already reported"})
+		}
+	}
+	if len(invalid) > 0 {
+		return deliverykit.Invalid(invalid...)
+	}
+	if len(precond) > 0 {
+		return &deliverykit.Error{Kind: deliverykit.KindFailedPrecondition, Message: "items already reported", Violations: precond}
+	}
+	return nil
+}
+
+func allHandled(r returnRecord) bool {
+	for _, l := range r.Lines {
+		if !l.handled() {
+			return false
+		}
+	}
+	return true
+}
+
+// finish moves a fully reported return on and, for a refund, creates its
+// transaction (returned so the caller can show it).
+func (s *Service) finish(tx storage.Tx, site string, pol Policy, o *orderRecord, r *returnRecord, now time.Time) (*refundRecord, error) {
+	rf := refundRecord{ReturnID: r.ID, OrderID: o.ID, Status: TxAwaitingExternalRefund, CreatedAt: now, Currency: o.Currency, Scale: o.Scale, Costs: r.Costs}
+	approved := 0
+	for _, l := range r.Lines {
+		ol := &o.Lines[l.OrderLine]
+		ol.InReturn -= l.Declined
+		ol.Approved += l.Approved
+		approved += l.Approved
+		if l.Approved > 0 {
+			amt := ol.Price * int64(l.Approved)
+			rf.Items += amt
+			name := ol.ProductTitle
+			if ol.VariantTitle != "" {
+				name += " - " + ol.VariantTitle
+			}
+			rf.Lines = append(rf.Lines, refundLine{ForeignLineItemID: ol.ForeignLineItemID, Amount: amt, Name: name})
+		}
+	}
+	switch {
+	case approved == 0:
+		r.Status, r.CompletedAt = StatusCompleted, &now
+		return nil, nil
+	case r.Exchange:
+		r.Status = StatusAwaitingExchange
+		return nil, nil
+	}
+	if pol.RefundShipping && !o.ShippingRefunded && allApproved(*o) {
+		rf.Shipping = o.Shipping
+		o.ShippingRefunded = true
+	}
+	rf.Amount = max(0, rf.Items+rf.Shipping-rf.Costs.total())
+	id, err := refundsColl.NextSequence(tx)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.refunds.count(tx, site)
+	if err != nil {
+		return nil, err
+	}
+	rf.ID, rf.Rank = id, n+1
+	if err := s.refunds.insert(tx, site, rf.ID, rf.Rank, rf); err != nil {
+		return nil, err
+	}
+	r.Status = StatusAwaitingRefund
+	r.RefundIDs = append(r.RefundIDs, id)
+	o.RefundIDs = append(o.RefundIDs, id)
+	return &rf, nil
+}

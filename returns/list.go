@@ -1,0 +1,141 @@
+package returns
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// ranked is a primary collection with its per-site rank collection (see
+// records.go). It serves the list endpoints.
+type ranked[T any] struct {
+	coll    storage.Collection[T]
+	ranks   storage.Collection[rankRecord]
+	id      func(T) uint64
+	created func(T) time.Time
+}
+
+// count is the number of the site's records: the rank of its last one.
+func (r ranked[T]) count(tx storage.Tx, site string) (uint64, error) {
+	prefix := storage.KeyPrefix(site)
+	for it, err := range r.ranks.Scan(tx, storage.Range{Prefix: prefix, Reverse: true, Limit: 1}) {
+		if err != nil {
+			return 0, err
+		}
+		n, err := storage.ParseUint64Key(strings.TrimPrefix(it.Key, prefix))
+		if err != nil {
+			return 0, deliverykit.Errorf(deliverykit.KindInternal, "returns: bad rank key %q: %w", it.Key, err)
+		}
+		return n, nil
+	}
+	return 0, nil
+}
+
+// insert stores rec under id with the site's next rank, which it returns.
+// Ranks follow ids because both are taken in the same serialized Update.
+func (r ranked[T]) insert(tx storage.Tx, site string, id, rank uint64, rec T) error {
+	if _, err := r.ranks.Put(tx, storage.Key(site, storage.Uint64Key(rank)), rankRecord{ID: id}, storage.MustNotExist()); err != nil {
+		return err
+	}
+	_, err := r.coll.Put(tx, storage.Key(site, storage.Uint64Key(id)), rec, storage.MustNotExist())
+	return err
+}
+
+func (r ranked[T]) idAtRank(tx storage.Tx, site string, rank uint64) (uint64, error) {
+	it, err := r.ranks.Get(tx, storage.Key(site, storage.Uint64Key(rank)))
+	if err != nil {
+		return 0, deliverykit.Errorf(deliverykit.KindInternal, "returns: rank %d of %s: %w", rank, r.coll.Name, err)
+	}
+	return it.Value.ID, nil
+}
+
+// ranksUpTo counts the site's records with id ≤ id by binary search over
+// the ranks: about log2(n) reads.
+func (r ranked[T]) ranksUpTo(tx storage.Tx, site string, id, n uint64) (uint64, error) {
+	lo, hi := uint64(0), n // invariant: rank lo has id ≤ id (or lo = 0); rank hi+1 has id > id
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		got, err := r.idAtRank(tx, site, mid)
+		if err != nil {
+			return 0, err
+		}
+		if got <= id {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo, nil
+}
+
+// list returns one page of the site's records. Plain id order without
+// afterDate or filter is served from ordered scans reading about one page
+// (plus log2(n) rank reads for afterId); any other sort, afterDate or a
+// filter reads all of the site's records.
+func (r ranked[T]) list(tx storage.Tx, site string, w window, filter func(T) bool, key sortKey[T]) ([]T, int64, error) {
+	if ok, desc := w.idOrder(); ok && filter == nil && w.afterDate.IsZero() {
+		return r.pageByID(tx, site, w, desc)
+	}
+	var rows []T
+	for it, err := range r.coll.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site)}) {
+		if err != nil {
+			return nil, 0, err
+		}
+		v := it.Value
+		if r.id(v) <= w.afterID || (!w.afterDate.IsZero() && !r.created(v).After(w.afterDate)) || (filter != nil && !filter(v)) {
+			continue
+		}
+		rows = append(rows, v)
+	}
+	if len(w.sort) > 0 {
+		slices.SortStableFunc(rows, compareRows(w, key, r.id))
+	}
+	total := int64(len(rows))
+	if w.offset >= total {
+		return nil, total, nil
+	}
+	end := min(w.offset+int64(w.size), total)
+	return rows[w.offset:end], total, nil
+}
+
+func (r ranked[T]) pageByID(tx storage.Tx, site string, w window, desc bool) ([]T, int64, error) {
+	n, err := r.count(tx, site)
+	if err != nil {
+		return nil, 0, err
+	}
+	var skipped uint64
+	if w.afterID > 0 {
+		if skipped, err = r.ranksUpTo(tx, site, w.afterID, n); err != nil {
+			return nil, 0, err
+		}
+	}
+	total := int64(n - skipped)
+	if w.offset >= total {
+		return nil, total, nil
+	}
+	want := int(min(int64(w.size), total-w.offset))
+	var start uint64
+	rg := storage.Range{Prefix: storage.KeyPrefix(site), Limit: want, Reverse: desc}
+	if desc {
+		if start, err = r.idAtRank(tx, site, n-uint64(w.offset)); err != nil {
+			return nil, 0, err
+		}
+		rg.After = storage.Key(site, storage.Uint64Key(start+1))
+	} else {
+		if start, err = r.idAtRank(tx, site, skipped+uint64(w.offset)+1); err != nil {
+			return nil, 0, err
+		}
+		rg.After = storage.Key(site, storage.Uint64Key(start-1))
+	}
+	rows := make([]T, 0, want)
+	for it, err := range r.coll.Scan(tx, rg) {
+		if err != nil {
+			return nil, 0, err
+		}
+		rows = append(rows, it.Value)
+	}
+	return rows, total, nil
+}

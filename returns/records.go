@@ -1,0 +1,158 @@
+package returns
+
+import (
+	"time"
+
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// Collections. Every primary key is storage.Key(site, storage.Uint64Key(id)),
+// so a prefix scan of one site reads that site's rows in id order and never
+// another's. Ids come from Tx.NextSequence of the primary collection and are
+// unique across sites.
+//
+// The rank collections hold, per site, the n-th record in id order at
+// storage.Key(site, storage.Uint64Key(n)) (n = 1, 2, 3 … without gaps,
+// because records are never deleted and ranks are given in the same
+// transaction as the record). They make an exact offset page in id order a
+// read of one rank record plus one page, and the site's row count a read of
+// its last rank.
+var (
+	ordersColl  = storage.Collection[orderRecord]{Name: "returns.orders"}
+	returnsColl = storage.Collection[returnRecord]{Name: "returns.returns"}
+	refundsColl = storage.Collection[refundRecord]{Name: "returns.refunds"}
+
+	orderRanks  = storage.Collection[rankRecord]{Name: "returns.order_ranks"}
+	returnRanks = storage.Collection[rankRecord]{Name: "returns.return_ranks"}
+	refundRanks = storage.Collection[rankRecord]{Name: "returns.refund_ranks"}
+
+	// Index records, written in the same Update as what they point to.
+	orderByForeignID   = storage.Collection[idRecord]{Name: "returns.order_by_foreign_id"}     // Key(site, foreignId) → order id; unique
+	orderByForeignNum  = storage.Collection[idRecord]{Name: "returns.order_by_foreign_number"} // Key(site, number, id); first = oldest
+	orderByForeignName = storage.Collection[idRecord]{Name: "returns.order_by_foreign_name"}   // Key(site, name, id); first = oldest
+	returnByTracking   = storage.Collection[idRecord]{Name: "returns.return_by_tracking"}      // Key(site, trackingReference) → return id
+	// returnByToken maps the status-page token to its return. It is the one
+	// key that does not start with the site: the public page knows only
+	// the token, which is 128 random bits.
+	returnByToken = storage.Collection[tokenRecord]{Name: "returns.return_by_token"}
+)
+
+type rankRecord struct {
+	ID uint64 `json:"id"`
+}
+
+type idRecord struct {
+	ID uint64 `json:"id"`
+}
+
+type tokenRecord struct {
+	Site     string `json:"site"`
+	ReturnID uint64 `json:"returnId"`
+}
+
+// orderRecord is an order as stored. Money is in minor units of Currency.
+type orderRecord struct {
+	ID            uint64      `json:"id"`
+	Rank          uint64      `json:"rank"`
+	ForeignID     string      `json:"foreignId"`
+	ForeignName   string      `json:"foreignName,omitempty"`
+	ForeignNumber int64       `json:"foreignNumber,omitempty"`
+	Currency      string      `json:"currency"`
+	Scale         int         `json:"scale"`
+	Email         string      `json:"email"`
+	Shipping      int64       `json:"shipping,omitempty"`
+	CreatedAt     time.Time   `json:"createdAt"`
+	Lines         []orderLine `json:"lines"`
+	ReturnIDs     []uint64    `json:"returnIds,omitempty"`
+	RefundIDs     []uint64    `json:"refundIds,omitempty"`
+	// ShippingRefunded records that a refund transaction already carries
+	// the shipping refund, so it is never refunded twice.
+	ShippingRefunded bool `json:"shippingRefunded,omitempty"`
+}
+
+type orderLine struct {
+	ID                uint64 `json:"id"`
+	ForeignLineItemID string `json:"foreignLineItemId"`
+	SKU               string `json:"sku"`
+	ProductTitle      string `json:"productTitle,omitempty"`
+	VariantTitle      string `json:"variantTitle,omitempty"`
+	Quantity          int    `json:"quantity"`
+	Price             int64  `json:"price"`
+	Tax               int64  `json:"tax"`
+	// InReturn counts units on returns minus units declined at
+	// inspection: what the customer may not ask to return again.
+	InReturn int `json:"inReturn,omitempty"`
+	// Approved counts units approved at inspection.
+	Approved int `json:"approved,omitempty"`
+}
+
+type costsRecord struct {
+	Shipment int64 `json:"shipment,omitempty"`
+	Handling int64 `json:"handling,omitempty"`
+	Exchange int64 `json:"exchange,omitempty"`
+}
+
+func (c costsRecord) total() int64 { return c.Shipment + c.Handling + c.Exchange }
+
+// returnRecord is a return as stored.
+type returnRecord struct {
+	ID        uint64       `json:"id"`
+	Rank      uint64       `json:"rank"`
+	OrderID   uint64       `json:"orderId"`
+	Token     string       `json:"token"`
+	Status    ReturnStatus `json:"status"`
+	Exchange  bool         `json:"exchange,omitempty"`
+	CreatedAt time.Time    `json:"createdAt"`
+	Costs     costsRecord  `json:"costs"`
+	// Estimate is the calculated refund at creation.
+	Estimate    int64         `json:"estimate"`
+	Lines       []returnLine  `json:"lines"`
+	Shipments   []shipmentRec `json:"shipments,omitempty"`
+	RefundIDs   []uint64      `json:"refundIds,omitempty"`
+	CompletedAt *time.Time    `json:"completedAt,omitempty"`
+}
+
+type returnLine struct {
+	ID         uint64     `json:"id"`
+	OrderLine  int        `json:"orderLine"` // index into orderRecord.Lines
+	Quantity   int        `json:"quantity"`
+	Reason     string     `json:"reason,omitempty"`
+	Approved   int        `json:"approved,omitempty"`
+	Declined   int        `json:"declined,omitempty"`
+	Comment    string     `json:"comment,omitempty"`
+	ReturnedAt *time.Time `json:"returnedAt,omitempty"`
+	Refunded   bool       `json:"refunded,omitempty"`
+}
+
+func (l returnLine) handled() bool { return l.Approved+l.Declined == l.Quantity }
+
+type shipmentRec struct {
+	ID                uint64 `json:"id"`
+	ForeignID         string `json:"foreignId,omitempty"`
+	Carrier           string `json:"carrier"`
+	TrackingReference string `json:"trackingReference"`
+}
+
+// refundRecord is a refund transaction as stored.
+type refundRecord struct {
+	ID         uint64            `json:"id"`
+	Rank       uint64            `json:"rank"`
+	ReturnID   uint64            `json:"returnId"`
+	OrderID    uint64            `json:"orderId"`
+	Status     TransactionStatus `json:"status"`
+	CreatedAt  time.Time         `json:"createdAt"`
+	Currency   string            `json:"currency"`
+	Scale      int               `json:"scale"`
+	Items      int64             `json:"items"`
+	Shipping   int64             `json:"shipping"`
+	Costs      costsRecord       `json:"costs"`
+	Amount     int64             `json:"amount"`
+	Lines      []refundLine      `json:"lines"`
+	RefundedAt *time.Time        `json:"refundedAt,omitempty"`
+}
+
+type refundLine struct {
+	ForeignLineItemID string `json:"foreignLineItemId"`
+	Amount            int64  `json:"amount"`
+	Name              string `json:"name"`
+}

@@ -1,0 +1,397 @@
+package returns
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// StatusPagePath is the path of the customer status page; the page of a
+// return is StatusPagePath + token. httpapi serves it there, and Options.
+// PublicURL is put in front of it to make a return's statusUrl.
+const StatusPagePath = "/returns/customer/return/"
+
+// Options configures a Service. Every field has a default.
+type Options struct {
+	// Clock stamps createdAt and inspection times. Default: the system
+	// clock.
+	Clock deliverykit.Clock
+	// IDs makes the status-page tokens. Default: deliverykit.RandomIDs{};
+	// tokens must be unguessable in production.
+	IDs deliverykit.IDSource
+	// Policies gives each site's return policy. Default: none, so every
+	// site gets free returns without a time limit.
+	Policies Policies
+	// PublicURL is the scheme and host customers reach the status page at,
+	// e.g. "https://returns.example.com". Default: none, so statusUrl is
+	// the bare path.
+	PublicURL string
+}
+
+// Service is the returns area: orders, returns, inspections and refund
+// transactions of every site, kept in one store. It is safe for concurrent
+// use.
+type Service struct {
+	store     storage.Store
+	clock     deliverykit.Clock
+	ids       deliverykit.IDSource
+	policies  Policies
+	publicURL string
+
+	orders  ranked[orderRecord]
+	returns ranked[returnRecord]
+	refunds ranked[refundRecord]
+}
+
+// New returns a Service keeping its state in store.
+func New(store storage.Store, opts Options) *Service {
+	s := &Service{
+		store:     store,
+		clock:     opts.Clock,
+		ids:       opts.IDs,
+		policies:  opts.Policies,
+		publicURL: strings.TrimRight(opts.PublicURL, "/"),
+		orders: ranked[orderRecord]{coll: ordersColl, ranks: orderRanks,
+			id: func(o orderRecord) uint64 { return o.ID }, created: func(o orderRecord) time.Time { return o.CreatedAt }},
+		returns: ranked[returnRecord]{coll: returnsColl, ranks: returnRanks,
+			id: func(r returnRecord) uint64 { return r.ID }, created: func(r returnRecord) time.Time { return r.CreatedAt }},
+		refunds: ranked[refundRecord]{coll: refundsColl, ranks: refundRanks,
+			id: func(r refundRecord) uint64 { return r.ID }, created: func(r refundRecord) time.Time { return r.CreatedAt }},
+	}
+	if s.clock == nil {
+		s.clock = deliverykit.SystemClock{}
+	}
+	if s.ids == nil {
+		s.ids = deliverykit.RandomIDs{}
+	}
+	return s
+}
+
+// now is the clock's time in UTC at the precision the wire shows, so that
+// what is stored, listed and filtered by afterDate is the same instant.
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
+
+func orderKey(site string, id uint64) string { return storage.Key(site, storage.Uint64Key(id)) }
+
+func notFound(what string) error { return deliverykit.E(deliverykit.KindNotFound, what+" not found") }
+
+// ImportOrder records an order a customer may later return (the extension
+// endpoint POST /merchant/order, or the caller's wiring of orders completed
+// at checkout). foreignId is unique per site: importing it again is a
+// Conflict.
+func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (Order, error) {
+	if err := checkStruct(in); err != nil {
+		return Order{}, err
+	}
+	if hasNUL(in.ForeignID) || hasNUL(in.ForeignName) {
+		return Order{}, deliverykit.InvalidField("foreignId", "printable", "foreignId and foreignName must not contain NUL characters")
+	}
+	code, scale, err := currencyScale(in.CurrencyCode, "currencyCode")
+	if err != nil {
+		return Order{}, err
+	}
+	rec := orderRecord{
+		ForeignID: in.ForeignID, ForeignName: in.ForeignName, ForeignNumber: in.ForeignNumber,
+		Currency: code, Scale: scale, Email: in.Email, CreatedAt: s.now(),
+	}
+	var vs []deliverykit.FieldViolation
+	addErr := func(err error) {
+		if err != nil {
+			vs = append(vs, deliverykit.ViolationsOf(err)...)
+		}
+	}
+	rec.Shipping, err = parseMinor(in.ShippingAmount, scale, "shippingAmount")
+	addErr(err)
+	if rec.Shipping < 0 {
+		vs = append(vs, deliverykit.FieldViolation{Field: "shippingAmount", Rule: "gte", Message: "must not be negative"})
+	}
+	seen := map[string]bool{}
+	for i, it := range in.Items {
+		p := "items[" + strconv.Itoa(i) + "]"
+		if seen[it.ForeignLineItemID] {
+			vs = append(vs, deliverykit.FieldViolation{Field: p + ".foreignLineItemId", Rule: "unique", Message: "is used by an earlier line"})
+		}
+		seen[it.ForeignLineItemID] = true
+		price, perr := parseMinor(it.PurchasePriceAmount.Amount, scale, p+".purchasePriceAmount.amount")
+		addErr(perr)
+		tax, terr := parseMinor(it.PurchasePriceAmount.ItemTax, scale, p+".purchasePriceAmount.itemTax")
+		addErr(terr)
+		if perr == nil && terr == nil && (price < 0 || tax < 0 || tax > price) {
+			vs = append(vs, deliverykit.FieldViolation{Field: p + ".purchasePriceAmount", Rule: "range", Message: "amount and itemTax must not be negative and itemTax must not exceed amount"})
+		}
+		rec.Lines = append(rec.Lines, orderLine{
+			ID: uint64(i + 1), ForeignLineItemID: it.ForeignLineItemID, SKU: it.SKU,
+			ProductTitle: it.ProductTitle, VariantTitle: it.VariantTitle,
+			Quantity: it.Quantity, Price: price, Tax: tax,
+		})
+	}
+	if len(vs) > 0 {
+		return Order{}, deliverykit.Invalid(vs...)
+	}
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		rec := rec
+		id, err := ordersColl.NextSequence(tx)
+		if err != nil {
+			return err
+		}
+		rec.ID = id
+		if _, err := orderByForeignID.Put(tx, storage.Key(site, rec.ForeignID), idRecord{ID: id}, storage.MustNotExist()); err != nil {
+			if errors.Is(err, deliverykit.ErrConflict) {
+				return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "an order with this foreignId already exists",
+					Violations: []deliverykit.FieldViolation{{Field: "foreignId", Rule: "unique", Message: "is already imported"}}}
+			}
+			return err
+		}
+		if rec.ForeignNumber != 0 {
+			if _, err := orderByForeignNum.Put(tx, storage.Key(site, storage.Uint64Key(uint64(rec.ForeignNumber)), storage.Uint64Key(id)), idRecord{ID: id}, storage.AnyVersion); err != nil {
+				return err
+			}
+		}
+		if rec.ForeignName != "" {
+			if _, err := orderByForeignName.Put(tx, storage.Key(site, rec.ForeignName, storage.Uint64Key(id)), idRecord{ID: id}, storage.AnyVersion); err != nil {
+				return err
+			}
+		}
+		n, err := s.orders.count(tx, site)
+		if err != nil {
+			return err
+		}
+		rec.Rank = n + 1
+		return s.orders.insert(tx, site, id, rec.Rank, rec)
+	})
+	if err != nil {
+		return Order{}, err
+	}
+	// Read back in a View: the detail is assembled from what was stored.
+	var out Order
+	err = s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := s.lookupOrder(tx, site, in.ForeignID, IDForeign)
+		if err != nil {
+			return err
+		}
+		out, err = s.orderView(tx, site, it.Value)
+		return err
+	})
+	return out, err
+}
+
+// ForeignName and ForeignID keys must not contain storage.KeySep; they come
+// from merchants, so a NUL byte is refused rather than breaking the key.
+func hasNUL(s string) bool { return strings.Contains(s, storage.KeySep) }
+
+// lookupOrder finds an order of the site by an identifier of the given type.
+func (s *Service) lookupOrder(tx storage.Tx, site, ref string, typ IDType) (storage.Item[orderRecord], error) {
+	var id uint64
+	switch typ {
+	case IDService, "":
+		n, err := strconv.ParseUint(ref, 10, 64)
+		if err != nil {
+			return storage.Item[orderRecord]{}, deliverykit.InvalidField("orderId", "type", "must be an integer with idType SERVICE_ID")
+		}
+		id = n
+	case IDForeign:
+		it, err := orderByForeignID.Get(tx, storage.Key(site, ref))
+		if err != nil {
+			return storage.Item[orderRecord]{}, notFoundOr(err, "order")
+		}
+		id = it.Value.ID
+	case IDForeignNumber, IDForeignName:
+		coll, part := orderByForeignName, ref
+		if typ == IDForeignNumber {
+			n, err := strconv.ParseUint(ref, 10, 63)
+			if err != nil {
+				return storage.Item[orderRecord]{}, deliverykit.InvalidField("orderId", "type", "must be an integer with idType FOREIGN_NUMBER")
+			}
+			coll, part = orderByForeignNum, storage.Uint64Key(n)
+		}
+		found := false
+		for it, err := range coll.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, part), Limit: 1}) {
+			if err != nil {
+				return storage.Item[orderRecord]{}, err
+			}
+			id, found = it.Value.ID, true
+		}
+		if !found {
+			return storage.Item[orderRecord]{}, notFound("order")
+		}
+	default:
+		return storage.Item[orderRecord]{}, deliverykit.InvalidField("idType", "oneof", "must be SERVICE_ID, FOREIGN_ID, FOREIGN_NUMBER or FOREIGN_NAME")
+	}
+	it, err := ordersColl.Get(tx, orderKey(site, id))
+	if err != nil {
+		return it, notFoundOr(err, "order")
+	}
+	return it, nil
+}
+
+// notFoundOr turns a storage not-found into the area's message and keeps
+// other errors.
+func notFoundOr(err error, what string) error {
+	if errors.Is(err, deliverykit.ErrNotFound) {
+		return notFound(what)
+	}
+	return err
+}
+
+// GetOrder returns an order detail. ref is read as typ (SERVICE_ID when
+// empty); FOREIGN_NUMBER and FOREIGN_NAME need not be unique, and the
+// oldest order carrying the value is returned.
+func (s *Service) GetOrder(ctx context.Context, site, ref string, typ IDType) (Order, error) {
+	if hasNUL(ref) {
+		return Order{}, notFound("order")
+	}
+	var out Order
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := s.lookupOrder(tx, site, ref, typ)
+		if err != nil {
+			return err
+		}
+		out, err = s.orderView(tx, site, it.Value)
+		return err
+	})
+	return out, err
+}
+
+// GetReturn returns a return detail.
+func (s *Service) GetReturn(ctx context.Context, site string, id uint64) (Return, error) {
+	var out Return
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		r, err := returnsColl.Get(tx, orderKey(site, id))
+		if err != nil {
+			return notFoundOr(err, "return")
+		}
+		o, err := ordersColl.Get(tx, orderKey(site, r.Value.OrderID))
+		if err != nil {
+			return err
+		}
+		out, err = s.returnView(tx, site, o.Value, r.Value)
+		return err
+	})
+	return out, err
+}
+
+// ReturnByToken returns the site and detail of the return whose status
+// page token is token: what the public status page shows.
+func (s *Service) ReturnByToken(ctx context.Context, token string) (string, Return, error) {
+	if token == "" || hasNUL(token) {
+		return "", Return{}, notFound("return")
+	}
+	var site string
+	var out Return
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		t, err := returnByToken.Get(tx, token)
+		if err != nil {
+			return notFoundOr(err, "return")
+		}
+		site = t.Value.Site
+		r, err := returnsColl.Get(tx, orderKey(site, t.Value.ReturnID))
+		if err != nil {
+			return err
+		}
+		o, err := ordersColl.Get(tx, orderKey(site, r.Value.OrderID))
+		if err != nil {
+			return err
+		}
+		out, err = s.returnView(tx, site, o.Value, r.Value)
+		return err
+	})
+	return site, out, err
+}
+
+// orderSortFields are the order properties sort accepts.
+var orderSortFields = []string{"id", "createdAt", "foreignId", "foreignNumber", "foreignName"}
+
+// ListOrders returns a page of the site's order summaries.
+func (s *Service) ListOrders(ctx context.Context, site string, pr PageRequest) (Page[OrderSummary], error) {
+	w, err := newWindow(pr, orderSortFields)
+	if err != nil {
+		return Page[OrderSummary]{}, err
+	}
+	var rows []orderRecord
+	var total int64
+	err = s.store.View(ctx, func(tx storage.Tx) error {
+		rows, total, err = s.orders.list(tx, site, w, nil, func(o orderRecord, f string) (string, int64, time.Time) {
+			switch f {
+			case "createdAt":
+				return "", 0, o.CreatedAt
+			case "foreignId":
+				return o.ForeignID, 0, time.Time{}
+			case "foreignNumber":
+				return "", o.ForeignNumber, time.Time{}
+			case "foreignName":
+				return o.ForeignName, 0, time.Time{}
+			}
+			return "", int64(o.ID), time.Time{}
+		})
+		return err
+	})
+	if err != nil {
+		return Page[OrderSummary]{}, err
+	}
+	content := make([]OrderSummary, len(rows))
+	for i, o := range rows {
+		content[i] = orderSummary(o)
+	}
+	return envelope(w, content, total), nil
+}
+
+// returnSortFields are the return properties sort accepts.
+var returnSortFields = []string{"id", "createdAt", "status"}
+
+// ListReturns returns a page of the site's return summaries.
+func (s *Service) ListReturns(ctx context.Context, site string, pr PageRequest) (Page[ReturnSummary], error) {
+	w, err := newWindow(pr, returnSortFields)
+	if err != nil {
+		return Page[ReturnSummary]{}, err
+	}
+	var content []ReturnSummary
+	var total int64
+	err = s.store.View(ctx, func(tx storage.Tx) error {
+		rows, n, err := s.returns.list(tx, site, w, nil, func(r returnRecord, f string) (string, int64, time.Time) {
+			switch f {
+			case "createdAt":
+				return "", 0, r.CreatedAt
+			case "status":
+				return string(r.Status), 0, time.Time{}
+			}
+			return "", int64(r.ID), time.Time{}
+		})
+		if err != nil {
+			return err
+		}
+		total = n
+		content = make([]ReturnSummary, len(rows))
+		orders := map[uint64]orderRecord{}
+		for i, r := range rows {
+			o, ok := orders[r.OrderID]
+			if !ok {
+				it, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
+				if err != nil {
+					return err
+				}
+				o = it.Value
+				orders[o.ID] = o
+			}
+			content[i] = ReturnSummary{ID: r.ID, CreatedAt: Timestamp(r.CreatedAt), Status: r.Status, StatusURL: s.statusURL(r.Token), Order: orderSummary(o)}
+		}
+		return nil
+	})
+	if err != nil {
+		return Page[ReturnSummary]{}, err
+	}
+	return envelope(w, content, total), nil
+}
+
+func (s *Service) statusURL(token string) string { return s.publicURL + StatusPagePath + token }
+
+// equalFoldConst compares e-mail addresses case-insensitively without an
+// early exit on the first differing byte.
+func equalFoldConst(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(strings.ToLower(strings.TrimSpace(a))), []byte(strings.ToLower(strings.TrimSpace(b)))) == 1
+}

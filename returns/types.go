@@ -1,0 +1,389 @@
+package returns
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ReturnStatus is the state of a return; the package doc has the table of
+// transitions.
+type ReturnStatus string
+
+// The return states.
+const (
+	StatusAwaitingReturn   ReturnStatus = "AWAITING_RETURN"
+	StatusInTransit        ReturnStatus = "IN_TRANSIT"
+	StatusAwaitingRefund   ReturnStatus = "AWAITING_REFUND"
+	StatusAwaitingExchange ReturnStatus = "AWAITING_EXCHANGE"
+	StatusCompleted        ReturnStatus = "COMPLETED"
+)
+
+// ItemStatus is the state of one line of a return.
+type ItemStatus string
+
+// The item states: a line waits until the merchant reports it, then it is
+// RETURNED when at least one of its units was approved, DECLINED otherwise.
+const (
+	ItemAwaitingReturn ItemStatus = "AWAITING_RETURN"
+	ItemReturned       ItemStatus = "RETURNED"
+	ItemDeclined       ItemStatus = "DECLINED"
+)
+
+// RefundStatus is the refund state of a return line or of an order.
+type RefundStatus string
+
+// The refund states of lines and orders. NOT_REFUNDED is also what a
+// declined line ends with.
+const (
+	RefundNone     RefundStatus = "NOT_REFUNDED"
+	RefundAwaiting RefundStatus = "AWAITING_REFUND"
+	RefundDone     RefundStatus = "REFUNDED"
+)
+
+// RestockStatus says whether a returned line goes back to stock.
+type RestockStatus string
+
+// The restock states: approved units are restocked, declined ones are not.
+const (
+	RestockPending RestockStatus = "PENDING"
+	RestockYes     RestockStatus = "RESTOCK"
+	RestockNo      RestockStatus = "NO_RESTOCK"
+)
+
+// TransactionStatus is the state of a refund transaction (spec §3).
+type TransactionStatus string
+
+// The refund transaction states. The service creates transactions
+// AWAITING_EXTERNAL_REFUND and moves them to REFUNDED when the merchant
+// marks them; PENDING, SUCCESS and FAILED are accepted by the list filter
+// (the spec lists them) but no transition of this package produces them.
+const (
+	TxAwaitingExternalRefund TransactionStatus = "AWAITING_EXTERNAL_REFUND"
+	TxPending                TransactionStatus = "PENDING"
+	TxSuccess                TransactionStatus = "SUCCESS"
+	TxFailed                 TransactionStatus = "FAILED"
+	TxRefunded               TransactionStatus = "REFUNDED"
+)
+
+// IDType selects which identifier GET /merchant/order/{orderId} looks up.
+type IDType string
+
+// The identifier kinds of an order.
+const (
+	IDService       IDType = "SERVICE_ID"
+	IDForeign       IDType = "FOREIGN_ID"
+	IDForeignNumber IDType = "FOREIGN_NUMBER"
+	IDForeignName   IDType = "FOREIGN_NAME"
+)
+
+// Timestamp is a time on the wire of this area: RFC 3339 in UTC with
+// exactly six fractional digits (microseconds), the precision the service
+// stores.
+type Timestamp time.Time
+
+// TimestampLayout is the wire layout of Timestamp.
+const TimestampLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+// MarshalJSON implements json.Marshaler.
+func (t Timestamp) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Time(t).UTC().Format(TimestampLayout))
+}
+
+// ---- inputs ----
+
+// OrderInput is an order to import (POST /merchant/order, or the caller's
+// checkout wiring). Amounts are decimals in major units of CurrencyCode.
+type OrderInput struct {
+	ForeignID     string `json:"foreignId" validate:"required,max=200"`
+	ForeignName   string `json:"foreignName" validate:"max=200"`
+	ForeignNumber int64  `json:"foreignNumber" validate:"gte=0"`
+	CurrencyCode  string `json:"currencyCode" validate:"required"`
+	Email         string `json:"email" validate:"required,email,max=320"`
+	// ShippingAmount is what the customer paid for shipping (an extension
+	// of the spec); it is refunded when the policy says so.
+	ShippingAmount json.Number      `json:"shippingAmount"`
+	Items          []OrderItemInput `json:"items" validate:"required,min=1,max=500,dive"`
+}
+
+// OrderItemInput is one line of an imported order. PurchasePriceAmount is
+// per unit, tax included; ItemTax is the tax part of it.
+type OrderItemInput struct {
+	ForeignLineItemID   string     `json:"foreignLineItemId" validate:"required,max=200"`
+	SKU                 string     `json:"sku" validate:"required,max=200"`
+	ProductTitle        string     `json:"productTitle" validate:"max=500"`
+	VariantTitle        string     `json:"variantTitle" validate:"max=500"`
+	Quantity            int        `json:"quantity" validate:"gte=1,lte=10000"`
+	PurchasePriceAmount PriceInput `json:"purchasePriceAmount"`
+}
+
+// PriceInput is a unit price as decimals in major units.
+type PriceInput struct {
+	Amount  json.Number `json:"amount"`
+	ItemTax json.Number `json:"itemTax"`
+}
+
+// CustomerReturnInput is a customer's return request (POST
+// /customer/return). SiteID names the merchant; the e-mail must be the
+// order's.
+type CustomerReturnInput struct {
+	SiteID         string                    `json:"siteId" validate:"required"`
+	ForeignOrderID string                    `json:"foreignOrderId" validate:"required"`
+	Email          string                    `json:"email" validate:"required"`
+	Items          []CustomerReturnItemInput `json:"items" validate:"required,min=1,max=500,dive"`
+	// Exchange asks for replacement goods instead of money (an extension
+	// of the spec): the policy's exchange cost applies and an inspected
+	// return waits in AWAITING_EXCHANGE instead of creating a refund.
+	Exchange bool `json:"exchange"`
+}
+
+// CustomerReturnItemInput is one line the customer sends back.
+type CustomerReturnItemInput struct {
+	ForeignLineItemID string `json:"foreignLineItemId" validate:"required"`
+	Quantity          int    `json:"quantity" validate:"gte=1,lte=10000"`
+	Reason            string `json:"reason" validate:"max=500"`
+}
+
+// ReturnedItemsInput is the merchant's inspection report (POST
+// /merchant/items/returned). Exactly one of ForeignOrderID, ReturnID and
+// TrackingReference selects the return(s).
+type ReturnedItemsInput struct {
+	ForeignOrderID    string              `json:"foreignOrderId"`
+	ReturnID          uint64              `json:"returnId"`
+	TrackingReference string              `json:"trackingReference"`
+	Items             []ReturnedItemInput `json:"items" validate:"required,min=1,max=500,dive"`
+}
+
+// ReturnedItemInput reports units of one SKU as approved or declined.
+type ReturnedItemInput struct {
+	SKU      string `json:"sku" validate:"required"`
+	Quantity int    `json:"quantity" validate:"gte=1,lte=10000"`
+	Approved bool   `json:"approved"`
+	Comment  string `json:"comment" validate:"max=2000"`
+}
+
+// ShipmentInput is the return parcel handed to a carrier (MarkInTransit).
+type ShipmentInput struct {
+	ForeignID         string `json:"foreignId" validate:"max=200"`
+	Carrier           string `json:"carrier" validate:"required,max=200"`
+	TrackingReference string `json:"trackingReference" validate:"required,max=200"`
+}
+
+// ---- wire output ----
+
+// OrderSummary is a row of GET /merchant/order.
+type OrderSummary struct {
+	ID        uint64    `json:"id"`
+	ForeignID string    `json:"foreignId"`
+	CreatedAt Timestamp `json:"createdAt"`
+}
+
+// Order is the order detail.
+type Order struct {
+	ID            uint64       `json:"id"`
+	ForeignID     string       `json:"foreignId"`
+	CreatedAt     Timestamp    `json:"createdAt"`
+	ForeignName   string       `json:"foreignName,omitempty"`
+	ForeignNumber int64        `json:"foreignNumber,omitempty"`
+	OrderRefund   OrderRefund  `json:"orderRefund"`
+	Returns       []Return     `json:"returns"`
+	Items         []ReturnItem `json:"items"`
+	Shipments     []Shipment   `json:"shipments"`
+	Exchanges     []Exchange   `json:"exchanges"`
+}
+
+// OrderRefund sums up an order's refunds. RefundStatus is NOT_REFUNDED
+// without transactions, AWAITING_REFUND while one awaits its refund and
+// REFUNDED once all are refunded.
+type OrderRefund struct {
+	CurrencyCode   string              `json:"currencyCode"`
+	AmountRefunded Amount              `json:"amountRefunded"`
+	RefundStatus   RefundStatus        `json:"refundStatus"`
+	Transactions   []RefundTransaction `json:"transactions"`
+}
+
+// RefundTransaction is a refund as shown in order and return details. ID,
+// ReturnID and Status are extensions of the spec's shape.
+type RefundTransaction struct {
+	ID                   uint64            `json:"id"`
+	ReturnID             uint64            `json:"returnId"`
+	Status               TransactionStatus `json:"status"`
+	ForeignID            string            `json:"foreignId,omitempty"`
+	RefundType           string            `json:"refundType"`
+	CurrencyCode         string            `json:"currencyCode"`
+	Source               string            `json:"source"`
+	TotalAmount          Amount            `json:"totalAmount"`
+	ItemsAmount          Amount            `json:"itemsAmount"`
+	ShippingRefundAmount Amount            `json:"shippingRefundAmount"`
+	ExchangeCost         Amount            `json:"exchangeCost"`
+	ReturnCost           Amount            `json:"returnCost"`
+	GiftCardAddition     Amount            `json:"giftCardAddition"`
+}
+
+// ReturnSummary is a row of GET /merchant/return.
+type ReturnSummary struct {
+	ID        uint64       `json:"id"`
+	CreatedAt Timestamp    `json:"createdAt"`
+	Status    ReturnStatus `json:"status"`
+	StatusURL string       `json:"statusUrl"`
+	Order     OrderSummary `json:"order"`
+}
+
+// Return is the return detail.
+type Return struct {
+	ID                 uint64              `json:"id"`
+	CreatedAt          Timestamp           `json:"createdAt"`
+	Status             ReturnStatus        `json:"status"`
+	StatusURL          string              `json:"statusUrl"`
+	Order              OrderSummary        `json:"order"`
+	ReturnCosts        ReturnCosts         `json:"returnCosts"`
+	CalculatedRefund   CalculatedRefund    `json:"calculatedRefund"`
+	RefundTransactions []RefundTransaction `json:"refundTransactions"`
+	Items              []ReturnItem        `json:"items"`
+	Shipments          []Shipment          `json:"shipments"`
+	Exchanges          []Exchange          `json:"exchanges"`
+}
+
+// ReturnCosts are what the policy charges for a return.
+type ReturnCosts struct {
+	CurrencyCode       string `json:"currencyCode"`
+	ReturnShipmentCost Amount `json:"returnShipmentCost"`
+	ReturnHandlingCost Amount `json:"returnHandlingCost"`
+	ExchangeCost       Amount `json:"exchangeCost"`
+	FailedDeliveryCost Amount `json:"failedDeliveryCost"`
+	TotalCost          Amount `json:"totalCost"`
+}
+
+// CalculatedRefund is the refund expected when every requested unit is
+// approved: the lines, plus any shipping refund, minus the return costs,
+// never below zero.
+type CalculatedRefund struct {
+	CurrencyCode      string                 `json:"currencyCode"`
+	TotalRefundAmount Amount                 `json:"totalRefundAmount"`
+	Lines             []CalculatedRefundLine `json:"lines"`
+}
+
+// CalculatedRefundLine is one requested line at its purchase price.
+type CalculatedRefundLine struct {
+	ForeignLineItemID string `json:"foreignLineItemId"`
+	Quantity          int    `json:"quantity"`
+	Amount            Amount `json:"amount"`
+}
+
+// ReturnItem is a line of an order (order detail) or of a return.
+type ReturnItem struct {
+	ID                    uint64         `json:"id"`
+	ForeignLineItemID     string         `json:"foreignLineItemId"`
+	Quantity              int            `json:"quantity"`
+	Status                ItemStatus     `json:"status,omitempty"`
+	RefundStatus          RefundStatus   `json:"refundStatus,omitempty"`
+	PurchasePriceAmount   PurchasePrice  `json:"purchasePriceAmount"`
+	ProductVariant        ProductVariant `json:"productVariant"`
+	ReturnReasons         []ReturnReason `json:"returnReasons,omitempty"`
+	ReturnedToWarehouseAt *Timestamp     `json:"returnedToWarehouseAt,omitempty"`
+	RestockStatus         RestockStatus  `json:"restockStatus,omitempty"`
+	ApprovedForRestock    *bool          `json:"approvedForRestock,omitempty"`
+	ApprovedQuantity      *int           `json:"approvedQuantity,omitempty"`
+	Comment               string         `json:"comment,omitempty"`
+}
+
+// PurchasePrice is a unit price, tax included.
+type PurchasePrice struct {
+	CurrencyCode string `json:"currencyCode"`
+	Amount       Amount `json:"amount"`
+	ItemTax      Amount `json:"itemTax"`
+}
+
+// ProductVariant names the product of a line.
+type ProductVariant struct {
+	SKU          string `json:"sku"`
+	ProductTitle string `json:"productTitle,omitempty"`
+	VariantTitle string `json:"variantTitle,omitempty"`
+}
+
+// ReturnReason is the customer's reason for a line.
+type ReturnReason struct {
+	Reason string `json:"reason"`
+}
+
+// Shipment is a return parcel. Type is C2B (customer to business).
+type Shipment struct {
+	ID                uint64 `json:"id"`
+	ForeignID         string `json:"foreignId,omitempty"`
+	Type              string `json:"type"`
+	Carrier           string `json:"carrier"`
+	TrackingReference string `json:"trackingReference"`
+}
+
+// Exchange is a replacement shipped for an exchange return.
+type Exchange struct {
+	ReturnID    uint64    `json:"returnId"`
+	CompletedAt Timestamp `json:"completedAt"`
+}
+
+// RefundEntry is a row of GET /merchant/refund/transaction and the answer
+// of marking a transaction refunded. ReturnID is an extension.
+type RefundEntry struct {
+	RefundID       uint64            `json:"refundId"`
+	ReturnID       uint64            `json:"returnId"`
+	CreatedAt      Timestamp         `json:"createdAt"`
+	Order          RefundEntryOrder  `json:"order"`
+	Status         TransactionStatus `json:"status"`
+	CurrencyCode   string            `json:"currencyCode"`
+	AmountToRefund Amount            `json:"amountToRefund"`
+	RefundDetails  RefundDetails     `json:"refundDetails"`
+}
+
+// RefundEntryOrder is the order of a refund entry; Status is the order's
+// refund status.
+type RefundEntryOrder struct {
+	ID        uint64       `json:"id"`
+	ForeignID string       `json:"foreignId"`
+	CreatedAt Timestamp    `json:"createdAt"`
+	Status    RefundStatus `json:"status"`
+}
+
+// RefundDetails explains AmountToRefund.
+type RefundDetails struct {
+	RefundAmounts RefundAmounts     `json:"refundAmounts"`
+	ReturnCosts   EntryReturnCosts  `json:"returnCosts"`
+	Items         []RefundEntryItem `json:"items"`
+}
+
+// RefundAmounts are the positive parts of a refund.
+type RefundAmounts struct {
+	TotalItemRefundAmount Amount `json:"totalItemRefundAmount"`
+	ShippingRefundAmount  Amount `json:"shippingRefundAmount"`
+}
+
+// EntryReturnCosts are the deducted parts of a refund.
+type EntryReturnCosts struct {
+	CurrencyCode       string `json:"currencyCode"`
+	ReturnShipmentCost Amount `json:"returnShipmentCost"`
+	ReturnHandlingCost Amount `json:"returnHandlingCost"`
+	FailedDeliveryCost Amount `json:"failedDeliveryCost"`
+	ExchangeCost       Amount `json:"exchangeCost"`
+	TotalReturnCost    Amount `json:"totalReturnCost"`
+}
+
+// RefundEntryItem is one approved line of a refund.
+type RefundEntryItem struct {
+	ForeignOrderLineItemID string `json:"foreignOrderLineItemId"`
+	RefundAmount           Amount `json:"refundAmount"`
+	Name                   string `json:"name"`
+}
+
+// ReturnedItemsResult answers a report of returned items: the returns it
+// touched, as they are afterwards, and the refund transactions it created.
+type ReturnedItemsResult struct {
+	Returns            []Return      `json:"returns"`
+	RefundTransactions []RefundEntry `json:"refundTransactions"`
+}
+
+// Equal reports whether t and u are the same instant.
+func (t Timestamp) Equal(u Timestamp) bool { return time.Time(t).Equal(time.Time(u)) }
+
+// String formats t as it appears on the wire.
+func (t Timestamp) String() string { return time.Time(t).UTC().Format(TimestampLayout) }
+
+// Time returns t as a time.Time.
+func (t Timestamp) Time() time.Time { return time.Time(t) }

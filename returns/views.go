@@ -1,0 +1,196 @@
+package returns
+
+import (
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// This file turns stored records into wire views. Views are built inside
+// a View transaction from what is stored, never cached, so a detail always
+// agrees with the lists.
+
+func orderSummary(o orderRecord) OrderSummary {
+	return OrderSummary{ID: o.ID, ForeignID: o.ForeignID, CreatedAt: Timestamp(o.CreatedAt)}
+}
+
+func (o orderRecord) amount(minor int64) Amount { return Amount{Minor: minor, Scale: o.Scale} }
+
+func (o orderRecord) price(l orderLine) PurchasePrice {
+	return PurchasePrice{CurrencyCode: o.Currency, Amount: o.amount(l.Price), ItemTax: o.amount(l.Tax)}
+}
+
+func variant(l orderLine) ProductVariant {
+	return ProductVariant{SKU: l.SKU, ProductTitle: l.ProductTitle, VariantTitle: l.VariantTitle}
+}
+
+func (s *Service) orderView(tx storage.Tx, site string, o orderRecord) (Order, error) {
+	out := Order{
+		ID: o.ID, ForeignID: o.ForeignID, CreatedAt: Timestamp(o.CreatedAt),
+		ForeignName: o.ForeignName, ForeignNumber: o.ForeignNumber,
+		Returns: []Return{}, Items: make([]ReturnItem, len(o.Lines)),
+		Shipments: []Shipment{}, Exchanges: []Exchange{},
+	}
+	for i, l := range o.Lines {
+		out.Items[i] = ReturnItem{ID: l.ID, ForeignLineItemID: l.ForeignLineItemID, Quantity: l.Quantity,
+			PurchasePriceAmount: o.price(l), ProductVariant: variant(l)}
+	}
+	for _, rid := range o.ReturnIDs {
+		r, err := returnsColl.Get(tx, orderKey(site, rid))
+		if err != nil {
+			return Order{}, err
+		}
+		rv, err := s.returnView(tx, site, o, r.Value)
+		if err != nil {
+			return Order{}, err
+		}
+		out.Returns = append(out.Returns, rv)
+		out.Shipments = append(out.Shipments, rv.Shipments...)
+		out.Exchanges = append(out.Exchanges, rv.Exchanges...)
+	}
+	refunds, err := loadRefunds(tx, site, o.RefundIDs)
+	if err != nil {
+		return Order{}, err
+	}
+	out.OrderRefund = orderRefund(o, refunds)
+	return out, nil
+}
+
+func loadRefunds(tx storage.Tx, site string, ids []uint64) ([]refundRecord, error) {
+	out := make([]refundRecord, 0, len(ids))
+	for _, id := range ids {
+		it, err := refundsColl.Get(tx, orderKey(site, id))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it.Value)
+	}
+	return out, nil
+}
+
+// orderRefund sums up the order's transactions: REFUNDED ones count towards
+// amountRefunded; the status is AWAITING_REFUND while any is not refunded.
+func orderRefund(o orderRecord, refunds []refundRecord) OrderRefund {
+	out := OrderRefund{CurrencyCode: o.Currency, AmountRefunded: o.amount(0), RefundStatus: refundStatusOf(refunds), Transactions: []RefundTransaction{}}
+	for _, r := range refunds {
+		if r.Status == TxRefunded {
+			out.AmountRefunded.Minor += r.Amount
+		}
+		out.Transactions = append(out.Transactions, refundTransaction(r))
+	}
+	return out
+}
+
+func refundStatusOf(refunds []refundRecord) RefundStatus {
+	if len(refunds) == 0 {
+		return RefundNone
+	}
+	for _, r := range refunds {
+		if r.Status != TxRefunded {
+			return RefundAwaiting
+		}
+	}
+	return RefundDone
+}
+
+func refundTransaction(r refundRecord) RefundTransaction {
+	a := func(m int64) Amount { return Amount{Minor: m, Scale: r.Scale} }
+	return RefundTransaction{
+		ID: r.ID, ReturnID: r.ReturnID, Status: r.Status, RefundType: "BASIC", CurrencyCode: r.Currency, Source: "RETURN",
+		TotalAmount: a(r.Amount), ItemsAmount: a(r.Items), ShippingRefundAmount: a(r.Shipping),
+		ExchangeCost: a(r.Costs.Exchange), ReturnCost: a(r.Costs.Shipment + r.Costs.Handling), GiftCardAddition: a(0),
+	}
+}
+
+func (s *Service) returnView(tx storage.Tx, site string, o orderRecord, r returnRecord) (Return, error) {
+	out := Return{
+		ID: r.ID, CreatedAt: Timestamp(r.CreatedAt), Status: r.Status, StatusURL: s.statusURL(r.Token),
+		Order:       orderSummary(o),
+		ReturnCosts: returnCosts(o, r.Costs),
+		CalculatedRefund: CalculatedRefund{CurrencyCode: o.Currency, TotalRefundAmount: o.amount(r.Estimate),
+			Lines: make([]CalculatedRefundLine, len(r.Lines))},
+		RefundTransactions: []RefundTransaction{},
+		Items:              make([]ReturnItem, len(r.Lines)),
+		Shipments:          make([]Shipment, len(r.Shipments)),
+		Exchanges:          []Exchange{},
+	}
+	for i, l := range r.Lines {
+		ol := o.Lines[l.OrderLine]
+		out.CalculatedRefund.Lines[i] = CalculatedRefundLine{ForeignLineItemID: ol.ForeignLineItemID, Quantity: l.Quantity, Amount: o.amount(ol.Price * int64(l.Quantity))}
+		out.Items[i] = returnItem(o, r, l)
+	}
+	for i, sh := range r.Shipments {
+		out.Shipments[i] = Shipment{ID: sh.ID, ForeignID: sh.ForeignID, Type: "C2B", Carrier: sh.Carrier, TrackingReference: sh.TrackingReference}
+	}
+	if r.Exchange && r.Status == StatusCompleted && r.CompletedAt != nil {
+		out.Exchanges = append(out.Exchanges, Exchange{ReturnID: r.ID, CompletedAt: Timestamp(*r.CompletedAt)})
+	}
+	refunds, err := loadRefunds(tx, site, r.RefundIDs)
+	if err != nil {
+		return Return{}, err
+	}
+	for _, rf := range refunds {
+		out.RefundTransactions = append(out.RefundTransactions, refundTransaction(rf))
+	}
+	return out, nil
+}
+
+func returnCosts(o orderRecord, c costsRecord) ReturnCosts {
+	return ReturnCosts{CurrencyCode: o.Currency, ReturnShipmentCost: o.amount(c.Shipment), ReturnHandlingCost: o.amount(c.Handling),
+		ExchangeCost: o.amount(c.Exchange), FailedDeliveryCost: o.amount(0), TotalCost: o.amount(c.total())}
+}
+
+// returnItem shows a line of a return. Before inspection it is
+// AWAITING_RETURN with restockStatus PENDING; after, approved units are
+// restocked and refunded, and a line none of whose units was approved is
+// DECLINED, NO_RESTOCK and NOT_REFUNDED.
+func returnItem(o orderRecord, r returnRecord, l returnLine) ReturnItem {
+	ol := o.Lines[l.OrderLine]
+	it := ReturnItem{
+		ID: l.ID, ForeignLineItemID: ol.ForeignLineItemID, Quantity: l.Quantity,
+		PurchasePriceAmount: o.price(ol), ProductVariant: variant(ol),
+		Comment: l.Comment, Status: ItemAwaitingReturn, RefundStatus: RefundNone, RestockStatus: RestockPending,
+	}
+	if l.Reason != "" {
+		it.ReturnReasons = []ReturnReason{{Reason: l.Reason}}
+	}
+	if !l.handled() {
+		return it
+	}
+	approved := l.Approved > 0
+	qty := l.Approved
+	it.ApprovedForRestock, it.ApprovedQuantity = &approved, &qty
+	if l.ReturnedAt != nil {
+		ts := Timestamp(*l.ReturnedAt)
+		it.ReturnedToWarehouseAt = &ts
+	}
+	if !approved {
+		it.Status, it.RestockStatus = ItemDeclined, RestockNo
+		return it
+	}
+	it.Status, it.RestockStatus = ItemReturned, RestockYes
+	switch {
+	case l.Refunded:
+		it.RefundStatus = RefundDone
+	case !r.Exchange:
+		it.RefundStatus = RefundAwaiting
+	}
+	return it
+}
+
+func (s *Service) refundEntry(o orderRecord, r refundRecord, orderStatus RefundStatus) RefundEntry {
+	a := func(m int64) Amount { return Amount{Minor: m, Scale: r.Scale} }
+	e := RefundEntry{
+		RefundID: r.ID, ReturnID: r.ReturnID, CreatedAt: Timestamp(r.CreatedAt),
+		Order:  RefundEntryOrder{ID: o.ID, ForeignID: o.ForeignID, CreatedAt: Timestamp(o.CreatedAt), Status: orderStatus},
+		Status: r.Status, CurrencyCode: r.Currency, AmountToRefund: a(r.Amount),
+		RefundDetails: RefundDetails{
+			RefundAmounts: RefundAmounts{TotalItemRefundAmount: a(r.Items), ShippingRefundAmount: a(r.Shipping)},
+			ReturnCosts: EntryReturnCosts{CurrencyCode: r.Currency, ReturnShipmentCost: a(r.Costs.Shipment), ReturnHandlingCost: a(r.Costs.Handling),
+				FailedDeliveryCost: a(0), ExchangeCost: a(r.Costs.Exchange), TotalReturnCost: a(r.Costs.total())},
+			Items: make([]RefundEntryItem, len(r.Lines)),
+		},
+	}
+	for i, l := range r.Lines {
+		e.RefundDetails.Items[i] = RefundEntryItem{ForeignOrderLineItemID: l.ForeignLineItemID, RefundAmount: a(l.Amount), Name: l.Name}
+	}
+	return e
+}
