@@ -1,5 +1,7 @@
 // Package config loads the configuration of a deliverykit deployment: the
-// sites (merchants) it serves and the digests of their API keys.
+// sites (merchants) it serves, the digests of their API keys and each
+// site's delivery catalog (package catalog: warehouses, carriers, delivery
+// categories, pickup locations, return policy).
 //
 // The file is JSON. Unknown fields are rejected, unlike on the wire: a typo
 // in a configuration file should stop the server at start, not be ignored.
@@ -12,7 +14,10 @@
 //	  ]
 //	}
 //
-// API keys are never written in the file, only their SHA-256 digests.
+// API keys are never written in the file, only their SHA-256 digests. A
+// site's "catalog" is optional (a site that only tracks parcels needs
+// none); when present it is validated at load, and its problems are
+// reported under "sites[i].catalog.…".
 package config
 
 import (
@@ -28,6 +33,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/auth"
+	"github.com/deliverykit/deliverykit/catalog"
 )
 
 // Config is a whole deployment's configuration.
@@ -45,14 +51,21 @@ type Site struct {
 	// APIKeySHA256 lists the hexadecimal SHA-256 digests of the site's API
 	// keys. Several keys allow rotation without downtime.
 	APIKeySHA256 []string `json:"api_key_sha256"`
+	// Catalog is the site's delivery offering, used by the checkout and
+	// delivery sessions; nil when the site offers none.
+	Catalog *catalog.Catalog `json:"catalog,omitempty"`
 }
 
 //go:embed demo.json
 var demoJSON []byte
 
 // Demo returns the embedded demo configuration: sites "demo-site" (API key
-// "demo-key") and "demo-site-2" (API key "demo-key-2"). The keys are public:
-// never use the demo configuration outside development.
+// "demo-key", a Swedish store pricing in SEK) and "demo-site-2" (API key
+// "demo-key-2", a German store pricing in EUR). Both have a delivery catalog
+// for Sweden and Germany: home delivery (with addons), pickup points and
+// lockers of two carriers, mailbox and in-store collection, free shipping
+// above a cart value and a return policy. The keys are public: never use the
+// demo configuration outside development.
 func Demo() *Config {
 	c, err := Parse(bytes.NewReader(demoJSON))
 	if err != nil {
@@ -158,6 +171,11 @@ func (c *Config) Validate() error {
 			}
 			digests[d.String()] = p
 		}
+		if s.Catalog != nil {
+			for _, v := range deliverykit.ViolationsOf(s.Catalog.Validate()) {
+				bad(p+".catalog."+v.Field, v.Rule, v.Message)
+			}
+		}
 	}
 	if len(vs) > 0 {
 		return deliverykit.Invalid(vs...)
@@ -178,6 +196,17 @@ func (c *Config) Keyring() *auth.Keyring {
 		}
 	}
 	return &k
+}
+
+// Catalogs returns the catalog of every site that has one, by site id.
+func (c *Config) Catalogs() map[string]*catalog.Catalog {
+	m := map[string]*catalog.Catalog{}
+	for _, s := range c.Sites {
+		if s.Catalog != nil {
+			m[s.ID] = s.Catalog
+		}
+	}
+	return m
 }
 
 // Site returns the site with the given id.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -75,5 +76,82 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("Load(missing) error = %v, want one naming the file", err)
+	}
+}
+
+// TestDemoCatalog checks that the demo catalog can try every flow the
+// example-server contract promises.
+func TestDemoCatalog(t *testing.T) {
+	for _, s := range Demo().Sites {
+		t.Run(s.ID, func(t *testing.T) {
+			c := s.Catalog
+			if c == nil {
+				t.Fatal("no catalog")
+			}
+			types := map[catalog.DeliveryType]bool{}
+			countries := map[string]bool{}
+			freeShipping, addon := false, false
+			for _, cat := range c.Categories {
+				types[cat.DeliveryType] = true
+				for _, cc := range cat.Filter.Countries {
+					countries[cc] = true
+				}
+				for _, p := range cat.Prices {
+					freeShipping = freeShipping || p.FreeAbove > 0
+				}
+				addon = addon || len(cat.Addons) > 0
+			}
+			for _, dt := range []catalog.DeliveryType{catalog.DeliveryHome, catalog.DeliveryPickup, catalog.DeliveryMailbox, catalog.DeliveryInStore} {
+				if !types[dt] {
+					t.Errorf("no %s category", dt)
+				}
+			}
+			if !countries["SE"] || !countries["DE"] {
+				t.Errorf("countries = %v, want SE and DE", countries)
+			}
+			pickups := 0
+			for _, l := range c.PickupLocations {
+				if l.Type != catalog.LocationStore && l.Address.Coordinates != nil && len(l.Hours) > 0 {
+					pickups++
+				}
+			}
+			if pickups < 20 {
+				t.Errorf("%d pickup locations with coordinates and hours, want at least 20", pickups)
+			}
+			if len(c.Carriers) < 2 || !freeShipping || !addon || c.ReturnPolicy == nil {
+				t.Errorf("carriers=%d freeShipping=%v addon=%v returnPolicy=%v", len(c.Carriers), freeShipping, addon, c.ReturnPolicy != nil)
+			}
+			if p, ok := c.Product("north-parcel-point"); !ok || p.CarrierName != "North Parcel" || p.DeliveryType != catalog.DeliveryPickup {
+				t.Errorf("Product(north-parcel-point) = %+v, %v", p, ok)
+			}
+		})
+	}
+	if got := len(Demo().Catalogs()); got != 2 {
+		t.Errorf("Catalogs() has %d entries, want 2", got)
+	}
+}
+
+func TestCatalogErrorsCarryTheSitePath(t *testing.T) {
+	in := `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"],
+	  "catalog": {"locales": ["en-US"], "warehouses": [{"id": "w", "address": {"country": "SE"}, "time_zone": "Mars/Olympus"}],
+	    "carriers": [{"id": "c", "name": "C", "products": [{"id": "p", "ref": "c-p", "name": "P", "delivery_type": "DELIVERY", "transit_days": {"min": 2, "max": 1}}]}],
+	    "categories": [{"id": "home", "display_name": {"en-US": "Home"}, "delivery_type": "DELIVERY", "products": ["nope"], "prices": [{"currency": "XXY", "price": -1}]}]}}]}`
+	_, err := Parse(strings.NewReader(in))
+	var got []string
+	for _, v := range deliverykit.ViolationsOf(err) {
+		got = append(got, v.Field)
+	}
+	want := []string{
+		"sites[0].catalog.warehouses[0].time_zone",
+		"sites[0].catalog.carriers[0].products[0].transit_days.max",
+		"sites[0].catalog.categories[0].products[0]",
+		"sites[0].catalog.categories[0].prices[0].currency",
+		"sites[0].catalog.categories[0].prices[0].price",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("violation fields (-want +got):\n%s\nerror: %v", diff, err)
+	}
+	if _, err := Parse(strings.NewReader(`{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"], "catalog": {"locale": []}}]}`)); err == nil || !strings.Contains(err.Error(), "locale") {
+		t.Errorf("unknown catalog field: error = %v, want one naming it", err)
 	}
 }

@@ -1,0 +1,326 @@
+package catalog
+
+import (
+	"slices"
+	"strings"
+)
+
+// DeliveryType is how the goods reach the customer. The values are the
+// spec's enumeration (DeliveryCategory.delivery_type, selected option
+// delivery_type).
+type DeliveryType string
+
+// The delivery types a category can have.
+const (
+	DeliveryHome    DeliveryType = "DELIVERY" // to the customer's door
+	DeliveryPickup  DeliveryType = "PICKUP"   // to a pickup point of a carrier
+	DeliveryMailbox DeliveryType = "MAILBOX"  // into the customer's mailbox
+	DeliveryInStore DeliveryType = "INSTORE"  // collected in one of the merchant's stores
+)
+
+// Valid reports whether t is one of the defined delivery types.
+func (t DeliveryType) Valid() bool {
+	switch t {
+	case DeliveryHome, DeliveryPickup, DeliveryMailbox, DeliveryInStore:
+		return true
+	}
+	return false
+}
+
+// AtLocation reports whether options of this type are collected at a
+// location (and therefore enumerate pickup locations).
+func (t DeliveryType) AtLocation() bool { return t == DeliveryPickup || t == DeliveryInStore }
+
+// AddonType classifies an addon (spec Addon.addon_type).
+type AddonType string
+
+// The addon types of the spec.
+const (
+	AddonCustom      AddonType = "CUSTOM"
+	AddonCarryIn     AddonType = "CARRY_IN"
+	AddonLeaveAtDoor AddonType = "LEAVE_AT_DOOR"
+	AddonUnwrapping  AddonType = "UNWRAPPING"
+)
+
+// LocationType classifies a pickup location (spec PickupLocation.location_type).
+type LocationType string
+
+// The location types of the spec.
+const (
+	LocationLocker     LocationType = "LOCKER"
+	LocationStore      LocationType = "STORE"
+	LocationPostOffice LocationType = "POSTOFFICE"
+	LocationManned     LocationType = "MANNED"
+)
+
+// Catalog is one site's delivery offering. Build it from configuration
+// (config.Site.Catalog) and check it with Validate before use; the options
+// engine assumes a valid catalog.
+type Catalog struct {
+	// Locales lists the locales display names are written in, the
+	// default first ("en-US", "sv-SE", …). A session's locales are
+	// matched against this list.
+	Locales []string `json:"locales"`
+	// Holidays are dates ("2026-12-24") on which no warehouse ships and
+	// no carrier delivers. Weekends are never business days.
+	Holidays   []string    `json:"holidays,omitempty"`
+	Warehouses []Warehouse `json:"warehouses"`
+	Carriers   []Carrier   `json:"carriers"`
+	Categories []Category  `json:"categories"`
+	// PickupLocations are the pickup points and stores of every carrier.
+	PickupLocations []PickupLocation `json:"pickup_locations,omitempty"`
+	// PostalAreas feed the default geocoder: the coordinates of postal
+	// code prefixes. Without an entry for a search address, options are
+	// answered without distances rather than with invented ones.
+	PostalAreas  []PostalArea  `json:"postal_areas,omitempty"`
+	ReturnPolicy *ReturnPolicy `json:"return_policy,omitempty"`
+}
+
+// Warehouse is where goods leave from. Its time zone decides what "today",
+// the cut-off and business days mean.
+type Warehouse struct {
+	ID         string  `json:"id"`
+	ExternalID string  `json:"external_id,omitempty"`
+	Address    Address `json:"address"`
+	// TimeZone is an IANA zone name ("Europe/Stockholm").
+	TimeZone string `json:"time_zone"`
+}
+
+// Address is a postal address with optional coordinates.
+type Address struct {
+	Name         string       `json:"name,omitempty"`
+	AddressLines []string     `json:"address_lines,omitempty"`
+	City         string       `json:"city,omitempty"`
+	PostalCode   string       `json:"postal_code,omitempty"`
+	Country      string       `json:"country"`
+	Coordinates  *Coordinates `json:"coordinates,omitempty"`
+}
+
+// Coordinates are WGS84 degrees.
+type Coordinates struct {
+	Lat float64 `json:"lat"`
+	Lng float64 `json:"lng"`
+}
+
+// Carrier is a transport company and the products it sells.
+type Carrier struct {
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	Products []Product `json:"products"`
+}
+
+// Product is one service of a carrier. Its Ref is what other areas name it
+// by (a tracking order's carrier_product_ref); it is unique in the catalog.
+type Product struct {
+	// ID is unique within the carrier.
+	ID         string `json:"id"`
+	Ref        string `json:"ref"`
+	ExternalID string `json:"external_id,omitempty"`
+	Name       string `json:"name"`
+	// DeliveryType is what the product does; a category offers only
+	// products of its own type.
+	DeliveryType DeliveryType `json:"delivery_type"`
+	// LeadTimeDays is the warehouse's handling time in business days
+	// between readiness and handover to the carrier.
+	LeadTimeDays int `json:"lead_time_days,omitempty"`
+	// TransitDays is the carrier's time from handover to the customer in
+	// business days.
+	TransitDays DayRange `json:"transit_days"`
+	// CutOff ("15:00", warehouse time) is the latest handover time of a
+	// day; goods ready later leave on the next collection day. Empty
+	// means the end of the day.
+	CutOff string `json:"cut_off,omitempty"`
+	// Days lists the weekdays the carrier collects ("mon".."sun"); empty
+	// means Monday to Friday. Holidays are skipped either way.
+	Days []string `json:"days,omitempty"`
+}
+
+// DayRange is an inclusive range of days.
+type DayRange struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// Category is a group of options shown together ("Home delivery",
+// "Pickup point").
+type Category struct {
+	ID         string `json:"id"`
+	ExternalID string `json:"external_id,omitempty"`
+	// DisplayName maps a locale of Catalog.Locales to the name shown.
+	DisplayName  map[string]string `json:"display_name"`
+	CustomText   map[string]string `json:"custom_text,omitempty"`
+	DeliveryType DeliveryType      `json:"delivery_type"`
+	SortOrder    int               `json:"sort_order"`
+	// Warehouse is the id of the warehouse goods leave from; empty means
+	// the catalog's first warehouse.
+	Warehouse string `json:"warehouse,omitempty"`
+	// Products lists the refs of the products offered, in display order.
+	Products []string `json:"products"`
+	Addons   []Addon  `json:"addons,omitempty"`
+	// Prices are tried in order; the first that matches the purchase
+	// prices the category. A category with no matching rule is not
+	// offered: a price is never guessed.
+	Prices []PriceRule `json:"prices"`
+	Filter Filter      `json:"filter,omitempty"`
+	// MaxLocations caps the pickup locations offered per product
+	// (PICKUP and INSTORE); 0 means 10.
+	MaxLocations int `json:"max_locations,omitempty"`
+}
+
+// Addon is an extra service bought with an option.
+type Addon struct {
+	ID          string            `json:"id"`
+	Type        AddonType         `json:"type"`
+	DisplayName map[string]string `json:"display_name"`
+	Price       int64             `json:"price"`
+	Preselected bool              `json:"preselected,omitempty"`
+}
+
+// PriceRule prices a category when all its conditions hold. Empty
+// conditions hold for every purchase.
+type PriceRule struct {
+	Currency string `json:"currency"`
+	// Price is the base price in minor units.
+	Price int64 `json:"price"`
+	// FreeAbove makes the price 0 when the cart value (after discount) is
+	// at least this; 0 disables it.
+	FreeAbove int64 `json:"free_above,omitempty"`
+	// Attributes must all be present on the cart.
+	Attributes []string `json:"attributes,omitempty"`
+	// Voucher must be among the purchase's vouchers.
+	Voucher string `json:"voucher,omitempty"`
+	// MinWeight and MaxWeight (grams, inclusive; MaxWeight 0 means no
+	// maximum) form a weight band for the cart's total weight.
+	MinWeight int `json:"min_weight,omitempty"`
+	MaxWeight int `json:"max_weight,omitempty"`
+}
+
+// Filter decides whether a category is offered at all.
+type Filter struct {
+	// Countries the category delivers to (ISO 3166-1 alpha-2); empty
+	// means every country.
+	Countries []string `json:"countries,omitempty"`
+	// PostalCodes, when set, restricts delivery to these ranges.
+	PostalCodes []PostalRange `json:"postal_codes,omitempty"`
+	// RequiredAttributes must all be on the cart; ExcludedAttributes
+	// must all be absent.
+	RequiredAttributes []string `json:"required_attributes,omitempty"`
+	ExcludedAttributes []string `json:"excluded_attributes,omitempty"`
+	// MaxWeight is the cart's maximum total weight in grams (0: none).
+	MaxWeight int `json:"max_weight,omitempty"`
+	// MaxDimensions bounds every item (millimetres, compared after
+	// sorting both sides so orientation does not matter).
+	MaxDimensions *Dimensions `json:"max_dimensions,omitempty"`
+}
+
+// PostalRange is an inclusive range of postal codes of one country,
+// compared after removing spaces, as strings of equal length.
+type PostalRange struct {
+	Country string `json:"country"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+}
+
+// Dimensions are in millimetres.
+type Dimensions struct {
+	Height int `json:"height"`
+	Length int `json:"length"`
+	Width  int `json:"width"`
+}
+
+// PickupLocation is a pickup point, locker or store.
+type PickupLocation struct {
+	ID         string `json:"id"`
+	ExternalID string `json:"external_id"`
+	Name       string `json:"name"`
+	// Carrier is the id of the carrier whose products deliver here.
+	Carrier string       `json:"carrier"`
+	Type    LocationType `json:"type"`
+	// Address must have coordinates: distances and the spatial index
+	// need them.
+	Address Address `json:"address"`
+	// Hours maps "mon".."sun" to opening ranges ("08:00-20:00"); a day
+	// that is absent is closed. No hours at all means always open.
+	Hours map[string][]string `json:"hours,omitempty"`
+	// Closed lists dates ("2026-12-24") on which the location is closed.
+	Closed []string          `json:"closed,omitempty"`
+	Meta   map[string]string `json:"meta,omitempty"`
+}
+
+// PostalArea gives the centre of the area whose postal codes start with
+// Prefix (spaces removed).
+type PostalArea struct {
+	Country     string      `json:"country"`
+	Prefix      string      `json:"prefix"`
+	Coordinates Coordinates `json:"coordinates"`
+}
+
+// ReturnPolicy is the site's returns promise.
+type ReturnPolicy struct {
+	ReturnsEnabled   bool   `json:"returns_enabled"`
+	ReturnCost       int64  `json:"return_cost"`
+	ExchangesEnabled bool   `json:"exchanges_enabled"`
+	ExchangeCost     int64  `json:"exchange_cost"`
+	Currency         string `json:"currency"`
+	ReturnTimeDays   int    `json:"return_time_days"`
+	PolicyText       string `json:"policy_text,omitempty"`
+	PolicyURL        string `json:"policy_url,omitempty"`
+}
+
+// ProductInfo describes a carrier product for other areas (tracking checks
+// carrier_product_ref values with it).
+type ProductInfo struct {
+	Ref          string
+	CarrierID    string
+	CarrierName  string
+	ProductID    string
+	ProductName  string
+	ExternalID   string
+	DeliveryType DeliveryType
+}
+
+// Product returns the product with the given ref. It scans: catalogs hold
+// tens of products, and a caller that looks up often keeps the result.
+func (c *Catalog) Product(ref string) (ProductInfo, bool) {
+	for _, cr := range c.Carriers {
+		for _, p := range cr.Products {
+			if p.Ref == ref {
+				return ProductInfo{Ref: p.Ref, CarrierID: cr.ID, CarrierName: cr.Name, ProductID: p.ID,
+					ProductName: p.Name, ExternalID: p.ExternalID, DeliveryType: p.DeliveryType}, true
+			}
+		}
+	}
+	return ProductInfo{}, false
+}
+
+// ProductRefs returns every product ref of the catalog, sorted.
+func (c *Catalog) ProductRefs() []string {
+	var refs []string
+	for _, cr := range c.Carriers {
+		for _, p := range cr.Products {
+			refs = append(refs, p.Ref)
+		}
+	}
+	slices.Sort(refs)
+	return refs
+}
+
+// Warehouse returns the warehouse with id, or the first warehouse when id
+// is empty.
+func (c *Catalog) Warehouse(id string) (Warehouse, bool) {
+	if id == "" && len(c.Warehouses) > 0 {
+		return c.Warehouses[0], true
+	}
+	for _, w := range c.Warehouses {
+		if w.ID == id {
+			return w, true
+		}
+	}
+	return Warehouse{}, false
+}
+
+// NormalizePostalCode removes spaces and upper-cases, so "114 55" and
+// "11455" are the same code.
+func NormalizePostalCode(s string) string {
+	return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+}

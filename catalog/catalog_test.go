@@ -1,0 +1,139 @@
+package catalog
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/google/go-cmp/cmp"
+)
+
+func validCatalog() *Catalog {
+	return &Catalog{
+		Locales:    []string{"en-US", "sv-SE"},
+		Holidays:   []string{"2026-12-25"},
+		Warehouses: []Warehouse{{ID: "w1", Address: Address{Country: "SE"}, TimeZone: "Europe/Stockholm"}},
+		Carriers: []Carrier{{ID: "np", Name: "North Parcel", Products: []Product{
+			{ID: "home", Ref: "np-home", Name: "Home", DeliveryType: DeliveryHome, TransitDays: DayRange{1, 2}, CutOff: "15:00"},
+			{ID: "point", Ref: "np-point", Name: "Point", DeliveryType: DeliveryPickup, TransitDays: DayRange{1, 3}, Days: []string{"mon", "sat"}},
+		}}},
+		Categories: []Category{
+			{ID: "home", DisplayName: map[string]string{"en-US": "Home", "sv-SE": "Hem"}, DeliveryType: DeliveryHome, Products: []string{"np-home"},
+				Addons: []Addon{{ID: "door", Type: AddonLeaveAtDoor, DisplayName: map[string]string{"en-US": "Door"}}},
+				Prices: []PriceRule{{Currency: "SEK", Price: 4900, FreeAbove: 50000}},
+				Filter: Filter{Countries: []string{"SE"}, PostalCodes: []PostalRange{{Country: "SE", From: "100 00", To: "199 99"}}}},
+			{ID: "pickup", DisplayName: map[string]string{"en-US": "Pickup"}, DeliveryType: DeliveryPickup, Products: []string{"np-point"},
+				Prices: []PriceRule{{Currency: "SEK", Price: 2900}}},
+		},
+		PickupLocations: []PickupLocation{{ID: "l1", ExternalID: "L1", Name: "Kiosk", Carrier: "np", Type: LocationManned,
+			Address: Address{Country: "SE", PostalCode: "111 57", Coordinates: &Coordinates{Lat: 59.33, Lng: 18.06}},
+			Hours:   map[string][]string{"mon": {"08:00-20:00"}, "sun": {"00:00-24:00"}}}},
+		PostalAreas:  []PostalArea{{Country: "SE", Prefix: "11", Coordinates: Coordinates{Lat: 59.33, Lng: 18.07}}},
+		ReturnPolicy: &ReturnPolicy{ReturnsEnabled: true, Currency: "SEK", ReturnCost: 4900, ReturnTimeDays: 30},
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(c *Catalog)
+		fields []string
+	}{
+		{"valid", func(c *Catalog) {}, nil},
+		{"empty", func(c *Catalog) { *c = Catalog{} }, []string{"locales", "warehouses", "carriers", "categories"}},
+		{"bad locale and holiday", func(c *Catalog) { c.Locales = []string{"english", "en-US", "en-US"}; c.Holidays = []string{"25/12"} },
+			[]string{"locales[0]", "locales[2]", "holidays[0]", "categories[0].display_name.sv-SE"}},
+		{"warehouse", func(c *Catalog) {
+			c.Warehouses = append(c.Warehouses, Warehouse{ID: "w1", Address: Address{Country: "se", Coordinates: &Coordinates{Lat: 91}}, TimeZone: "Nowhere/City"})
+		}, []string{"warehouses[1].id", "warehouses[1].address.country", "warehouses[1].address.coordinates.lat", "warehouses[1].time_zone"}},
+		{"product", func(c *Catalog) {
+			c.Carriers[0].Products = append(c.Carriers[0].Products, Product{ID: "home", Ref: "np-home", DeliveryType: "DRONE",
+				LeadTimeDays: -1, TransitDays: DayRange{-1, -2}, CutOff: "25:00", Days: []string{"monday"}})
+		}, []string{"carriers[0].products[2].id", "carriers[0].products[2].ref", "carriers[0].products[2].name", "carriers[0].products[2].delivery_type",
+			"carriers[0].products[2].lead_time_days", "carriers[0].products[2].transit_days.min", "carriers[0].products[2].transit_days.max",
+			"carriers[0].products[2].cut_off", "carriers[0].products[2].days[0]"}},
+		{"category", func(c *Catalog) {
+			cat := &c.Categories[0]
+			cat.Warehouse = "w9"
+			cat.Products = []string{"np-point", "nope"}
+			cat.Addons = append(cat.Addons, Addon{ID: "door", Type: "HUG", DisplayName: map[string]string{"en-US": "x"}, Price: -5})
+			cat.Prices = []PriceRule{{Currency: "sek", Price: -1, FreeAbove: -1, MinWeight: 10, MaxWeight: 5}}
+			cat.Filter.Countries = []string{"XX"}
+			cat.Filter.PostalCodes = []PostalRange{{Country: "SE", From: "200", To: "1000"}}
+			cat.Filter.MaxDimensions = &Dimensions{Height: 1}
+		}, []string{"categories[0].warehouse", "categories[0].products[0]", "categories[0].products[1]",
+			"categories[0].addons[1].id", "categories[0].addons[1].type", "categories[0].addons[1].price",
+			"categories[0].prices[0].currency", "categories[0].prices[0].price", "categories[0].prices[0].free_above", "categories[0].prices[0].max_weight",
+			"categories[0].filter.countries[0]", "categories[0].filter.postal_codes[0].to", "categories[0].filter.max_dimensions"}},
+		{"location", func(c *Catalog) {
+			l := &c.PickupLocations[0]
+			l.Carrier = "zz"
+			l.Type = "TENT"
+			l.Address.Coordinates = nil
+			l.Hours = map[string][]string{"mon": {"20:00-08:00"}}
+			l.Closed = []string{"tomorrow"}
+		}, []string{"pickup_locations[0].carrier", "pickup_locations[0].type", "pickup_locations[0].address.coordinates",
+			"pickup_locations[0].hours.mon[0]", "pickup_locations[0].closed[0]"}},
+		{"return policy", func(c *Catalog) { c.ReturnPolicy = &ReturnPolicy{Currency: "", ReturnCost: -1} },
+			[]string{"return_policy.currency", "return_policy.return_cost"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := validCatalog()
+			tt.mutate(c)
+			err := c.Validate()
+			if tt.fields == nil {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, deliverykit.ErrInvalidArgument) {
+				t.Fatalf("Validate() = %v, want invalid argument", err)
+			}
+			var got []string
+			for _, v := range deliverykit.ViolationsOf(err) {
+				got = append(got, v.Field)
+			}
+			if diff := cmp.Diff(sorted(tt.fields), sorted(got)); diff != "" {
+				t.Errorf("violation fields (-want +got):\n%s\n%v", diff, err)
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+func TestLookups(t *testing.T) {
+	c := validCatalog()
+	got, ok := c.Product("np-point")
+	want := ProductInfo{Ref: "np-point", CarrierID: "np", CarrierName: "North Parcel", ProductID: "point", ProductName: "Point", DeliveryType: DeliveryPickup}
+	if !ok || got != want {
+		t.Errorf("Product(np-point) = %+v, %v; want %+v", got, ok, want)
+	}
+	if _, ok := c.Product("missing"); ok {
+		t.Error("Product(missing) found something")
+	}
+	if diff := cmp.Diff([]string{"np-home", "np-point"}, c.ProductRefs()); diff != "" {
+		t.Errorf("ProductRefs (-want +got):\n%s", diff)
+	}
+	if w, ok := c.Warehouse(""); !ok || w.ID != "w1" {
+		t.Errorf("Warehouse(\"\") = %v, %v", w.ID, ok)
+	}
+	if _, ok := c.Warehouse("w2"); ok {
+		t.Error("Warehouse(w2) found something")
+	}
+	if got := NormalizePostalCode(" 114 55 "); got != "11455" {
+		t.Errorf("NormalizePostalCode = %q", got)
+	}
+}

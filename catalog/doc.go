@@ -1,0 +1,15 @@
+// Package catalog describes a site's delivery offering: warehouses, carriers
+// and their products, delivery categories with price and filter rules and
+// addons, pickup locations, the postal areas the default geocoder knows, and
+// the return policy.
+//
+// It is plain data with validation and lookups and no behaviour beyond
+// that, so that the configuration (package config) can embed it, the
+// options engine (checkout/options) can compute with it, and tracking can
+// check carrier product refs (Catalog.Product) without importing the engine
+// or any session code.
+//
+// Amounts are integers in minor units, as everywhere in areas A, C and D.
+// Times of day ("15:00") and business days are in the warehouse's time
+// zone; weekends and Catalog.Holidays are never business days.
+package catalog

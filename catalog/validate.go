@@ -1,0 +1,390 @@
+package catalog
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"golang.org/x/text/currency"
+	"golang.org/x/text/language"
+)
+
+// Weekdays are the day keys used by Product.Days and PickupLocation.Hours,
+// Sunday first like time.Weekday.
+var Weekdays = [7]string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
+
+var (
+	clockRange = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$`)
+	clockTime  = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
+	countryRe  = regexp.MustCompile(`^[A-Z]{2}$`)
+)
+
+// IsCountry reports whether s is an assigned ISO 3166-1 alpha-2 code
+// ("SE"; not "XX", "EU" or "se").
+func IsCountry(s string) bool {
+	if !countryRe.MatchString(s) {
+		return false
+	}
+	r, err := language.ParseRegion(s)
+	return err == nil && r.IsCountry()
+}
+
+// validator collects violations under a path prefix.
+type validator struct {
+	vs []deliverykit.FieldViolation
+}
+
+func (v *validator) bad(field, rule, format string, args ...any) {
+	v.vs = append(v.vs, deliverykit.FieldViolation{Field: field, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) required(field, val string) bool {
+	if strings.TrimSpace(val) == "" {
+		v.bad(field, "required", "is required")
+		return false
+	}
+	return true
+}
+
+func (v *validator) country(field, val string) {
+	if v.required(field, val) && !countryRe.MatchString(val) {
+		v.bad(field, "iso3166_1_alpha2", "must be an upper-case ISO 3166-1 alpha-2 country code")
+		return
+	}
+	if countryRe.MatchString(val) && !IsCountry(val) {
+		v.bad(field, "iso3166_1_alpha2", "%q is not a known country code", val)
+	}
+}
+
+func (v *validator) currency(field, val string) {
+	if !v.required(field, val) {
+		return
+	}
+	if _, err := currency.ParseISO(val); err != nil || strings.ToUpper(val) != val {
+		v.bad(field, "iso4217", "%q is not an upper-case ISO 4217 currency code", val)
+	}
+}
+
+func (v *validator) date(field, val string) {
+	if _, err := time.Parse(time.DateOnly, val); err != nil {
+		v.bad(field, "date", "must be a date like 2026-12-24")
+	}
+}
+
+func (v *validator) coords(field string, c *Coordinates, required bool) {
+	if c == nil {
+		if required {
+			v.bad(field, "required", "coordinates are required")
+		}
+		return
+	}
+	if c.Lat < -90 || c.Lat > 90 {
+		v.bad(field+".lat", "range", "must be between -90 and 90")
+	}
+	if c.Lng < -180 || c.Lng > 180 {
+		v.bad(field+".lng", "range", "must be between -180 and 180")
+	}
+}
+
+func (v *validator) names(field string, names map[string]string, locales map[string]bool, required bool) {
+	if len(names) == 0 {
+		if required {
+			v.bad(field, "required", "at least one display name is required")
+		}
+		return
+	}
+	for loc, name := range names {
+		if !locales[loc] {
+			v.bad(field+"."+loc, "locale", "%q is not one of the catalog's locales", loc)
+		}
+		if strings.TrimSpace(name) == "" {
+			v.bad(field+"."+loc, "required", "must not be empty")
+		}
+	}
+}
+
+// Validate checks the catalog and returns an InvalidArgument error listing
+// every problem with the JSON path of the field, relative to the catalog
+// (callers prefix it, e.g. "sites[0].catalog.").
+func (c *Catalog) Validate() error {
+	var v validator
+	c.validate(&v)
+	if len(v.vs) > 0 {
+		return deliverykit.Invalid(v.vs...)
+	}
+	return nil
+}
+
+func (c *Catalog) validate(v *validator) {
+	locales := map[string]bool{}
+	defaultLocale := ""
+	if len(c.Locales) == 0 {
+		v.bad("locales", "required", "at least one locale is required")
+	}
+	for i, l := range c.Locales {
+		f := fmt.Sprintf("locales[%d]", i)
+		if _, err := language.Parse(l); err != nil || !strings.Contains(l, "-") {
+			v.bad(f, "locale", "%q is not a locale like en-US", l)
+			continue
+		}
+		if locales[l] {
+			v.bad(f, "unique", "%q is listed twice", l)
+		}
+		locales[l] = true
+		if defaultLocale == "" {
+			defaultLocale = l
+		}
+	}
+	for i, h := range c.Holidays {
+		v.date(fmt.Sprintf("holidays[%d]", i), h)
+	}
+
+	warehouses := map[string]bool{}
+	if len(c.Warehouses) == 0 {
+		v.bad("warehouses", "required", "at least one warehouse is required")
+	}
+	for i, w := range c.Warehouses {
+		p := fmt.Sprintf("warehouses[%d]", i)
+		if v.required(p+".id", w.ID) {
+			if warehouses[w.ID] {
+				v.bad(p+".id", "unique", "%q is already a warehouse id", w.ID)
+			}
+			warehouses[w.ID] = true
+		}
+		v.country(p+".address.country", w.Address.Country)
+		v.coords(p+".address.coordinates", w.Address.Coordinates, false)
+		if v.required(p+".time_zone", w.TimeZone) {
+			if _, err := time.LoadLocation(w.TimeZone); err != nil {
+				v.bad(p+".time_zone", "time_zone", "%q is not a known IANA time zone", w.TimeZone)
+			}
+		}
+	}
+
+	products := map[string]DeliveryType{}
+	carriers := map[string]bool{}
+	if len(c.Carriers) == 0 {
+		v.bad("carriers", "required", "at least one carrier is required")
+	}
+	for i, cr := range c.Carriers {
+		p := fmt.Sprintf("carriers[%d]", i)
+		if v.required(p+".id", cr.ID) {
+			if carriers[cr.ID] {
+				v.bad(p+".id", "unique", "%q is already a carrier id", cr.ID)
+			}
+			carriers[cr.ID] = true
+		}
+		v.required(p+".name", cr.Name)
+		if len(cr.Products) == 0 {
+			v.bad(p+".products", "required", "at least one product is required")
+		}
+		ids := map[string]bool{}
+		for j, pr := range cr.Products {
+			q := fmt.Sprintf("%s.products[%d]", p, j)
+			if v.required(q+".id", pr.ID) {
+				if ids[pr.ID] {
+					v.bad(q+".id", "unique", "%q is already a product id of this carrier", pr.ID)
+				}
+				ids[pr.ID] = true
+			}
+			if v.required(q+".ref", pr.Ref) {
+				if _, dup := products[pr.Ref]; dup {
+					v.bad(q+".ref", "unique", "%q is already the ref of another product", pr.Ref)
+				} else {
+					products[pr.Ref] = pr.DeliveryType
+				}
+			}
+			v.required(q+".name", pr.Name)
+			if !pr.DeliveryType.Valid() {
+				v.bad(q+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
+			}
+			if pr.LeadTimeDays < 0 {
+				v.bad(q+".lead_time_days", "gte", "must not be negative")
+			}
+			if pr.TransitDays.Min < 0 {
+				v.bad(q+".transit_days.min", "gte", "must not be negative")
+			}
+			if pr.TransitDays.Max < pr.TransitDays.Min {
+				v.bad(q+".transit_days.max", "gtefield", "must not be less than min")
+			}
+			if pr.CutOff != "" && !clockTime.MatchString(pr.CutOff) {
+				v.bad(q+".cut_off", "time", "must be a time like 15:00")
+			}
+			for k, d := range pr.Days {
+				if dayIndex(d) < 0 {
+					v.bad(fmt.Sprintf("%s.days[%d]", q, k), "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
+				}
+			}
+		}
+	}
+
+	if len(c.Categories) == 0 {
+		v.bad("categories", "required", "at least one category is required")
+	}
+	cats := map[string]bool{}
+	for i, cat := range c.Categories {
+		p := fmt.Sprintf("categories[%d]", i)
+		if v.required(p+".id", cat.ID) {
+			if cats[cat.ID] {
+				v.bad(p+".id", "unique", "%q is already a category id", cat.ID)
+			}
+			cats[cat.ID] = true
+		}
+		v.names(p+".display_name", cat.DisplayName, locales, true)
+		if defaultLocale != "" && len(cat.DisplayName) > 0 && cat.DisplayName[defaultLocale] == "" {
+			// Every session must get a name, whatever its locales.
+			v.bad(p+".display_name."+defaultLocale, "required", "the default locale needs a name")
+		}
+		v.names(p+".custom_text", cat.CustomText, locales, false)
+		if !cat.DeliveryType.Valid() {
+			v.bad(p+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
+		}
+		if cat.Warehouse != "" && !warehouses[cat.Warehouse] {
+			v.bad(p+".warehouse", "exists", "%q is not a warehouse id", cat.Warehouse)
+		}
+		if len(cat.Products) == 0 {
+			v.bad(p+".products", "required", "at least one product ref is required")
+		}
+		for j, ref := range cat.Products {
+			f := fmt.Sprintf("%s.products[%d]", p, j)
+			dt, ok := products[ref]
+			switch {
+			case !ok:
+				v.bad(f, "exists", "%q is not the ref of a carrier product", ref)
+			case dt != cat.DeliveryType:
+				v.bad(f, "delivery_type", "product %q delivers %s, the category %s", ref, dt, cat.DeliveryType)
+			}
+		}
+		addons := map[string]bool{}
+		for j, a := range cat.Addons {
+			q := fmt.Sprintf("%s.addons[%d]", p, j)
+			if v.required(q+".id", a.ID) {
+				if addons[a.ID] {
+					v.bad(q+".id", "unique", "%q is already an addon of this category", a.ID)
+				}
+				addons[a.ID] = true
+			}
+			switch a.Type {
+			case AddonCustom, AddonCarryIn, AddonLeaveAtDoor, AddonUnwrapping:
+			default:
+				v.bad(q+".type", "oneof", "must be one of CUSTOM, CARRY_IN, LEAVE_AT_DOOR, UNWRAPPING")
+			}
+			v.names(q+".display_name", a.DisplayName, locales, true)
+			if a.Price < 0 {
+				v.bad(q+".price", "gte", "must not be negative")
+			}
+		}
+		if len(cat.Prices) == 0 {
+			v.bad(p+".prices", "required", "at least one price rule is required")
+		}
+		for j, r := range cat.Prices {
+			q := fmt.Sprintf("%s.prices[%d]", p, j)
+			v.currency(q+".currency", r.Currency)
+			if r.Price < 0 {
+				v.bad(q+".price", "gte", "must not be negative")
+			}
+			if r.FreeAbove < 0 {
+				v.bad(q+".free_above", "gte", "must not be negative")
+			}
+			if r.MinWeight < 0 {
+				v.bad(q+".min_weight", "gte", "must not be negative")
+			}
+			if r.MaxWeight != 0 && r.MaxWeight < r.MinWeight {
+				v.bad(q+".max_weight", "gtefield", "must not be less than min_weight")
+			}
+		}
+		for j, cc := range cat.Filter.Countries {
+			v.country(fmt.Sprintf("%s.filter.countries[%d]", p, j), cc)
+		}
+		for j, r := range cat.Filter.PostalCodes {
+			q := fmt.Sprintf("%s.filter.postal_codes[%d]", p, j)
+			v.country(q+".country", r.Country)
+			from, to := NormalizePostalCode(r.From), NormalizePostalCode(r.To)
+			if v.required(q+".from", from) && v.required(q+".to", to) {
+				if len(from) != len(to) || from > to {
+					v.bad(q+".to", "range", "must have the length of from and not sort before it")
+				}
+			}
+		}
+		if cat.Filter.MaxWeight < 0 {
+			v.bad(p+".filter.max_weight", "gte", "must not be negative")
+		}
+		if d := cat.Filter.MaxDimensions; d != nil && (d.Height <= 0 || d.Length <= 0 || d.Width <= 0) {
+			v.bad(p+".filter.max_dimensions", "gt", "height, length and width must be greater than 0")
+		}
+		if cat.MaxLocations < 0 {
+			v.bad(p+".max_locations", "gte", "must not be negative")
+		}
+	}
+
+	locs := map[string]bool{}
+	for i, l := range c.PickupLocations {
+		p := fmt.Sprintf("pickup_locations[%d]", i)
+		if v.required(p+".id", l.ID) {
+			if locs[l.ID] {
+				v.bad(p+".id", "unique", "%q is already a pickup location id", l.ID)
+			}
+			locs[l.ID] = true
+		}
+		v.required(p+".external_id", l.ExternalID)
+		v.required(p+".name", l.Name)
+		if !carriers[l.Carrier] {
+			v.bad(p+".carrier", "exists", "%q is not a carrier id", l.Carrier)
+		}
+		switch l.Type {
+		case LocationLocker, LocationStore, LocationPostOffice, LocationManned:
+		default:
+			v.bad(p+".type", "oneof", "must be one of LOCKER, STORE, POSTOFFICE, MANNED")
+		}
+		v.country(p+".address.country", l.Address.Country)
+		v.coords(p+".address.coordinates", l.Address.Coordinates, true)
+		for day, ranges := range l.Hours {
+			if dayIndex(day) < 0 {
+				v.bad(p+".hours."+day, "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
+			}
+			for k, r := range ranges {
+				if !clockRange.MatchString(r) || r[6:] <= r[:5] {
+					v.bad(fmt.Sprintf("%s.hours.%s[%d]", p, day, k), "hours", "must be a range like 08:00-20:00")
+				}
+			}
+		}
+		for k, d := range l.Closed {
+			v.date(fmt.Sprintf("%s.closed[%d]", p, k), d)
+		}
+	}
+	for i, a := range c.PostalAreas {
+		p := fmt.Sprintf("postal_areas[%d]", i)
+		v.country(p+".country", a.Country)
+		v.required(p+".prefix", a.Prefix)
+		v.coords(p+".coordinates", &a.Coordinates, true)
+	}
+	if rp := c.ReturnPolicy; rp != nil {
+		v.currency("return_policy.currency", rp.Currency)
+		if rp.ReturnCost < 0 {
+			v.bad("return_policy.return_cost", "gte", "must not be negative")
+		}
+		if rp.ExchangeCost < 0 {
+			v.bad("return_policy.exchange_cost", "gte", "must not be negative")
+		}
+		if rp.ReturnTimeDays < 0 {
+			v.bad("return_policy.return_time_days", "gte", "must not be negative")
+		}
+	}
+}
+
+// dayIndex returns the time.Weekday of a day key, or -1.
+func dayIndex(d string) int {
+	for i, w := range Weekdays {
+		if w == d {
+			return i
+		}
+	}
+	return -1
+}
+
+// DayIndex returns the time.Weekday of a day key ("mon") and whether it is one.
+func DayIndex(d string) (time.Weekday, bool) {
+	i := dayIndex(d)
+	return time.Weekday(i), i >= 0
+}

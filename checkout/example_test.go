@@ -1,0 +1,71 @@
+package checkout_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/checkout"
+	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/storage/memory"
+)
+
+// The in-process flow: create a session for a cart, let the customer pick
+// home delivery, update the cart, complete with the customer's address.
+// The memory store and a fixed clock make it deterministic.
+func Example() {
+	ctx := context.Background()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC))
+	engines, err := checkout.NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
+	if err != nil {
+		panic(err)
+	}
+	svc, err := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, IDs: &deliverykit.SequentialIDs{}})
+	if err != nil {
+		panic(err)
+	}
+
+	v, err := svc.Create(ctx, "demo-site", checkout.CreateRequest{
+		PurchaseCountry: "SE", PurchaseCurrency: "SEK", Locales: []string{"en-US"},
+		Cart:          &checkout.Cart{CartID: "c-1", TotalValue: 45000, Items: []checkout.CartItem{{SKU: "tent", Name: "Tent", Quantity: 1, Price: 45000}}},
+		SearchAddress: &checkout.SearchAddress{PostalCode: "111 57"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("created:", v.Session.ID, v.Session.Status, v.Session.SelectedShippingOption.ShippingMethod, v.Session.ShippingPrice)
+
+	// What the widget does when the customer chooses.
+	if _, err := svc.Select(ctx, v.Token, checkout.SelectRequest{OptionID: "home/north-parcel-home"}); err != nil {
+		panic(err)
+	}
+	// The cart grows past the free-shipping threshold.
+	v, err = svc.Update(ctx, "demo-site", checkout.UpdateRequest{ID: v.Session.ID,
+		Cart: &checkout.Cart{CartID: "c-1", TotalValue: 120000, Items: []checkout.CartItem{{SKU: "tent", Name: "Tent", Quantity: 3, Price: 40000}}}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("updated:", v.Session.SelectedShippingOption.ShippingMethod, v.Session.ShippingPrice)
+
+	c, err := svc.Complete(ctx, "demo-site", checkout.CompleteRequest{ID: v.Session.ID, Customer: &checkout.Customer{
+		Email:   "anna@example.com",
+		Address: &checkout.CustomerAddress{Name: "Anna", AddressLines: []string{"Sergels torg 1"}, City: "Stockholm", PostalCode: "111 57", Country: "SE"},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	r := c.Session.Result
+	fmt.Println("completed:", c.Session.Status, c.TosID, r.Selection, r.Category.Name, r.Pricing.Price)
+	fmt.Println("delivered:", r.DeliveryTime.CustomerDeliveryPromise.Earliest.Format("Mon 2 Jan"), "to", r.DeliveryTime.CustomerDeliveryPromise.Latest.Format("Mon 2 Jan"))
+
+	_, err = svc.Update(ctx, "demo-site", checkout.UpdateRequest{ID: v.Session.ID, Cart: &checkout.Cart{}})
+	fmt.Println("update after complete:", deliverykit.KindOf(err))
+	// Output:
+	// created: siw_000001 ACTIVE pickup/north-parcel-point/np-se-101 4900
+	// updated: home/north-parcel-home 0
+	// completed: COMPLETE tos_000003 USER_CHOICE Home delivery 0
+	// delivered: Fri 20 Nov to Mon 23 Nov
+	// update after complete: permission denied
+}

@@ -1,0 +1,38 @@
+// Package options is the delivery-options engine: given a site's catalog,
+// a cart or purchase and an address, it answers the delivery categories
+// with their options, filtered, priced and estimated. The checkout session
+// (package checkout, area C) and the delivery session (area D) both use it,
+// which is why it lives apart from either session's code.
+//
+// # What an answer holds
+//
+//   - Categories pass their filter (country, postal-code ranges, required
+//     and excluded attributes, total weight, item dimensions) and have a
+//     price: the first price rule matching the currency, vouchers, weight
+//     band and attributes, made 0 above its free-shipping threshold. A
+//     category with no matching rule is left out; a price is never guessed.
+//   - Every option has an estimated delivery time: goods ready at the
+//     request's readiness (or now) are handled for the product's lead time
+//     in business days, starting the next day when they are ready after the
+//     cut-off, handed over on the next day the carrier collects, and
+//     delivered after the transit days. Business days skip weekends and the
+//     catalog's holidays, in the warehouse's time zone. At a pickup location
+//     the window moves to days the location is open (its weekday hours and
+//     closed dates): goods can only be collected then.
+//   - PICKUP and INSTORE categories offer one option per nearby location of
+//     each product's carrier, nearest first across products, from a spatial
+//     index (a k-d tree
+//     over points on the unit sphere, exact for great-circle distance), with
+//     walking and driving estimates. The search address is placed by a
+//     Geocoder; the default resolves postal codes from catalog data and,
+//     when it cannot, the answer lists locations without distances instead
+//     of inventing them.
+//   - Names are in the best catalog locale for the request: the first of
+//     the customer's locales the catalog supports (golang.org/x/text/language
+//     matching, so en-GB finds en-US), else the catalog's default.
+//   - The first option of the first category (by sort order) is preselected.
+//
+// Option ids are built from the category id, product ref and location id,
+// so the same choice keeps its id when options are recomputed after a cart
+// change.
+package options

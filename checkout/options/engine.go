@@ -1,0 +1,433 @@
+package options
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
+)
+
+// DefaultMaxLocations is the number of pickup locations offered per product
+// when the category does not say.
+const DefaultMaxLocations = 10
+
+// DefaultOptionTTL is how long computed options stay valid (ExpireTime).
+const DefaultOptionTTL = 30 * time.Minute
+
+// Options configures an Engine.
+type Options struct {
+	// Clock is "now" for estimates and expiry. Default: the system clock.
+	Clock deliverykit.Clock
+	// Geocoder places search addresses. Default: a PostalGeocoder over
+	// the catalog.
+	Geocoder Geocoder
+	// OptionTTL sets Option.ExpireTime. Default: DefaultOptionTTL.
+	OptionTTL time.Duration
+}
+
+// Engine computes delivery options from one site's catalog. It is
+// immutable after New and safe for concurrent use.
+type Engine struct {
+	cat      *catalog.Catalog
+	clock    deliverykit.Clock
+	geo      Geocoder
+	ttl      time.Duration
+	loc      localizer
+	cals     map[string]*calendar // warehouse id → calendar
+	products map[string]productEntry
+	networks map[string]*network // carrier + KeySep + country → locations
+}
+
+type productEntry struct {
+	carrier *catalog.Carrier
+	product *catalog.Product
+	plan    productPlan
+}
+
+// network is the pickup locations of one carrier in one country.
+type network struct {
+	index *Index
+	locs  []*catalog.PickupLocation // in catalog order; index items point here
+}
+
+// New validates the catalog and prepares the engine: calendars, product
+// plans and one spatial index per carrier and country. The catalog must not
+// be modified afterwards.
+func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
+	if err := cat.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		cat:      cat,
+		clock:    opts.Clock,
+		geo:      opts.Geocoder,
+		ttl:      opts.OptionTTL,
+		loc:      newLocalizer(cat.Locales),
+		cals:     map[string]*calendar{},
+		products: map[string]productEntry{},
+		networks: map[string]*network{},
+	}
+	if e.clock == nil {
+		e.clock = deliverykit.SystemClock{}
+	}
+	if e.geo == nil {
+		e.geo = NewPostalGeocoder(cat)
+	}
+	if e.ttl <= 0 {
+		e.ttl = DefaultOptionTTL
+	}
+	for _, w := range cat.Warehouses {
+		c, err := newCalendar(w.TimeZone, cat.Holidays)
+		if err != nil {
+			return nil, err
+		}
+		e.cals[w.ID] = c
+	}
+	for i := range cat.Carriers {
+		cr := &cat.Carriers[i]
+		for j := range cr.Products {
+			p := &cr.Products[j]
+			e.products[p.Ref] = productEntry{carrier: cr, product: p, plan: newPlan(*p)}
+		}
+	}
+	coords := map[string][]catalog.Coordinates{}
+	for i := range cat.PickupLocations {
+		l := &cat.PickupLocations[i]
+		key := l.Carrier + "\x00" + l.Address.Country
+		n := e.networks[key]
+		if n == nil {
+			n = &network{}
+			e.networks[key] = n
+		}
+		n.locs = append(n.locs, l)
+		coords[key] = append(coords[key], *l.Address.Coordinates)
+	}
+	for key, n := range e.networks {
+		n.index = NewIndex(coords[key])
+	}
+	return e, nil
+}
+
+// Catalog returns the engine's catalog (read-only).
+func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
+
+// Request is what options are computed for: a cart or purchase and an
+// address. Amounts are minor units.
+type Request struct {
+	// Currency (ISO 4217) selects the price rules.
+	Currency string
+	// Locales are the customer's preferences, best first ("sv-SE").
+	Locales []string
+	// CartValue is the cart's total after discount; it decides
+	// free-shipping thresholds.
+	CartValue int64
+	// Attributes of the cart or delivery drive filter and price rules.
+	Attributes []string
+	Vouchers   []string
+	Items      []Item
+	// Address is where to deliver or search pickup points around;
+	// Country is required.
+	Address catalog.Address
+	// ReadyAt is when the goods are ready; zero or past means now.
+	ReadyAt time.Time
+	// Categories restricts the answer to these category ids (empty: all).
+	Categories []string
+}
+
+// Item is one cart line, as far as filters and prices care.
+type Item struct {
+	Quantity   int
+	Weight     int // grams per unit; 0 when unknown
+	Dimensions *catalog.Dimensions
+}
+
+// Result is the answer: categories in display order, each with options.
+type Result struct {
+	// Locale is the catalog locale names are in.
+	Locale string `json:"locale"`
+	// Coordinates of the address, when the geocoder could place it.
+	Coordinates *catalog.Coordinates `json:"coordinates,omitempty"`
+	Categories  []Category           `json:"categories"`
+	// Preselected is the id of the option offered as the default ("" when
+	// there is no option at all).
+	Preselected string `json:"preselected,omitempty"`
+}
+
+// Category is a catalog category with its options for one request.
+type Category struct {
+	ID           string               `json:"id"`
+	ExternalID   string               `json:"external_id,omitempty"`
+	Name         string               `json:"name"`
+	CustomText   string               `json:"custom_text,omitempty"`
+	DeliveryType catalog.DeliveryType `json:"delivery_type"`
+	SortOrder    int                  `json:"sort_order"`
+	Warehouse    catalog.Warehouse    `json:"warehouse"`
+	Addons       []Addon              `json:"addons,omitempty"`
+	Options      []Option             `json:"options"`
+	Preselected  bool                 `json:"preselected,omitempty"`
+}
+
+// Addon is a category addon with its localized name.
+type Addon struct {
+	ID          string            `json:"id"`
+	Type        catalog.AddonType `json:"type"`
+	Name        string            `json:"name"`
+	Price       int64             `json:"price"`
+	Preselected bool              `json:"preselected,omitempty"`
+}
+
+// Option is one way to deliver: a carrier product, at a price, with an
+// estimate, at a location for PICKUP and INSTORE.
+type Option struct {
+	// ID is stable across computations for the same category, product
+	// and location, so a customer's choice survives a cart update.
+	ID          string    `json:"id"`
+	CategoryID  string    `json:"category_id"`
+	Carrier     Carrier   `json:"carrier"`
+	Price       int64     `json:"price"`
+	Currency    string    `json:"currency"`
+	ETD         ETD       `json:"etd"`
+	Location    *Location `json:"location,omitempty"`
+	Preselected bool      `json:"preselected,omitempty"`
+	ExpireTime  time.Time `json:"expire_time"`
+}
+
+// Carrier names the carrier product of an option.
+type Carrier struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	ProductID   string `json:"product_id"`
+	ProductName string `json:"product_name"`
+	ProductRef  string `json:"product_ref"`
+	ExternalID  string `json:"external_id,omitempty"`
+	SortOrder   int    `json:"sort_order"`
+}
+
+// Location is a pickup location with its distance from the address, when
+// the address could be placed.
+type Location struct {
+	catalog.PickupLocation
+	Distance *Distance `json:"distance,omitempty"`
+}
+
+// Option returns the category and option with the given id.
+func (r *Result) Option(id string) (*Category, *Option, bool) {
+	for i := range r.Categories {
+		c := &r.Categories[i]
+		for j := range c.Options {
+			if c.Options[j].ID == id {
+				return c, &c.Options[j], true
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+// Compute answers the request. Bad input is an InvalidArgument naming the
+// field of the request ("locales[1]", "address.country").
+func (e *Engine) Compute(ctx context.Context, req Request) (*Result, error) {
+	prefs, err := ParseLocales("locales", req.Locales)
+	if err != nil {
+		return nil, err
+	}
+	if req.Address.Country == "" {
+		return nil, deliverykit.InvalidField("address.country", "required", "is required")
+	}
+	now := e.clock.Now()
+	res := &Result{Locale: e.loc.choose(prefs)}
+	var at *catalog.Coordinates
+	if c, ok, err := e.geo.Geocode(ctx, req.Address); err != nil {
+		return nil, fmt.Errorf("options: geocoding the address: %w", err)
+	} else if ok {
+		at = &c
+		res.Coordinates = at
+	}
+	weight := 0
+	for _, it := range req.Items {
+		weight += max(it.Quantity, 0) * max(it.Weight, 0)
+	}
+	country := strings.ToUpper(req.Address.Country)
+	postal := catalog.NormalizePostalCode(req.Address.PostalCode)
+	expire := now.Add(e.ttl)
+
+	for i := range e.cat.Categories {
+		cc := &e.cat.Categories[i]
+		if len(req.Categories) > 0 && !slices.Contains(req.Categories, cc.ID) {
+			continue
+		}
+		if !admits(cc.Filter, country, postal, weight, req) {
+			continue
+		}
+		price, ok := priceFor(cc.Prices, req, weight)
+		if !ok {
+			continue
+		}
+		wh, _ := e.cat.Warehouse(cc.Warehouse)
+		cal := e.cals[wh.ID]
+		cat := Category{
+			ID: cc.ID, ExternalID: cc.ExternalID, DeliveryType: cc.DeliveryType, SortOrder: cc.SortOrder,
+			Name:       e.loc.name(cc.DisplayName, res.Locale),
+			CustomText: e.loc.name(cc.CustomText, res.Locale),
+			Warehouse:  wh,
+		}
+		for _, a := range cc.Addons {
+			cat.Addons = append(cat.Addons, Addon{ID: a.ID, Type: a.Type, Name: e.loc.name(a.DisplayName, res.Locale), Price: a.Price, Preselected: a.Preselected})
+		}
+		maxLocs := cmp.Or(cc.MaxLocations, DefaultMaxLocations)
+		for sort, ref := range cc.Products {
+			pe := e.products[ref]
+			opt := Option{
+				CategoryID: cc.ID,
+				Carrier: Carrier{ID: pe.carrier.ID, Name: pe.carrier.Name, ProductID: pe.product.ID,
+					ProductName: pe.product.Name, ProductRef: ref, ExternalID: pe.product.ExternalID, SortOrder: sort},
+				Price:      price,
+				Currency:   req.Currency,
+				ETD:        cal.etd(now, req.ReadyAt, pe.plan),
+				ExpireTime: expire,
+			}
+			if !cc.DeliveryType.AtLocation() {
+				opt.ID = cc.ID + "/" + ref
+				cat.Options = append(cat.Options, opt)
+				continue
+			}
+			for _, loc := range e.locations(pe.carrier.ID, country, at, maxLocs) {
+				o := opt
+				o.ID = cc.ID + "/" + ref + "/" + loc.ID
+				l := loc
+				o.Location = &l
+				o.ETD = cal.collectable(o.ETD, &l.PickupLocation)
+				cat.Options = append(cat.Options, o)
+			}
+		}
+		if cc.DeliveryType.AtLocation() && at != nil {
+			// Nearest first across the category's products: the
+			// customer picks a place, not a carrier.
+			slices.SortStableFunc(cat.Options, func(a, b Option) int {
+				return cmp.Compare(a.Location.Distance.WalkingMeters, b.Location.Distance.WalkingMeters)
+			})
+		}
+		if len(cat.Options) > 0 {
+			res.Categories = append(res.Categories, cat)
+		}
+	}
+	slices.SortStableFunc(res.Categories, func(a, b Category) int {
+		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
+	})
+	if len(res.Categories) > 0 {
+		c := &res.Categories[0]
+		c.Preselected = true
+		c.Options[0].Preselected = true
+		res.Preselected = c.Options[0].ID
+	}
+	return res, nil
+}
+
+// locations returns a carrier's locations in a country: the nearest max to
+// at with distances, or, when at is unknown, the first max in catalog order
+// without distances (never a made-up distance).
+func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max int) []Location {
+	n := e.networks[carrier+"\x00"+country]
+	if n == nil {
+		return nil
+	}
+	if at == nil {
+		out := make([]Location, 0, min(max, len(n.locs)))
+		for _, l := range n.locs[:min(max, len(n.locs))] {
+			out = append(out, Location{PickupLocation: *l})
+		}
+		return out
+	}
+	near := n.index.Nearest(*at, max)
+	out := make([]Location, len(near))
+	for i, nb := range near {
+		d := estimate(nb.Meters)
+		out[i] = Location{PickupLocation: *n.locs[nb.Item], Distance: &d}
+	}
+	return out
+}
+
+// admits applies a category filter.
+func admits(f catalog.Filter, country, postal string, weight int, req Request) bool {
+	if len(f.Countries) > 0 && !slices.Contains(f.Countries, country) {
+		return false
+	}
+	if len(f.PostalCodes) > 0 {
+		in := false
+		for _, r := range f.PostalCodes {
+			from, to := catalog.NormalizePostalCode(r.From), catalog.NormalizePostalCode(r.To)
+			if r.Country == country && len(postal) == len(from) && postal >= from && postal <= to {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return false
+		}
+	}
+	for _, a := range f.RequiredAttributes {
+		if !slices.Contains(req.Attributes, a) {
+			return false
+		}
+	}
+	for _, a := range f.ExcludedAttributes {
+		if slices.Contains(req.Attributes, a) {
+			return false
+		}
+	}
+	if f.MaxWeight > 0 && weight > f.MaxWeight {
+		return false
+	}
+	if m := f.MaxDimensions; m != nil {
+		limit := sorted3(m.Height, m.Length, m.Width)
+		for _, it := range req.Items {
+			if d := it.Dimensions; d != nil {
+				got := sorted3(d.Height, d.Length, d.Width)
+				if got[0] > limit[0] || got[1] > limit[1] || got[2] > limit[2] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func sorted3(a, b, c int) [3]int {
+	s := [3]int{a, b, c}
+	slices.Sort(s[:])
+	return s
+}
+
+// priceFor applies the first matching price rule.
+func priceFor(rules []catalog.PriceRule, req Request, weight int) (int64, bool) {
+	for _, r := range rules {
+		if r.Currency != req.Currency {
+			continue
+		}
+		if r.Voucher != "" && !slices.Contains(req.Vouchers, r.Voucher) {
+			continue
+		}
+		if weight < r.MinWeight || r.MaxWeight > 0 && weight > r.MaxWeight {
+			continue
+		}
+		ok := true
+		for _, a := range r.Attributes {
+			if !slices.Contains(req.Attributes, a) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		if r.FreeAbove > 0 && req.CartValue >= r.FreeAbove {
+			return 0, true
+		}
+		return r.Price, true
+	}
+	return 0, false
+}

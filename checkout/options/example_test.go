@@ -1,0 +1,49 @@
+package options_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/config"
+)
+
+// Compute the options for a Swedish cart with the demo catalog on a
+// Thursday morning: pickup points nearest Södermalm first, priced in SEK,
+// named in Swedish.
+func Example() {
+	site, _ := config.Demo().Site("demo-site")
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC))
+	engine, err := options.New(site.Catalog, options.Options{Clock: clock})
+	if err != nil {
+		panic(err)
+	}
+	res, err := engine.Compute(context.Background(), options.Request{
+		Currency:  "SEK",
+		Locales:   []string{"sv-SE"},
+		CartValue: 45000,
+		Items:     []options.Item{{Quantity: 1, Weight: 800}},
+		Address:   catalog.Address{Country: "SE", PostalCode: "118 26"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range res.Categories {
+		o := c.Options[0]
+		fmt.Printf("%s: %d options, from %s %s, %d öre, delivered %s\n", c.Name, len(c.Options),
+			o.Carrier.Name, o.Carrier.ProductName, o.Price, o.ETD.Earliest.Format("Mon 2 Jan"))
+	}
+	first := res.Categories[0].Options[0]
+	fmt.Printf("nearest: %s, %d m walk\n", first.Location.Name, first.Location.Distance.WalkingMeters)
+	fmt.Println("preselected:", res.Preselected)
+	// Output:
+	// Utlämningsställe: 10 options, from North Parcel Service Point, 4900 öre, delivered Fri 20 Nov
+	// Hemleverans: 2 options, from North Parcel Home Delivery, 7900 öre, delivered Fri 20 Nov
+	// Brevlåda: 1 options, from North Parcel Mailbox Parcel, 2900 öre, delivered Mon 23 Nov
+	// Hämta i butik: 2 options, from Demo Stores Click & Collect, 0 öre, delivered Mon 23 Nov
+	// nearest: Grocer Södermalm, 0 m walk
+	// preselected: pickup/north-parcel-point/np-se-102
+}

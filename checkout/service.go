@@ -1,0 +1,569 @@
+package checkout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// DefaultSessionTTL is how long a session stays open after its last change.
+const DefaultSessionTTL = 24 * time.Hour
+
+// DefaultWidgetBaseURL is where the widget is served when
+// Options.WidgetBaseURL is empty: the path httpapi serves it under.
+const DefaultWidgetBaseURL = "/v1/siw/_/"
+
+// OrderRecorder is told about every completed checkout, after the
+// completion is committed, so that it becomes a trackable order. It is
+// declared here, by its caller; tracking satisfies it through an adapter.
+// It must be idempotent by TosID: a caller may deliver the same order again.
+type OrderRecorder interface {
+	RecordOrder(ctx context.Context, order CompletedOrder) error
+}
+
+// CompletedOrder is what a completed checkout hands to the OrderRecorder:
+// everything tracking needs to open an order.
+type CompletedOrder struct {
+	Site        string
+	SessionID   string
+	TosID       string
+	CartID      string // the merchant's cart id: the order's external id
+	Country     string // purchase country
+	Currency    string
+	Locale      string
+	Customer    Customer
+	Cart        Cart
+	CompletedAt time.Time
+	// Category, DeliveryType and Option describe the chosen delivery;
+	// Option.Carrier.ProductRef is the carrier product ref the catalog
+	// knows, and Option.Location the pickup location, if any.
+	Category     options.Category
+	DeliveryType catalog.DeliveryType
+	Option       options.Option
+	Addons       []options.Addon
+	// ShippingPrice is the option's price plus the addons', minor units.
+	ShippingPrice int64
+}
+
+// EngineSource returns the options engine of a site.
+type EngineSource interface {
+	Engine(site string) (*options.Engine, error)
+}
+
+// Engines is an EngineSource over a fixed set of sites.
+type Engines map[string]*options.Engine
+
+// Engine implements EngineSource. A site without a catalog cannot open
+// checkout sessions: FailedPrecondition.
+func (e Engines) Engine(site string) (*options.Engine, error) {
+	if en, ok := e[site]; ok {
+		return en, nil
+	}
+	return nil, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "site %q has no delivery catalog", site)
+}
+
+// NewEngines builds one engine per catalog (config.Config.Catalogs()).
+func NewEngines(catalogs map[string]*catalog.Catalog, opts options.Options) (Engines, error) {
+	out := Engines{}
+	for site, c := range catalogs {
+		e, err := options.New(c, opts)
+		if err != nil {
+			return nil, fmt.Errorf("catalog of site %s: %w", site, err)
+		}
+		out[site] = e
+	}
+	return out, nil
+}
+
+// Options configures a Service.
+type Options struct {
+	// Engines gives each site's options engine. Required.
+	Engines EngineSource
+	// Recorder, when set, receives every completed checkout.
+	Recorder OrderRecorder
+	// OnRecordError is called when Recorder fails. The checkout itself
+	// has succeeded by then (the customer has paid); the default logs the
+	// failure with slog so the order can be recorded again by hand.
+	OnRecordError func(ctx context.Context, order CompletedOrder, err error)
+	// Clock and IDs default to the system clock and RandomIDs. Session
+	// ids and widget tokens must be unguessable in production.
+	Clock deliverykit.Clock
+	IDs   deliverykit.IDSource
+	// SessionTTL sets expires_at after every change. Default:
+	// DefaultSessionTTL.
+	SessionTTL time.Duration
+	// WidgetBaseURL is where html_snippet loads the widget from, ending
+	// in "/". Default: DefaultWidgetBaseURL.
+	WidgetBaseURL string
+}
+
+// Service keeps checkout shipping sessions (area C). It is safe for
+// concurrent use.
+type Service struct {
+	store    storage.Store
+	engines  EngineSource
+	recorder OrderRecorder
+	onRecErr func(context.Context, CompletedOrder, error)
+	clock    deliverykit.Clock
+	ids      deliverykit.IDSource
+	ttl      time.Duration
+	base     string
+}
+
+var (
+	sessions = storage.Collection[record]{Name: "checkout.sessions"}
+	tokens   = storage.Collection[tokenRecord]{Name: "checkout.widget_tokens"}
+	tosIndex = storage.Collection[string]{Name: "checkout.tos"}
+)
+
+// record is the stored session.
+type record struct {
+	ID            string          `json:"id"`
+	Site          string          `json:"site"`
+	Status        Status          `json:"status"`
+	Country       string          `json:"country"`
+	Currency      string          `json:"currency"`
+	Locales       []string        `json:"locales,omitempty"`
+	Cart          Cart            `json:"cart"`
+	SearchAddress *SearchAddress  `json:"search_address,omitempty"`
+	Customer      *Customer       `json:"customer,omitempty"`
+	Options       *options.Result `json:"options,omitempty"`
+	OptionsFor    catalog.Address `json:"options_for"`
+	Choice        string          `json:"choice,omitempty"` // option id the customer chose
+	Addons        []string        `json:"addons,omitempty"`
+	TosID         string          `json:"tos_id,omitempty"`
+	WidgetToken   string          `json:"widget_token"`
+	CreatedAt     time.Time       `json:"created_at"`
+	UpdatedAt     time.Time       `json:"updated_at"`
+	ExpiresAt     time.Time       `json:"expires_at"`
+	CompletedAt   time.Time       `json:"completed_at,omitzero"`
+	Revision      int             `json:"revision"` // counts committed writes
+}
+
+// tokenRecord maps a widget token to its session.
+type tokenRecord struct {
+	Site      string `json:"site"`
+	SessionID string `json:"session_id"`
+}
+
+// New returns a Service over store.
+func New(store storage.Store, opts Options) (*Service, error) {
+	if store == nil {
+		return nil, errors.New("checkout: a store is required")
+	}
+	if opts.Engines == nil {
+		return nil, errors.New("checkout: Options.Engines is required")
+	}
+	s := &Service{store: store, engines: opts.Engines, recorder: opts.Recorder, onRecErr: opts.OnRecordError,
+		clock: opts.Clock, ids: opts.IDs, ttl: opts.SessionTTL, base: opts.WidgetBaseURL}
+	if s.clock == nil {
+		s.clock = deliverykit.SystemClock{}
+	}
+	if s.ids == nil {
+		s.ids = deliverykit.RandomIDs{}
+	}
+	if s.ttl <= 0 {
+		s.ttl = DefaultSessionTTL
+	}
+	if s.base == "" {
+		s.base = DefaultWidgetBaseURL
+	}
+	if s.onRecErr == nil {
+		s.onRecErr = func(ctx context.Context, o CompletedOrder, err error) {
+			slog.ErrorContext(ctx, "checkout: recording a completed order failed", "site", o.Site, "tos_id", o.TosID, "err", err)
+		}
+	}
+	return s, nil
+}
+
+// Create opens a session for a cart (state: none → ACTIVE) and computes
+// its options.
+func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*View, error) {
+	if err := check(req); err != nil {
+		return nil, err
+	}
+	locales, field := req.Locales, "locales"
+	if len(locales) == 0 && req.Locale != "" {
+		locales, field = []string{req.Locale}, "locale"
+	}
+	if len(locales) == 0 {
+		return nil, deliverykit.InvalidField("locales", "required", "at least one locale such as sv-SE is required")
+	}
+	if _, err := options.ParseLocales("locales", locales); err != nil {
+		if field == "locale" {
+			return nil, deliverykit.InvalidField("locale", "locale", fmt.Sprintf("%q is not a locale like sv-SE (language-COUNTRY)", req.Locale))
+		}
+		return nil, err
+	}
+	cart := *req.Cart
+	if err := checkCart(&cart, req.PurchaseCurrency); err != nil {
+		return nil, err
+	}
+	engine, err := s.engines.Engine(site)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	rec := record{
+		ID: s.ids.NewID("siw_"), Site: site, Status: StatusActive,
+		Country: req.PurchaseCountry, Currency: req.PurchaseCurrency, Locales: locales,
+		Cart: cart, WidgetToken: s.ids.NewID("wt_"),
+		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.ttl), Revision: 1,
+	}
+	if sa := req.SearchAddress; sa != nil {
+		rec.SearchAddress = &SearchAddress{PostalCode: sa.PostalCode, Country: cmpOr(sa.Country, req.PurchaseCountry)}
+	}
+	if err := s.refresh(ctx, engine, &rec); err != nil {
+		return nil, err
+	}
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		if _, err := sessions.Put(tx, storage.Key(site, rec.ID), rec, storage.MustNotExist()); err != nil {
+			return err
+		}
+		_, err := tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: site, SessionID: rec.ID}, storage.MustNotExist())
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checkout: storing the session: %w", err)
+	}
+	return s.view(engine, &rec), nil
+}
+
+// Get returns a session.
+func (s *Service) Get(ctx context.Context, site, id string) (*View, error) {
+	if id == "" {
+		return nil, deliverykit.InvalidField("id", "required", "is required")
+	}
+	it, err := s.load(ctx, site, id)
+	if err != nil {
+		return nil, err
+	}
+	engine, _ := s.engines.Engine(site)
+	return s.view(engine, &it.Value), nil
+}
+
+// Update replaces the cart and/or the customer of an ACTIVE session and
+// refreshes its options when the cart or the address they are computed for
+// changed. A customer's choice survives when its option is still offered.
+func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*View, error) {
+	if err := check(req); err != nil {
+		return nil, err
+	}
+	if req.Cart == nil && req.Customer == nil {
+		return nil, deliverykit.InvalidField("cart", "required", "cart or customer is required")
+	}
+	var cart Cart
+	if req.Cart != nil {
+		cart = *req.Cart
+	}
+	rec, engine, err := s.modify(ctx, site, req.ID, func(r *record) (bool, error) {
+		changed := false
+		if req.Cart != nil {
+			if err := checkCart(&cart, r.Currency); err != nil {
+				return false, err
+			}
+			r.Cart = cart
+			changed = true
+		}
+		if req.Customer != nil {
+			r.Customer = req.Customer
+		}
+		return changed, nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(engine, rec), nil
+}
+
+// Complete freezes the session (ACTIVE → COMPLETE) with the customer
+// (given here or by an earlier update) and returns its tos_id. When the
+// customer made no choice, the preselected option for the customer's
+// address is taken. The OrderRecorder is told after the commit.
+func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest) (*Completed, error) {
+	if err := check(req); err != nil {
+		return nil, err
+	}
+	var tos string
+	rec, engine, err := s.modify(ctx, site, req.ID, func(r *record) (bool, error) {
+		if req.Customer != nil {
+			r.Customer = req.Customer
+		}
+		c := r.Customer
+		if c == nil {
+			return false, deliverykit.InvalidField("customer", "required", "the customer is required to complete a session")
+		}
+		if c.Address == nil {
+			return false, deliverykit.InvalidField("customer.address", "required", "the customer's address is required to complete a session")
+		}
+		var vs []deliverykit.FieldViolation
+		if c.Address.Country == "" {
+			vs = append(vs, deliverykit.FieldViolation{Field: "customer.address.country", Rule: "required", Message: "is required"})
+		}
+		if strings.TrimSpace(c.Address.PostalCode) == "" {
+			vs = append(vs, deliverykit.FieldViolation{Field: "customer.address.postal_code", Rule: "required", Message: "is required"})
+		}
+		if len(vs) > 0 {
+			return false, deliverykit.Invalid(vs...)
+		}
+		tos = s.ids.NewID("tos_")
+		return false, nil
+	}, func(r *record, now time.Time) error {
+		// Runs after the options are fresh for the customer's address.
+		if r.Options == nil || r.Options.Preselected == "" {
+			return &deliverykit.Error{Kind: deliverykit.KindFailedPrecondition,
+				Message:    "no delivery option is available for the customer's address",
+				Violations: []deliverykit.FieldViolation{{Field: "customer.address", Rule: "deliverable", Message: "no delivery option is offered for this address"}}}
+		}
+		r.Status = StatusComplete
+		r.TosID = tos
+		r.CompletedAt = now
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	v := s.view(engine, rec)
+	if s.recorder != nil {
+		order := s.completedOrder(rec)
+		if err := s.recorder.RecordOrder(ctx, order); err != nil {
+			s.onRecErr(ctx, order, err)
+		}
+	}
+	return &Completed{Session: v.Session, TosID: rec.TosID}, nil
+}
+
+// errConflict is what a lost compare-and-set becomes: the HTTP adapter
+// answers 409 and clients repeat the call.
+var errConflict = deliverykit.E(deliverykit.KindConflict, "the session was changed by a concurrent call; repeat the call")
+
+// modify is the read → compute → compare-and-set cycle every change goes
+// through. change edits a copy of the record and reports whether the cart
+// changed; options are recomputed (outside the write transaction) when it
+// did, when the address they are for changed, or when they expired. final,
+// if set, runs after that. The write succeeds only if the record still has
+// the version that was read; otherwise the caller gets Conflict.
+func (s *Service) modify(ctx context.Context, site, id string, change func(*record) (bool, error), final func(*record, time.Time) error) (*record, *options.Engine, error) {
+	if id == "" {
+		return nil, nil, deliverykit.InvalidField("id", "required", "is required")
+	}
+	it, err := s.load(ctx, site, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := it.Value
+	now := s.clock.Now()
+	if err := writable(&rec, now); err != nil {
+		return nil, nil, err
+	}
+	engine, err := s.engines.Engine(site)
+	if err != nil {
+		return nil, nil, err
+	}
+	cartChanged, err := change(&rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cartChanged || !sameAddress(rec.OptionsFor, rec.optionsAddress()) || rec.optionsExpired(now) {
+		if err := s.refresh(ctx, engine, &rec); err != nil {
+			return nil, nil, err
+		}
+	}
+	if final != nil {
+		if err := final(&rec, now); err != nil {
+			return nil, nil, err
+		}
+	}
+	rec.Revision++
+	rec.UpdatedAt = now
+	if rec.Status == StatusActive {
+		rec.ExpiresAt = now.Add(s.ttl)
+	}
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		if _, err := sessions.Put(tx, storage.Key(site, id), rec, storage.VersionIs(it.Version)); err != nil {
+			return err
+		}
+		if rec.Status == StatusComplete {
+			_, err := tosIndex.Put(tx, storage.Key(site, rec.TosID), rec.ID, storage.MustNotExist())
+			return err
+		}
+		return nil
+	})
+	if errors.Is(err, deliverykit.ErrConflict) {
+		return nil, nil, errConflict
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkout: storing the session: %w", err)
+	}
+	return &rec, engine, nil
+}
+
+func (s *Service) load(ctx context.Context, site, id string) (storage.Item[record], error) {
+	var it storage.Item[record]
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		var err error
+		it, err = sessions.Get(tx, storage.Key(site, id))
+		return err
+	})
+	if errors.Is(err, deliverykit.ErrNotFound) {
+		return it, &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "no such session",
+			Violations: []deliverykit.FieldViolation{{Field: "id", Rule: "exists", Message: fmt.Sprintf("no session has id %q", id)}}}
+	}
+	if err != nil {
+		return it, fmt.Errorf("checkout: loading the session: %w", err)
+	}
+	return it, nil
+}
+
+// writable refuses changes to completed and expired sessions. A completed
+// session answers PermissionDenied (HTTP 403), which existing clients of
+// this API handle; it is never a silent no-op.
+func writable(r *record, now time.Time) error {
+	if r.Status == StatusComplete {
+		return deliverykit.Errorf(deliverykit.KindPermissionDenied, "the session is completed (tos_id %s) and cannot be modified", r.TosID)
+	}
+	if !now.Before(r.ExpiresAt) {
+		return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the session expired at %s; create a new one", r.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// checkCart fills the cart currency from the session and refuses another.
+func checkCart(c *Cart, currency string) error {
+	if c.Currency == "" {
+		c.Currency = currency
+	}
+	if c.Currency != currency {
+		return deliverykit.InvalidField("cart.currency", "eqfield", fmt.Sprintf("must be the purchase currency %s", currency))
+	}
+	return nil
+}
+
+// optionsAddress is where options are computed for: the customer's
+// address once known, else the search address, else the purchase country.
+func (r *record) optionsAddress() catalog.Address {
+	if c := r.Customer; c != nil && c.Address != nil && c.Address.Country != "" {
+		return catalog.Address{Country: c.Address.Country, PostalCode: c.Address.PostalCode, City: c.Address.City}
+	}
+	if sa := r.SearchAddress; sa != nil {
+		return catalog.Address{Country: cmpOr(sa.Country, r.Country), PostalCode: sa.PostalCode}
+	}
+	return catalog.Address{Country: r.Country}
+}
+
+func sameAddress(a, b catalog.Address) bool {
+	return strings.EqualFold(a.Country, b.Country) && catalog.NormalizePostalCode(a.PostalCode) == catalog.NormalizePostalCode(b.PostalCode)
+}
+
+func (r *record) optionsExpired(now time.Time) bool {
+	if r.Options == nil {
+		return true
+	}
+	for _, c := range r.Options.Categories {
+		for _, o := range c.Options {
+			return !now.Before(o.ExpireTime)
+		}
+	}
+	return false
+}
+
+// refresh recomputes the options and keeps the customer's choice (and its
+// addons) only if that option is still offered.
+func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record) error {
+	addr := r.optionsAddress()
+	req := options.Request{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, Address: addr}
+	for _, it := range r.Cart.Items {
+		req.Items = append(req.Items, options.Item{Quantity: int(it.Quantity)})
+		for _, a := range it.Attributes {
+			if !slices.Contains(req.Attributes, a) {
+				req.Attributes = append(req.Attributes, a)
+			}
+		}
+	}
+	res, err := engine.Compute(ctx, req)
+	if err != nil {
+		return err
+	}
+	r.Options = res
+	r.OptionsFor = addr
+	if sa := r.SearchAddress; sa != nil && sameAddress(addr, catalog.Address{Country: cmpOr(sa.Country, r.Country), PostalCode: sa.PostalCode}) {
+		sa.Coordinates = nil
+		if res.Coordinates != nil {
+			sa.Coordinates = &Coordinates{Lat: res.Coordinates.Lat, Lng: res.Coordinates.Lng}
+		}
+	}
+	if r.Choice != "" {
+		cat, _, ok := res.Option(r.Choice)
+		if !ok {
+			r.Choice, r.Addons = "", nil
+			return nil
+		}
+		r.Addons = slices.DeleteFunc(r.Addons, func(id string) bool {
+			return !slices.ContainsFunc(cat.Addons, func(a options.Addon) bool { return a.ID == id })
+		})
+	}
+	return nil
+}
+
+// chosen returns the category, option and addons in effect: the
+// customer's choice, else the preselected option with its category's
+// preselected addons.
+func (r *record) chosen() (*options.Category, *options.Option, []options.Addon) {
+	if r.Options == nil {
+		return nil, nil, nil
+	}
+	id := cmpOr(r.Choice, r.Options.Preselected)
+	cat, opt, ok := r.Options.Option(id)
+	if !ok {
+		return nil, nil, nil
+	}
+	var addons []options.Addon
+	for _, a := range cat.Addons {
+		if r.Choice != "" && slices.Contains(r.Addons, a.ID) || r.Choice == "" && a.Preselected {
+			addons = append(addons, a)
+		}
+	}
+	return cat, opt, addons
+}
+
+func (r *record) selection() Selection {
+	if r.Choice != "" {
+		return SelectionUser
+	}
+	return SelectionPreselected
+}
+
+func (s *Service) completedOrder(r *record) CompletedOrder {
+	cat, opt, addons := r.chosen()
+	o := CompletedOrder{Site: r.Site, SessionID: r.ID, TosID: r.TosID, CartID: r.Cart.CartID, Country: r.Country,
+		Currency: r.Currency, Locale: r.Options.Locale, Cart: r.Cart, CompletedAt: r.CompletedAt,
+		Category: *cat, DeliveryType: cat.DeliveryType, Option: *opt, Addons: addons, ShippingPrice: opt.Price}
+	if r.Customer != nil {
+		o.Customer = *r.Customer
+	}
+	for _, a := range addons {
+		o.ShippingPrice += a.Price
+	}
+	return o
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// WidgetBaseURL returns where html_snippet loads the widget from. An HTTP
+// adapter that sees a path (the default) makes it absolute with the
+// request's origin, so the snippet works on the merchant's own domain.
+func (s *Service) WidgetBaseURL() string { return s.base }

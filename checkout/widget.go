@@ -1,0 +1,181 @@
+package checkout
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"slices"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// WidgetJS is the widget script that html_snippet loads from
+// <widget base URL>widget.js. It is plain JavaScript without dependencies.
+//
+//go:embed widget.js
+var WidgetJS []byte
+
+var snippetTmpl = template.Must(template.New("snippet").Parse(
+	`<div class="deliverykit-checkout" data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
+		`<noscript>Turn on JavaScript to choose a delivery option.</noscript></div>` +
+		`<script src="{{.Base}}widget.js" defer></script>`))
+
+// Snippet returns the markup a merchant drops into its checkout page: a
+// container bound to one session's widget token and the script that
+// renders the shipping selector into it. Values are escaped by
+// html/template.
+func Snippet(base, token string) string {
+	var b bytes.Buffer
+	if err := snippetTmpl.Execute(&b, struct{ Base, Token string }{base, token}); err != nil {
+		panic("checkout: snippet template: " + err.Error()) // static template, string fields: cannot fail
+	}
+	return b.String()
+}
+
+// WidgetState is what the widget renders: the session's categories and
+// options in the customer's locale, and the current choice.
+type WidgetState struct {
+	Status        Status           `json:"status"`
+	Locale        string           `json:"locale"`
+	Currency      string           `json:"currency"`
+	Selected      string           `json:"selected,omitempty"`
+	Addons        []string         `json:"addons,omitempty"`
+	ShippingPrice int64            `json:"shipping_price"`
+	Categories    []WidgetCategory `json:"categories"`
+}
+
+// WidgetCategory is a category as the widget shows it.
+type WidgetCategory struct {
+	ID           string         `json:"id"`
+	Name         string         `json:"name"`
+	CustomText   string         `json:"custom_text,omitempty"`
+	DeliveryType string         `json:"delivery_type"`
+	Addons       []WidgetAddon  `json:"addons,omitempty"`
+	Options      []WidgetOption `json:"options"`
+}
+
+// WidgetAddon is an addon as the widget shows it.
+type WidgetAddon struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Price int64  `json:"price"`
+}
+
+// WidgetOption is an option as the widget shows it. Dates are the
+// warehouse's calendar dates ("2026-11-20").
+type WidgetOption struct {
+	ID           string    `json:"id"`
+	Carrier      string    `json:"carrier"`
+	Product      string    `json:"product"`
+	Price        int64     `json:"price"`
+	EarliestDate string    `json:"earliest_date"`
+	LatestDate   string    `json:"latest_date"`
+	Location     *Location `json:"location,omitempty"`
+}
+
+// SelectRequest is the widget's choice.
+type SelectRequest struct {
+	OptionID string   `json:"option_id" validate:"required"`
+	AddonIDs []string `json:"addon_ids,omitempty"`
+}
+
+// errBadToken hides whether a token ever existed.
+var errBadToken = deliverykit.E(deliverykit.KindNotFound, "unknown widget token")
+
+func (s *Service) resolve(ctx context.Context, token string) (tokenRecord, error) {
+	var tr tokenRecord
+	if token == "" {
+		return tr, deliverykit.E(deliverykit.KindUnauthenticated, "a widget token is required")
+	}
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := tokens.Get(tx, token)
+		tr = it.Value
+		return err
+	})
+	if errors.Is(err, deliverykit.ErrNotFound) {
+		return tr, errBadToken
+	}
+	return tr, err
+}
+
+// WidgetState returns the state of the session the token belongs to.
+func (s *Service) WidgetState(ctx context.Context, token string) (*WidgetState, error) {
+	tr, err := s.resolve(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	it, err := s.load(ctx, tr.Site, tr.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	return widgetState(&it.Value), nil
+}
+
+// Select records the customer's choice from the widget: an option of the
+// session and addons of its category. It goes through the same
+// compare-and-set as Update, so a concurrent change is a Conflict.
+func (s *Service) Select(ctx context.Context, token string, req SelectRequest) (*WidgetState, error) {
+	if err := check(req); err != nil {
+		return nil, err
+	}
+	tr, err := s.resolve(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	rec, _, err := s.modify(ctx, tr.Site, tr.SessionID, func(r *record) (bool, error) { return false, nil },
+		func(r *record, _ time.Time) error {
+			cat, _, ok := r.Options.Option(req.OptionID)
+			if !ok {
+				return deliverykit.InvalidField("option_id", "exists", fmt.Sprintf("%q is not an option of this session", req.OptionID))
+			}
+			for i, id := range req.AddonIDs {
+				if !slices.ContainsFunc(cat.Addons, func(a options.Addon) bool { return a.ID == id }) {
+					return deliverykit.InvalidField(fmt.Sprintf("addon_ids[%d]", i), "exists", fmt.Sprintf("%q is not an addon of this option", id))
+				}
+			}
+			r.Choice = req.OptionID
+			r.Addons = slices.Compact(slices.Sorted(slices.Values(req.AddonIDs)))
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return widgetState(rec), nil
+}
+
+func widgetState(r *record) *WidgetState {
+	st := &WidgetState{Status: r.Status, Currency: r.Currency, Categories: []WidgetCategory{}}
+	if r.Options == nil {
+		return st
+	}
+	st.Locale = r.Options.Locale
+	if _, opt, addons := r.chosen(); opt != nil {
+		st.Selected = opt.ID
+		st.ShippingPrice = opt.Price
+		for _, a := range addons {
+			st.Addons = append(st.Addons, a.ID)
+			st.ShippingPrice += a.Price
+		}
+	}
+	for _, c := range r.Options.Categories {
+		wc := WidgetCategory{ID: c.ID, Name: c.Name, CustomText: c.CustomText, DeliveryType: string(c.DeliveryType), Options: []WidgetOption{}}
+		for _, a := range c.Addons {
+			wc.Addons = append(wc.Addons, WidgetAddon{ID: a.ID, Name: a.Name, Price: a.Price})
+		}
+		for _, o := range c.Options {
+			wc.Options = append(wc.Options, WidgetOption{
+				ID: o.ID, Carrier: o.Carrier.Name, Product: o.Carrier.ProductName, Price: o.Price,
+				EarliestDate: o.ETD.Earliest.Format(time.DateOnly), LatestDate: o.ETD.Latest.Format(time.DateOnly),
+				Location: location(o.Location),
+			})
+		}
+		st.Categories = append(st.Categories, wc)
+	}
+	return st
+}
