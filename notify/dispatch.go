@@ -1,0 +1,184 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// Dispatch sends the notifications due at the clock's time, at most
+// Options.Batch of them, and returns how many were sent successfully. Each
+// one is first claimed (its next attempt moved ClaimTimeout ahead, so a
+// concurrent dispatcher skips it), then sent outside any transaction, then
+// marked TRIGGERED, or FAILED with the next attempt after a backoff. A send
+// cut short by a crash is retried when the claim expires: delivery is at
+// least once and a notification is never lost.
+func (s *Service) Dispatch(ctx context.Context) (int, error) {
+	now := s.opts.Clock.Now().UTC()
+	limit := dueTime(now)
+	type ref struct{ site, id string }
+	var refs []ref
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		for it, err := range due.Scan(tx, storage.Range{Limit: s.opts.Batch}) {
+			if err != nil {
+				return err
+			}
+			parts := strings.Split(it.Key, storage.KeySep)
+			if len(parts) != 3 || parts[0] > limit {
+				break
+			}
+			refs = append(refs, ref{parts[1], parts[2]})
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	sent := 0
+	for _, r := range refs {
+		ok, err := s.send(ctx, r.site, r.id, now)
+		if err != nil {
+			return sent, err
+		}
+		if ok {
+			sent++
+		}
+	}
+	return sent, nil
+}
+
+// Run calls Dispatch now and then every interval until ctx ends, and
+// returns ctx's error. Dispatch errors (an unavailable store) are logged
+// and retried at the next tick. Start it in its own goroutine.
+func (s *Service) Run(ctx context.Context, interval time.Duration, log *slog.Logger) error {
+	if log == nil {
+		log = slog.Default()
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := s.Dispatch(ctx); err != nil && ctx.Err() == nil {
+			log.ErrorContext(ctx, "notification dispatch failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// send claims, sends and settles one notification. It reports whether the
+// send succeeded; a notification that is not open or not due is skipped.
+func (s *Service) send(ctx context.Context, site, id string, now time.Time) (bool, error) {
+	var claimed record
+	var version uint64
+	skip := false
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		skip = false
+		it, err := notifications.Get(tx, storage.Key(site, id))
+		if errors.Is(err, storage.ErrNotFound) {
+			skip = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		r := it.Value
+		if !r.open() || r.NextAttempt.After(now) {
+			skip = true
+			return nil
+		}
+		old := dueKey(&r)
+		r.NextAttempt = now.Add(s.opts.ClaimTimeout)
+		version, err = putDue(tx, &r, old, storage.VersionIs(it.Version))
+		claimed = r
+		return err
+	})
+	if err != nil || skip {
+		return false, err
+	}
+	sender := s.opts.Senders[claimed.Channel]
+	var sendErr error
+	if sender == nil {
+		sendErr = errors.New("no sender for channel " + string(claimed.Channel))
+	} else {
+		subject, body := text(claimed.Name, claimed.TrackingNumber, claimed.TrackingLink)
+		sendErr = sender.Send(ctx, Message{
+			NotificationID: claimed.ID, Site: claimed.Site, Name: claimed.Name, Channel: claimed.Channel,
+			Recipient: claimed.Recipient, ReceiverName: claimed.ReceiverName, ExternalID: claimed.ExternalID,
+			TrackingNumber: claimed.TrackingNumber, TrackingLink: claimed.TrackingLink, Subject: subject, Body: body,
+		})
+	}
+	// Settle with a fresh context: the send happened, so its outcome is
+	// recorded even when the caller's context ended meanwhile.
+	err = s.store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
+		it, err := notifications.Get(tx, storage.Key(site, id))
+		if err != nil {
+			return err
+		}
+		if it.Version != version {
+			return nil // cancelled or changed while being sent
+		}
+		r := it.Value
+		old := dueKey(&r)
+		if sendErr == nil {
+			r.Status, r.TriggeredAt, r.LastError = StatusTriggered, now, ""
+		} else {
+			r.Attempts++
+			r.Status, r.LastError = StatusFailed, sendErr.Error()
+			r.NextAttempt = now.Add(s.backoff(r.Attempts))
+		}
+		_, err = putDue(tx, &r, old, storage.VersionIs(it.Version))
+		return err
+	})
+	return sendErr == nil && err == nil, err
+}
+
+// backoff is RetryBase × 2^(attempts−1), at most RetryMax.
+func (s *Service) backoff(attempts int) time.Duration {
+	d := s.opts.RetryBase
+	for i := 1; i < attempts && d < s.opts.RetryMax; i++ {
+		d *= 2
+	}
+	return min(d, s.opts.RetryMax)
+}
+
+// LogSender is the default Sender: it logs each message (without the
+// recipient's address, which is personal data) and keeps it in memory for
+// inspection. It never fails.
+type LogSender struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	sent []Message
+}
+
+// NewLogSender returns a LogSender logging to log (slog.Default() if nil).
+func NewLogSender(log *slog.Logger) *LogSender {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &LogSender{log: log}
+}
+
+// Send implements Sender.
+func (l *LogSender) Send(ctx context.Context, m Message) error {
+	l.mu.Lock()
+	l.sent = append(l.sent, m)
+	l.mu.Unlock()
+	l.log.InfoContext(ctx, "notification sent", "id", m.NotificationID, "site", m.Site,
+		"name", string(m.Name), "channel", string(m.Channel), "tracking_number", m.TrackingNumber)
+	return nil
+}
+
+// Sent returns a copy of the messages sent so far.
+func (l *LogSender) Sent() []Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Message(nil), l.sent...)
+}

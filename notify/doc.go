@@ -1,0 +1,54 @@
+// Package notify is area B of deliverykit: notifications to end customers
+// about their parcels (spec §2.4, §4.2, §6.3).
+//
+// Rules map parcel steps and alerts, which tracking reports through its
+// EventObserver, to named notifications, one per channel that can reach the
+// receiver (EMAIL needs an e-mail address, SMS a phone number, CEP_CHANNEL
+// nothing) and that has a Sender. The default rules:
+//
+//	| trigger                          | notification            | notes                                 |
+//	|----------------------------------|-------------------------|---------------------------------------|
+//	| STEP_CONFIRMED_BY_MERCHANT       | CONFIRMED_BY_MERCHANT   |                                       |
+//	| STEP_SUBMITTED_TO_CARRIER        | SUBMITTED_TO_CARRIER    |                                       |
+//	| ALERT_OUT_FOR_DELIVERY           | OUT_FOR_DELIVERY        |                                       |
+//	| ALERT_DELIVERY_ATTEMPT_FAILED    | DELIVERY_ATTEMPT_FAILED |                                       |
+//	| STEP_DELIVERED_TO_PICKUP_POINT   | READY_FOR_PICKUP        |                                       |
+//	| STEP_DELIVERED_TO_PICKUP_POINT   | PICKUP_REMINDER         | scheduled 72 h after the arrival      |
+//	| STEP_DELIVERED_TO_CONSUMER       | DELIVERED_TO_CONSUMER   | cancels the parcel's PICKUP_REMINDER  |
+//	| STEP_TERMINATED, STEP_SENT_BACK  | (none)                  | cancel the parcel's PICKUP_REMINDER   |
+//
+// # States
+//
+//	| state     | trigger                                   | next state | effects                                   |
+//	|-----------|-------------------------------------------|------------|-------------------------------------------|
+//	| (none)    | a rule fires (origin SYSTEM)              | PENDING    | scheduled_at = event time + rule delay     |
+//	| (none)    | Retrigger (origin RETRIGGER)              | PENDING    | scheduled_at = now; sent at once           |
+//	| PENDING   | Dispatch at or after scheduled_at, sent   | TRIGGERED  | triggered_at = send time                  |
+//	| PENDING   | Dispatch, the Sender fails                | FAILED     | retried after RetryBase·2^(n−1) ≤ RetryMax |
+//	| FAILED    | Dispatch at the retry time, sent          | TRIGGERED  | triggered_at = send time                  |
+//	| FAILED    | Dispatch at the retry time, fails again   | FAILED     | longer backoff                            |
+//	| PENDING,  | a cancelling event for the same parcel    | CANCELLED  | never sent                                |
+//	| FAILED    |                                           |            |                                           |
+//
+// TRIGGERED and CANCELLED are final. A failure is never dropped: it stays
+// visible as FAILED and is retried until it is sent or cancelled.
+//
+// # Sending
+//
+// The Service starts no goroutines. Dispatch sends what is due at the
+// clock's time; Run calls it periodically until its context ends. Tests call
+// Dispatch with a ManualClock. Each notification is claimed in a
+// transaction before it is sent and settled in another after, so sending
+// never happens inside a transaction (which may run more than once) and two
+// dispatchers do not send the same notification; a dispatcher that dies
+// mid-send leaves a claim that expires after ClaimTimeout (at-least-once
+// delivery).
+//
+// # Storage
+//
+// Collections: notify.notifications (site, id), notify.by_order (site,
+// external id, id) for listing, notify.due (next attempt, site, id) for
+// Dispatch, and notify.dedup (site, external id, tracking number, name,
+// channel, event time), which makes observing the same event twice
+// harmless.
+package notify

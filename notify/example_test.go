@@ -1,0 +1,78 @@
+package notify_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/storage/memory"
+)
+
+// An out-for-delivery alert becomes an e-mail notification, which Dispatch
+// sends when it is due.
+func Example() {
+	ctx := context.Background()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 21, 7, 0, 0, 0, time.UTC))
+	mail := notify.SenderFunc(func(_ context.Context, m notify.Message) error {
+		fmt.Printf("to %s: %s\n", m.Recipient, m.Subject)
+		return nil
+	})
+	svc, err := notify.New(memory.New(), notify.Options{
+		Senders: map[notify.Channel]notify.Sender{notify.ChannelEmail: mail},
+		Clock:   clock,
+		IDs:     &deliverykit.SequentialIDs{},
+	})
+	if err != nil {
+		panic(err)
+	}
+	err = svc.Observe(ctx, notify.Event{
+		Site: "my-site", ExternalID: "ORD-1", TrackingNumber: "FP123",
+		Trigger: "ALERT_OUT_FOR_DELIVERY", Time: clock.Now(), Email: "alva@example.com",
+	})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := svc.Dispatch(ctx); err != nil {
+		panic(err)
+	}
+	list, _ := svc.List(ctx, "my-site", "ORD-1")
+	for _, n := range list.Notifications {
+		fmt.Println(n.Name, n.Channel, n.Status, n.TriggeredAt)
+	}
+	// Output:
+	// to alva@example.com: Your parcel is out for delivery
+	// OUT_FOR_DELIVERY EMAIL TRIGGERED 2026-11-21T07:00:00Z
+}
+
+// A failing sender leaves the notification FAILED and due again after the
+// backoff; it is never dropped.
+func ExampleService_Dispatch_retry() {
+	ctx := context.Background()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 21, 7, 0, 0, 0, time.UTC))
+	down := true
+	sms := notify.SenderFunc(func(context.Context, notify.Message) error {
+		if down {
+			return fmt.Errorf("gateway unavailable")
+		}
+		return nil
+	})
+	svc, _ := notify.New(memory.New(), notify.Options{
+		Senders: map[notify.Channel]notify.Sender{notify.ChannelSMS: sms}, Clock: clock, IDs: &deliverykit.SequentialIDs{},
+	})
+	svc.Observe(ctx, notify.Event{Site: "s", ExternalID: "O", TrackingNumber: "T", Trigger: "STEP_DELIVERED_TO_CONSUMER", Time: clock.Now(), Phone: "+46700000000"})
+	status := func() notify.Status {
+		l, _ := svc.List(ctx, "s", "O")
+		return l.Notifications[0].Status
+	}
+	svc.Dispatch(ctx)
+	fmt.Println(status())
+	down = false
+	clock.Advance(notify.DefaultRetryBase)
+	svc.Dispatch(ctx)
+	fmt.Println(status())
+	// Output:
+	// FAILED
+	// TRIGGERED
+}

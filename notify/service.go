@@ -1,0 +1,346 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// Defaults of Options.
+const (
+	DefaultRetryBase    = time.Minute
+	DefaultRetryMax     = time.Hour
+	DefaultClaimTimeout = 5 * time.Minute
+	DefaultBatch        = 100
+)
+
+// Options configures a Service.
+type Options struct {
+	// Senders sends each channel. A channel without a sender gets no
+	// notifications. Default: a LogSender for EMAIL and SMS.
+	Senders map[Channel]Sender
+	// Rules map events to notifications. Default: DefaultRules().
+	Rules []Rule
+	// RetryBase is the wait after the first failed send; it doubles with
+	// each further failure up to RetryMax. Defaults DefaultRetryBase,
+	// DefaultRetryMax.
+	RetryBase, RetryMax time.Duration
+	// ClaimTimeout is how long a notification being sent is hidden from
+	// other dispatchers; after it, an unfinished send is retried.
+	// Default DefaultClaimTimeout.
+	ClaimTimeout time.Duration
+	// Batch is the most notifications one Dispatch sends. Default
+	// DefaultBatch.
+	Batch int
+	// Clock and IDs default to the system clock and RandomIDs.
+	Clock deliverykit.Clock
+	IDs   deliverykit.IDSource
+}
+
+// Service schedules, sends, lists and retriggers notifications. It is safe
+// for concurrent use and starts no goroutines: the caller runs Dispatch, or
+// Run, which calls it periodically.
+type Service struct {
+	store storage.Store
+	opts  Options
+}
+
+// New returns a Service on store.
+func New(store storage.Store, opts Options) (*Service, error) {
+	if store == nil {
+		return nil, errors.New("notify: store is required")
+	}
+	if opts.Senders == nil {
+		ls := NewLogSender(nil)
+		opts.Senders = map[Channel]Sender{ChannelEmail: ls, ChannelSMS: ls}
+	}
+	if opts.Rules == nil {
+		opts.Rules = DefaultRules()
+	}
+	if opts.RetryBase <= 0 {
+		opts.RetryBase = DefaultRetryBase
+	}
+	if opts.RetryMax <= 0 {
+		opts.RetryMax = DefaultRetryMax
+	}
+	if opts.ClaimTimeout <= 0 {
+		opts.ClaimTimeout = DefaultClaimTimeout
+	}
+	if opts.Batch <= 0 {
+		opts.Batch = DefaultBatch
+	}
+	if opts.Clock == nil {
+		opts.Clock = deliverykit.SystemClock{}
+	}
+	if opts.IDs == nil {
+		opts.IDs = deliverykit.RandomIDs{}
+	}
+	return &Service{store: store, opts: opts}, nil
+}
+
+// record is a stored notification.
+type record struct {
+	ID             string    `json:"id"`
+	Site           string    `json:"site"`
+	Status         Status    `json:"status"`
+	Name           Name      `json:"name"`
+	Channel        Channel   `json:"channel"`
+	Origin         Origin    `json:"origin"`
+	TrackingNumber string    `json:"tracking_number"`
+	ExternalID     string    `json:"external_id"`
+	TosID          string    `json:"tos_id,omitempty"`
+	Recipient      string    `json:"recipient,omitempty"`
+	ReceiverName   string    `json:"receiver_name,omitempty"`
+	TrackingLink   string    `json:"tracking_link,omitempty"`
+	ScheduledAt    time.Time `json:"scheduled_at"`
+	TriggeredAt    time.Time `json:"triggered_at,omitzero"`
+	// NextAttempt is when Dispatch next looks at it; its due-index key.
+	NextAttempt time.Time `json:"next_attempt,omitzero"`
+	Attempts    int       `json:"attempts,omitempty"`
+	LastError   string    `json:"last_error,omitempty"`
+	// RetriggerOf is the id of the notification a retrigger copies.
+	RetriggerOf string `json:"retrigger_of,omitempty"`
+}
+
+func (r *record) wire() Notification {
+	n := Notification{ID: r.ID, Status: r.Status, Name: r.Name, Channel: r.Channel,
+		TrackingNumber: r.TrackingNumber, Origin: r.Origin, ScheduledAt: formatTime(r.ScheduledAt)}
+	if !r.TriggeredAt.IsZero() {
+		n.TriggeredAt = formatTime(r.TriggeredAt)
+	}
+	return n
+}
+
+// open reports whether the notification may still be sent.
+func (r *record) open() bool { return r.Status == StatusPending || r.Status == StatusFailed }
+
+type marker struct{}
+
+type dedupRecord struct {
+	ID string `json:"id"`
+}
+
+var (
+	notifications = storage.Collection[record]{Name: "notify.notifications"}
+	byOrder       = storage.Collection[marker]{Name: "notify.by_order"}
+	due           = storage.Collection[marker]{Name: "notify.due"}
+	dedup         = storage.Collection[dedupRecord]{Name: "notify.dedup"}
+)
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// dueTime is a fixed-width UTC timestamp that sorts in time order.
+func dueTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+
+func dueKey(r *record) string { return storage.Key(dueTime(r.NextAttempt), r.Site, r.ID) }
+
+// putDue stores r (version cond) and moves its due-index entry from old
+// (if any) to its NextAttempt when open.
+func putDue(tx storage.Tx, r *record, oldDue string, cond storage.Condition) (uint64, error) {
+	if oldDue != "" {
+		if err := due.Delete(tx, oldDue, storage.AnyVersion); err != nil {
+			return 0, err
+		}
+	}
+	if r.open() {
+		if _, err := due.Put(tx, dueKey(r), marker{}, storage.AnyVersion); err != nil {
+			return 0, err
+		}
+	}
+	return notifications.Put(tx, storage.Key(r.Site, r.ID), *r, cond)
+}
+
+// recipient returns the address of ev on the channel, and whether the
+// channel can reach the receiver.
+func recipient(c Channel, ev *Event) (string, bool) {
+	switch c {
+	case ChannelEmail:
+		return ev.Email, ev.Email != ""
+	case ChannelSMS:
+		return ev.Phone, ev.Phone != ""
+	}
+	return "", true
+}
+
+func (s *Service) channels() []Channel {
+	cs := make([]Channel, 0, len(s.opts.Senders))
+	for c := range s.opts.Senders {
+		cs = append(cs, c)
+	}
+	slices.Sort(cs)
+	return cs
+}
+
+// Observe applies the rules to a parcel event: it cancels what the event
+// makes pointless and schedules the notifications it calls for, PENDING
+// with scheduled_at = event time + delay. The same event observed twice
+// makes its notifications once. Sending happens in Dispatch.
+func (s *Service) Observe(ctx context.Context, ev Event) error {
+	if ev.Site == "" || ev.ExternalID == "" {
+		return deliverykit.E(deliverykit.KindInvalidArgument, "notify: event without site or external id")
+	}
+	var made []record
+	var cancels []Name
+	for _, rule := range s.opts.Rules {
+		if rule.Trigger != ev.Trigger {
+			continue
+		}
+		cancels = append(cancels, rule.Cancels...)
+		if rule.Name == "" {
+			continue
+		}
+		for _, c := range s.channels() {
+			to, ok := recipient(c, &ev)
+			if !ok {
+				continue
+			}
+			at := ev.Time.Add(rule.Delay).UTC()
+			made = append(made, record{
+				ID: s.opts.IDs.NewID("ntf_"), Site: ev.Site, Status: StatusPending, Name: rule.Name, Channel: c,
+				Origin: OriginSystem, TrackingNumber: ev.TrackingNumber, ExternalID: ev.ExternalID, TosID: ev.TosID,
+				Recipient: to, ReceiverName: ev.ReceiverName, TrackingLink: ev.TrackingLink,
+				ScheduledAt: at, NextAttempt: at,
+			})
+		}
+	}
+	if len(made) == 0 && len(cancels) == 0 {
+		return nil
+	}
+	return s.store.Update(ctx, func(tx storage.Tx) error {
+		if len(cancels) > 0 {
+			if err := s.cancel(tx, ev.Site, ev.ExternalID, ev.TrackingNumber, cancels); err != nil {
+				return err
+			}
+		}
+		for i := range made {
+			r := made[i]
+			dk := storage.Key(r.Site, r.ExternalID, r.TrackingNumber, string(r.Name), string(r.Channel), dueTime(ev.Time))
+			if _, err := dedup.Get(tx, dk); err == nil {
+				continue
+			} else if !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
+			if _, err := dedup.Put(tx, dk, dedupRecord{ID: r.ID}, storage.MustNotExist()); err != nil {
+				return err
+			}
+			if _, err := byOrder.Put(tx, storage.Key(r.Site, r.ExternalID, r.ID), marker{}, storage.MustNotExist()); err != nil {
+				return err
+			}
+			if _, err := putDue(tx, &r, "", storage.MustNotExist()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// cancel marks the open notifications of the parcel with the names
+// CANCELLED.
+func (s *Service) cancel(tx storage.Tx, site, ext, trackingNumber string, names []Name) error {
+	var hit []storage.Item[record]
+	for ix, err := range byOrder.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, ext)}) {
+		if err != nil {
+			return err
+		}
+		id := ix.Key[strings.LastIndex(ix.Key, storage.KeySep)+1:]
+		it, err := notifications.Get(tx, storage.Key(site, id))
+		if err != nil {
+			return err
+		}
+		if it.Value.open() && it.Value.TrackingNumber == trackingNumber && slices.Contains(names, it.Value.Name) {
+			hit = append(hit, it)
+		}
+	}
+	for _, it := range hit {
+		r := it.Value
+		old := dueKey(&r)
+		r.Status = StatusCancelled
+		if _, err := putDue(tx, &r, old, storage.VersionIs(it.Version)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// List returns the notifications of the site's order with the external id,
+// by scheduled_at.
+func (s *Service) List(ctx context.Context, site, externalID string) (*ListResponse, error) {
+	if externalID == "" {
+		return nil, deliverykit.InvalidField("external_id", "required", "is required")
+	}
+	out := &ListResponse{Notifications: []Notification{}}
+	var recs []record
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		for ix, err := range byOrder.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, externalID)}) {
+			if err != nil {
+				return err
+			}
+			id := ix.Key[strings.LastIndex(ix.Key, storage.KeySep)+1:]
+			it, err := notifications.Get(tx, storage.Key(site, id))
+			if err != nil {
+				return err
+			}
+			recs = append(recs, it.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		if !recs[i].ScheduledAt.Equal(recs[j].ScheduledAt) {
+			return recs[i].ScheduledAt.Before(recs[j].ScheduledAt)
+		}
+		return recs[i].ID < recs[j].ID
+	})
+	for i := range recs {
+		out.Notifications = append(out.Notifications, recs[i].wire())
+	}
+	return out, nil
+}
+
+// Retrigger copies the site's notification id into a new one (new id, same
+// name, channel, tracking number and receiver; origin RETRIGGER) and sends
+// it at once. It returns the new id; a failed send leaves it FAILED and
+// retried by Dispatch, like any other. An unknown id is NotFound.
+func (s *Service) Retrigger(ctx context.Context, site, id string) (string, error) {
+	if id == "" {
+		return "", deliverykit.InvalidField("notification_id", "required", "is required")
+	}
+	now := s.opts.Clock.Now().UTC()
+	newID := s.opts.IDs.NewID("ntf_")
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		it, err := notifications.Get(tx, storage.Key(site, id))
+		if errors.Is(err, storage.ErrNotFound) {
+			return &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "notification not found",
+				Violations: []deliverykit.FieldViolation{{Field: "notification_id", Rule: "exists", Message: "names no notification of the site"}}}
+		}
+		if err != nil {
+			return err
+		}
+		o := it.Value
+		r := record{
+			ID: newID, Site: site, Status: StatusPending, Name: o.Name, Channel: o.Channel, Origin: OriginRetrigger,
+			TrackingNumber: o.TrackingNumber, ExternalID: o.ExternalID, TosID: o.TosID, Recipient: o.Recipient,
+			ReceiverName: o.ReceiverName, TrackingLink: o.TrackingLink, ScheduledAt: now, NextAttempt: now, RetriggerOf: o.ID,
+		}
+		if _, err := byOrder.Put(tx, storage.Key(site, r.ExternalID, r.ID), marker{}, storage.MustNotExist()); err != nil {
+			return err
+		}
+		_, err = putDue(tx, &r, "", storage.MustNotExist())
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.send(ctx, site, newID, now); err != nil {
+		return "", err
+	}
+	return newID, nil
+}

@@ -1,0 +1,81 @@
+// Package tracking is area A of deliverykit: tracking orders, their
+// parcels, the parcels' progress steps and alerts, and the customer tracking
+// links (spec §2.1–2.3, §4.1, §6).
+//
+// A merchant (or checkout, a delivery session or shipment booking, through
+// their own recorder interfaces) registers an order with CreateOrder and its
+// parcels with CreateParcel; carriers report events with RecordEvent; the
+// merchant reads with Orders and Parcels and hands customers the link
+// GenerateLink makes. The link opens the customer page, which reads the
+// order with OrderByToken.
+//
+// # Identity and idempotency
+//
+// An order's id (tos_id) is made when it is registered. external_id is
+// unique per site: registering it again with an identical request returns
+// the first id, with different content it is a Conflict. A tracking number
+// is unique per site and carrier (the carrier of carrier_product_ref); an
+// identical repeat is accepted, a different one is a Conflict.
+//
+// Every order gets a token of 128 random bits when it is registered; the
+// portal link is PortalURL + PagePath + token (+ "?locale=…"). The token
+// reaches one order of one site and nothing else; GET /parcels?token= with
+// another site's key is not found.
+//
+// # Progress steps
+//
+// A step event appends a ProgressItem placed by its time: carriers deliver
+// events late and out of order. An event already recorded (same step, same
+// instant) is ignored and not passed to the observer. current_progress is
+// the latest step by time. "Out for delivery" and "delivery attempt failed"
+// are alerts, not steps.
+//
+// Any step may follow any other (parcels go back on route after a failed
+// pickup-point delivery, are re-submitted, and so on) except:
+//
+//	| rule                                   | steps                                                             | outcome                  |
+//	|----------------------------------------|-------------------------------------------------------------------|--------------------------|
+//	| return steps on an OUTBOUND parcel     | RETURN_REQUESTED, RETURN_APPROVED, RETURN_DECLINED,               | FailedPrecondition (400) |
+//	|                                        | RETURN_COMPLETED, REPLACEMENT_SENT, RETURN_CANCELLED              |                          |
+//	| merchant/delivery steps on a RETURN    | CONFIRMED_BY_MERCHANT, PREPARED_BY_MERCHANT, AWAITING_SUPPLIER,   | FailedPrecondition (400) |
+//	| parcel                                 | LINEHAUL_TO_CARRIER, DELIVERED_TO_PICKUP_POINT,                   |                          |
+//	|                                        | DELIVERED_TO_CONSUMER                                             |                          |
+//	| nothing after a final step (by time)   | final: DELIVERED_TO_CONSUMER, TERMINATED, RETURN_DECLINED,        | FailedPrecondition (400) |
+//	|                                        | RETURN_CANCELLED, REPLACEMENT_SENT, and DELIVERED_TO_MERCHANT     |                          |
+//	|                                        | on OUTBOUND parcels (a RETURN parcel may still be completed)      |                          |
+//	| a final step dated before a recorded   | as above                                                          | FailedPrecondition (400) |
+//	| step                                   |                                                                   |                          |
+//	| STEP_UNKNOWN or a value not in §2.1    |                                                                   | InvalidArgument (400)    |
+//
+// Parcels of direction UNKNOWN_DIRECTION_TYPE or UNSPECIFIED accept both
+// outbound and return steps. A refused event changes nothing.
+//
+// # Alerts
+//
+// Alerts carry created_at and the payload object named after their type.
+//
+//   - Reported by the carrier as {"alert": …}: ALERT_OUT_FOR_DELIVERY,
+//     ALERT_DELIVERY_ATTEMPT_FAILED, ALERT_DELIVERY_DELAYED_FROM_CARRIER,
+//     ALERT_AWAITING_SUPPLIER and ALERT_LINEHAUL_TO_CARRIER (these two with
+//     the event's estimated_time as payload), created_at = event time.
+//   - ALERT_ESTIMATED_DELIVERY_TIME_UPDATED: an event's estimated_time
+//     differs from the current estimate (the carrier's last, else the
+//     merchant's promise).
+//   - ALERT_DELIVERY_DELAYED and ALERT_SUBMISSION_DELAYED: derived when read
+//     from the promises and the clock (see deriveAlerts); created_at is the
+//     end of the broken promise, so the alert is stable.
+//
+// # Observers
+//
+// New steps and alerts go to Options.Observer after the transaction that
+// stored them commits, never inside it (the transaction may run more than
+// once). notify schedules customer notifications from them.
+//
+// # Storage
+//
+// Collections: tracking.orders (site, tos_id), tracking.orders_by_external_id
+// (site, external_id), tracking.orders_by_email (site, e-mail, tos_id),
+// tracking.parcels (site, tracking number, carrier) and tracking.tokens
+// (token). Parcel lookup by tracking number is a key-range read and token
+// lookup a key read: both are logarithmic in the number of records.
+package tracking

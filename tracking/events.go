@@ -1,0 +1,323 @@
+package tracking
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// Change is one new step or alert of a parcel, as an EventObserver sees it.
+// Exactly one of Step and Alert is set.
+type Change struct {
+	Site           string
+	TosID          string
+	ExternalID     string
+	TrackingNumber string
+	Step           Step
+	Alert          AlertType
+	// Time is when the step happened or the alert was raised.
+	Time         time.Time
+	DeliveryType DeliveryType
+	// ReceiverName, Email and Phone are the parcel receiver's, falling
+	// back to the order receiver's.
+	ReceiverName string
+	Email        string
+	Phone        string
+	// TrackingLink is the customer page of the order (without a locale).
+	TrackingLink string
+}
+
+// EventObserver is told about committed parcel changes. It is declared here,
+// by the package that calls it; notify satisfies it through a small adapter
+// that copies the fields. ParcelChanged runs after the change is stored and
+// never inside a transaction; an observer that needs durability keeps its
+// own records, and its failures do not undo the event.
+type EventObserver interface {
+	ParcelChanged(ctx context.Context, c Change)
+}
+
+// EventObserverFunc adapts a function to EventObserver.
+type EventObserverFunc func(ctx context.Context, c Change)
+
+// ParcelChanged implements EventObserver.
+func (f EventObserverFunc) ParcelChanged(ctx context.Context, c Change) { f(ctx, c) }
+
+// Step sets of the sequence rules (see the package documentation).
+var (
+	returnOnlySteps = map[Step]bool{
+		StepReturnRequested: true, StepReturnApproved: true, StepReturnDeclined: true,
+		StepReturnCompleted: true, StepReplacementSent: true, StepReturnCancelled: true,
+	}
+	outboundOnlySteps = map[Step]bool{
+		StepConfirmedByMerchant: true, StepPreparedByMerchant: true, StepAwaitingSupplier: true,
+		StepLinehaulToCarrier: true, StepDeliveredToPickupPoint: true, StepDeliveredToConsumer: true,
+	}
+)
+
+// finalStep reports whether no step may follow s on a parcel of direction d.
+func finalStep(d DirectionType, s Step) bool {
+	switch s {
+	case StepTerminated, StepReturnDeclined, StepReturnCancelled, StepReplacementSent, StepDeliveredToConsumer:
+		return true
+	case StepDeliveredToMerchant:
+		// A returned parcel may still be completed and replaced.
+		return d == DirectionOutbound
+	}
+	return false
+}
+
+// formatTime is the one way times are written: UTC, RFC 3339, fractional
+// seconds only when present.
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// RecordEvent records a carrier event on the site's parcel with the
+// tracking number. A step is placed in the history by its time (carriers
+// deliver out of order); an event already recorded (same step or alert at
+// the same instant) is ignored. An event that breaks the step sequence is
+// FailedPrecondition and changes nothing. New steps and alerts are passed
+// to the observer after they are stored.
+func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error {
+	if err := checkSite(site, &ev.SiteID); err != nil {
+		return err
+	}
+	var extra []deliverykit.FieldViolation
+	if ev.Step == "" && ev.Alert == "" {
+		extra = append(extra, violation("step", "required_without", "step or alert is required"))
+	}
+	if ev.EstimatedTime != nil {
+		extra = append(extra, rangeOrder("estimated_time", ev.EstimatedTime.Start, ev.EstimatedTime.End)...)
+	}
+	if err := check(&ev, extra); err != nil {
+		return err
+	}
+	at, _ := parseTime(ev.Time)
+	carrier := ""
+	if ev.CarrierProductRef != "" {
+		p, ok := s.opts.Products.Product(site, ev.CarrierProductRef)
+		if !ok {
+			return deliverykit.InvalidField("carrier_product_ref", "known", "is not a carrier product of the site's catalog")
+		}
+		carrier = p.CarrierID
+	}
+	now := s.opts.Clock.Now().UTC()
+	var changes []Change
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		changes = changes[:0]
+		p, err := s.eventParcel(tx, site, ev.TrackingNumber, carrier)
+		if err != nil {
+			return err
+		}
+		rec := p.Value
+		ord, err := orders.Get(tx, storage.Key(site, rec.TosID))
+		if err != nil {
+			return err
+		}
+		base := s.change(site, &ord.Value, &rec)
+		changed := false
+		if ev.Step != "" {
+			ok, err := addStep(&rec, ProgressItem{Step: ev.Step, Time: formatTime(at), EstimatedTime: ev.EstimatedTime})
+			if err != nil {
+				return err
+			}
+			if ok {
+				changed = true
+				c := base
+				c.Step, c.Time = ev.Step, at
+				changes = append(changes, c)
+			}
+		}
+		if ev.EstimatedTime != nil && (ev.EstimatedTime.Start != "" || ev.EstimatedTime.End != "") {
+			prev := currentEstimate(&rec, &ord.Value)
+			next := normalRange(ev.EstimatedTime)
+			if prev == nil || *prev != *next {
+				rec.Estimate = next
+				changed = true
+				if prev != nil && addAlert(&rec, Alert{Type: AlertEstimatedDeliveryTimeUpdated, CreatedAt: formatTime(at)}, nil) {
+					c := base
+					c.Alert, c.Time = AlertEstimatedDeliveryTimeUpdated, at
+					changes = append(changes, c)
+				}
+			}
+		}
+		if ev.Alert != "" && addAlert(&rec, Alert{Type: ev.Alert, CreatedAt: formatTime(at)}, ev.EstimatedTime) {
+			changed = true
+			c := base
+			c.Alert, c.Time = ev.Alert, at
+			changes = append(changes, c)
+		}
+		if !changed {
+			return nil
+		}
+		rec.LastEventAt = now
+		_, err = parcels.Put(tx, p.Key, rec, storage.VersionIs(p.Version))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if s.opts.Observer != nil {
+		for _, c := range changes {
+			s.opts.Observer.ParcelChanged(ctx, c)
+		}
+	}
+	return nil
+}
+
+// eventParcel finds the parcel an event is about.
+func (s *Service) eventParcel(tx storage.Tx, site, number, carrier string) (storage.Item[parcelRecord], error) {
+	notFound := &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "parcel not found",
+		Violations: []deliverykit.FieldViolation{violation("tracking_number", "exists", "names no parcel of the site")}}
+	if carrier != "" {
+		p, err := parcels.Get(tx, parcelKey(site, number, carrier))
+		if errors.Is(err, storage.ErrNotFound) {
+			return p, notFound
+		}
+		return p, err
+	}
+	ps, err := parcelsByNumber(tx, site, number)
+	switch {
+	case err != nil:
+		return storage.Item[parcelRecord]{}, err
+	case len(ps) == 0:
+		return storage.Item[parcelRecord]{}, notFound
+	case len(ps) > 1:
+		return storage.Item[parcelRecord]{}, deliverykit.InvalidField("carrier_product_ref", "required", "is required: several carriers of the site use this tracking number")
+	}
+	return ps[0], nil
+}
+
+func (s *Service) change(site string, o *orderRecord, p *parcelRecord) Change {
+	c := Change{
+		Site: site, TosID: o.TosID, ExternalID: o.Request.ExternalID,
+		TrackingNumber: p.Request.TrackingNumber, DeliveryType: p.Request.DeliveryType,
+		TrackingLink: s.portalLink(o.Token, ""),
+	}
+	if r := o.Request.Receiver; r != nil {
+		c.ReceiverName, c.Email, c.Phone = r.Name, r.Email, r.PhoneNumber
+	}
+	if r := p.Request.Receiver; r != nil {
+		c.ReceiverName = r.Name
+		if r.Email != "" {
+			c.Email = r.Email
+		}
+		if r.PhoneNumber != "" {
+			c.Phone = r.PhoneNumber
+		}
+	}
+	return c
+}
+
+// addStep places item in rec's history by time. It returns false for a
+// duplicate and an error for a step the sequence rules refuse.
+func addStep(rec *parcelRecord, item ProgressItem) (bool, error) {
+	d := rec.Request.DirectionType
+	switch {
+	case d == DirectionOutbound && returnOnlySteps[item.Step]:
+		return false, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "step %s is only for RETURN parcels; this parcel is OUTBOUND", item.Step)
+	case d == DirectionReturn && outboundOnlySteps[item.Step]:
+		return false, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "step %s is only for OUTBOUND parcels; this parcel is RETURN", item.Step)
+	}
+	at, _ := parseTime(item.Time)
+	pos := len(rec.Progress)
+	for i, p := range rec.Progress {
+		t, _ := parseTime(p.Time)
+		if t.Equal(at) && p.Step == item.Step {
+			return false, nil
+		}
+		if t.After(at) && pos == len(rec.Progress) {
+			pos = i
+		}
+	}
+	if pos > 0 {
+		if prev := rec.Progress[pos-1]; finalStep(d, prev.Step) {
+			return false, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the parcel reached the final step %s at %s; no step may follow it", prev.Step, prev.Time)
+		}
+	}
+	if pos < len(rec.Progress) && finalStep(d, item.Step) {
+		return false, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "final step %s cannot precede the recorded step %s at %s", item.Step, rec.Progress[pos].Step, rec.Progress[pos].Time)
+	}
+	rec.Progress = slices.Insert(rec.Progress, pos, item)
+	return true, nil
+}
+
+// addAlert adds an alert with its payload unless the same type was raised
+// at the same instant. Alerts stay sorted by created_at.
+func addAlert(rec *parcelRecord, a Alert, est *DateTimeRange) bool {
+	for _, x := range rec.Alerts {
+		if x.Type == a.Type && x.CreatedAt == a.CreatedAt {
+			return false
+		}
+	}
+	setPayload(&a, est)
+	pos := len(rec.Alerts)
+	at, _ := parseTime(a.CreatedAt)
+	for i, x := range rec.Alerts {
+		if t, _ := parseTime(x.CreatedAt); t.After(at) {
+			pos = i
+			break
+		}
+	}
+	rec.Alerts = slices.Insert(rec.Alerts, pos, a)
+	return true
+}
+
+// setPayload sets the one payload object named after the alert type.
+func setPayload(a *Alert, est *DateTimeRange) {
+	empty := &struct{}{}
+	estimate := func() *EstimatePayload {
+		p := &EstimatePayload{}
+		if est != nil {
+			r := normalRange(est)
+			p.EstimatedTimeRange = r
+			p.EstimatedTime = &EstimatedTime{Earliest: r.Start, Latest: r.End}
+		}
+		return p
+	}
+	switch a.Type {
+	case AlertAwaitingSupplier:
+		a.AwaitingSupplier = estimate()
+	case AlertLinehaulToCarrier:
+		a.Linehaul = estimate()
+	case AlertDeliveryAttemptFailed:
+		a.DeliveryAttemptFailed = empty
+	case AlertDeliveryDelayed:
+		a.DeliveryDelayed = empty
+	case AlertDeliveryDelayedFromCarrier:
+		a.DeliveryDelayedFromCarrier = empty
+	case AlertEstimatedDeliveryTimeUpdated:
+		a.EstimatedDeliveryTimeUpdated = empty
+	case AlertOutForDelivery:
+		a.OutForDelivery = empty
+	case AlertSubmissionDelayed:
+		a.SubmissionDelayed = empty
+	}
+}
+
+// normalRange rewrites a validated range's ends in the canonical format so
+// that equal instants compare equal.
+func normalRange(r *DateTimeRange) *DateTimeRange {
+	out := &DateTimeRange{}
+	if t, ok := parseTime(r.Start); ok {
+		out.Start = formatTime(t)
+	}
+	if t, ok := parseTime(r.End); ok {
+		out.End = formatTime(t)
+	}
+	return out
+}
+
+// currentEstimate is the carrier's latest estimate, else the merchant's
+// promise, else nil.
+func currentEstimate(p *parcelRecord, o *orderRecord) *DateTimeRange {
+	if p.Estimate != nil {
+		return p.Estimate
+	}
+	if pr := o.Request.Promises; pr != nil && pr.EstimatedDeliveryTime != nil {
+		return normalRange(&DateTimeRange{Start: pr.EstimatedDeliveryTime.Start, End: pr.EstimatedDeliveryTime.End})
+	}
+	return nil
+}

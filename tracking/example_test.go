@@ -1,0 +1,116 @@
+package tracking_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/tracking"
+)
+
+// A merchant registers an order and its parcel, a carrier reports events
+// (one of them late), and the merchant reads the parcel back.
+func Example() {
+	ctx := context.Background()
+	svc, err := tracking.New(memory.New(), tracking.Options{
+		Products: tracking.StaticProducts{
+			"fastpost-home": {Ref: "fastpost-home", CarrierID: "fastpost", CarrierName: "FastPost", DeliveryType: tracking.DeliveryDelivery},
+		},
+		Clock: deliverykit.NewManualClock(time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)),
+		IDs:   &deliverykit.SequentialIDs{},
+	})
+	if err != nil {
+		panic(err)
+	}
+	id, err := svc.CreateOrder(ctx, "my-site", tracking.CreateTrackingOrderRequest{
+		ExternalID:        "ORD-1001",
+		CarrierProductRef: "fastpost-home",
+		Sender:            &tracking.Sender{Name: "My Shop"},
+		Receiver:          &tracking.Receiver{Name: "Alva Berg"},
+		Destination:       &tracking.Destination{Address: &tracking.Address{City: "Uppsala", Country: "SE"}},
+		DeliveryType:      tracking.OrderDeliveryDelivery,
+	})
+	if err != nil {
+		panic(err)
+	}
+	err = svc.CreateParcel(ctx, "my-site", tracking.CreateParcelRequest{
+		TosID: id, TrackingNumber: "FP123", CarrierProductRef: "fastpost-home", DirectionType: tracking.DirectionOutbound,
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, ev := range []tracking.Event{
+		{TrackingNumber: "FP123", Time: "2026-11-21T07:30:00Z", Step: tracking.StepOnRoute, Alert: tracking.AlertOutForDelivery},
+		{TrackingNumber: "FP123", Time: "2026-11-20T16:00:00Z", Step: tracking.StepSubmittedToCarrier}, // arrives late
+	} {
+		if err := svc.RecordEvent(ctx, "my-site", ev); err != nil {
+			panic(err)
+		}
+	}
+	res, err := svc.Parcels(ctx, "my-site", tracking.ParcelsQuery{TrackingNumber: "FP123"})
+	if err != nil {
+		panic(err)
+	}
+	p := res.Parcels[0]
+	for _, it := range p.ProgressHistory {
+		fmt.Println(it.Time, it.Step)
+	}
+	fmt.Println("current:", p.CurrentProgress.Step)
+	fmt.Println("alert:", p.Alerts[0].Type)
+	// Output:
+	// 2026-11-20T16:00:00Z STEP_SUBMITTED_TO_CARRIER
+	// 2026-11-21T07:30:00Z STEP_ON_ROUTE
+	// current: STEP_ON_ROUTE
+	// alert: ALERT_OUT_FOR_DELIVERY
+}
+
+// Validation errors name the JSON path of every offending field.
+func ExampleService_CreateOrder_validation() {
+	svc, _ := tracking.New(memory.New(), tracking.Options{Products: tracking.StaticProducts{}})
+	_, err := svc.CreateOrder(context.Background(), "my-site", tracking.CreateTrackingOrderRequest{
+		ExternalID:   "ORD-1",
+		DeliveryType: "HOME",
+		Destination: &tracking.Destination{
+			Address:          &tracking.Address{Country: "Sweden"},
+			OperationalHours: &tracking.OperationalHours{Mon: []tracking.TimeRange{{Start: "9:00", End: "17:00:00"}}},
+		},
+	})
+	for _, v := range deliverykit.ViolationsOf(err) {
+		fmt.Println(v)
+	}
+	// Output:
+	// carrier_product_ref: is required
+	// delivery_type: must be one of UNKNOWN, DELIVERY, PICKUP, INSTORE
+	// destination.address.country: must be an ISO 3166-1 alpha-2 country code (two upper-case letters)
+	// destination.operational_hours.mon[0].start: must be a time of day HH:MM:SS
+	// receiver: is required
+	// sender: is required
+}
+
+// GenerateLink returns the customer page link; its token also opens the
+// order through GET /parcels?token=.
+func ExampleService_GenerateLink() {
+	ctx := context.Background()
+	svc, _ := tracking.New(memory.New(), tracking.Options{
+		Products:  tracking.StaticProducts{"p": {Ref: "p", CarrierID: "c"}},
+		PortalURL: "https://track.my-shop.example",
+		IDs:       &deliverykit.SequentialIDs{},
+	})
+	_, err := svc.CreateOrder(ctx, "my-site", tracking.CreateTrackingOrderRequest{
+		ExternalID: "ORD-7", CarrierProductRef: "p", Sender: &tracking.Sender{Name: "My Shop"},
+		Receiver: &tracking.Receiver{Name: "Bo"}, Destination: &tracking.Destination{Address: &tracking.Address{}},
+		DeliveryType: tracking.OrderDeliveryUnknown,
+	})
+	if err != nil {
+		panic(err)
+	}
+	res, err := svc.GenerateLink(ctx, "my-site", tracking.GenerateTrackingPageLinkRequest{OrderID: "ORD-7", Locale: "sv-SE"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.TrackingLink)
+	// Output:
+	// https://track.my-shop.example/v1/delivery_tracking/_/page/tt_000003?locale=sv-SE
+}

@@ -1,0 +1,444 @@
+package tracking
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+	"golang.org/x/text/language"
+)
+
+// OrdersQuery filters GET /orders. All fields are optional.
+type OrdersQuery struct {
+	// ExternalID selects the order with the merchant's order id.
+	ExternalID string
+	// Email selects the orders of a receiver e-mail (case-insensitive).
+	Email string
+	// Locale translates names in the cart (shipping component names).
+	// Default English.
+	Locale string
+}
+
+// Orders returns the site's orders matching q as PrivateOrder, with their
+// parcels and computed cart. Without ExternalID and Email it returns at most
+// Options.MaxOrders orders.
+func (s *Service) Orders(ctx context.Context, site string, q OrdersQuery) (*GetTrackingOrdersResponse, error) {
+	tag := language.English
+	if q.Locale != "" {
+		t, err := parseLocale("locale", q.Locale)
+		if err != nil {
+			return nil, err
+		}
+		tag = t
+	}
+	now := s.opts.Clock.Now().UTC()
+	out := &GetTrackingOrdersResponse{Orders: []PrivateOrder{}}
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		var recs []orderRecord
+		switch {
+		case q.ExternalID != "":
+			it, err := orderByExternalID(tx, site, q.ExternalID)
+			if errors.Is(err, deliverykit.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if q.Email == "" || strings.EqualFold(receiverEmail(&it.Value), q.Email) {
+				recs = append(recs, it.Value)
+			}
+		case q.Email != "":
+			for ix, err := range ordersByEmail.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, strings.ToLower(q.Email)), Limit: s.opts.MaxOrders}) {
+				if err != nil {
+					return err
+				}
+				it, err := orders.Get(tx, storage.Key(site, ix.Value.TosID))
+				if err != nil {
+					return err
+				}
+				recs = append(recs, it.Value)
+			}
+		default:
+			for it, err := range orders.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site), Limit: s.opts.MaxOrders}) {
+				if err != nil {
+					return err
+				}
+				recs = append(recs, it.Value)
+			}
+		}
+		for i := range recs {
+			po, err := s.privateOrder(tx, site, &recs[i], tag, q.Locale, now)
+			if err != nil {
+				return err
+			}
+			out.Orders = append(out.Orders, *po)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func receiverEmail(o *orderRecord) string {
+	if o.Request.Receiver == nil {
+		return ""
+	}
+	return o.Request.Receiver.Email
+}
+
+// ParcelsQuery selects the parcels of GET /parcels. Token, when set, wins
+// and identifies the order; otherwise exactly one of ExternalID and
+// TrackingNumber is required.
+type ParcelsQuery struct {
+	ExternalID     string
+	TrackingNumber string
+	Token          string
+}
+
+// Parcels answers GET /parcels: the parcels of the order named by the token
+// or the external id (all of them), or the parcel with the tracking number
+// (only that one). A token of another site's order is not found.
+func (s *Service) Parcels(ctx context.Context, site string, q ParcelsQuery) (*GetTrackingParcelsResponse, error) {
+	switch {
+	case q.Token != "":
+	case q.ExternalID != "" && q.TrackingNumber != "":
+		return nil, deliverykit.Invalid(
+			violation("external_id", "excluded_with", "must not be given together with tracking_number"),
+			violation("tracking_number", "excluded_with", "must not be given together with external_id"))
+	case q.ExternalID == "" && q.TrackingNumber == "":
+		return nil, deliverykit.InvalidField("tracking_number", "required_without", "tracking_number or external_id is required")
+	}
+	now := s.opts.Clock.Now().UTC()
+	var out *GetTrackingParcelsResponse
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		var o orderRecord
+		var only []storage.Item[parcelRecord]
+		switch {
+		case q.Token != "":
+			t, err := tokens.Get(tx, q.Token)
+			if errors.Is(err, storage.ErrNotFound) || err == nil && t.Value.Site != site {
+				return notFoundField("tracking link", "token", "is not a tracking token of the site")
+			}
+			if err != nil {
+				return err
+			}
+			it, err := orders.Get(tx, storage.Key(site, t.Value.TosID))
+			if err != nil {
+				return err
+			}
+			o = it.Value
+		case q.ExternalID != "":
+			it, err := orderByExternalID(tx, site, q.ExternalID)
+			if err != nil {
+				return err
+			}
+			o = it.Value
+		default:
+			ps, err := parcelsByNumber(tx, site, q.TrackingNumber)
+			if err != nil {
+				return err
+			}
+			if len(ps) == 0 {
+				return deliverykit.E(deliverykit.KindNotFound, "parcel not found")
+			}
+			tos, err := oneOrder(ps)
+			if err != nil {
+				return err
+			}
+			it, err := orders.Get(tx, storage.Key(site, tos))
+			if err != nil {
+				return err
+			}
+			o, only = it.Value, ps
+		}
+		if only == nil {
+			ps, err := orderParcels(tx, site, &o)
+			if err != nil {
+				return err
+			}
+			only = ps
+		}
+		links := s.links(site, &o, "")
+		out = &GetTrackingParcelsResponse{
+			ExternalID: o.Request.ExternalID, TosID: o.TosID,
+			TrackingLink: links.Links[0].URL, TrackingLinks: links,
+			Parcels: []TrackingParcel{},
+		}
+		for i := range only {
+			pp := s.privateParcel(site, &o, &only[i].Value, now)
+			tp := TrackingParcel{
+				CarrierName:           pp.DisplayCarrierName,
+				Destination:           pp.Location,
+				ProgressHistory:       pp.Progress,
+				TrackingNumber:        pp.TrackingNumber,
+				Alerts:                pp.Alerts,
+				CarrierLink:           pp.CarrierLink,
+				DeliveryType:          pp.DeliveryType,
+				EstimatedDeliveryTime: pp.EstimatedDeliveryTime,
+			}
+			if n := len(pp.Progress); n > 0 {
+				cur := pp.Progress[n-1]
+				tp.CurrentProgress = &cur
+			}
+			if r := only[i].Value.Request.Receiver; r != nil {
+				tp.Receiver = &TrackingParcelReceiver{Name: r.Name}
+			} else if r := o.Request.Receiver; r != nil {
+				tp.Receiver = &TrackingParcelReceiver{Name: r.Name}
+			}
+			out.Parcels = append(out.Parcels, tp)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// OrderByToken returns the order a customer tracking link names, for the
+// customer page. The token is the only credential: it is 128 random bits,
+// and it reaches exactly one order of one site. It also returns the site
+// name for the page header.
+func (s *Service) OrderByToken(ctx context.Context, token, locale string) (*PrivateOrder, error) {
+	tag := language.English
+	if locale != "" {
+		if t, err := language.Parse(locale); err == nil {
+			tag = t
+		}
+	}
+	now := s.opts.Clock.Now().UTC()
+	var po *PrivateOrder
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		t, err := tokens.Get(tx, token)
+		if errors.Is(err, storage.ErrNotFound) {
+			return deliverykit.E(deliverykit.KindNotFound, "no such tracking link")
+		}
+		if err != nil {
+			return err
+		}
+		it, err := orders.Get(tx, storage.Key(t.Value.Site, t.Value.TosID))
+		if err != nil {
+			return err
+		}
+		po, err = s.privateOrder(tx, t.Value.Site, &it.Value, tag, locale, now)
+		return err
+	})
+	return po, err
+}
+
+// orderParcels reads an order's parcels in registration order.
+func orderParcels(tx storage.Tx, site string, o *orderRecord) ([]storage.Item[parcelRecord], error) {
+	out := make([]storage.Item[parcelRecord], 0, len(o.Parcels))
+	for _, ref := range o.Parcels {
+		it, err := parcels.Get(tx, parcelKey(site, ref.TrackingNumber, ref.CarrierID))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+func (s *Service) privateOrder(tx storage.Tx, site string, o *orderRecord, tag language.Tag, locale string, now time.Time) (*PrivateOrder, error) {
+	ps, err := orderParcels(tx, site, o)
+	if err != nil {
+		return nil, err
+	}
+	po := &PrivateOrder{
+		AnalyticsID:   o.AnalyticsID,
+		ExternalID:    o.Request.ExternalID,
+		SiteName:      s.opts.Sites[site].Name,
+		TosID:         o.TosID,
+		TrackingLinks: s.links(site, o, locale),
+	}
+	if o.Request.Sender != nil {
+		po.SenderName = o.Request.Sender.Name
+	}
+	if po.SenderName == "" {
+		po.SenderName = po.SiteName
+	}
+	if c := o.Request.Cart; c != nil {
+		po.Cart = computeCart(c, tag)
+		for _, it := range c.Items {
+			po.Items = append(po.Items, DisplayItem{
+				Discount: it.Discount, Image: it.Image, Name: it.Name, Price: it.Price,
+				Quantity: it.Quantity, SKU: it.SKU, TotalPrice: it.Price * it.Quantity,
+			})
+		}
+	}
+	for i := range ps {
+		po.Parcels = append(po.Parcels, *s.privateParcel(site, o, &ps[i].Value, now))
+	}
+	return po, nil
+}
+
+func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, now time.Time) *PrivateParcel {
+	r := &p.Request
+	prod, _ := s.opts.Products.Product(site, r.CarrierProductRef)
+	pp := &PrivateParcel{
+		TrackingNumber:          r.TrackingNumber,
+		Alerts:                  deriveAlerts(o, p, now),
+		Carrier:                 "carrier-" + p.CarrierID,
+		CarrierFallbackEnabled:  p.LastEventAt.IsZero() && now.Sub(p.CreatedAt) >= s.opts.CarrierFallbackAfter,
+		CarrierLink:             prod.CarrierLink(r.TrackingNumber),
+		CarrierLogoPattern:      prod.LogoPattern,
+		CarrierProductID:        prod.ProductID,
+		CarrierProductRef:       r.CarrierProductRef,
+		DeliveryType:            r.DeliveryType,
+		DirectionType:           r.DirectionType,
+		DisplayCarrierName:      prod.CarrierName,
+		EstimatedDeliveryTime:   currentEstimate(p, o),
+		Index:                   p.Index,
+		LineItems:               r.LineItems,
+		Location:                location(o, p),
+		Progress:                p.Progress,
+		RequestedShippingMethod: prod.ShippingMethod,
+	}
+	pp.TrackingLink = pp.CarrierLink
+	switch {
+	case r.Sender != nil && r.Sender.Name != "":
+		pp.SenderName = r.Sender.Name
+	case o.Request.Sender != nil:
+		pp.SenderName = o.Request.Sender.Name
+	}
+	return pp
+}
+
+// location is where the parcel can be picked up: the parcel's pickup
+// point, with the order destination's hours when the order names the same
+// location; or, for pickup and in-store orders without a parcel pickup, the
+// order destination. Home deliveries have none.
+func location(o *orderRecord, p *parcelRecord) *Location {
+	d := o.Request.Destination
+	var pick *Pickup
+	if r := p.Request.Receiver; r != nil && r.Destination != nil {
+		pick = r.Destination.Pickup
+	}
+	fromOrder := func(l *Location) {
+		if d.OperationalHours != nil {
+			l.OperationalHours = displayHours(d.OperationalHours)
+		}
+		if l.Address == nil {
+			l.Address = d.Address
+		}
+	}
+	switch {
+	case pick != nil:
+		l := &Location{Address: pick.Address, LocationExternalID: pick.ID, LocationType: pick.LocationType}
+		if d != nil && d.LocationExternalID == pick.ID {
+			fromOrder(l)
+			if l.LocationType == "" {
+				l.LocationType = d.LocationType
+			}
+		}
+		if l.Address == nil {
+			l.Address = &Address{}
+		}
+		return l
+	case d != nil && (o.Request.DeliveryType == OrderDeliveryPickup || o.Request.DeliveryType == OrderDeliveryInstore):
+		l := &Location{LocationExternalID: d.LocationExternalID, LocationType: d.LocationType}
+		fromOrder(l)
+		return l
+	}
+	return nil
+}
+
+// displayHours renders opening intervals per day, "10:00-14:00, 15:00-20:00".
+func displayHours(h *OperationalHours) *DisplayHours {
+	f := func(rs []TimeRange) string {
+		parts := make([]string, len(rs))
+		for i, r := range rs {
+			parts[i] = shortTime(r.Start) + "-" + shortTime(r.End)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return &DisplayHours{Mon: f(h.Mon), Tue: f(h.Tue), Wed: f(h.Wed), Thu: f(h.Thu), Fri: f(h.Fri), Sat: f(h.Sat), Sun: f(h.Sun)}
+}
+
+// shortTime drops zero seconds: "10:00:00" → "10:00".
+func shortTime(s string) string {
+	if strings.HasSuffix(s, ":00") && len(s) == 8 {
+		return s[:5]
+	}
+	return s
+}
+
+// deriveAlerts returns the stored alerts plus the delay alerts that follow
+// from the promises and the clock:
+//
+//   - ALERT_SUBMISSION_DELAYED when the promised submission window ended
+//     before the parcel reached the carrier (STEP_SUBMITTED_TO_CARRIER or a
+//     later carrier step), created_at = the end of the window;
+//   - ALERT_DELIVERY_DELAYED when the promised delivery window (or, without
+//     a promise, the carrier's estimate) ended before the parcel was
+//     delivered (to the consumer or, for pickups, to the pickup point),
+//     created_at = the end of the window.
+//
+// Deriving them when read keeps them exact without a background job, and
+// created_at is stable, so they read as kept. A reported alert of the same
+// type is not repeated. Return parcels get no delay alerts.
+func deriveAlerts(o *orderRecord, p *parcelRecord, now time.Time) []Alert {
+	out := append([]Alert(nil), p.Alerts...)
+	if p.Request.DirectionType == DirectionReturn {
+		return out
+	}
+	has := func(t AlertType) bool {
+		for _, a := range out {
+			if a.Type == t {
+				return true
+			}
+		}
+		return false
+	}
+	firstStep := func(set map[Step]bool) (time.Time, bool) {
+		for _, it := range p.Progress {
+			if set[it.Step] {
+				t, ok := parseTime(it.Time)
+				return t, ok
+			}
+		}
+		return time.Time{}, false
+	}
+	late := func(deadline string, reached map[Step]bool) (time.Time, bool) {
+		d, ok := parseTime(deadline)
+		if !ok {
+			return time.Time{}, false
+		}
+		if t, ok := firstStep(reached); ok {
+			return d, t.After(d)
+		}
+		if _, ok := firstStep(map[Step]bool{StepTerminated: true, StepSentBack: true}); ok {
+			return d, false
+		}
+		return d, now.After(d)
+	}
+	pr := o.Request.Promises
+	if pr != nil && pr.EstimatedSubmissionTime != nil && !has(AlertSubmissionDelayed) {
+		if d, ok := late(pr.EstimatedSubmissionTime.End, map[Step]bool{StepSubmittedToCarrier: true, StepOnRoute: true, StepDeliveredToPickupPoint: true, StepDeliveredToConsumer: true}); ok {
+			out = append(out, Alert{Type: AlertSubmissionDelayed, CreatedAt: formatTime(d), SubmissionDelayed: &struct{}{}})
+		}
+	}
+	deadline := ""
+	if pr != nil && pr.EstimatedDeliveryTime != nil {
+		deadline = pr.EstimatedDeliveryTime.End
+	} else if p.Estimate != nil {
+		deadline = p.Estimate.End
+	}
+	if deadline != "" && !has(AlertDeliveryDelayed) {
+		if d, ok := late(deadline, map[Step]bool{StepDeliveredToPickupPoint: true, StepDeliveredToConsumer: true}); ok {
+			out = append(out, Alert{Type: AlertDeliveryDelayed, CreatedAt: formatTime(d), DeliveryDelayed: &struct{}{}})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, _ := parseTime(out[i].CreatedAt)
+		b, _ := parseTime(out[j].CreatedAt)
+		return a.Before(b)
+	})
+	return out
+}

@@ -1,0 +1,488 @@
+package tracking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+	"golang.org/x/text/language"
+)
+
+// PagePath is the path of the customer tracking page, under which the
+// portal link puts the order's token: PortalURL + PagePath + token.
+const PagePath = "/v1/delivery_tracking/_/page/"
+
+// Defaults of Options.
+const (
+	DefaultPortalURL            = "http://127.0.0.1:8080"
+	DefaultCarrierFallbackAfter = 48 * time.Hour
+	DefaultMaxOrders            = 100
+)
+
+// Site is what tracking shows about a merchant site.
+type Site struct {
+	// Name is site_name and the default sender_name.
+	Name string
+	// MerchantLink, when set, is the merchant's own tracking page; it is
+	// returned as MERCHANT_PROVIDED_LINK. The placeholders {external_id},
+	// {tos_id} and {locale} are replaced by the query-escaped values.
+	MerchantLink string
+}
+
+// Options configures a Service. Products is required.
+type Options struct {
+	// Products resolves carrier_product_ref. Required.
+	Products Products
+	// Observer, when set, is told about every new step and alert after
+	// the change is committed. notify satisfies it through an adapter.
+	Observer EventObserver
+	// Sites names the merchant sites; a site missing here has no name
+	// and no merchant link.
+	Sites map[string]Site
+	// PortalURL is the scheme and host (and optional path prefix) of
+	// the customer tracking page links. Default DefaultPortalURL.
+	PortalURL string
+	// CarrierFallbackAfter is how long after its registration a parcel
+	// without any carrier event is shown with carrier_fallback_enabled.
+	// Default DefaultCarrierFallbackAfter.
+	CarrierFallbackAfter time.Duration
+	// MaxOrders caps GET /orders without external_id. Default
+	// DefaultMaxOrders.
+	MaxOrders int
+	// Clock and IDs default to the system clock and RandomIDs. Tokens
+	// come from IDs: in production it must be RandomIDs.
+	Clock deliverykit.Clock
+	IDs   deliverykit.IDSource
+}
+
+// Service keeps tracking orders, parcels, their progress and the tokens of
+// tracking links. It is safe for concurrent use.
+type Service struct {
+	store storage.Store
+	opts  Options
+}
+
+// New returns a Service on store.
+func New(store storage.Store, opts Options) (*Service, error) {
+	if store == nil {
+		return nil, errors.New("tracking: store is required")
+	}
+	if opts.Products == nil {
+		return nil, errors.New("tracking: Options.Products is required")
+	}
+	if opts.Clock == nil {
+		opts.Clock = deliverykit.SystemClock{}
+	}
+	if opts.IDs == nil {
+		opts.IDs = deliverykit.RandomIDs{}
+	}
+	if opts.PortalURL == "" {
+		opts.PortalURL = DefaultPortalURL
+	}
+	opts.PortalURL = strings.TrimRight(opts.PortalURL, "/")
+	if opts.CarrierFallbackAfter <= 0 {
+		opts.CarrierFallbackAfter = DefaultCarrierFallbackAfter
+	}
+	if opts.MaxOrders <= 0 {
+		opts.MaxOrders = DefaultMaxOrders
+	}
+	return &Service{store: store, opts: opts}, nil
+}
+
+// Stored records. Keys start with the site, except tokens, which are
+// globally unique and are the only thing a customer page request carries.
+type orderRecord struct {
+	TosID       string                     `json:"tos_id"`
+	AnalyticsID string                     `json:"analytics_id"`
+	Token       string                     `json:"token"`
+	Request     CreateTrackingOrderRequest `json:"request"`
+	CreatedAt   time.Time                  `json:"created_at"`
+	Parcels     []parcelRef                `json:"parcels,omitempty"`
+}
+
+type parcelRef struct {
+	TrackingNumber string `json:"tracking_number"`
+	CarrierID      string `json:"carrier_id"`
+}
+
+type parcelRecord struct {
+	TosID     string              `json:"tos_id"`
+	CarrierID string              `json:"carrier_id"`
+	Index     int32               `json:"index"`
+	Request   CreateParcelRequest `json:"request"`
+	CreatedAt time.Time           `json:"created_at"`
+	// Progress is sorted by time; equal times keep arrival order.
+	Progress []ProgressItem `json:"progress,omitempty"`
+	// Alerts are the reported and event-derived alerts, by created_at.
+	// Delay alerts are derived when read (see deriveAlerts).
+	Alerts []Alert `json:"alerts,omitempty"`
+	// Estimate is the carrier's latest delivery estimate, if any.
+	Estimate    *DateTimeRange `json:"estimate,omitempty"`
+	LastEventAt time.Time      `json:"last_event_at,omitzero"`
+}
+
+type tokenRecord struct {
+	Site  string `json:"site"`
+	TosID string `json:"tos_id"`
+}
+
+type idRecord struct {
+	TosID string `json:"tos_id"`
+}
+
+var (
+	orders          = storage.Collection[orderRecord]{Name: "tracking.orders"}
+	ordersByExtID   = storage.Collection[idRecord]{Name: "tracking.orders_by_external_id"}
+	ordersByEmail   = storage.Collection[idRecord]{Name: "tracking.orders_by_email"}
+	parcels         = storage.Collection[parcelRecord]{Name: "tracking.parcels"}
+	tokens          = storage.Collection[tokenRecord]{Name: "tracking.tokens"}
+	errOrderMissing = deliverykit.E(deliverykit.KindNotFound, "tracking order not found")
+)
+
+func parcelKey(site, trackingNumber, carrierID string) string {
+	return storage.Key(site, trackingNumber, carrierID)
+}
+
+// checkSite fills an empty site_id with the caller's site and refuses
+// another site's.
+func checkSite(site string, given *string) error {
+	if *given == "" {
+		*given = site
+		return nil
+	}
+	if *given != site {
+		return &deliverykit.Error{
+			Kind:       deliverykit.KindPermissionDenied,
+			Message:    "site_id is not the caller's site",
+			Violations: []deliverykit.FieldViolation{violation("site_id", "site", "is not the caller's site")},
+		}
+	}
+	return nil
+}
+
+// CreateOrder registers a tracking order and returns its id (tos_id).
+// Registering the same external_id again with an identical request returns
+// the first id; a different request for a known external_id is a Conflict,
+// so that a retried call never duplicates an order and a reused external id
+// never silently replaces one.
+func (s *Service) CreateOrder(ctx context.Context, site string, req CreateTrackingOrderRequest) (string, error) {
+	return s.createOrder(ctx, site, "", req)
+}
+
+// RecordOrder registers an order under an id the caller chose: the tos_id
+// of a completed checkout or delivery session, so that the id the customer
+// and merchant already hold is the tracking order's id. It is idempotent
+// by tos_id: recording the same order again changes nothing; a different
+// order under a known tos_id or external_id is a Conflict. Checkout,
+// delivery sessions and shipment declare their own recorder interfaces;
+// the caller adapts them to this method.
+func (s *Service) RecordOrder(ctx context.Context, site, tosID string, req CreateTrackingOrderRequest) error {
+	if tosID == "" || strings.Contains(tosID, storage.KeySep) {
+		return deliverykit.InvalidField("tos_id", "required", "is required")
+	}
+	_, err := s.createOrder(ctx, site, tosID, req)
+	return err
+}
+
+func (s *Service) createOrder(ctx context.Context, site, tosID string, req CreateTrackingOrderRequest) (string, error) {
+	if err := checkSite(site, &req.SiteID); err != nil {
+		return "", err
+	}
+	if err := check(&req, orderRules(&req)); err != nil {
+		return "", err
+	}
+	if _, ok := s.opts.Products.Product(site, req.CarrierProductRef); !ok {
+		return "", deliverykit.InvalidField("carrier_product_ref", "known", "is not a carrier product of the site's catalog")
+	}
+	given := tosID != ""
+	if !given {
+		tosID = s.opts.IDs.NewID("tos_")
+	}
+	rec := orderRecord{
+		TosID:       tosID,
+		AnalyticsID: s.opts.IDs.NewID("an_"),
+		Token:       s.opts.IDs.NewID("tt_"),
+		Request:     req,
+		CreatedAt:   s.opts.Clock.Now().UTC(),
+	}
+	id := rec.TosID
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		extKey := storage.Key(site, req.ExternalID)
+		if ex, err := ordersByExtID.Get(tx, extKey); err == nil {
+			old, err := orders.Get(tx, storage.Key(site, ex.Value.TosID))
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(normalized(old.Value.Request), normalized(req)) {
+				return deliverykit.Errorf(deliverykit.KindConflict, "external_id %q is already registered with different content", req.ExternalID)
+			}
+			if given && old.Value.TosID != rec.TosID {
+				return deliverykit.Errorf(deliverykit.KindConflict, "external_id %q is already registered under another tos_id", req.ExternalID)
+			}
+			id = old.Value.TosID
+			return nil
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		if given {
+			if _, err := orders.Get(tx, storage.Key(site, rec.TosID)); err == nil {
+				return deliverykit.Errorf(deliverykit.KindConflict, "tos_id %q is already registered for another external_id", rec.TosID)
+			} else if !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
+		}
+		id = rec.TosID
+		if _, err := orders.Put(tx, storage.Key(site, rec.TosID), rec, storage.MustNotExist()); err != nil {
+			return err
+		}
+		if _, err := ordersByExtID.Put(tx, extKey, idRecord{TosID: rec.TosID}, storage.MustNotExist()); err != nil {
+			return err
+		}
+		if email := strings.ToLower(req.Receiver.Email); email != "" {
+			if _, err := ordersByEmail.Put(tx, storage.Key(site, email, rec.TosID), idRecord{TosID: rec.TosID}, storage.AnyVersion); err != nil {
+				return err
+			}
+		}
+		_, err := tokens.Put(tx, rec.Token, tokenRecord{Site: site, TosID: rec.TosID}, storage.MustNotExist())
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// normalized makes a request comparable with a stored one.
+func normalized(r CreateTrackingOrderRequest) CreateTrackingOrderRequest { return roundTrip(r) }
+
+// roundTrip returns v as storage returns it, after JSON encoding: empty and
+// absent collections become the same, numbers in free objects become
+// float64. Comparing two round-tripped values compares what was sent.
+func roundTrip[T any](v T) T {
+	var out T
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return v
+	}
+	return out
+}
+
+// CreateParcel registers a parcel of an order. The order (tos_id) must be
+// the site's; delivery_type defaults to the order's (or, for an order of
+// type UNKNOWN, to the product's). A tracking number is unique per site and
+// carrier: repeating an identical registration is accepted and changes
+// nothing, a different one is a Conflict.
+func (s *Service) CreateParcel(ctx context.Context, site string, req CreateParcelRequest) error {
+	if err := checkSite(site, &req.SiteID); err != nil {
+		return err
+	}
+	if err := check(&req, nil); err != nil {
+		return err
+	}
+	prod, ok := s.opts.Products.Product(site, req.CarrierProductRef)
+	if !ok {
+		return deliverykit.InvalidField("carrier_product_ref", "known", "is not a carrier product of the site's catalog")
+	}
+	now := s.opts.Clock.Now().UTC()
+	return s.store.Update(ctx, func(tx storage.Tx) error {
+		ord, err := orders.Get(tx, storage.Key(site, req.TosID))
+		if errors.Is(err, storage.ErrNotFound) {
+			return &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "tracking order not found",
+				Violations: []deliverykit.FieldViolation{violation("tos_id", "exists", "names no tracking order of the site")}}
+		}
+		if err != nil {
+			return err
+		}
+		r := req
+		if r.DeliveryType == "" {
+			r.DeliveryType = parcelTypeOf(ord.Value.Request.DeliveryType, prod.DeliveryType)
+		}
+		key := parcelKey(site, r.TrackingNumber, prod.CarrierID)
+		if old, err := parcels.Get(tx, key); err == nil {
+			if old.Value.TosID == r.TosID && reflect.DeepEqual(roundTrip(old.Value.Request), roundTrip(r)) {
+				return nil
+			}
+			return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "tracking number already registered for this carrier",
+				Violations: []deliverykit.FieldViolation{violation("tracking_number", "unique", "is already registered for this carrier with different content")}}
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		o := ord.Value
+		rec := parcelRecord{TosID: o.TosID, CarrierID: prod.CarrierID, Index: int32(len(o.Parcels)), Request: r, CreatedAt: now}
+		if _, err := parcels.Put(tx, key, rec, storage.MustNotExist()); err != nil {
+			return err
+		}
+		o.Parcels = append(o.Parcels, parcelRef{TrackingNumber: r.TrackingNumber, CarrierID: prod.CarrierID})
+		_, err = orders.Put(tx, ord.Key, o, storage.VersionIs(ord.Version))
+		return err
+	})
+}
+
+// parcelTypeOf maps an order's delivery type to the parcel default.
+func parcelTypeOf(t OrderDeliveryType, product DeliveryType) DeliveryType {
+	switch t {
+	case OrderDeliveryDelivery:
+		return DeliveryDelivery
+	case OrderDeliveryPickup:
+		return DeliveryPickup
+	case OrderDeliveryInstore:
+		return DeliveryInstore
+	}
+	if product != "" {
+		return product
+	}
+	return DeliveryUnknown
+}
+
+// getOrder reads an order of site by tos_id or, failing that, external id.
+func getOrder(tx storage.Tx, site, id string) (storage.Item[orderRecord], error) {
+	it, err := orders.Get(tx, storage.Key(site, id))
+	if err == nil || !errors.Is(err, storage.ErrNotFound) {
+		return it, err
+	}
+	return orderByExternalID(tx, site, id)
+}
+
+func orderByExternalID(tx storage.Tx, site, ext string) (storage.Item[orderRecord], error) {
+	ix, err := ordersByExtID.Get(tx, storage.Key(site, ext))
+	if errors.Is(err, storage.ErrNotFound) {
+		return storage.Item[orderRecord]{}, errOrderMissing
+	}
+	if err != nil {
+		return storage.Item[orderRecord]{}, err
+	}
+	return orders.Get(tx, storage.Key(site, ix.Value.TosID))
+}
+
+// parcelsByNumber returns the site's parcels with the tracking number (one
+// per carrier that uses it), by an index range of the parcel keys.
+func parcelsByNumber(tx storage.Tx, site, trackingNumber string) ([]storage.Item[parcelRecord], error) {
+	var out []storage.Item[parcelRecord]
+	for it, err := range parcels.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, trackingNumber), Limit: 16}) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// portalLink is the customer page of the order in the locale.
+func (s *Service) portalLink(token, locale string) string {
+	u := s.opts.PortalURL + PagePath + url.PathEscape(token)
+	if locale != "" {
+		u += "?locale=" + url.QueryEscape(locale)
+	}
+	return u
+}
+
+func (s *Service) links(site string, o *orderRecord, locale string) *TrackingLinks {
+	l := &TrackingLinks{Links: []TrackingLink{{Type: LinkServicePortal, URL: s.portalLink(o.Token, locale)}}}
+	if tpl := s.opts.Sites[site].MerchantLink; tpl != "" {
+		m := strings.NewReplacer(
+			"{external_id}", url.QueryEscape(o.Request.ExternalID),
+			"{tos_id}", url.QueryEscape(o.TosID),
+			"{locale}", url.QueryEscape(locale),
+		).Replace(tpl)
+		l.Links = append(l.Links, TrackingLink{Type: LinkMerchantProvided, URL: m})
+	}
+	return l
+}
+
+// parseLocale checks a BCP 47 locale such as "sv-SE".
+func parseLocale(field, locale string) (language.Tag, error) {
+	t, err := language.Parse(locale)
+	if err != nil {
+		return language.Und, deliverykit.InvalidField(field, "locale", "must be a locale such as sv-SE")
+	}
+	return t, nil
+}
+
+// GenerateLink returns the customer tracking page link of an order, named
+// by order_id (tos_id or external_id) or by the tracking number of one of
+// its parcels. When both are given, the parcel must belong to the order.
+// The link carries the order's token, 128 random bits made when the order
+// was registered, so every link of one order is the same page.
+func (s *Service) GenerateLink(ctx context.Context, site string, req GenerateTrackingPageLinkRequest) (*GenerateTrackingPageLinkResponse, error) {
+	if err := checkSite(site, &req.SiteID); err != nil {
+		return nil, err
+	}
+	var extra []deliverykit.FieldViolation
+	if req.OrderID == "" && req.TrackingNumber == "" {
+		extra = append(extra, violation("order_id", "required_without", "order_id or tracking_number is required"))
+	}
+	if err := check(&req, extra); err != nil {
+		return nil, err
+	}
+	if _, err := parseLocale("locale", req.Locale); err != nil {
+		return nil, err
+	}
+	var o orderRecord
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		if req.OrderID != "" {
+			it, err := getOrder(tx, site, req.OrderID)
+			if errors.Is(err, storage.ErrNotFound) || errors.Is(err, deliverykit.ErrNotFound) {
+				return &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "tracking order not found",
+					Violations: []deliverykit.FieldViolation{violation("order_id", "exists", "names no tracking order of the site")}}
+			}
+			if err != nil {
+				return err
+			}
+			o = it.Value
+		}
+		if req.TrackingNumber != "" {
+			ps, err := parcelsByNumber(tx, site, req.TrackingNumber)
+			if err != nil {
+				return err
+			}
+			if len(ps) == 0 {
+				return &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "parcel not found",
+					Violations: []deliverykit.FieldViolation{violation("tracking_number", "exists", "names no parcel of the site")}}
+			}
+			if o.TosID != "" {
+				for _, p := range ps {
+					if p.Value.TosID == o.TosID {
+						return nil
+					}
+				}
+				return deliverykit.InvalidField("tracking_number", "belongs", "is not a parcel of the order named by order_id")
+			}
+			tos, err := oneOrder(ps)
+			if err != nil {
+				return err
+			}
+			it, err := orders.Get(tx, storage.Key(site, tos))
+			if err != nil {
+				return err
+			}
+			o = it.Value
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	links := s.links(site, &o, req.Locale)
+	return &GenerateTrackingPageLinkResponse{TrackingLink: links.Links[0].URL, TrackingLinks: links}, nil
+}
+
+// oneOrder returns the order of parcels found by tracking number, which
+// must be a single one.
+func oneOrder(ps []storage.Item[parcelRecord]) (string, error) {
+	tos := ps[0].Value.TosID
+	for _, p := range ps[1:] {
+		if p.Value.TosID != tos {
+			return "", deliverykit.InvalidField("tracking_number", "ambiguous", "is used by parcels of several orders (different carriers); use external_id")
+		}
+	}
+	return tos, nil
+}

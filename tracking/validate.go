@@ -1,0 +1,193 @@
+package tracking
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/go-playground/validator/v10"
+)
+
+// validate checks struct tags. Field names in errors are the JSON names, so
+// a violation's Field is the path a client sent ("receiver.email").
+var validate = newValidator()
+
+var hhmmss = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`)
+
+// steps and alerts are the exact enumerations of §2.1, without their
+// "unknown" defaults, which a carrier may not report.
+var (
+	knownSteps = map[Step]bool{
+		StepConfirmedByMerchant: true, StepPreparedByMerchant: true, StepSubmittedToCarrier: true,
+		StepOnRoute: true, StepDeliveredToPickupPoint: true, StepDeliveredToConsumer: true,
+		StepTerminated: true, StepSentBack: true, StepReturnRequested: true,
+		StepDeliveredToMerchant: true, StepAwaitingSupplier: true, StepLinehaulToCarrier: true,
+		StepReturnApproved: true, StepReturnDeclined: true, StepReturnCompleted: true,
+		StepReplacementSent: true, StepReturnCancelled: true,
+	}
+	knownAlerts = map[AlertType]bool{
+		AlertDeliveryDelayed: true, AlertEstimatedDeliveryTimeUpdated: true,
+		AlertDeliveryAttemptFailed: true, AlertOutForDelivery: true, AlertSubmissionDelayed: true,
+		AlertDeliveryDelayedFromCarrier: true, AlertAwaitingSupplier: true, AlertLinehaulToCarrier: true,
+	}
+)
+
+func newValidator() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			return ""
+		}
+		return name
+	})
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(v.RegisterValidation("hhmmss", func(fl validator.FieldLevel) bool {
+		return hhmmss.MatchString(fl.Field().String())
+	}))
+	must(v.RegisterValidation("step", func(fl validator.FieldLevel) bool {
+		return knownSteps[Step(fl.Field().String())]
+	}))
+	must(v.RegisterValidation("alert", func(fl validator.FieldLevel) bool {
+		return knownAlerts[AlertType(fl.Field().String())]
+	}))
+	return v
+}
+
+// check validates v's tags and returns an InvalidArgument error listing
+// every violation with its JSON path, plus the violations in extra (the
+// cross-field rules the caller checked in code).
+func check(v any, extra []deliverykit.FieldViolation) error {
+	var vs []deliverykit.FieldViolation
+	if err := validate.Struct(v); err != nil {
+		var verrs validator.ValidationErrors
+		if !errors.As(err, &verrs) {
+			return deliverykit.Errorf(deliverykit.KindInternal, "validating %T: %w", v, err)
+		}
+		for _, fe := range verrs {
+			vs = append(vs, deliverykit.FieldViolation{Field: fieldPath(fe), Rule: fe.Tag(), Message: ruleMessage(fe)})
+		}
+	}
+	vs = append(vs, extra...)
+	if len(vs) == 0 {
+		return nil
+	}
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Field < vs[j].Field })
+	return deliverykit.Invalid(vs...)
+}
+
+// fieldPath drops the struct name the validator puts first.
+func fieldPath(fe validator.FieldError) string {
+	ns := fe.Namespace()
+	if _, rest, ok := strings.Cut(ns, "."); ok {
+		return rest
+	}
+	return ns
+}
+
+func ruleMessage(fe validator.FieldError) string {
+	switch fe.Tag() {
+	case "required":
+		return "is required"
+	case "iso3166_1_alpha2":
+		return "must be an ISO 3166-1 alpha-2 country code (two upper-case letters)"
+	case "iso4217":
+		return "must be an ISO 4217 currency code (three upper-case letters)"
+	case "datetime":
+		return "must be an RFC 3339 timestamp"
+	case "hhmmss":
+		return "must be a time of day HH:MM:SS"
+	case "oneof":
+		return "must be one of " + strings.ReplaceAll(fe.Param(), " ", ", ")
+	case "step":
+		return "must be a Step value other than STEP_UNKNOWN"
+	case "alert":
+		return "must be an AlertType value other than ALERT_UNDEFINED"
+	case "email":
+		return "must be an e-mail address"
+	case "url":
+		return "must be a URL"
+	case "gt":
+		return "must be greater than " + fe.Param()
+	case "gte":
+		return "must be at least " + fe.Param()
+	case "lte":
+		return "must be at most " + fe.Param()
+	case "max":
+		return "must be at most " + fe.Param() + " characters long"
+	}
+	return fmt.Sprintf("breaks the rule %q", fe.Tag())
+}
+
+// violation is a shorthand for code-checked rules.
+func violation(field, rule, msg string) deliverykit.FieldViolation {
+	return deliverykit.FieldViolation{Field: field, Rule: rule, Message: msg}
+}
+
+// parseTime parses an RFC 3339 timestamp already checked by the validator.
+func parseTime(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// rangeOrder reports a violation when a range ends before it starts.
+func rangeOrder(field, start, end string) []deliverykit.FieldViolation {
+	s, ok1 := parseTime(start)
+	e, ok2 := parseTime(end)
+	if ok1 && ok2 && e.Before(s) {
+		return []deliverykit.FieldViolation{violation(field+".end", "gtefield", "must not be before start")}
+	}
+	return nil
+}
+
+// orderRules checks what tags cannot say about a CreateTrackingOrderRequest:
+// time ranges in order, opening intervals that end after they start and
+// do not overlap within a day.
+func orderRules(r *CreateTrackingOrderRequest) []deliverykit.FieldViolation {
+	var vs []deliverykit.FieldViolation
+	if p := r.Promises; p != nil {
+		for _, x := range []struct {
+			name string
+			r    *DateTimeRangeStrict
+		}{{"estimated_delivery_time", p.EstimatedDeliveryTime}, {"estimated_preparation_time", p.EstimatedPreparationTime}, {"estimated_submission_time", p.EstimatedSubmissionTime}} {
+			if x.r != nil {
+				vs = append(vs, rangeOrder("promises."+x.name, x.r.Start, x.r.End)...)
+			}
+		}
+	}
+	if d := r.Destination; d != nil && d.OperationalHours != nil {
+		for _, day := range d.OperationalHours.days() {
+			prevEnd := ""
+			for i, tr := range day.ranges {
+				if !hhmmss.MatchString(tr.Start) || !hhmmss.MatchString(tr.End) {
+					continue // reported by the tags
+				}
+				f := fmt.Sprintf("destination.operational_hours.%s[%d]", day.name, i)
+				if tr.End <= tr.Start {
+					vs = append(vs, violation(f+".end", "gtfield", "must be after start"))
+				}
+				if prevEnd != "" && tr.Start < prevEnd {
+					vs = append(vs, violation(f+".start", "order", "must not be before the end of the previous range of the day"))
+				}
+				prevEnd = tr.End
+			}
+		}
+	}
+	return vs
+}
+
+// notFoundField is a NotFound error that names the request field that
+// pointed at nothing.
+func notFoundField(what, field, msg string) error {
+	return &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: what + " not found",
+		Violations: []deliverykit.FieldViolation{violation(field, "exists", msg)}}
+}
