@@ -134,7 +134,7 @@ type rpcErrorBody struct {
 }
 
 // rpcBody follows the RPC status convention: field problems travel as a
-// BadRequest detail with field_violations, the shape generated RPC clients
+// BadRequest detail with fieldViolations (protobuf JSON names), the shape generated RPC clients
 // decode.
 func rpcBody(we wireError) rpcErrorBody {
 	b := rpcErrorBody{Code: we.rpcCode, Message: we.message, Details: []map[string]any{}}
@@ -144,8 +144,8 @@ func rpcBody(we wireError) rpcErrorBody {
 			fv[i] = map[string]string{"field": v.Field, "description": v.Message, "reason": v.Rule}
 		}
 		b.Details = append(b.Details, map[string]any{
-			"@type":            "type.googleapis.com/google.rpc.BadRequest",
-			"field_violations": fv,
+			"@type":           "type.googleapis.com/google.rpc.BadRequest",
+			"fieldViolations": fv,
 		})
 	}
 	return b

@@ -39,6 +39,10 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/auth"
+	"github.com/deliverykit/deliverykit/checkout"
+	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/returns"
+	"github.com/deliverykit/deliverykit/tracking"
 )
 
 // DefaultMaxBodyBytes is the request body limit when Options.MaxBodyBytes
@@ -59,6 +63,17 @@ type Options struct {
 	// Health, when set, is called by GET /healthz; an error makes it 503.
 	// The example server checks that the store answers.
 	Health func(context.Context) error
+	// Tracking, when set, serves area A under /v1/delivery_tracking and
+	// the customer tracking page.
+	Tracking *tracking.Service
+	// Notify, when set, serves area B under /v1/delivery_tracking.
+	Notify *notify.Service
+	// Returns, when set, serves area E under /returns, its customer
+	// return endpoint and the customer status page.
+	Returns *returns.Service
+	// Checkout, when set, serves area C under /v1/siw, its OpenAPI
+	// document and the checkout widget under /v1/siw/_/.
+	Checkout *checkout.Service
 }
 
 // server holds what the handlers share.
@@ -100,6 +115,18 @@ func newServer(opts Options) *server {
 		s.clock = deliverykit.SystemClock{}
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	if opts.Tracking != nil {
+		s.registerTracking(opts.Tracking)
+	}
+	if opts.Notify != nil {
+		s.registerNotify(opts.Notify)
+	}
+	if opts.Returns != nil {
+		s.registerReturns(opts.Returns)
+	}
+	if opts.Checkout != nil {
+		s.registerCheckout(opts.Checkout)
+	}
 	for _, a := range areas {
 		// Every path under an area's base is authenticated first, so
 		// an unknown path reveals nothing to a caller without a key,

@@ -268,7 +268,7 @@ func TestRPCErrorDetails(t *testing.T) {
 		"message": "invalid request: purchase.country_code: must be an ISO 3166-1 alpha-2 code",
 		"details": []any{map[string]any{
 			"@type": "type.googleapis.com/google.rpc.BadRequest",
-			"field_violations": []any{map[string]any{
+			"fieldViolations": []any{map[string]any{
 				"field": "purchase.country_code", "description": "must be an ISO 3166-1 alpha-2 code", "reason": "iso3166_1_alpha2",
 			}},
 		}},

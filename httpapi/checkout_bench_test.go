@@ -1,0 +1,32 @@
+package httpapi
+
+import (
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/auth"
+)
+
+// BenchmarkCheckoutCreateHTTP is session.create through the whole handler:
+// middleware, authentication, decoding, the service on the memory store,
+// encoding.
+func BenchmarkCheckoutCreateHTTP(b *testing.B) {
+	svc := newCheckoutService(b, deliverykit.SystemClock{}, nil)
+	var keys auth.Keyring
+	keys.Add("demo-site", auth.HashKey("demo-key"))
+	s := newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Checkout: svc})
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest("POST", "/v1/siw/session.create", strings.NewReader(siwCreate))
+		req.Header.Set("Authorization", siwKey["Authorization"])
+		rec := httptest.NewRecorder()
+		s.handler.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+}

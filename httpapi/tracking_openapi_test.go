@@ -1,0 +1,463 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/tracking"
+)
+
+// The tracking OpenAPI document (openapi/tracking.json) is generated from
+// the wire types by this file, so it cannot drift from the code:
+//
+//	go test ./httpapi -run TestTrackingOpenAPIUpToDate -update-tracking-openapi
+//
+// Paths, enums and descriptions are written here; schemas come from the Go
+// types' JSON tags.
+var updateTrackingOpenAPI = flag.Bool("update-tracking-openapi", false, "rewrite openapi/tracking.json")
+
+const trackingOpenAPIFile = "openapi/tracking.json"
+
+// trackingEnums lists the values of every enumerated type of areas A and B.
+var trackingEnums = map[reflect.Type][]string{
+	reflect.TypeFor[tracking.AlertType]():          {"ALERT_UNDEFINED", "ALERT_DELIVERY_DELAYED", "ALERT_ESTIMATED_DELIVERY_TIME_UPDATED", "ALERT_DELIVERY_ATTEMPT_FAILED", "ALERT_OUT_FOR_DELIVERY", "ALERT_SUBMISSION_DELAYED", "ALERT_DELIVERY_DELAYED_FROM_CARRIER", "ALERT_AWAITING_SUPPLIER", "ALERT_LINEHAUL_TO_CARRIER"},
+	reflect.TypeFor[tracking.OrderDeliveryType]():  {"UNKNOWN", "DELIVERY", "PICKUP", "INSTORE"},
+	reflect.TypeFor[tracking.DeliveryType]():       {"UNKNOWN", "DELIVERY", "PICKUP", "MAILBOX", "INSTORE", "INWAREHOUSE"},
+	reflect.TypeFor[tracking.DirectionType]():      {"UNKNOWN_DIRECTION_TYPE", "OUTBOUND", "RETURN", "UNSPECIFIED"},
+	reflect.TypeFor[tracking.PickupLocationType](): {"UNKNOWN_PICKUP_LOCATION_TYPE", "LOCKER", "STORE", "POSTOFFICE", "MANNED", "AGE_VERIFICATION", "INDOOR"},
+	reflect.TypeFor[tracking.Step]():               {"STEP_UNKNOWN", "STEP_CONFIRMED_BY_MERCHANT", "STEP_PREPARED_BY_MERCHANT", "STEP_SUBMITTED_TO_CARRIER", "STEP_ON_ROUTE", "STEP_DELIVERED_TO_PICKUP_POINT", "STEP_DELIVERED_TO_CONSUMER", "STEP_TERMINATED", "STEP_SENT_BACK", "STEP_RETURN_REQUESTED", "STEP_DELIVERED_TO_MERCHANT", "STEP_AWAITING_SUPPLIER", "STEP_LINEHAUL_TO_CARRIER", "STEP_RETURN_APPROVED", "STEP_RETURN_DECLINED", "STEP_RETURN_COMPLETED", "STEP_REPLACEMENT_SENT", "STEP_RETURN_CANCELLED"},
+	reflect.TypeFor[tracking.LinkType]():           {"UNKNOWN_LINK_TYPE", "SERVICE_PORTAL_LINK", "MERCHANT_PROVIDED_LINK"},
+	reflect.TypeFor[notify.Status]():               {"PENDING", "TRIGGERED", "CANCELLED", "FAILED"},
+	reflect.TypeFor[notify.Channel]():              {"EMAIL", "SMS", "CEP_CHANNEL"},
+	reflect.TypeFor[notify.Origin]():               {"SYSTEM", "RETRIGGER"},
+}
+
+// trackingSchemaNames renames types whose Go name is too short on its own.
+var trackingSchemaNames = map[reflect.Type]string{
+	reflect.TypeFor[notify.ListResponse]():      "GetNotificationsResponse",
+	reflect.TypeFor[notify.RetriggerRequest]():  "RetriggerNotificationRequest",
+	reflect.TypeFor[notify.RetriggerResponse](): "RetriggerNotificationResponse",
+	reflect.TypeFor[tracking.Event]():           "ParcelEventRequest",
+	reflect.TypeFor[struct{}]():                 "Empty",
+}
+
+// dateTimeFields are the JSON names that hold RFC 3339 timestamps.
+var dateTimeFields = map[string]bool{"start": true, "end": true, "earliest": true, "latest": true, "time": true, "created_at": true, "scheduled_at": true, "triggered_at": true}
+
+type schemaGen struct{ schemas map[string]any }
+
+func (g *schemaGen) ref(t reflect.Type) map[string]any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if vals, ok := trackingEnums[t]; ok {
+		return map[string]any{"type": "string", "enum": vals}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int32:
+		return map[string]any{"type": "integer", "format": "int32"}
+	case reflect.Int, reflect.Int64:
+		return map[string]any{"type": "integer", "format": "int64"}
+	case reflect.Float64:
+		return map[string]any{"type": "number", "format": "double"}
+	case reflect.Slice:
+		return map[string]any{"type": "array", "items": g.ref(t.Elem())}
+	case reflect.Map:
+		if t.Elem().Kind() == reflect.Interface {
+			return map[string]any{"type": "object", "description": "free-form object"}
+		}
+		return map[string]any{"type": "object", "additionalProperties": g.ref(t.Elem())}
+	case reflect.Struct:
+		name := trackingSchemaNames[t]
+		if name == "" {
+			name = t.Name()
+		}
+		if t.NumField() == 0 {
+			name = "Empty"
+		}
+		if _, done := g.schemas[name]; !done {
+			g.schemas[name] = nil // break cycles
+			g.schemas[name] = g.object(t)
+		}
+		return map[string]any{"$ref": "#/components/schemas/" + name}
+	}
+	panic("openapi: unsupported type " + t.String())
+}
+
+func (g *schemaGen) object(t reflect.Type) map[string]any {
+	props := map[string]any{}
+	var required []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		var p map[string]any
+		switch {
+		case strings.Contains(opts, "string") && f.Type.Kind() == reflect.Int64:
+			p = map[string]any{"type": "string", "format": "int64"}
+		case f.Type.Kind() == reflect.String && dateTimeFields[name]:
+			p = map[string]any{"type": "string", "format": "date-time"}
+		default:
+			p = g.ref(f.Type)
+		}
+		props[name] = p
+		if strings.Contains(f.Tag.Get("validate"), "required") {
+			required = append(required, name)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props}
+	if len(props) == 0 {
+		s["description"] = "an empty object"
+	}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+type trackingOp struct {
+	method, path, summary string
+	query                 []string
+	request, response     any
+	extension, public     bool
+	html                  bool
+}
+
+var trackingOps = []trackingOp{
+	{method: "post", path: "/generate_tracking_page_link", summary: "Generate a customer tracking page link for an order (order_id: tos_id or external_id) or a parcel (tracking_number).",
+		request: tracking.GenerateTrackingPageLinkRequest{}, response: tracking.GenerateTrackingPageLinkResponse{}},
+	{method: "post", path: "/order", summary: "Register a tracking order. The same external_id with identical content returns the same id; with different content it is 409.",
+		request: tracking.CreateTrackingOrderRequest{}, response: tracking.CreateTrackingOrderResponse{}},
+	{method: "get", path: "/orders", summary: "Read the site's tracking orders, filtered by external_id or email; locale translates cart names.",
+		query: []string{"site_id", "email", "locale", "external_id"}, response: tracking.GetTrackingOrdersResponse{}},
+	{method: "post", path: "/parcel", summary: "Register a parcel of a tracking order (tos_id). Tracking numbers are unique per site and carrier.",
+		request: tracking.CreateParcelRequest{}, response: struct{}{}},
+	{method: "get", path: "/parcels", summary: "Read parcels: token wins and names the order; otherwise exactly one of tracking_number and external_id (both is 400).",
+		query: []string{"site_id", "external_id", "tracking_number", "token"}, response: tracking.GetTrackingParcelsResponse{}},
+	{method: "post", path: "/parcel.event", summary: "Extension: record a carrier event (a step, an alert, or both). Unknown steps or alerts are 400; a step sequence the parcel's direction or final step forbids is 400 failed precondition; a repeated event is ignored.",
+		request: tracking.Event{}, response: struct{}{}, extension: true},
+	{method: "get", path: "/notifications", summary: "List the notifications of an order (external_id).",
+		query: []string{"site_id", "external_id"}, response: notify.ListResponse{}},
+	{method: "post", path: "/notification.retrigger", summary: "Send a notification again: creates a new notification (origin RETRIGGER) and sends it. Unknown id is 404.",
+		request: notify.RetriggerRequest{}, response: notify.RetriggerResponse{}},
+	{method: "get", path: "/_/page/{token}", summary: "Extension: the customer tracking page (HTML) the portal link opens; the token is the credential. Query locale (e.g. sv-SE) or Accept-Language picks English, Swedish or German.",
+		query: []string{"locale"}, extension: true, public: true, html: true},
+	{method: "get", path: "/_/openapi.json", summary: "Extension: this document.", extension: true, public: true},
+}
+
+func buildTrackingOpenAPI() ([]byte, error) {
+	g := &schemaGen{schemas: map[string]any{}}
+	g.schemas["Error"] = map[string]any{
+		"type":        "object",
+		"description": "Every failure of areas A and B (status 400, 401, 403, 404, 405, 409, 413, 500). error is \"<kind>: <message>\"; details name the offending fields.",
+		"required":    []string{"error", "trace_id"},
+		"properties": map[string]any{
+			"error":    map[string]any{"type": "string", "example": "invalid argument: invalid request: carrier_product_ref: is not a carrier product of the site's catalog"},
+			"trace_id": map[string]any{"type": "string", "description": "also in the X-Trace-Id header"},
+			"details": map[string]any{"type": "array", "items": map[string]any{
+				"type": "object", "required": []string{"field", "rule", "message"},
+				"properties": map[string]any{"field": map[string]any{"type": "string"}, "rule": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"}},
+			}},
+		},
+	}
+	errResp := map[string]any{"description": "failure", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
+	paths := map[string]any{}
+	for _, op := range trackingOps {
+		o := map[string]any{"summary": op.summary, "operationId": strings.Trim(strings.NewReplacer("/", "_", ".", "_", "{", "", "}", "").Replace(op.method+op.path), "_")}
+		if op.extension {
+			o["x-extension"] = true
+		}
+		if op.public {
+			o["security"] = []any{}
+		}
+		var params []any
+		if strings.Contains(op.path, "{token}") {
+			params = append(params, map[string]any{"name": "token", "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		}
+		for _, q := range op.query {
+			params = append(params, map[string]any{"name": q, "in": "query", "schema": map[string]any{"type": "string"}})
+		}
+		if params != nil {
+			o["parameters"] = params
+		}
+		if op.request != nil {
+			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(op.request))}}}
+		}
+		ok := map[string]any{"description": "success"}
+		switch {
+		case op.html:
+			ok["content"] = map[string]any{"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}
+			o["responses"] = map[string]any{"200": ok, "404": map[string]any{"description": "unknown token (an HTML page)", "content": map[string]any{"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}}}
+		case op.response != nil:
+			ok["content"] = map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(op.response))}}
+			o["responses"] = map[string]any{"200": ok, "default": errResp}
+		default:
+			ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}
+			o["responses"] = map[string]any{"200": ok}
+		}
+		if paths[op.path] == nil {
+			paths[op.path] = map[string]any{}
+		}
+		paths[op.path].(map[string]any)[op.method] = o
+	}
+	doc := map[string]any{
+		"openapi": "3.0.3",
+		"info": map[string]any{
+			"title":       "deliverykit delivery tracking and notifications API (areas A and B)",
+			"version":     "1.0",
+			"description": "Tracking orders, parcels, progress steps, alerts, tracking links and customer notifications. Amounts are integers in minor units. site_id may be omitted (it is the API key's site); another site's id is 403, another site's records are 404. Paths marked x-extension are not in the interface specification; they drive the flows end to end.",
+		},
+		"servers":    []any{map[string]any{"url": areaTracking.base}},
+		"security":   []any{map[string]any{"bearer": []any{}}},
+		"paths":      paths,
+		"components": map[string]any{"schemas": g.schemas, "securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <base64(API key)>"}}},
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func TestTrackingOpenAPIUpToDate(t *testing.T) {
+	want, err := buildTrackingOpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *updateTrackingOpenAPI {
+		if err := os.WriteFile(trackingOpenAPIFile, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(trackingOpenAPIFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is stale; run: go test ./httpapi -run TestTrackingOpenAPIUpToDate -update-tracking-openapi", trackingOpenAPIFile)
+	}
+	// The served document is the file.
+	e := newTrackingEnv(t)
+	rec := httptest.NewRecorder()
+	e.s.handler.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/delivery_tracking/_/openapi.json", nil))
+	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), got) || rec.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("served document: %d %s", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	// Every documented operation is routed, and every enum is complete.
+	for _, op := range trackingOps {
+		path := strings.Replace(areaTracking.base+op.path, "{token}", "tt_x", 1)
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(strings.ToUpper(op.method), path, nil)
+		req.Header.Set("Authorization", bearer("demo-key"))
+		e.s.handler.ServeHTTP(rec, req)
+		if rec.Code == http.StatusMethodNotAllowed || strings.Contains(rec.Body.String(), "no such endpoint") {
+			t.Errorf("%s %s is documented but not served: %d", op.method, path, rec.Code)
+		}
+	}
+}
+
+// trackingDoc validates responses against openapi/tracking.json: $ref,
+// type, format date-time, required, enum, properties, additionalProperties
+// and items. A property the schema does not list is an error.
+type trackingDoc struct {
+	Paths map[string]map[string]struct {
+		Responses map[string]struct {
+			Content map[string]struct {
+				Schema map[string]any `json:"schema"`
+			} `json:"content"`
+		} `json:"responses"`
+	} `json:"paths"`
+	Components struct {
+		Schemas map[string]map[string]any `json:"schemas"`
+	} `json:"components"`
+}
+
+var trackingDocCache *trackingDoc
+
+func loadTrackingDoc(t *testing.T) *trackingDoc {
+	t.Helper()
+	if trackingDocCache != nil {
+		return trackingDocCache
+	}
+	b, err := os.ReadFile(trackingOpenAPIFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d trackingDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("%s: %v", trackingOpenAPIFile, err)
+	}
+	trackingDocCache = &d
+	return &d
+}
+
+// check validates one JSON response of the tracking area.
+func (d *trackingDoc) check(method, path string, status int, body any) error {
+	p, _, _ := strings.Cut(strings.TrimPrefix(path, areaTracking.base), "?")
+	ops, ok := d.Paths[p]
+	if !ok {
+		return fmt.Errorf("path %s is not documented", p)
+	}
+	op, ok := ops[strings.ToLower(method)]
+	if !ok {
+		return fmt.Errorf("%s %s is not documented", method, p)
+	}
+	resp, ok := op.Responses[fmt.Sprint(status)]
+	if !ok {
+		resp, ok = op.Responses["default"]
+	}
+	if !ok {
+		return fmt.Errorf("status %d of %s %s is not documented", status, method, p)
+	}
+	return d.validate(resp.Content["application/json"].Schema, body, "$")
+}
+
+var trackingRFC3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
+
+func (d *trackingDoc) validate(schema map[string]any, v any, at string) error {
+	if ref, ok := schema["$ref"].(string); ok {
+		s, ok := d.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
+		if !ok {
+			return fmt.Errorf("%s: unresolved %s", at, ref)
+		}
+		return d.validate(s, v, at)
+	}
+	if enum, ok := schema["enum"].([]any); ok && !slices.Contains(enum, v) {
+		return fmt.Errorf("%s: %v is not in %v", at, v, enum)
+	}
+	switch schema["type"] {
+	case "object":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: want an object, got %T", at, v)
+		}
+		req, _ := schema["required"].([]any)
+		for _, r := range req {
+			if _, ok := obj[r.(string)]; !ok {
+				return fmt.Errorf("%s: required property %s is missing", at, r)
+			}
+		}
+		props, hasProps := schema["properties"].(map[string]any)
+		addl, _ := schema["additionalProperties"].(map[string]any)
+		for k, val := range obj {
+			ps, ok := props[k].(map[string]any)
+			switch {
+			case ok:
+			case addl != nil:
+				ps = addl
+			case !hasProps:
+				continue // a free-form object
+			default:
+				return fmt.Errorf("%s: property %s is not documented", at, k)
+			}
+			if err := d.validate(ps, val, at+"."+k); err != nil {
+				return err
+			}
+		}
+	case "array":
+		arr, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%s: want an array, got %T", at, v)
+		}
+		items, _ := schema["items"].(map[string]any)
+		for i, x := range arr {
+			if err := d.validate(items, x, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	case "string":
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("%s: want a string, got %T", at, v)
+		}
+		if schema["format"] == "date-time" && !trackingRFC3339.MatchString(s) {
+			return fmt.Errorf("%s: %q is not an RFC 3339 date-time", at, s)
+		}
+	case "integer":
+		if f, ok := v.(float64); !ok || f != float64(int64(f)) {
+			return fmt.Errorf("%s: want an integer, got %v", at, v)
+		}
+	case "number":
+		if _, ok := v.(float64); !ok {
+			return fmt.Errorf("%s: want a number, got %T", at, v)
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return fmt.Errorf("%s: want a boolean, got %T", at, v)
+		}
+	}
+	return nil
+}
+
+// h returns the server's handler wrapped so that every JSON response of
+// the tracking area is validated against the OpenAPI document.
+func (e *trackingEnv) h(t *testing.T) http.Handler {
+	d := loadTrackingDoc(t)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		e.s.handler.ServeHTTP(rec, r)
+		if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") && rec.Code != 401 && rec.Code != 405 {
+			var body any
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+				t.Errorf("%s %s: response is not JSON: %v", r.Method, r.URL, err)
+			} else if err := d.check(r.Method, r.URL.Path, rec.Code, body); err != nil {
+				t.Errorf("%s %s → %d: response does not match the OpenAPI document: %v", r.Method, r.URL, rec.Code, err)
+			}
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+}
+
+// TestTrackingDocValidator makes sure the validator catches what it must.
+func TestTrackingDocValidator(t *testing.T) {
+	d := loadTrackingDoc(t)
+	tests := []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"good", `{"orders": [{"analytics_id": "a", "parcels": [{"tracking_number": "T", "progress": [{"step": "STEP_ON_ROUTE", "time": "2026-11-22T10:00:00Z"}]}]}]}`, true},
+		{"undocumented property", `{"orders": [{"analytics_id": "a", "surprise": 1}]}`, false},
+		{"bad enum", `{"orders": [{"analytics_id": "a", "parcels": [{"tracking_number": "T", "progress": [{"step": "STEP_OUT_FOR_DELIVERY", "time": "2026-11-22T10:00:00Z"}]}]}]}`, false},
+		{"bad time", `{"orders": [{"analytics_id": "a", "parcels": [{"tracking_number": "T", "progress": [{"step": "STEP_ON_ROUTE", "time": "yesterday"}]}]}]}`, false},
+		{"wrong type", `{"orders": [{"analytics_id": 5}]}`, false},
+	}
+	for _, tt := range tests {
+		var v any
+		if err := json.Unmarshal([]byte(tt.body), &v); err != nil {
+			t.Fatal(err)
+		}
+		err := d.check("GET", "/v1/delivery_tracking/orders", 200, v)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: err = %v", tt.name, err)
+		}
+	}
+	if err := d.check("GET", "/v1/delivery_tracking/orders", 400, map[string]any{"error": "x", "trace_id": "y"}); err != nil {
+		t.Errorf("error body: %v", err)
+	}
+}
