@@ -56,6 +56,9 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if !equalFoldConst(o.Email, in.Email) {
 			return errNoOrderForCustomer()
 		}
+		if pol.Disabled {
+			return deliverykit.E(deliverykit.KindFailedPrecondition, "the merchant does not take returns")
+		}
 		if pol.WindowDays > 0 && now.After(o.CreatedAt.AddDate(0, 0, pol.WindowDays)) {
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the return window of %d days for this order has passed", pol.WindowDays)
 		}

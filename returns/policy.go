@@ -3,6 +3,9 @@ package returns
 // Policy is a merchant's return policy as this package needs it. The
 // merchant catalog owns policies; the caller adapts it to Policies.
 type Policy struct {
+	// Disabled means the merchant takes no returns: CreateReturn is a
+	// FailedPrecondition.
+	Disabled bool
 	// WindowDays is how many days after the order was created a customer
 	// may start a return; 0 means no limit.
 	WindowDays int

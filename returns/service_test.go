@@ -1,12 +1,15 @@
 package returns
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
 func sek(minor int64) Amount { return Amount{Minor: minor, Scale: 2} }
@@ -477,5 +480,21 @@ func TestConcurrentReturnsNeverOversell(t *testing.T) {
 	page, _ := f.svc.ListReturns(f.ctx, "site-a", PageRequest{})
 	if ok != 3 || page.TotalElements != 3 {
 		t.Errorf("%d returns succeeded, %d stored; want 3", ok, page.TotalElements)
+	}
+}
+
+func TestCreateReturnPolicyDisabled(t *testing.T) {
+	svc := New(memory.New(), Options{
+		Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{},
+		Policies: StaticPolicies{"site-a": {Disabled: true}},
+	})
+	ctx := context.Background()
+	if _, err := svc.ImportOrder(ctx, "site-a", orderInput("A-1")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := svc.CreateReturn(ctx, CustomerReturnInput{SiteID: "site-a", ForeignOrderID: "A-1", Email: "customer@example.com",
+		Items: []CustomerReturnItemInput{{ForeignLineItemID: "L1", Quantity: 1}}})
+	if !errors.Is(err, deliverykit.ErrFailedPrecondition) || deliverykit.Message(err) != "the merchant does not take returns" {
+		t.Errorf("CreateReturn with returns disabled = %v, want failed precondition", err)
 	}
 }

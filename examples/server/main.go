@@ -33,6 +33,7 @@ import (
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/wiring"
 )
 
 func main() {
@@ -54,6 +55,8 @@ type flags struct {
 	configPath      string
 	logLevel        slog.Level
 	shutdownTimeout time.Duration
+	publicURL       string
+	notifyInterval  time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
@@ -66,11 +69,16 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.configPath, "config", "", "configuration file (JSON); empty uses the embedded demo configuration")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown")
+	fs.StringVar(&f.publicURL, "public-url", "", "scheme and host customers reach the server at, for tracking and return links; empty: http://<listening address>")
+	fs.DurationVar(&f.notifyInterval, "notify-interval", 10*time.Second, "how often due customer notifications are sent")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if f.notifyInterval <= 0 {
+		return f, fmt.Errorf("-notify-interval must be positive, got %v", f.notifyInterval)
 	}
 	if f.store != "bolt" && f.store != "memory" {
 		return f, fmt.Errorf("-store: want bolt or memory, got %q", f.store)
@@ -107,7 +115,20 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		}
 	}()
 
-	handler := httpapi.New(httpapi.Options{
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	publicURL := f.publicURL
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
+	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: publicURL, Logger: log})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	handler := svcs.Handler(httpapi.Options{
 		Keys:   cfg.Keyring(),
 		Logger: log,
 		Health: func(ctx context.Context) error {
@@ -115,10 +136,18 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		},
 	})
 
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		return err
-	}
+	// Notifications are sent by a loop that ends with the server, before
+	// the store closes.
+	notifyCtx, stopNotify := context.WithCancel(context.Background())
+	notifyDone := make(chan struct{})
+	go func() {
+		defer close(notifyDone)
+		svcs.Notify.Run(notifyCtx, f.notifyInterval, log)
+	}()
+	defer func() {
+		stopNotify()
+		<-notifyDone
+	}()
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,

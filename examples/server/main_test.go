@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -105,8 +106,9 @@ func TestRunRejectsBadInput(t *testing.T) {
 }
 
 // TestSIGTERMClosesStore runs the real binary on a bolt file, stops it with
-// SIGTERM and checks that it exits cleanly, releases the file lock and leaves
-// the data intact, twice in a row.
+// SIGTERM and checks that it exits cleanly, releases the file lock and keeps
+// every acknowledged write: each round registers a tracking order over HTTP,
+// and every later round reads all earlier ones back.
 func TestSIGTERMClosesStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server binary")
@@ -120,7 +122,7 @@ func TestSIGTERMClosesStore(t *testing.T) {
 
 	// Data written before the server ever ran must survive its runs.
 	writeMarker(t, db, "before")
-	for round := range 2 {
+	for round := range 3 {
 		cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-db", db)
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {
@@ -129,6 +131,16 @@ func TestSIGTERMClosesStore(t *testing.T) {
 		addr := waitListening(t, stderr)
 		if got := get(t, "http://"+addr+"/healthz", nil); got != 200 {
 			t.Errorf("round %d: healthz = %d", round, got)
+		}
+		for earlier := range round {
+			url := fmt.Sprintf("http://%s/v1/delivery_tracking/orders?external_id=restart-%d", addr, earlier)
+			status, body := do(t, "GET", url, trackingAuth, "")
+			if status != 200 || !strings.Contains(body, fmt.Sprintf(`"external_id":"restart-%d"`, earlier)) {
+				t.Errorf("round %d: order of round %d: %d %s", round, earlier, status, body)
+			}
+		}
+		if status, body := do(t, "POST", "http://"+addr+"/v1/delivery_tracking/order", trackingAuth, orderBody(round)); status != 200 {
+			t.Fatalf("round %d: order: %d %s", round, status, body)
 		}
 		// While the server runs, the file is locked.
 		if _, err := bolt.Open(db, &bolt.Options{Timeout: 50 * time.Millisecond}); err == nil {
@@ -142,6 +154,32 @@ func TestSIGTERMClosesStore(t *testing.T) {
 			t.Fatalf("round %d: marker = %q after restart", round, got)
 		}
 	}
+}
+
+var trackingAuth = map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key"))}
+
+func orderBody(n int) string {
+	return fmt.Sprintf(`{"site_id": "demo-site", "external_id": "restart-%d", "carrier_product_ref": "north-parcel-home",
+		"sender": {"name": "Demo Outdoor Store"}, "receiver": {"name": "Alva Berg"},
+		"destination": {"address": {"city": "Stockholm", "country": "SE"}}, "delivery_type": "DELIVERY"}`, n)
+}
+
+func do(t *testing.T, method, url string, header map[string]string, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 var listening = regexp.MustCompile(`msg="deliverykit listening" addr=(\S+)`)

@@ -1,0 +1,125 @@
+// Package wiring builds every deliverykit area on one store and connects
+// them the way a merchant platform usually wants: completed checkouts become
+// tracking orders and returnable orders, parcel changes become customer
+// notifications, and the delivery catalog decides which carrier products
+// tracking accepts and what returns cost.
+//
+// Area packages never import each other; each declares the small interface
+// it consumes (checkout.OrderRecorder, tracking.EventObserver,
+// tracking.Products, returns.Policies). This package holds the adapters that
+// satisfy those interfaces with the other areas' services, and New, which
+// builds the whole set. A platform that wants a different flow builds the
+// services itself and uses only the adapters it needs.
+//
+//	svcs, err := wiring.New(store, config.Demo(), wiring.Options{PublicURL: "https://track.example.com"})
+//	go svcs.Notify.Run(ctx, 10*time.Second, logger) // sends due notifications until ctx ends
+//	handler := svcs.Handler(httpapi.Options{Keys: cfg.Keyring()})
+package wiring
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/checkout"
+	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/returns"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/tracking"
+)
+
+// Options configures New. Every field has a default.
+type Options struct {
+	// PublicURL is the scheme and host customers reach this deployment
+	// at; tracking links and return status links start with it. Default:
+	// tracking.DefaultPortalURL.
+	PublicURL string
+	// Logger receives what the adapters cannot return to a caller (a
+	// notification that could not be recorded). Default: slog.Default().
+	Logger *slog.Logger
+	// Senders send notifications per channel. Default: notify's log
+	// senders for EMAIL and SMS.
+	Senders map[notify.Channel]notify.Sender
+	// Clock and IDs are passed to every service. Defaults: the system
+	// clock and RandomIDs.
+	Clock deliverykit.Clock
+	IDs   deliverykit.IDSource
+}
+
+// Services are the areas built by New.
+type Services struct {
+	Tracking *tracking.Service
+	Notify   *notify.Service
+	Checkout *checkout.Service
+	Returns  *returns.Service
+}
+
+// New builds every area on store from cfg and connects them.
+func New(store storage.Store, cfg *config.Config, opts Options) (*Services, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.PublicURL == "" {
+		opts.PublicURL = tracking.DefaultPortalURL
+	}
+	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
+	catalogs := cfg.Catalogs()
+	sites := make(map[string]tracking.Site, len(cfg.Sites))
+	names := make(map[string]string, len(cfg.Sites))
+	for _, s := range cfg.Sites {
+		sites[s.ID] = tracking.Site{Name: s.Name}
+		names[s.ID] = s.Name
+	}
+
+	ns, err := notify.New(store, notify.Options{Senders: opts.Senders, Clock: opts.Clock, IDs: opts.IDs})
+	if err != nil {
+		return nil, fmt.Errorf("notify: %w", err)
+	}
+	ts, err := tracking.New(store, tracking.Options{
+		Products:  CatalogProducts(catalogs),
+		Observer:  NotifyObserver(ns, opts.Logger),
+		Sites:     sites,
+		PortalURL: opts.PublicURL,
+		Clock:     opts.Clock,
+		IDs:       opts.IDs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tracking: %w", err)
+	}
+	rs := returns.New(store, returns.Options{
+		Policies:  CatalogPolicies(catalogs),
+		PublicURL: opts.PublicURL,
+		Clock:     opts.Clock,
+		IDs:       opts.IDs,
+	})
+	engines, err := checkout.NewEngines(catalogs, options.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("delivery options: %w", err)
+	}
+	cs, err := checkout.New(store, checkout.Options{
+		Engines:  engines,
+		Recorder: CheckoutOrders{Tracking: ts, Returns: rs, SiteNames: names},
+		Clock:    opts.Clock,
+		IDs:      opts.IDs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checkout: %w", err)
+	}
+	return &Services{Tracking: ts, Notify: ns, Checkout: cs, Returns: rs}, nil
+}
+
+// Handler returns the HTTP adapter serving every area of s; opts supplies
+// the keys, logger, limits and health check, and its area fields are
+// overwritten with s's services.
+func (s *Services) Handler(opts httpapi.Options) http.Handler {
+	opts.Tracking = s.Tracking
+	opts.Notify = s.Notify
+	opts.Checkout = s.Checkout
+	opts.Returns = s.Returns
+	return httpapi.New(opts)
+}

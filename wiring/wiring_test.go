@@ -1,0 +1,136 @@
+package wiring_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/wiring"
+)
+
+type env struct {
+	t *testing.T
+	h http.Handler
+}
+
+func (e env) do(method, path string, header map[string]string, body string) (int, map[string]any) {
+	e.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	raw, _ := io.ReadAll(rec.Body)
+	var m map[string]any
+	if len(raw) > 0 && json.Unmarshal(raw, &m) != nil {
+		e.t.Fatalf("%s %s: not JSON: %s", method, path, raw)
+	}
+	return rec.Code, m
+}
+
+func get(m any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			mm, _ := m.(map[string]any)
+			m = mm[k]
+		case int:
+			a, _ := m.([]any)
+			if k >= len(a) {
+				return nil
+			}
+			m = a[k]
+		}
+	}
+	return m
+}
+
+// TestCheckoutToTrackingNotifyAndReturns follows one order through every
+// connection New makes: a completed checkout becomes a tracking order and a
+// returnable order; a carrier event on its parcel becomes a notification; the
+// customer can start a return.
+func TestCheckoutToTrackingNotifyAndReturns(t *testing.T) {
+	cfg := config.Demo()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)) // a Monday
+	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, PublicURL: "http://shop.test/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env{t: t, h: svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock})}
+	bearer := map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key"))}
+
+	status, body := e.do("POST", "/v1/siw/session.create", bearer, `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"],
+		"cart": {"cart_id": "order-77", "total_value": 45000, "items": [{"sku": "tent", "name": "Tent", "quantity": 1, "price": 45000}]},
+		"search_address": {"postal_code": "111 57", "country": "SE"}}`)
+	if status != 200 {
+		t.Fatalf("session.create: %d %v", status, body)
+	}
+	id := get(body, "session", "id").(string)
+	status, body = e.do("POST", "/v1/siw/session.complete", bearer, `{"id": "`+id+`", "customer": {"email": "anna@example.com", "phone": "+46701234567",
+		"address": {"name": "Anna Svensson", "address_lines": ["Sergels torg 1"], "city": "Stockholm", "postal_code": "111 57", "country": "SE"}}}`)
+	if status != 200 {
+		t.Fatalf("session.complete: %d %v", status, body)
+	}
+	tos := body["tos_id"].(string)
+
+	// The completed checkout is a tracking order under its tos_id.
+	status, body = e.do("GET", "/v1/delivery_tracking/orders?external_id=order-77", bearer, "")
+	if status != 200 || get(body, "orders", 0, "tos_id") != tos || get(body, "orders", 0, "external_id") != "order-77" {
+		t.Fatalf("orders: %d %v", status, body)
+	}
+	if got := get(body, "orders", 0, "sender_name"); got != "Demo Outdoor Store" {
+		t.Errorf("sender_name = %v", got)
+	}
+
+	// A parcel of it, delivered: the customer is to be told.
+	status, body = e.do("POST", "/v1/delivery_tracking/parcel", bearer, `{"tos_id": "`+tos+`", "tracking_number": "NP123456789SE",
+		"carrier_product_ref": "north-parcel-home", "direction_type": "OUTBOUND"}`)
+	if status != 200 {
+		t.Fatalf("parcel: %d %v", status, body)
+	}
+	status, body = e.do("POST", "/v1/delivery_tracking/parcel.event", bearer, `{"tracking_number": "NP123456789SE",
+		"time": "2026-11-24T14:00:00Z", "step": "STEP_DELIVERED_TO_CONSUMER"}`)
+	if status != 200 {
+		t.Fatalf("parcel.event: %d %v", status, body)
+	}
+	status, body = e.do("GET", "/v1/delivery_tracking/notifications?external_id=order-77", bearer, "")
+	if status != 200 {
+		t.Fatalf("notifications: %d %v", status, body)
+	}
+	names := map[any]bool{}
+	for _, n := range body["notifications"].([]any) {
+		names[get(n, "name")] = true
+		if get(n, "tracking_number") != "NP123456789SE" {
+			t.Errorf("notification for %v", get(n, "tracking_number"))
+		}
+	}
+	if !names["DELIVERED_TO_CONSUMER"] {
+		t.Errorf("notifications %v lack DELIVERED_TO_CONSUMER", body)
+	}
+
+	// The customer returns the tent; the merchant sees the return.
+	status, body = e.do("POST", "/returns/customer/return", nil, `{"siteId": "demo-site", "foreignOrderId": "order-77",
+		"email": "anna@example.com", "items": [{"foreignLineItemId": "1", "quantity": 1, "reason": "too small"}]}`)
+	if status != 201 || body["status"] != "AWAITING_RETURN" || !strings.HasPrefix(body["statusUrl"].(string), "http://shop.test/") {
+		t.Fatalf("customer return: %d %v", status, body)
+	}
+	status, body = e.do("GET", "/returns/merchant/return", map[string]string{"X-Api-Key": "demo-key"}, "")
+	if status != 200 || get(body, "totalElements") != float64(1) {
+		t.Fatalf("merchant returns: %d %v", status, body)
+	}
+	// The other demo site sees none of it.
+	status, body = e.do("GET", "/returns/merchant/return", map[string]string{"X-Api-Key": "demo-key-2"}, "")
+	if status != 200 || get(body, "totalElements") != float64(0) {
+		t.Errorf("other site's returns: %d %v", status, body)
+	}
+}
