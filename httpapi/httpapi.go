@@ -42,6 +42,7 @@ import (
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/returns"
+	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/tracking"
 )
 
@@ -74,6 +75,9 @@ type Options struct {
 	// Checkout, when set, serves area C under /v1/siw, its OpenAPI
 	// document and the checkout widget under /v1/siw/_/.
 	Checkout *checkout.Service
+	// Session, when set, serves area D under /delivery and its OpenAPI
+	// document at /delivery/openapi.json.
+	Session *session.Service
 }
 
 // server holds what the handlers share.
@@ -126,6 +130,9 @@ func newServer(opts Options) *server {
 	}
 	if opts.Checkout != nil {
 		s.registerCheckout(opts.Checkout)
+	}
+	if opts.Session != nil {
+		s.registerSession(opts.Session)
 	}
 	for _, a := range areas {
 		// Every path under an area's base is authenticated first, so

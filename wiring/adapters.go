@@ -15,6 +15,7 @@ import (
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/returns"
+	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/tracking"
 )
 
@@ -93,12 +94,12 @@ func NotifyObserver(ns *notify.Service, log *slog.Logger) tracking.EventObserver
 	})
 }
 
-// CheckoutOrders records completed checkouts: as tracking orders under the
-// checkout's tos_id, and, when Returns is set and the customer gave an
-// e-mail address, as orders the customer may return. It satisfies
-// checkout.OrderRecorder and is idempotent by tos_id, as that interface
-// requires.
-type CheckoutOrders struct {
+// Orders records completed checkouts (checkout.OrderRecorder) and completed
+// deliveries of delivery sessions (session.OrderRecorder): as tracking
+// orders under the tos_id the session gave them, and, when Returns is set and
+// the customer gave an e-mail address, as orders the customer may return. It
+// is idempotent by tos_id, as both interfaces require.
+type Orders struct {
 	Tracking *tracking.Service
 	Returns  *returns.Service
 	// SiteNames gives the sender name of each site's orders.
@@ -106,26 +107,51 @@ type CheckoutOrders struct {
 }
 
 // RecordOrder implements checkout.OrderRecorder.
-func (c CheckoutOrders) RecordOrder(ctx context.Context, o checkout.CompletedOrder) error {
-	if c.Tracking != nil {
-		req, err := trackingOrder(o, c.SiteNames[o.Site])
-		if err != nil {
-			return err
-		}
-		if err := c.Tracking.RecordOrder(ctx, o.Site, o.TosID, req); err != nil {
-			return fmt.Errorf("record checkout %s as a tracking order: %w", o.TosID, err)
-		}
+func (r Orders) RecordOrder(ctx context.Context, o checkout.CompletedOrder) error {
+	req, err := trackingOrder(o, r.SiteNames[o.Site])
+	if err != nil {
+		return err
 	}
-	if c.Returns != nil && o.Customer.Email != "" {
+	var ret *returns.OrderInput
+	if o.Customer.Email != "" {
 		in, err := returnsOrder(o)
 		if err != nil {
 			return err
 		}
-		_, err = c.Returns.ImportOrder(ctx, o.Site, in)
+		ret = &in
+	}
+	return r.record(ctx, o.Site, o.TosID, req, ret)
+}
+
+// RecordSessionOrder implements session.OrderRecorder.
+func (r Orders) RecordSessionOrder(ctx context.Context, o session.CompletedOrder) error {
+	req, err := sessionTrackingOrder(o, r.SiteNames[o.Site])
+	if err != nil {
+		return err
+	}
+	var ret *returns.OrderInput
+	if o.Delivery.RecipientContact != nil && o.Delivery.RecipientContact.Email != "" {
+		in, err := sessionReturnsOrder(o)
+		if err != nil {
+			return err
+		}
+		ret = &in
+	}
+	return r.record(ctx, o.Site, o.TosID, req, ret)
+}
+
+func (r Orders) record(ctx context.Context, site, tosID string, req tracking.CreateTrackingOrderRequest, ret *returns.OrderInput) error {
+	if r.Tracking != nil {
+		if err := r.Tracking.RecordOrder(ctx, site, tosID, req); err != nil {
+			return fmt.Errorf("record %s as a tracking order: %w", tosID, err)
+		}
+	}
+	if r.Returns != nil && ret != nil {
+		_, err := r.Returns.ImportOrder(ctx, site, *ret)
 		// The foreign id is the order's external id: a conflict means an
 		// earlier delivery of this same order was imported already.
 		if err != nil && !errors.Is(err, deliverykit.ErrConflict) {
-			return fmt.Errorf("record checkout %s as a returnable order: %w", o.TosID, err)
+			return fmt.Errorf("record %s as a returnable order: %w", tosID, err)
 		}
 	}
 	return nil
@@ -243,44 +269,53 @@ func orderLocationType(t catalog.LocationType) tracking.PickupLocationType {
 }
 
 // operationalHours turns the catalog's "08:00-20:00" ranges into tracking's
-// TimeRanges. A range that does not parse is left out rather than guessed.
+// TimeRanges.
 func operationalHours(h map[string][]string) *tracking.OperationalHours {
 	if len(h) == 0 {
 		return nil
 	}
-	conv := func(day string) []tracking.TimeRange {
-		var out []tracking.TimeRange
-		for _, r := range h[day] {
-			start, end, ok := strings.Cut(r, "-")
-			if !ok || len(start) != 5 || len(end) != 5 {
-				continue
-			}
-			out = append(out, tracking.TimeRange{Start: start + ":00", End: end + ":00"})
-		}
-		return out
-	}
 	return &tracking.OperationalHours{
-		Mon: conv("mon"), Tue: conv("tue"), Wed: conv("wed"), Thu: conv("thu"),
-		Fri: conv("fri"), Sat: conv("sat"), Sun: conv("sun"),
+		Mon: timeRanges(h["mon"]), Tue: timeRanges(h["tue"]), Wed: timeRanges(h["wed"]), Thu: timeRanges(h["thu"]),
+		Fri: timeRanges(h["fri"]), Sat: timeRanges(h["sat"]), Sun: timeRanges(h["sun"]),
 	}
 }
 
-// trackingCart converts the checkout cart. Tracking carries int32 amounts
-// (§2.2); a larger amount is refused rather than truncated.
+// timeRanges converts "HH:MM-HH:MM" ranges; one that does not parse is left
+// out rather than guessed.
+func timeRanges(rs []string) []tracking.TimeRange {
+	var out []tracking.TimeRange
+	for _, r := range rs {
+		start, end, ok := strings.Cut(r, "-")
+		if !ok || len(start) != 5 || len(end) != 5 {
+			continue
+		}
+		out = append(out, tracking.TimeRange{Start: start + ":00", End: end + ":00"})
+	}
+	return out
+}
+
+// int32s converts amounts to tracking's int32 fields (§2.2), remembering
+// the first that does not fit: a larger amount is refused rather than
+// truncated.
+type int32s struct{ err error }
+
+func (c *int32s) conv(field string, v int64) int32 {
+	if v < 0 || v > math.MaxInt32 {
+		if c.err == nil {
+			c.err = deliverykit.InvalidField(field, "lte", "amount "+strconv.FormatInt(v, 10)+" does not fit the tracking order's 32-bit field")
+		}
+		return 0
+	}
+	return int32(v)
+}
+
+// trackingCart converts the checkout cart.
 func trackingCart(o checkout.CompletedOrder) (*tracking.Cart, error) {
 	if len(o.Cart.Items) == 0 {
 		return nil, nil
 	}
-	var firstErr error
-	i32 := func(field string, v int64) int32 {
-		if v < 0 || v > math.MaxInt32 {
-			if firstErr == nil {
-				firstErr = deliverykit.InvalidField(field, "lte", "amount "+strconv.FormatInt(v, 10)+" does not fit the tracking order's 32-bit field")
-			}
-			return 0
-		}
-		return int32(v)
-	}
+	var c int32s
+	i32 := c.conv
 	cart := &tracking.Cart{
 		Total:         i32("cart.total_value", o.Cart.TotalValue),
 		Discount:      i32("cart.total_discount", o.Cart.TotalDiscount),
@@ -299,7 +334,7 @@ func trackingCart(o checkout.CompletedOrder) (*tracking.Cart, error) {
 			Price:    i32(fmt.Sprintf("cart.items[%d].price", i), it.Price),
 		})
 	}
-	return cart, firstErr
+	return cart, c.err
 }
 
 func returnsOrder(o checkout.CompletedOrder) (returns.OrderInput, error) {
@@ -337,5 +372,142 @@ func returnsOrder(o checkout.CompletedOrder) (returns.OrderInput, error) {
 var (
 	_ tracking.Products      = CatalogProducts(nil)
 	_ returns.Policies       = CatalogPolicies(nil)
-	_ checkout.OrderRecorder = CheckoutOrders{}
+	_ checkout.OrderRecorder = Orders{}
+	_ session.OrderRecorder  = Orders{}
 )
+
+func sessionExternalID(o session.CompletedOrder) string {
+	if o.ExternalID != "" {
+		return o.ExternalID
+	}
+	return o.TosID
+}
+
+func sessionAddress(a *session.Address) *tracking.Address {
+	if a == nil {
+		return nil
+	}
+	out := &tracking.Address{AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.CountryCode, Region: a.RegionCode}
+	if a.Coordinates != nil {
+		out.Coordinates = &tracking.Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
+	}
+	return out
+}
+
+func sessionTrackingOrder(o session.CompletedOrder, siteName string) (tracking.CreateTrackingOrderRequest, error) {
+	if siteName == "" {
+		siteName = o.Site
+	}
+	d := o.Delivery
+	req := tracking.CreateTrackingOrderRequest{
+		SiteID:            o.Site,
+		ExternalID:        sessionExternalID(o),
+		CarrierProductRef: o.ProductRef,
+		Sender:            &tracking.Sender{Name: siteName},
+		Receiver:          &tracking.Receiver{Name: "customer"},
+		DeliveryType:      orderDeliveryType(catalog.DeliveryType(o.Category.DeliveryType)),
+	}
+	if wh := o.Category.Warehouse; wh != nil {
+		req.Sender.Address = sessionAddress(&wh.Address)
+	}
+	if c := d.RecipientContact; c != nil {
+		req.Receiver.Address = sessionAddress(c.Address)
+		req.Receiver.Email = c.Email
+		if p := c.PhoneNumber; p != nil {
+			req.Receiver.PhoneNumber = p.CountryCode + p.Number
+		}
+		// The delivery session's contact has no name; the e-mail address
+		// or phone number is what the customer recognises as theirs.
+		switch {
+		case c.Email != "":
+			req.Receiver.Name = c.Email
+		case req.Receiver.PhoneNumber != "":
+			req.Receiver.Name = req.Receiver.PhoneNumber
+		}
+	}
+	if loc := o.Option.PickupLocation; loc != nil {
+		dest := &tracking.Destination{
+			LocationExternalID: loc.ExternalID,
+			LocationType:       orderLocationType(catalog.LocationType(loc.LocationType)),
+		}
+		if loc.VisitingContact != nil {
+			dest.Address = sessionAddress(loc.VisitingContact.Address)
+		}
+		if dest.Address == nil {
+			dest.Address = &tracking.Address{Country: o.Purchase.CountryCode}
+		}
+		dest.Address.Name = loc.Title
+		if h := loc.OperationalHours; h != nil {
+			dest.OperationalHours = &tracking.OperationalHours{
+				Mon: timeRanges(h.Monday), Tue: timeRanges(h.Tuesday), Wed: timeRanges(h.Wednesday), Thu: timeRanges(h.Thursday),
+				Fri: timeRanges(h.Friday), Sat: timeRanges(h.Saturday), Sun: timeRanges(h.Sunday),
+			}
+		}
+		req.Destination = dest
+	} else {
+		addr := req.Receiver.Address
+		if addr == nil {
+			addr = &tracking.Address{Country: o.Purchase.CountryCode}
+		}
+		req.Destination = &tracking.Destination{Address: addr}
+	}
+	if len(d.LineItems) > 0 {
+		var c int32s
+		cart := &tracking.Cart{
+			Total:         c.conv("purchase.total_value", int64(o.Purchase.TotalValue)),
+			Discount:      c.conv("purchase.total_discount", int64(o.Purchase.TotalDiscount)),
+			Currency:      o.Purchase.CurrencyCode,
+			ShippingPrice: c.conv("shipping_price", o.ShippingPrice),
+		}
+		for i, li := range d.LineItems {
+			cart.Items = append(cart.Items, tracking.CartItem{
+				SKU:      li.SKU,
+				Name:     li.Title,
+				Quantity: li.Quantity,
+				Price:    c.conv(fmt.Sprintf("line_items[%d].price", i), int64(li.Price)),
+				Discount: c.conv(fmt.Sprintf("line_items[%d].discount", i), int64(li.Discount)),
+				Image:    li.ImageURI,
+			})
+		}
+		if c.err != nil {
+			return req, c.err
+		}
+		req.Cart = cart
+	}
+	if abs := o.Option.ETD.Absolute; abs != nil && !abs.EarliestTime.IsZero() && !abs.LatestTime.IsZero() {
+		req.Promises = &tracking.Promises{EstimatedDeliveryTime: &tracking.DateTimeRangeStrict{
+			Start: abs.EarliestTime.UTC().Format(time.RFC3339),
+			End:   abs.LatestTime.UTC().Format(time.RFC3339),
+		}}
+	}
+	return req, nil
+}
+
+func sessionReturnsOrder(o session.CompletedOrder) (returns.OrderInput, error) {
+	cur := o.Purchase.CurrencyCode
+	in := returns.OrderInput{
+		ForeignID:    sessionExternalID(o),
+		ForeignName:  o.TosID,
+		CurrencyCode: cur,
+		Email:        o.Delivery.RecipientContact.Email,
+	}
+	ship, err := returns.DecimalFromMinor(o.ShippingPrice, cur)
+	if err != nil {
+		return in, err
+	}
+	in.ShippingAmount = ship
+	for i, li := range o.Delivery.LineItems {
+		price, err := returns.DecimalFromMinor(int64(li.Price), cur)
+		if err != nil {
+			return in, err
+		}
+		in.Items = append(in.Items, returns.OrderItemInput{
+			ForeignLineItemID:   strconv.Itoa(i + 1),
+			SKU:                 li.SKU,
+			ProductTitle:        li.Title,
+			Quantity:            int(li.Quantity),
+			PurchasePriceAmount: returns.PriceInput{Amount: price, ItemTax: "0"},
+		})
+	}
+	return in, nil
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/returns"
+	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/tracking"
 )
@@ -56,6 +57,7 @@ type Services struct {
 	Tracking *tracking.Service
 	Notify   *notify.Service
 	Checkout *checkout.Service
+	Session  *session.Service
 	Returns  *returns.Service
 }
 
@@ -97,20 +99,30 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		Clock:     opts.Clock,
 		IDs:       opts.IDs,
 	})
-	engines, err := checkout.NewEngines(catalogs, options.Options{})
+	engines, err := checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock})
 	if err != nil {
 		return nil, fmt.Errorf("delivery options: %w", err)
 	}
+	orders := Orders{Tracking: ts, Returns: rs, SiteNames: names}
 	cs, err := checkout.New(store, checkout.Options{
 		Engines:  engines,
-		Recorder: CheckoutOrders{Tracking: ts, Returns: rs, SiteNames: names},
+		Recorder: orders,
 		Clock:    opts.Clock,
 		IDs:      opts.IDs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("checkout: %w", err)
 	}
-	return &Services{Tracking: ts, Notify: ns, Checkout: cs, Returns: rs}, nil
+	ss, err := session.New(store, session.Options{
+		Engines:  engines,
+		Recorder: orders,
+		Clock:    opts.Clock,
+		IDs:      opts.IDs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("delivery session: %w", err)
+	}
+	return &Services{Tracking: ts, Notify: ns, Checkout: cs, Session: ss, Returns: rs}, nil
 }
 
 // Handler returns the HTTP adapter serving every area of s; opts supplies
@@ -120,6 +132,7 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	opts.Tracking = s.Tracking
 	opts.Notify = s.Notify
 	opts.Checkout = s.Checkout
+	opts.Session = s.Session
 	opts.Returns = s.Returns
 	return httpapi.New(opts)
 }

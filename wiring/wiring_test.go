@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -66,7 +67,7 @@ func TestCheckoutToTrackingNotifyAndReturns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := env{t: t, h: svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock})}
+	e := env{t: t, h: svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock, Logger: quiet})}
 	bearer := map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key"))}
 
 	status, body := e.do("POST", "/v1/siw/session.create", bearer, `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"],
@@ -134,3 +135,46 @@ func TestCheckoutToTrackingNotifyAndReturns(t *testing.T) {
 		t.Errorf("other site's returns: %d %v", status, body)
 	}
 }
+
+// TestDeliverySessionToTrackingAndReturns: each delivery of a completed
+// delivery session becomes a tracking order under its tos_id and external
+// id, and a returnable order when the recipient gave an e-mail address.
+func TestDeliverySessionToTrackingAndReturns(t *testing.T) {
+	cfg := config.Demo()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env{t: t, h: svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock, Logger: quiet})}
+	key := map[string]string{"Authorization": "demo-key"}
+	status, body := e.do("POST", "/delivery/v1/sessions", key, `{
+	  "purchase": {"country_code": "SE", "currency_code": "SEK", "total_value": "45000", "locales": ["sv-SE"]},
+	  "deliveries": [{"id": "d1",
+	    "line_items": [{"sku": "tent", "title": "Tent", "quantity": 1, "weight": 800, "price": "45000"}],
+	    "fulfillments": [{"readiness": {"earliest_time": "2026-11-23T08:00:00Z"}}],
+	    "recipient_contact": {"email": "erik@example.com", "address": {"country_code": "SE", "postal_code": "118 26", "city": "Stockholm", "address_lines": ["Götgatan 1"]}}}]}`)
+	if status != 200 {
+		t.Fatalf("create: %d %v", status, body)
+	}
+	name := body["name"].(string)
+	status, body = e.do("POST", "/delivery/v1/"+name+":complete", key,
+		`{"delivery_choices": [{"delivery_id": "d1", "option_id": "home/north-parcel-home", "external_id": "web-5001"}]}`)
+	if status != 200 {
+		t.Fatalf("complete: %d %v", status, body)
+	}
+	tos := get(body, "session", "deliveries", 0, "tos_id")
+
+	bearer := map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key"))}
+	status, body = e.do("GET", "/v1/delivery_tracking/orders?external_id=web-5001", bearer, "")
+	if status != 200 || tos == nil || get(body, "orders", 0, "tos_id") != tos {
+		t.Fatalf("tracking order of %v: %d %v", tos, status, body)
+	}
+	status, body = e.do("POST", "/returns/customer/return", nil, `{"siteId": "demo-site", "foreignOrderId": "web-5001",
+		"email": "erik@example.com", "items": [{"foreignLineItemId": "1", "quantity": 1, "reason": "changed my mind"}]}`)
+	if status != 201 {
+		t.Fatalf("customer return: %d %v", status, body)
+	}
+}
+
+var quiet = slog.New(slog.DiscardHandler)

@@ -1,0 +1,109 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/deliverykit/deliverykit"
+)
+
+// ACPVersion is the Agentic Commerce Protocol version whose fulfillment
+// option shape Convert emits: type "shipping" with id, title, subtitle,
+// carrier, earliest_delivery_time, latest_delivery_time, subtotal, tax and
+// total. Later versions replace subtitle with description and the amounts
+// with totals[]; they would be a new Format value, not a change of this one.
+const ACPVersion = "2025-09-29"
+
+// ParseFormat reads the format query parameter of :convert: empty means
+// FORMAT_UNSPECIFIED; an unknown value is InvalidArgument naming "format".
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case "", FormatUnspecified:
+		return FormatUnspecified, nil
+	case FormatAgenticCheckout:
+		return FormatAgenticCheckout, nil
+	}
+	return "", deliverykit.InvalidField("format", "oneof", fmt.Sprintf("%q is not one of FORMAT_UNSPECIFIED AGENTIC_CHECKOUT", s))
+}
+
+// Convert returns the session in the requested representations: always
+// native (the session itself), and for FormatAgenticCheckout the agentic
+// checkout session. It only reads: the session, its etag and its update
+// time stay as they are.
+func (s *Service) Convert(ctx context.Context, site, name string, format Format) (*ConvertResponse, error) {
+	f, err := ParseFormat(string(format))
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.Get(ctx, site, name)
+	if err != nil {
+		return nil, err
+	}
+	out := &ConvertResponse{Native: sess}
+	if f == FormatAgenticCheckout {
+		out.AgenticCheckout = ToAgenticCheckout(sess)
+	}
+	return out, nil
+}
+
+// ToAgenticCheckout maps a session to the agentic checkout shape of
+// ACPVersion:
+//   - fulfillment_address is the recipient's address: line_one is the
+//     first address line, line_two the others joined with ", ", state the
+//     region code (a session contact has no name, so name stays empty);
+//   - one fulfillment option per delivery option, in display order: title
+//     is the category's display name, subtitle the pickup location's title
+//     or else the carrier product's name, carrier the carrier's name, the
+//     delivery times the absolute ETD, subtotal the option's price, tax 0
+//     (catalog prices are final prices) and total subtotal + tax;
+//   - fulfillment_option_id is the chosen option, else the preselected one.
+func ToAgenticCheckout(sess *Session) *AgenticCheckoutSession {
+	out := &AgenticCheckoutSession{Name: sess.Name, Deliveries: make([]AgenticDelivery, 0, len(sess.Deliveries))}
+	for _, d := range sess.Deliveries {
+		ad := AgenticDelivery{ID: d.ID, FulfillmentOptions: []AgenticFulfillmentOption{}}
+		if c := d.RecipientContact; c != nil && c.Address != nil {
+			a := c.Address
+			fa := &FulfillmentAddress{Country: a.CountryCode, City: a.City, State: a.RegionCode, PostalCode: a.PostalCode}
+			if len(a.AddressLines) > 0 {
+				fa.LineOne = a.AddressLines[0]
+				fa.LineTwo = strings.Join(a.AddressLines[1:], ", ")
+			}
+			ad.FulfillmentAddress = fa
+		}
+		var chosen, preselected string
+		for _, c := range d.DeliveryCategories {
+			for _, o := range c.DeliveryOptions {
+				fo := AgenticFulfillmentOption{
+					Type:     FulfillmentTypeShipping,
+					ID:       o.ID,
+					Title:    c.DisplayName,
+					Subtitle: o.Carrier.ProductName,
+					Carrier:  o.Carrier.Name,
+					Subtotal: o.Price,
+					Tax:      0,
+					Total:    o.Price,
+				}
+				if o.PickupLocation != nil {
+					fo.Subtitle = o.PickupLocation.Title
+				}
+				if a := o.ETD.Absolute; a != nil {
+					fo.EarliestDeliveryTime, fo.LatestDeliveryTime = a.EarliestTime, a.LatestTime
+				}
+				ad.FulfillmentOptions = append(ad.FulfillmentOptions, fo)
+				if o.Chosen {
+					chosen = o.ID
+				}
+				if o.Preselected && preselected == "" {
+					preselected = o.ID
+				}
+			}
+		}
+		ad.FulfillmentOptionID = preselected
+		if chosen != "" {
+			ad.FulfillmentOptionID = chosen
+		}
+		out.Deliveries = append(out.Deliveries, ad)
+	}
+	return out
+}

@@ -1,0 +1,255 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/checkout/options"
+)
+
+// computed is what the engine answers for a session: the deliveries with
+// their categories, and the returns promise.
+type computed struct {
+	purchase   *Purchase // a copy of the request's
+	deliveries []Delivery
+	promise    *ReturnsPromise
+}
+
+// compute runs the options engine for every delivery of in. It does not
+// touch the store: callers run it before their write transaction.
+func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, error) {
+	purchase, deliveries, err := ownCopy(in)
+	if err != nil {
+		return nil, err
+	}
+	out := &computed{purchase: purchase, deliveries: deliveries}
+	for i := range deliveries {
+		d := &deliveries[i]
+		req := engineRequest(purchase, d)
+		res, err := eng.Compute(ctx, req)
+		if err != nil {
+			if deliverykit.KindOf(err) == deliverykit.KindInvalidArgument {
+				// checkSession has already checked what the engine
+				// checks; name the delivery if it still objects.
+				return nil, deliverykit.Errorf(deliverykit.KindInvalidArgument, "deliveries[%d]: %w", i, err)
+			}
+			return nil, fmt.Errorf("session: computing the options of deliveries[%d]: %w", i, err)
+		}
+		d.DeliveryCategories = categories(res)
+	}
+	out.promise = returnsPromise(eng.Catalog().ReturnPolicy, purchase.CurrencyCode)
+	return out, nil
+}
+
+// writable returns d without its read-only fields, which requests may carry
+// and which are ignored.
+func writable(d Delivery) Delivery {
+	d.DeliveryCategories, d.TosID, d.ExternalID = nil, "", ""
+	return d
+}
+
+// ownCopy returns a deep copy of the writable part of a request, so that a
+// returned session never shares memory with the caller's input: a caller
+// reusing its request for the next patch must not change an earlier
+// result. A JSON round trip of these few kilobytes is simpler than a
+// hand-written copy of every nested type and cannot miss a field.
+func ownCopy(in *Session) (*Purchase, []Delivery, error) {
+	type writablePart struct {
+		Purchase   *Purchase  `json:"purchase"`
+		Deliveries []Delivery `json:"deliveries"`
+	}
+	part := writablePart{Purchase: in.Purchase, Deliveries: make([]Delivery, len(in.Deliveries))}
+	for i, d := range in.Deliveries {
+		part.Deliveries[i] = writable(d)
+	}
+	b, err := json.Marshal(part)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session: copying the request: %w", err)
+	}
+	var out writablePart
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, nil, fmt.Errorf("session: copying the request: %w", err)
+	}
+	return out.Purchase, out.Deliveries, nil
+}
+
+// engineRequest maps a delivery to the engine's request:
+//   - items: quantity, weight and dimensions of every line item;
+//   - attributes: the delivery's and every line item's;
+//   - readiness: the latest earliest_time of the fulfillments (all goods
+//     must be ready) and of the handoffs at ORIGIN nodes;
+//   - categories: the category tags every fulfillment allows (a
+//     fulfillment without tags allows every category);
+//   - address: the recipient's.
+func engineRequest(p *Purchase, d *Delivery) options.Request {
+	req := options.Request{
+		Currency:   p.CurrencyCode,
+		Locales:    p.Locales,
+		CartValue:  int64(p.TotalValue),
+		Vouchers:   p.Vouchers,
+		Attributes: slices.Clone(d.Attributes),
+	}
+	for _, li := range d.LineItems {
+		it := options.Item{Quantity: int(li.Quantity)}
+		if li.Weight != nil {
+			it.Weight = int(*li.Weight)
+		}
+		if dm := li.Dimensions; dm != nil {
+			it.Dimensions = &catalog.Dimensions{Height: int(dm.Height), Length: int(dm.Length), Width: int(dm.Width)}
+		}
+		req.Items = append(req.Items, it)
+		for _, a := range li.Attributes {
+			if !slices.Contains(req.Attributes, a) {
+				req.Attributes = append(req.Attributes, a)
+			}
+		}
+	}
+	ready := time.Time{}
+	var allowed []string
+	restricted := false
+	for _, f := range d.Fulfillments {
+		if f.Readiness != nil && f.Readiness.EarliestTime.After(ready) {
+			ready = f.Readiness.EarliestTime.Time
+		}
+		if len(f.CategoryTags) == 0 {
+			continue
+		}
+		if !restricted {
+			allowed, restricted = slices.Clone(f.CategoryTags), true
+			continue
+		}
+		allowed = slices.DeleteFunc(allowed, func(t string) bool { return !slices.Contains(f.CategoryTags, t) })
+	}
+	for _, n := range d.Nodes {
+		if n.Handoff != nil && slices.Contains(n.Roles, RoleOrigin) && n.Handoff.EarliestTime.After(ready) {
+			ready = n.Handoff.EarliestTime.Time
+		}
+	}
+	req.ReadyAt = ready
+	if restricted {
+		if len(allowed) == 0 {
+			// No category is allowed by every fulfillment; an empty
+			// list would mean "all", so ask for one that cannot exist.
+			allowed = []string{"\x00none"}
+		}
+		req.Categories = allowed
+	}
+	if c := d.RecipientContact; c != nil && c.Address != nil {
+		a := c.Address
+		req.Address = catalog.Address{Country: a.CountryCode, PostalCode: a.PostalCode, City: a.City, AddressLines: a.AddressLines}
+		if a.Coordinates != nil {
+			req.Address.Coordinates = &catalog.Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
+		}
+	}
+	return req
+}
+
+// categories maps the engine's answer to the wire.
+func categories(res *options.Result) []DeliveryCategory {
+	out := make([]DeliveryCategory, 0, len(res.Categories))
+	for _, c := range res.Categories {
+		dc := DeliveryCategory{
+			ID:            c.ID,
+			DeliveryType:  DeliveryType(c.DeliveryType),
+			DisplayName:   c.Name,
+			SortOrder:     int32(c.SortOrder),
+			OptionsSource: OptionsSourceCarrier,
+			ExternalID:    c.ExternalID,
+			Preselected:   c.Preselected,
+			Warehouse: &Warehouse{
+				ID:         c.Warehouse.ID,
+				ExternalID: c.Warehouse.ExternalID,
+				Address:    fromCatalogAddress(c.Warehouse.Address),
+			},
+			DeliveryOptions: make([]DeliveryOption, 0, len(c.Options)),
+		}
+		for _, a := range c.Addons {
+			dc.Addons = append(dc.Addons, Addon{ID: a.ID, DisplayName: a.Name, Price: Int64(a.Price), AddonType: AddonType(a.Type), Preselected: a.Preselected})
+		}
+		for _, o := range c.Options {
+			dc.DeliveryOptions = append(dc.DeliveryOptions, option(o))
+		}
+		out = append(out, dc)
+	}
+	return out
+}
+
+func option(o options.Option) DeliveryOption {
+	ext := o.Carrier.ExternalID
+	if ext == "" {
+		ext = o.Carrier.ProductRef
+	}
+	do := DeliveryOption{
+		ID: o.ID,
+		Carrier: Carrier{
+			Name:        o.Carrier.Name,
+			ProductName: o.Carrier.ProductName,
+			ProductID:   o.Carrier.ProductID,
+			ExternalID:  ext,
+			SortOrder:   int32(o.Carrier.SortOrder),
+			Meta:        map[string]string{MetaProductRef: o.Carrier.ProductRef},
+		},
+		ETD:         ETD{Absolute: &AbsoluteETD{EarliestTime: At(o.ETD.Earliest), LatestTime: At(o.ETD.Latest)}},
+		Price:       Int64(o.Price),
+		Preselected: o.Preselected,
+		ExpireTime:  At(o.ExpireTime),
+	}
+	if l := o.Location; l != nil {
+		pl := &PickupLocation{
+			ID:              l.ID,
+			ExternalID:      l.ExternalID,
+			Title:           l.Name,
+			LocationType:    LocationType(l.Type),
+			VisitingContact: &Contact{Address: ptr(fromCatalogAddress(l.Address))},
+		}
+		if len(l.Hours) > 0 {
+			h := l.Hours
+			pl.OperationalHours = &OperationalHours{
+				Monday: h["mon"], Tuesday: h["tue"], Wednesday: h["wed"], Thursday: h["thu"],
+				Friday: h["fri"], Saturday: h["sat"], Sunday: h["sun"],
+			}
+		}
+		if dist := l.Distance; dist != nil {
+			pl.Distances = &Distances{
+				Walking: &Distance{Meters: Int64(dist.WalkingMeters), Minutes: Int64(dist.WalkingMinutes)},
+				Driving: &Distance{Meters: Int64(dist.DrivingMeters), Minutes: Int64(dist.DrivingMinutes)},
+			}
+		}
+		do.PickupLocation = pl
+	}
+	return do
+}
+
+func fromCatalogAddress(a catalog.Address) Address {
+	out := Address{CountryCode: a.Country, PostalCode: a.PostalCode, City: a.City, AddressLines: a.AddressLines}
+	if a.Coordinates != nil {
+		out.Coordinates = &Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
+	}
+	return out
+}
+
+// returnsPromise maps the catalog's return policy. A promise in another
+// currency than the purchase's cannot be made, and no policy means none
+// can be computed: both are is_unavailable.
+func returnsPromise(p *catalog.ReturnPolicy, currency string) *ReturnsPromise {
+	if p == nil || p.Currency != currency {
+		return &ReturnsPromise{IsUnavailable: true}
+	}
+	return &ReturnsPromise{
+		CurrencyCode:     p.Currency,
+		ReturnsEnabled:   p.ReturnsEnabled,
+		ReturnCost:       Int64(p.ReturnCost),
+		ExchangesEnabled: p.ExchangesEnabled,
+		ExchangeCost:     Int64(p.ExchangeCost),
+		ReturnTimeDays:   int32(p.ReturnTimeDays),
+		ReturnPolicyText: p.PolicyText,
+		ReturnPolicyURL:  p.PolicyURL,
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,448 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// EngineSource returns a site's options engine. checkout.Engines satisfies
+// it; it is declared here so that this package needs only the engine, not
+// the checkout session.
+type EngineSource interface {
+	Engine(site string) (*options.Engine, error)
+}
+
+// OrderRecorder is told about every delivery of a completed session, after
+// the completion is committed, so that it becomes a trackable order. It is
+// declared here, by its caller; tracking or returns satisfy it through an
+// adapter. The method name differs from the checkout recorder's so that one
+// adapter can serve both. It must be idempotent by TosID.
+type OrderRecorder interface {
+	RecordSessionOrder(ctx context.Context, order CompletedOrder) error
+}
+
+// CompletedOrder is one delivery of a completed session: everything an
+// order needs.
+type CompletedOrder struct {
+	Site        string
+	SessionName string
+	// TosID is the order id the session gave the delivery; ExternalID is
+	// the merchant's (DeliveryChoice.external_id), possibly empty.
+	TosID       string
+	ExternalID  string
+	CompletedAt time.Time
+	Purchase    Purchase
+	// Delivery is the completed delivery, with its categories and the
+	// chosen flags set.
+	Delivery Delivery
+	// Category, Option and Addons are what the customer chose; ProductRef
+	// is the catalog's carrier product ref of the option (also in
+	// Option.Carrier.Meta[MetaProductRef]).
+	Category   DeliveryCategory
+	Option     DeliveryOption
+	ProductRef string
+	Addons     []Addon
+	// ShippingPrice is the option's price plus the chosen addons'.
+	ShippingPrice int64
+}
+
+// Options configures a Service.
+type Options struct {
+	// Engines gives each site's options engine. Required.
+	Engines EngineSource
+	// Recorder, when set, receives every delivery of a completed session.
+	Recorder OrderRecorder
+	// OnRecordError is called when Recorder fails. The completion has
+	// been committed by then; the default logs the failure with slog so
+	// that the order can be recorded again.
+	OnRecordError func(ctx context.Context, order CompletedOrder, err error)
+	// Clock and IDs default to the system clock and RandomIDs. Session
+	// ids must be unguessable in production.
+	Clock deliverykit.Clock
+	IDs   deliverykit.IDSource
+}
+
+// Service keeps delivery sessions (area D). It is safe for concurrent use.
+type Service struct {
+	store    storage.Store
+	engines  EngineSource
+	recorder OrderRecorder
+	onRecErr func(context.Context, CompletedOrder, error)
+	clock    deliverykit.Clock
+	ids      deliverykit.IDSource
+}
+
+// sessions holds the stored sessions, keyed by site and session id. The
+// stored value has no etag: the etag is the record's version.
+var sessions = storage.Collection[Session]{Name: "session.sessions"}
+
+// New returns a Service over store.
+func New(store storage.Store, opts Options) (*Service, error) {
+	if store == nil {
+		return nil, fmt.Errorf("session: a store is required")
+	}
+	if opts.Engines == nil {
+		return nil, fmt.Errorf("session: Options.Engines is required")
+	}
+	s := &Service{store: store, engines: opts.Engines, recorder: opts.Recorder, onRecErr: opts.OnRecordError, clock: opts.Clock, ids: opts.IDs}
+	if s.clock == nil {
+		s.clock = deliverykit.SystemClock{}
+	}
+	if s.ids == nil {
+		s.ids = deliverykit.RandomIDs{}
+	}
+	if s.onRecErr == nil {
+		s.onRecErr = func(ctx context.Context, o CompletedOrder, err error) {
+			slog.ErrorContext(ctx, "session: recording a completed order failed", "site", o.Site, "session", o.SessionName, "tos_id", o.TosID, "err", err)
+		}
+	}
+	return s, nil
+}
+
+// Etag returns the etag of a stored version: opaque to clients, a quoted
+// base-36 number to us. Versions are never reused (see package storage), so
+// an etag never matches a later state.
+func Etag(version uint64) string {
+	return `"` + strconv.FormatUint(version, 36) + `"`
+}
+
+// parseEtag returns the version an etag stands for; ok is false for a
+// string no etag of ours looks like, which can never match.
+func parseEtag(etag string) (uint64, bool) {
+	s, ok := strings.CutPrefix(etag, `"`)
+	if !ok {
+		return 0, false
+	}
+	s, ok = strings.CutSuffix(s, `"`)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 36, 64)
+	return v, err == nil && v > 0
+}
+
+// checkEtag compares a request's etag with the current version: absent
+// means no check; a different one is Conflict (ABORTED on the wire).
+func checkEtag(etag string, current uint64) error {
+	if etag == "" {
+		return nil
+	}
+	if v, ok := parseEtag(etag); !ok || v != current {
+		return deliverykit.Errorf(deliverykit.KindConflict, "etag %s does not match the current etag %s: the session was changed; read it again", etag, Etag(current))
+	}
+	return nil
+}
+
+func notFound(name string) error {
+	return deliverykit.Errorf(deliverykit.KindNotFound, "session %s not found", name)
+}
+
+// view returns the stored session as the API shows it.
+func view(it storage.Item[Session]) *Session {
+	s := it.Value
+	s.Etag = Etag(it.Version)
+	return &s
+}
+
+// Create computes the options of in and stores it as a new ACTIVE session.
+// Read-only fields of in (name, state, times, returns_promise, categories,
+// tos_id, external_id) are ignored.
+func (s *Service) Create(ctx context.Context, site string, in Session) (*Session, error) {
+	if err := checkSession(&in); err != nil {
+		return nil, err
+	}
+	eng, err := s.engines.Engine(site)
+	if err != nil {
+		return nil, err
+	}
+	c, err := compute(ctx, eng, &in)
+	if err != nil {
+		return nil, err
+	}
+	now := At(s.clock.Now())
+	id := s.ids.NewID("")
+	sess := Session{
+		Name:           "sessions/" + id,
+		State:          StateActive,
+		Purchase:       c.purchase,
+		Deliveries:     c.deliveries,
+		CreateTime:     now,
+		UpdateTime:     now,
+		ReturnsPromise: c.promise,
+	}
+	var version uint64
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		version, err = sessions.Put(tx, storage.Key(site, id), sess, storage.MustNotExist())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sess.Etag = Etag(version)
+	return &sess, nil
+}
+
+// Get returns the session with the given name ("sessions/{id}"). A session
+// of another site is NotFound.
+func (s *Service) Get(ctx context.Context, site, name string) (*Session, error) {
+	id, err := checkName(name)
+	if err != nil {
+		return nil, err
+	}
+	var out *Session
+	err = s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := sessions.Get(tx, storage.Key(site, id))
+		if err != nil {
+			return err
+		}
+		out = view(it)
+		return nil
+	})
+	if deliverykit.KindOf(err) == deliverykit.KindNotFound {
+		return nil, notFound(name)
+	}
+	return out, err
+}
+
+// Patch replaces the purchase and deliveries of the ACTIVE session in.Name
+// and recomputes its options. When in.Etag is set it must equal the current
+// etag, else the patch is refused with Conflict (ABORTED). Without an etag
+// there is no check: the read and the write happen in one transaction, so
+// the patch applies to the latest state and is never refused for a
+// concurrent change. A COMPLETED session is FailedPrecondition.
+func (s *Service) Patch(ctx context.Context, site string, in Session) (*Session, error) {
+	id, err := checkName(in.Name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSession(&in); err != nil {
+		return nil, err
+	}
+	eng, err := s.engines.Engine(site)
+	if err != nil {
+		return nil, err
+	}
+	// Options depend only on the request, so they are computed before
+	// the transaction, which only checks and writes.
+	c, err := compute(ctx, eng, &in)
+	if err != nil {
+		return nil, err
+	}
+	now := At(s.clock.Now())
+	var out *Session
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		key := storage.Key(site, id)
+		it, err := sessions.Get(tx, key)
+		if err != nil {
+			return err
+		}
+		if err := checkEtag(in.Etag, it.Version); err != nil {
+			return err
+		}
+		if err := checkActive(in.Name, it.Value.State); err != nil {
+			return err
+		}
+		sess := it.Value
+		sess.Purchase, sess.Deliveries, sess.ReturnsPromise, sess.UpdateTime = c.purchase, c.deliveries, c.promise, now
+		v, err := sessions.Put(tx, key, sess, storage.VersionIs(it.Version))
+		if err != nil {
+			return err
+		}
+		out = view(storage.Item[Session]{Value: sess, Version: v})
+		return nil
+	})
+	if deliverykit.KindOf(err) == deliverykit.KindNotFound {
+		return nil, notFound(in.Name)
+	}
+	return out, err
+}
+
+func checkActive(name string, st State) error {
+	if st != StateActive {
+		return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "session %s is %s and cannot be changed", name, st)
+	}
+	return nil
+}
+
+// Complete saves the customer's choice for every delivery and moves the
+// session to COMPLETED: the chosen category, option and addons get
+// chosen=true, and every delivery gets a tos_id and the choice's
+// external_id. Each delivery must be chosen exactly once; an unknown
+// delivery, option or addon is InvalidArgument naming the choice's field;
+// an option past its expire_time is FailedPrecondition (patch the session
+// to refresh the options). The etag rule is Patch's. The OrderRecorder is
+// told about every delivery after the commit.
+func (s *Service) Complete(ctx context.Context, site, name string, req CompleteRequest) (*CompleteResponse, error) {
+	id, err := checkName(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkChoices(&req); err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	var (
+		out    *Session
+		orders []CompletedOrder
+	)
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		key := storage.Key(site, id)
+		it, err := sessions.Get(tx, key)
+		if err != nil {
+			return err
+		}
+		if err := checkEtag(req.Etag, it.Version); err != nil {
+			return err
+		}
+		if err := checkActive(name, it.Value.State); err != nil {
+			return err
+		}
+		sess := it.Value
+		sess.Deliveries = slices.Clone(sess.Deliveries)
+		orders, err = s.apply(site, &sess, req.DeliveryChoices, now)
+		if err != nil {
+			return err
+		}
+		sess.State, sess.UpdateTime = StateCompleted, At(now)
+		v, err := sessions.Put(tx, key, sess, storage.VersionIs(it.Version))
+		if err != nil {
+			return err
+		}
+		out = view(storage.Item[Session]{Value: sess, Version: v})
+		return nil
+	})
+	if deliverykit.KindOf(err) == deliverykit.KindNotFound {
+		return nil, notFound(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.recorder != nil {
+		for _, o := range orders {
+			if err := s.recorder.RecordSessionOrder(ctx, o); err != nil {
+				s.onRecErr(ctx, o, err)
+			}
+		}
+	}
+	return &CompleteResponse{Session: out}, nil
+}
+
+// apply matches the choices against sess, sets the chosen flags, tos_id
+// and external_id, and returns the orders to record. It has no effect
+// outside sess, so the transaction that calls it may run more than once.
+func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, now time.Time) ([]CompletedOrder, error) {
+	index := make(map[string]int, len(sess.Deliveries))
+	for i, d := range sess.Deliveries {
+		index[d.ID] = i
+	}
+	var vs violations
+	chosen := make([]int, len(sess.Deliveries)) // 1 + position in choices
+	type pick struct {
+		delivery, category, option int
+		addons                     []int
+	}
+	picks := make([]pick, 0, len(choices))
+	var expired []string
+	for ci, ch := range choices {
+		p := fmt.Sprintf("delivery_choices[%d].", ci)
+		di, ok := index[ch.DeliveryID]
+		if !ok {
+			vs.add(p+"delivery_id", "exists", fmt.Sprintf("the session has no delivery %q", ch.DeliveryID))
+			continue
+		}
+		if chosen[di] != 0 {
+			vs.add(p+"delivery_id", "unique", fmt.Sprintf("delivery %q is already chosen in delivery_choices[%d]", ch.DeliveryID, chosen[di]-1))
+			continue
+		}
+		chosen[di] = ci + 1
+		d := &sess.Deliveries[di]
+		pk := pick{delivery: di, category: -1}
+	find:
+		for i := range d.DeliveryCategories {
+			for j := range d.DeliveryCategories[i].DeliveryOptions {
+				if d.DeliveryCategories[i].DeliveryOptions[j].ID == ch.OptionID {
+					pk.category, pk.option = i, j
+					break find
+				}
+			}
+		}
+		if pk.category < 0 {
+			vs.add(p+"option_id", "exists", fmt.Sprintf("delivery %q has no option %q", ch.DeliveryID, ch.OptionID))
+			continue
+		}
+		cat := &d.DeliveryCategories[pk.category]
+		for ai, aid := range ch.AddonIDs {
+			k := slices.IndexFunc(cat.Addons, func(a Addon) bool { return a.ID == aid })
+			switch {
+			case k < 0:
+				vs.add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "exists", fmt.Sprintf("category %q of delivery %q has no addon %q", cat.ID, ch.DeliveryID, aid))
+			case slices.Contains(pk.addons, k):
+				vs.add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "unique", fmt.Sprintf("addon %q is listed twice", aid))
+			default:
+				pk.addons = append(pk.addons, k)
+			}
+		}
+		if o := cat.DeliveryOptions[pk.option]; !o.ExpireTime.IsZero() && !now.Before(o.ExpireTime.Time) {
+			expired = append(expired, fmt.Sprintf("option %q of delivery %q expired at %s", o.ID, ch.DeliveryID, o.ExpireTime.Format(time.RFC3339)))
+		}
+		picks = append(picks, pk)
+	}
+	for di, c := range chosen {
+		if c == 0 && len(vs) == 0 {
+			vs.add("delivery_choices", "complete", fmt.Sprintf("delivery %q has no choice; every delivery must be chosen exactly once", sess.Deliveries[di].ID))
+		}
+	}
+	if err := vs.err(); err != nil {
+		return nil, err
+	}
+	if len(expired) > 0 {
+		return nil, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "%s; patch the session to refresh its options", strings.Join(expired, "; "))
+	}
+
+	orders := make([]CompletedOrder, 0, len(picks))
+	for _, pk := range picks {
+		ch := choices[chosen[pk.delivery]-1]
+		d := &sess.Deliveries[pk.delivery]
+		d.DeliveryCategories = cloneCategories(d.DeliveryCategories)
+		cat := &d.DeliveryCategories[pk.category]
+		cat.Chosen = true
+		opt := &cat.DeliveryOptions[pk.option]
+		opt.Chosen = true
+		price := int64(opt.Price)
+		var addons []Addon
+		for _, k := range pk.addons {
+			cat.Addons[k].Chosen = true
+			price += int64(cat.Addons[k].Price)
+			addons = append(addons, cat.Addons[k])
+		}
+		d.TosID = s.ids.NewID("tos_")
+		d.ExternalID = ch.ExternalID
+		orders = append(orders, CompletedOrder{
+			Site: site, SessionName: sess.Name, TosID: d.TosID, ExternalID: d.ExternalID,
+			CompletedAt: now, Purchase: *sess.Purchase, Delivery: *d,
+			Category: *cat, Option: *opt, ProductRef: opt.Carrier.Meta[MetaProductRef],
+			Addons: addons, ShippingPrice: price,
+		})
+	}
+	return orders, nil
+}
+
+// cloneCategories copies what apply modifies, so a retried transaction
+// never sees the flags of an earlier attempt.
+func cloneCategories(cs []DeliveryCategory) []DeliveryCategory {
+	out := slices.Clone(cs)
+	for i := range out {
+		out[i].DeliveryOptions = slices.Clone(out[i].DeliveryOptions)
+		out[i].Addons = slices.Clone(out[i].Addons)
+	}
+	return out
+}

@@ -1,0 +1,543 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"time"
+)
+
+// State is the lifecycle state of a session (spec §3, delivery session).
+type State string
+
+// The session states. StateUnspecified is the unused default of the
+// enumeration; a stored session is always ACTIVE or COMPLETED.
+const (
+	StateUnspecified State = "STATE_UNSPECIFIED"
+	StateActive      State = "ACTIVE"
+	StateCompleted   State = "COMPLETED"
+)
+
+// DeliveryType is how the goods reach the recipient.
+type DeliveryType string
+
+// The delivery types of spec §2.6.
+const (
+	DeliveryTypeUnspecified DeliveryType = "DELIVERY_TYPE_UNSPECIFIED"
+	DeliveryTypeDelivery    DeliveryType = "DELIVERY"
+	DeliveryTypePickup      DeliveryType = "PICKUP"
+	DeliveryTypeMailbox     DeliveryType = "MAILBOX"
+	DeliveryTypeInstore     DeliveryType = "INSTORE"
+)
+
+// OptionsSource says where a category's options come from.
+type OptionsSource string
+
+// The options sources. Options computed from the catalog's carrier products
+// are CARRIER; FALLBACK is part of the enumeration for clients but is never
+// produced, because the engine has no second source to fall back to.
+const (
+	OptionsSourceUnspecified OptionsSource = "OPTIONS_SOURCE_UNSPECIFIED"
+	OptionsSourceFallback    OptionsSource = "FALLBACK"
+	OptionsSourceCarrier     OptionsSource = "CARRIER"
+)
+
+// TimeUnit is the unit of a relative estimate.
+type TimeUnit string
+
+// The time units of a relative ETD.
+const (
+	TimeUnitUnspecified TimeUnit = "TIME_UNIT_UNSPECIFIED"
+	TimeUnitMinute      TimeUnit = "TIME_UNIT_MINUTE"
+	TimeUnitHour        TimeUnit = "TIME_UNIT_HOUR"
+	TimeUnitDay         TimeUnit = "TIME_UNIT_DAY"
+	TimeUnitBusinessDay TimeUnit = "TIME_UNIT_BUSINESS_DAY"
+	TimeUnitWeek        TimeUnit = "TIME_UNIT_WEEK"
+	TimeUnitMonth       TimeUnit = "TIME_UNIT_MONTH"
+)
+
+// AddonType classifies an addon.
+type AddonType string
+
+// The addon types.
+const (
+	AddonTypeUnspecified AddonType = "ADDON_TYPE_UNSPECIFIED"
+	AddonTypeCustom      AddonType = "CUSTOM"
+	AddonTypeCarryIn     AddonType = "CARRY_IN"
+	AddonTypeLeaveAtDoor AddonType = "LEAVE_AT_DOOR"
+	AddonTypeUnwrapping  AddonType = "UNWRAPPING"
+)
+
+// LocationType classifies a pickup location.
+type LocationType string
+
+// The location types.
+const (
+	LocationTypeUnspecified LocationType = "LOCATION_TYPE_UNSPECIFIED"
+	LocationTypeLocker      LocationType = "LOCKER"
+	LocationTypeStore       LocationType = "STORE"
+	LocationTypePostOffice  LocationType = "POSTOFFICE"
+	LocationTypeManned      LocationType = "MANNED"
+)
+
+// Role is the part a delivery node plays.
+type Role string
+
+// The node roles.
+const (
+	RoleUnspecified Role = "ROLE_UNSPECIFIED"
+	RoleOrigin      Role = "ORIGIN"
+	RoleDestination Role = "DESTINATION"
+)
+
+// Format selects the representations Convert returns.
+type Format string
+
+// The convert formats. The empty string means FormatUnspecified.
+const (
+	FormatUnspecified     Format = "FORMAT_UNSPECIFIED"
+	FormatAgenticCheckout Format = "AGENTIC_CHECKOUT"
+)
+
+// Int64 is an int64 on the wire the way protobuf JSON writes it: a decimal
+// string on output ("4900"), a string or a number on input. JavaScript
+// clients lose precision above 2^53 with numbers; strings keep it.
+type Int64 int64
+
+// MarshalJSON writes the value as a quoted decimal.
+func (n Int64) MarshalJSON() ([]byte, error) {
+	return strconv.AppendQuote(nil, strconv.FormatInt(int64(n), 10)), nil
+}
+
+var int64Type = reflect.TypeFor[int64]()
+
+// UnmarshalJSON accepts "123", 123 and null (which leaves n unchanged).
+// Anything else is a *json.UnmarshalTypeError, so the decoder names the
+// field.
+func (n *Int64) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	s := string(b)
+	if len(b) > 0 && b[0] == '"' {
+		var err error
+		if s, err = strconv.Unquote(s); err != nil {
+			return &json.UnmarshalTypeError{Value: "string " + string(b), Type: int64Type}
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		what := "number " + s
+		if b[0] == '"' {
+			what = "string " + strconv.Quote(s)
+		} else if b[0] != '-' && (b[0] < '0' || b[0] > '9') {
+			what = string(b)
+		}
+		return &json.UnmarshalTypeError{Value: what, Type: int64Type}
+	}
+	*n = Int64(v)
+	return nil
+}
+
+// Timestamp is a date-time on the wire: RFC 3339, written in UTC. The zero
+// Timestamp is "absent" (omitzero).
+type Timestamp struct{ time.Time }
+
+// At returns t as a Timestamp in UTC.
+func At(t time.Time) Timestamp { return Timestamp{t.UTC()} }
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// MarshalJSON writes RFC 3339 in UTC.
+func (t Timestamp) MarshalJSON() ([]byte, error) {
+	return strconv.AppendQuote(nil, t.UTC().Format(time.RFC3339Nano)), nil
+}
+
+// UnmarshalJSON accepts an RFC 3339 string or null; anything else is a
+// *json.UnmarshalTypeError, so the decoder names the field.
+func (t *Timestamp) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return &json.UnmarshalTypeError{Value: string(b), Type: timeType}
+	}
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return &json.UnmarshalTypeError{Value: "string " + strconv.Quote(s) + " (want an RFC 3339 date-time)", Type: timeType}
+	}
+	t.Time = v.UTC()
+	return nil
+}
+
+// Session is the delivery session resource (v1alphaSession, spec §2.6).
+//
+// Read-only fields (state, create_time, update_time, returns_promise and,
+// in deliveries, delivery_categories, tos_id and external_id) are ignored
+// when they appear in a Create or Patch request, as resource-style APIs
+// treat output-only fields: clients may send back a session they read.
+type Session struct {
+	// Name is "sessions/{session_id}".
+	Name           string          `json:"name,omitempty"`
+	State          State           `json:"state,omitempty"`
+	Purchase       *Purchase       `json:"purchase,omitempty"`
+	Deliveries     []Delivery      `json:"deliveries,omitempty"`
+	CreateTime     Timestamp       `json:"create_time,omitzero"`
+	UpdateTime     Timestamp       `json:"update_time,omitzero"`
+	Etag           string          `json:"etag,omitempty"`
+	ReturnsPromise *ReturnsPromise `json:"returns_promise,omitempty"`
+}
+
+// Purchase is what is being bought. Amounts are minor units.
+type Purchase struct {
+	CountryCode   string   `json:"country_code" validate:"required,iso3166_1_alpha2"`
+	CurrencyCode  string   `json:"currency_code" validate:"required,iso4217"`
+	TotalDiscount Int64    `json:"total_discount,omitzero" validate:"gte=0"`
+	TotalValue    Int64    `json:"total_value,omitzero" validate:"gte=0"`
+	Vouchers      []string `json:"vouchers,omitempty" validate:"max=100"`
+	// Locales are the customer's preferences, best first ("sv-SE"); the
+	// first one the catalog supports names categories and addons.
+	Locales []string `json:"locales,omitempty" validate:"max=20"`
+}
+
+// Delivery is one shipment of the purchase to one recipient.
+type Delivery struct {
+	ID               string         `json:"id" validate:"required,max=128"`
+	LineItems        []LineItem     `json:"line_items" validate:"required,max=1000,dive"`
+	Fulfillments     []Fulfillment  `json:"fulfillments" validate:"required,max=100,dive"`
+	RecipientContact *Contact       `json:"recipient_contact" validate:"required"`
+	Attributes       []string       `json:"attributes,omitempty" validate:"max=100"`
+	Nodes            []DeliveryNode `json:"nodes,omitempty" validate:"max=100,dive"`
+
+	// Read-only: computed by the options engine, set on completion.
+	DeliveryCategories []DeliveryCategory `json:"delivery_categories,omitempty" validate:"-"`
+	TosID              string             `json:"tos_id,omitempty" validate:"-"`
+	ExternalID         string             `json:"external_id,omitempty" validate:"-"`
+}
+
+// LineItem is one line of a delivery. Weight and Dimensions are pointers
+// to keep presence: an absent weight is allowed, a weight of 0 is not.
+type LineItem struct {
+	SKU        string      `json:"sku" validate:"required"`
+	Title      string      `json:"title" validate:"required"`
+	Quantity   int32       `json:"quantity" validate:"gt=0"`
+	Weight     *int32      `json:"weight,omitempty" validate:"omitnil,gt=0"`
+	Dimensions *Dimensions `json:"dimensions,omitempty"`
+	Discount   Int64       `json:"discount,omitzero" validate:"gte=0"`
+	Price      Int64       `json:"price,omitzero" validate:"gte=0"`
+	ImageURI   string      `json:"image_uri,omitempty"`
+	Attributes []string    `json:"attributes,omitempty" validate:"max=100"`
+}
+
+// Dimensions are millimetres; each is required and positive.
+type Dimensions struct {
+	Height int32 `json:"height" validate:"gt=0"`
+	Length int32 `json:"length" validate:"gt=0"`
+	Width  int32 `json:"width" validate:"gt=0"`
+}
+
+// Fulfillment says when (part of) the goods are ready and which
+// categories may carry them.
+type Fulfillment struct {
+	Readiness *Readiness `json:"readiness" validate:"required"`
+	// CategoryTags restricts the delivery to the catalog categories with
+	// these ids; empty means every category.
+	CategoryTags []string `json:"category_tags,omitempty" validate:"max=100"`
+}
+
+// Readiness is when goods are ready; without LatestTime they stay ready
+// indefinitely.
+type Readiness struct {
+	EarliestTime Timestamp `json:"earliest_time,omitzero" validate:"required"`
+	LatestTime   Timestamp `json:"latest_time,omitzero"`
+}
+
+// Contact is a recipient or a location's contact.
+type Contact struct {
+	Address     *Address     `json:"address" validate:"required"`
+	Email       string       `json:"email,omitempty" validate:"omitempty,email"`
+	PhoneNumber *PhoneNumber `json:"phone_number,omitempty"`
+}
+
+// PhoneNumber is a phone number split the way dialling needs it.
+type PhoneNumber struct {
+	CountryCode string `json:"country_code" validate:"required"`
+	Number      string `json:"number" validate:"required"`
+	Extension   string `json:"extension,omitempty"`
+}
+
+// Address is a postal address of the delivery session.
+type Address struct {
+	CountryCode string `json:"country_code" validate:"required,iso3166_1_alpha2"`
+	// RegionCode is an ISO 3166-2 subdivision without the country prefix
+	// ("AB" for SE-AB).
+	RegionCode   string       `json:"region_code,omitempty"`
+	PostalCode   string       `json:"postal_code,omitempty"`
+	City         string       `json:"city,omitempty"`
+	AddressLines []string     `json:"address_lines,omitempty" validate:"max=10"`
+	Coordinates  *Coordinates `json:"coordinates,omitempty"`
+}
+
+// Coordinates are WGS84 degrees. 0 is a valid latitude, so the required
+// lat and lng are checked for range only.
+type Coordinates struct {
+	Lat float64 `json:"lat" validate:"gte=-90,lte=90"`
+	Lng float64 `json:"lng" validate:"gte=-180,lte=180"`
+}
+
+// DeliveryCategory groups the options shown together ("Home delivery").
+// It is computed by the options engine: read-only.
+type DeliveryCategory struct {
+	ID              string           `json:"id"`
+	DeliveryType    DeliveryType     `json:"delivery_type"`
+	DisplayName     string           `json:"display_name"`
+	SortOrder       int32            `json:"sort_order"`
+	OptionsSource   OptionsSource    `json:"options_source"`
+	DeliveryOptions []DeliveryOption `json:"delivery_options"`
+	ExternalID      string           `json:"external_id,omitempty"`
+	Addons          []Addon          `json:"addons,omitempty"`
+	Preselected     bool             `json:"preselected,omitempty"`
+	Chosen          bool             `json:"chosen,omitempty"`
+	Warehouse       *Warehouse       `json:"warehouse,omitempty"`
+}
+
+// Warehouse is where the goods of a category leave from.
+type Warehouse struct {
+	ID         string  `json:"id"`
+	Address    Address `json:"address"`
+	ExternalID string  `json:"external_id,omitempty"`
+}
+
+// DeliveryOption is one way to deliver: a carrier product at a price, with
+// an estimate, at a pickup location for PICKUP and INSTORE.
+type DeliveryOption struct {
+	ID             string          `json:"id"`
+	Carrier        Carrier         `json:"carrier"`
+	ETD            ETD             `json:"etd"`
+	Price          Int64           `json:"price"`
+	PickupLocation *PickupLocation `json:"pickup_location,omitempty"`
+	Preselected    bool            `json:"preselected,omitempty"`
+	Chosen         bool            `json:"chosen,omitempty"`
+	ExpireTime     Timestamp       `json:"expire_time,omitzero"`
+}
+
+// MetaProductRef is the Carrier.Meta key holding the catalog's product
+// ref: the value other areas (a tracking order's carrier_product_ref) name
+// the carrier product by.
+const MetaProductRef = "product_ref"
+
+// Carrier names the carrier product of an option.
+type Carrier struct {
+	Name        string `json:"name"`
+	ProductName string `json:"product_name"`
+	ProductID   string `json:"product_id"`
+	// ExternalID is the product's external id in the catalog, or its
+	// product ref when the catalog gives none (the field is required).
+	ExternalID string            `json:"external_id"`
+	SortOrder  int32             `json:"sort_order,omitempty"`
+	Meta       map[string]string `json:"meta,omitempty"`
+}
+
+// ETD is an estimated time of delivery: exactly one of Relative, Absolute
+// and Custom. The options engine computes calendar dates, so sessions carry
+// Absolute estimates; the other forms are part of the schema for clients.
+type ETD struct {
+	Relative *RelativeETD `json:"relative,omitempty"`
+	Absolute *AbsoluteETD `json:"absolute,omitempty"`
+	Custom   *CustomETD   `json:"custom,omitempty"`
+}
+
+// RelativeETD counts units from now.
+type RelativeETD struct {
+	Unit     TimeUnit `json:"unit"`
+	Earliest int32    `json:"earliest,omitempty"`
+	Latest   int32    `json:"latest,omitempty"`
+}
+
+// AbsoluteETD is a window of date-times: no earliest means immediately, no
+// latest means no guaranteed maximum.
+type AbsoluteETD struct {
+	EarliestTime Timestamp `json:"earliest_time,omitzero"`
+	LatestTime   Timestamp `json:"latest_time,omitzero"`
+}
+
+// CustomETD is a free-text estimate.
+type CustomETD struct {
+	Text string `json:"text"`
+}
+
+// Addon is an extra service bought with an option of its category.
+type Addon struct {
+	ID          string    `json:"id,omitempty"`
+	DisplayName string    `json:"display_name"`
+	Price       Int64     `json:"price"`
+	AddonType   AddonType `json:"addon_type,omitempty"`
+	Preselected bool      `json:"preselected,omitempty"`
+	Chosen      bool      `json:"chosen,omitempty"`
+}
+
+// PickupLocation is a pickup point, locker or store.
+type PickupLocation struct {
+	ID               string            `json:"id" validate:"required"`
+	ExternalID       string            `json:"external_id" validate:"required"`
+	Title            string            `json:"title" validate:"required"`
+	LocationType     LocationType      `json:"location_type,omitempty" validate:"omitempty,oneof=LOCATION_TYPE_UNSPECIFIED LOCKER STORE POSTOFFICE MANNED"`
+	VisitingContact  *Contact          `json:"visiting_contact,omitempty"`
+	DeliveryContact  *Contact          `json:"delivery_contact,omitempty"`
+	OperationalHours *OperationalHours `json:"operational_hours,omitempty"`
+	Sections         []Section         `json:"sections,omitempty" validate:"max=20,dive"`
+	// Distances are read-only: the engine's walking and driving estimates
+	// from the recipient's address.
+	Distances *Distances `json:"distances,omitempty" validate:"-"`
+}
+
+// OperationalHours lists opening ranges ("08:00-20:00") per weekday; a
+// location with none is available at all times.
+type OperationalHours struct {
+	Monday    []string `json:"monday,omitempty"`
+	Tuesday   []string `json:"tuesday,omitempty"`
+	Wednesday []string `json:"wednesday,omitempty"`
+	Thursday  []string `json:"thursday,omitempty"`
+	Friday    []string `json:"friday,omitempty"`
+	Saturday  []string `json:"saturday,omitempty"`
+	Sunday    []string `json:"sunday,omitempty"`
+	FreeText  []string `json:"free_text,omitempty"`
+}
+
+// Section is a block of information shown with a location.
+type Section struct {
+	Title   string   `json:"title" validate:"required"`
+	Columns []Column `json:"columns" validate:"required,dive"`
+}
+
+// Column is one column of a Section.
+type Column struct {
+	Items []ColumnItem `json:"items" validate:"required"`
+}
+
+// ColumnItem is one entry of a Column.
+type ColumnItem struct {
+	IconURI string `json:"icon_uri,omitempty"`
+	Text    string `json:"text,omitempty"`
+	LinkURI string `json:"link_uri,omitempty"`
+}
+
+// Distances estimate the way to a pickup location.
+type Distances struct {
+	Walking *Distance `json:"walking,omitempty"`
+	Driving *Distance `json:"driving,omitempty"`
+}
+
+// Distance is a length and a duration.
+type Distance struct {
+	Meters  Int64 `json:"meters"`
+	Minutes Int64 `json:"minutes"`
+}
+
+// DeliveryNode is a place a delivery passes: where goods are handed off
+// (ORIGIN) or go (DESTINATION).
+type DeliveryNode struct {
+	Handoff  *Handoff        `json:"handoff,omitempty"`
+	Location *PickupLocation `json:"location,omitempty"`
+	Roles    []Role          `json:"roles,omitempty" validate:"max=10,dive,oneof=ROLE_UNSPECIFIED ORIGIN DESTINATION"`
+	Tags     []string        `json:"tags,omitempty" validate:"max=100"`
+}
+
+// Handoff is when goods are handed over at a node.
+type Handoff struct {
+	EarliestTime Timestamp `json:"earliest_time,omitzero"`
+	LatestTime   Timestamp `json:"latest_time,omitzero"`
+}
+
+// DeliveryChoice is the customer's choice for one delivery.
+type DeliveryChoice struct {
+	DeliveryID string   `json:"delivery_id" validate:"required"`
+	OptionID   string   `json:"option_id" validate:"required"`
+	AddonIDs   []string `json:"addon_ids,omitempty" validate:"max=20"`
+	// ExternalID is the merchant's id for the delivery, used as the
+	// external id of the order.
+	ExternalID string `json:"external_id,omitempty" validate:"max=256"`
+}
+
+// CompleteRequest is the body of :complete.
+type CompleteRequest struct {
+	DeliveryChoices []DeliveryChoice `json:"delivery_choices" validate:"required,max=1000,dive"`
+	// Etag, when set, must equal the session's current etag.
+	Etag string `json:"etag,omitempty"`
+}
+
+// CompleteResponse is the answer of :complete.
+type CompleteResponse struct {
+	Session *Session `json:"session"`
+}
+
+// ReturnsPromise is what the merchant promises about returns, from the
+// catalog's return policy (read-only).
+type ReturnsPromise struct {
+	ID               string `json:"id,omitempty"`
+	CurrencyCode     string `json:"currency_code,omitempty"`
+	ReturnsEnabled   bool   `json:"returns_enabled,omitempty"`
+	ReturnCost       Int64  `json:"return_cost,omitzero"`
+	ExchangesEnabled bool   `json:"exchanges_enabled,omitempty"`
+	ExchangeCost     Int64  `json:"exchange_cost,omitzero"`
+	ReturnTimeDays   int32  `json:"return_time_days,omitempty"`
+	ReturnPolicyText string `json:"return_policy_text,omitempty"`
+	ReturnPolicyURL  string `json:"return_policy_url,omitempty"`
+	// IsUnavailable is true when no promise could be computed: the site
+	// has no return policy, or its policy is in another currency than
+	// the purchase.
+	IsUnavailable bool `json:"is_unavailable,omitempty"`
+}
+
+// ConvertResponse is the answer of :convert. AgenticCheckout is set only
+// for FormatAgenticCheckout.
+type ConvertResponse struct {
+	Native          *Session                `json:"native"`
+	AgenticCheckout *AgenticCheckoutSession `json:"agentic_checkout,omitempty"`
+}
+
+// AgenticCheckoutSession is the session in the shape of the Agentic
+// Commerce Protocol, version 2025-09-29 (ACPVersion).
+type AgenticCheckoutSession struct {
+	Name       string            `json:"name"`
+	Deliveries []AgenticDelivery `json:"deliveries"`
+}
+
+// AgenticDelivery is one delivery with its fulfillment options.
+type AgenticDelivery struct {
+	ID                  string                     `json:"id"`
+	FulfillmentAddress  *FulfillmentAddress        `json:"fulfillment_address,omitempty"`
+	FulfillmentOptions  []AgenticFulfillmentOption `json:"fulfillment_options"`
+	FulfillmentOptionID string                     `json:"fulfillment_option_id,omitempty"`
+}
+
+// FulfillmentAddress is the recipient address in agentic checkout form.
+type FulfillmentAddress struct {
+	Name       string `json:"name,omitempty"`
+	LineOne    string `json:"line_one,omitempty"`
+	LineTwo    string `json:"line_two,omitempty"`
+	City       string `json:"city,omitempty"`
+	State      string `json:"state,omitempty"`
+	Country    string `json:"country"`
+	PostalCode string `json:"postal_code,omitempty"`
+}
+
+// FulfillmentTypeShipping is the only fulfillment option type emitted.
+const FulfillmentTypeShipping = "shipping"
+
+// AgenticFulfillmentOption is one delivery option in agentic checkout
+// form. Amounts are minor units as int64 strings.
+type AgenticFulfillmentOption struct {
+	Type                 string    `json:"type"`
+	ID                   string    `json:"id"`
+	Title                string    `json:"title"`
+	Subtitle             string    `json:"subtitle,omitempty"`
+	Carrier              string    `json:"carrier,omitempty"`
+	EarliestDeliveryTime Timestamp `json:"earliest_delivery_time,omitzero"`
+	LatestDeliveryTime   Timestamp `json:"latest_delivery_time,omitzero"`
+	Subtotal             Int64     `json:"subtotal"`
+	Tax                  Int64     `json:"tax"`
+	Total                Int64     `json:"total"`
+}
