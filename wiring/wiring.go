@@ -1,12 +1,13 @@
 // Package wiring builds every deliverykit area on one store and connects
-// them the way a merchant platform usually wants: completed checkouts become
-// tracking orders and returnable orders, parcel changes become customer
+// them the way a merchant platform usually wants: completed checkouts and
+// delivery sessions become tracking orders and returnable orders, parcel
+// changes become customer
 // notifications, and the delivery catalog decides which carrier products
 // tracking accepts and what returns cost.
 //
 // Area packages never import each other; each declares the small interface
-// it consumes (checkout.OrderRecorder, tracking.EventObserver,
-// tracking.Products, returns.Policies). This package holds the adapters that
+// it consumes (checkout.OrderRecorder, session.OrderRecorder,
+// tracking.EventObserver, tracking.Products, returns.Policies). This package holds the adapters that
 // satisfy those interfaces with the other areas' services, and New, which
 // builds the whole set. A platform that wants a different flow builds the
 // services itself and uses only the adapters it needs.
