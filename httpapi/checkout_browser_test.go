@@ -1,12 +1,11 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,45 +15,9 @@ import (
 	"github.com/deliverykit/deliverykit"
 )
 
-const checkoutChromium = "/usr/bin/chromium"
-
-// checkoutBrowser starts headless Chromium with a fresh profile, or skips
-// the test when Chromium is not installed (fails instead when
-// DELIVERYKIT_REQUIRE_BROWSER=1, as in CI).
-func checkoutBrowser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := os.Stat(checkoutChromium); err != nil {
-		if os.Getenv("DELIVERYKIT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("DELIVERYKIT_REQUIRE_BROWSER=1 but %s is missing: %v", checkoutChromium, err)
-		}
-		t.Skipf("browser test skipped: %s is not installed (set DELIVERYKIT_REQUIRE_BROWSER=1 to make this a failure)", checkoutChromium)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	// This machine has no outside network: without these flags Chromium
-	// stalls on its own background connections.
-	actx, acancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(checkoutChromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	return bctx
-}
-
 // siwHTTP calls the API over the network, as a merchant backend does, and
 // validates the answer against the OpenAPI document.
-func siwHTTP(t *testing.T, doc *siwDoc, method, url, body string) map[string]any {
+func siwHTTP(t *testing.T, doc *apiDoc, method, url, body string) map[string]any {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -67,11 +30,15 @@ func siwHTTP(t *testing.T, doc *siwDoc, method, url, body string) map[string]any
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("%s %s: %d %v %v", method, url, resp.StatusCode, out, err)
 	}
-	if err := doc.validateResponse(method, resp.Request.URL.RequestURI(), resp.StatusCode, out); err != nil {
+	if err := doc.check(resp.Request, resp.StatusCode, resp.Header, raw); err != nil {
 		t.Errorf("%s %s: response does not match the OpenAPI document: %v", method, url, err)
 	}
 	return out
@@ -83,12 +50,12 @@ func siwHTTP(t *testing.T, doc *siwDoc, method, url, body string) map[string]any
 // suspend/resume flow around a cart update and the phone layout, and reads
 // the session back over the API after each step.
 func TestCheckoutWidgetInBrowser(t *testing.T) {
-	ctx := checkoutBrowser(t)
+	ctx := newBrowser(t)
 	svc := newCheckoutService(t, deliverykit.NewManualClock(siwNow), nil)
 	s, _ := newTestServer(t, Options{Checkout: svc})
 	api := httptest.NewServer(s.handler)
 	defer api.Close()
-	doc := loadSiwDoc(t, s.handler)
+	doc := checkoutAPI(t)
 
 	created := siwHTTP(t, doc, "POST", api.URL+"/v1/siw/session.create", siwCreate)
 	id := jsonPath(created, "session.id").(string)

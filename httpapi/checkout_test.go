@@ -1,12 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -40,7 +40,7 @@ func newCheckoutService(t testing.TB, clock deliverykit.Clock, rec checkout.Orde
 type siwEnv struct {
 	t       *testing.T
 	handler http.Handler
-	doc     *siwDoc
+	doc     *apiDoc
 }
 
 func newSiwEnv(t *testing.T) *siwEnv {
@@ -48,7 +48,7 @@ func newSiwEnv(t *testing.T) *siwEnv {
 	svc := newCheckoutService(t, deliverykit.NewManualClock(siwNow), nil)
 	s, _ := newTestServer(t, Options{Checkout: svc})
 	env := &siwEnv{t: t, handler: s.handler}
-	env.doc = loadSiwDoc(t, s.handler)
+	env.doc = checkoutAPI(t)
 	return env
 }
 
@@ -79,7 +79,7 @@ func (e *siwEnv) do(method, path string, header map[string]string, body string) 
 	if err := json.Unmarshal(raw, &r.body); err != nil {
 		e.t.Fatalf("%s %s: response is not a JSON object: %v\n%s", method, path, err, raw)
 	}
-	if err := e.doc.validateResponse(method, path, res.StatusCode, r.body); err != nil {
+	if err := e.doc.check(req, res.StatusCode, res.Header, raw); err != nil {
 		e.t.Errorf("%s %s: response does not match the OpenAPI document: %v\n%s", method, path, err, raw)
 	}
 	return r
@@ -235,6 +235,7 @@ func TestCheckoutHTTPConcurrentUpdates(t *testing.T) {
 	var wg sync.WaitGroup
 	statuses := make([]int, 32)
 	bodies := make([]string, 32)
+	headers := make([]http.Header, 32)
 	for i := range statuses {
 		wg.Add(1)
 		go func() {
@@ -243,7 +244,7 @@ func TestCheckoutHTTPConcurrentUpdates(t *testing.T) {
 			req.Header.Set("Authorization", siwKey["Authorization"])
 			rec := httptest.NewRecorder()
 			e.handler.ServeHTTP(rec, req)
-			statuses[i], bodies[i] = rec.Code, rec.Body.String()
+			statuses[i], bodies[i], headers[i] = rec.Code, rec.Body.String(), rec.Header()
 		}()
 	}
 	wg.Wait()
@@ -253,7 +254,7 @@ func TestCheckoutHTTPConcurrentUpdates(t *testing.T) {
 		if err := json.Unmarshal([]byte(bodies[i]), &body); err != nil {
 			t.Fatalf("update %d: %v", i, err)
 		}
-		if err := e.doc.validateResponse("POST", "/v1/siw/session.update", st, body); err != nil {
+		if err := e.doc.check(httptest.NewRequest("POST", "/v1/siw/session.update", nil), st, headers[i], []byte(bodies[i])); err != nil {
 			t.Errorf("update %d: response does not match the OpenAPI document: %v", i, err)
 		}
 		switch {
@@ -290,6 +291,10 @@ func TestCheckoutWidgetAssets(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil || !strings.HasPrefix(doc.OpenAPI, "3.") {
 		t.Fatalf("swagger.json: %v %s", err, doc.OpenAPI)
 	}
+	// The served document is the embedded one the tests validate against.
+	if !bytes.Equal(rec.Body.Bytes(), checkoutOpenAPI) {
+		t.Error("swagger.json is not the embedded openapi/checkout.json")
+	}
 	var paths []string
 	for p := range doc.Paths {
 		paths = append(paths, p)
@@ -307,7 +312,7 @@ func TestCheckoutSnippetBase(t *testing.T) {
 	engines, _ := checkout.NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
 	svc, _ := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, WidgetBaseURL: "https://cdn.example/dk/"})
 	s, _ := newTestServer(t, Options{Checkout: svc})
-	e := &siwEnv{t: t, handler: s.handler, doc: loadSiwDoc(t, s.handler)}
+	e := &siwEnv{t: t, handler: s.handler, doc: checkoutAPI(t)}
 	body := e.do("POST", "/v1/siw/session.create", siwKey, siwCreate).body
 	if sn, _ := body["html_snippet"].(string); !strings.Contains(sn, `src="https://cdn.example/dk/widget.js"`) {
 		t.Errorf("html_snippet = %s", sn)
@@ -333,153 +338,12 @@ func jsonPath(v any, path string) any {
 	return v
 }
 
-// siwDoc is the subset of OpenAPI 3 schema validation the checkout
-// document uses: $ref, type, format date-time, required, enum, properties,
-// additionalProperties and items. It is stricter than the document in one
-// way: a property the schema does not list is an error, so the document
-// cannot fall behind the code.
-type siwDoc struct {
-	Paths      map[string]map[string]siwOp `json:"paths"`
-	Components struct {
-		Schemas map[string]map[string]any `json:"schemas"`
-	} `json:"components"`
-}
-
-type siwOp struct {
-	Responses map[string]struct {
-		Content map[string]struct {
-			Schema map[string]any `json:"schema"`
-		} `json:"content"`
-	} `json:"responses"`
-}
-
-func loadSiwDoc(t *testing.T, h http.Handler) *siwDoc {
-	t.Helper()
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/siw/_/swagger.json", nil))
-	var d siwDoc
-	if err := json.Unmarshal(rec.Body.Bytes(), &d); err != nil {
-		t.Fatalf("swagger.json: %v", err)
-	}
-	return &d
-}
-
-func (d *siwDoc) validateResponse(method, path string, status int, body any) error {
-	p, _, _ := strings.Cut(strings.TrimPrefix(path, "/v1/siw"), "?")
-	ops, ok := d.Paths[p]
-	if !ok {
-		if status == 404 || status == 401 || status == 405 {
-			return nil // the area's catch-all, not an operation
-		}
-		return fmt.Errorf("path %s is not documented", p)
-	}
-	op, ok := ops[strings.ToLower(method)]
-	if !ok {
-		if status == 405 {
-			return nil
-		}
-		return fmt.Errorf("%s %s is not documented", method, p)
-	}
-	resp, ok := op.Responses[fmt.Sprint(status)]
-	if !ok {
-		return fmt.Errorf("status %d is not documented", status)
-	}
-	return d.validate(resp.Content["application/json"].Schema, body, "$")
-}
-
-var rfc3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
-
-func (d *siwDoc) validate(schema map[string]any, v any, at string) error {
-	if ref, ok := schema["$ref"].(string); ok {
-		s, ok := d.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
-		if !ok {
-			return fmt.Errorf("%s: unresolved %s", at, ref)
-		}
-		return d.validate(s, v, at)
-	}
-	if enum, ok := schema["enum"].([]any); ok {
-		found := false
-		for _, e := range enum {
-			found = found || e == v
-		}
-		if !found {
-			return fmt.Errorf("%s: %v is not in %v", at, v, enum)
-		}
-	}
-	switch schema["type"] {
-	case "object":
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s: want an object, got %T", at, v)
-		}
-		req, _ := schema["required"].([]any)
-		for _, r := range req {
-			if _, ok := obj[r.(string)]; !ok {
-				return fmt.Errorf("%s: required property %s is missing", at, r)
-			}
-		}
-		props, _ := schema["properties"].(map[string]any)
-		addl, _ := schema["additionalProperties"].(map[string]any)
-		for k, val := range obj {
-			ps, ok := props[k].(map[string]any)
-			switch {
-			case ok:
-			case addl != nil:
-				ps = addl
-			case props == nil:
-				continue // a free-form object
-			default:
-				return fmt.Errorf("%s: property %s is not documented", at, k)
-			}
-			if err := d.validate(ps, val, at+"."+k); err != nil {
-				return err
-			}
-		}
-	case "array":
-		arr, ok := v.([]any)
-		if !ok {
-			return fmt.Errorf("%s: want an array, got %T", at, v)
-		}
-		items, _ := schema["items"].(map[string]any)
-		for i, x := range arr {
-			if err := d.validate(items, x, fmt.Sprintf("%s[%d]", at, i)); err != nil {
-				return err
-			}
-		}
-	case "string":
-		s, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("%s: want a string, got %T", at, v)
-		}
-		if schema["format"] == "date-time" && !rfc3339.MatchString(s) {
-			return fmt.Errorf("%s: %q is not an RFC 3339 date-time", at, s)
-		}
-	case "integer":
-		f, ok := v.(float64)
-		if !ok || f != float64(int64(f)) {
-			return fmt.Errorf("%s: want an integer, got %v", at, v)
-		}
-		if m, ok := schema["minimum"].(float64); ok && f < m {
-			return fmt.Errorf("%s: %v is below the minimum %v", at, f, m)
-		}
-	case "number":
-		if _, ok := v.(float64); !ok {
-			return fmt.Errorf("%s: want a number, got %T", at, v)
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return fmt.Errorf("%s: want a boolean, got %T", at, v)
-		}
-	}
-	return nil
-}
-
-// TestCheckoutDocValidator makes sure the response validator used above
-// does catch what it is meant to catch.
+// TestCheckoutDocValidator makes sure the response validation used above
+// (openapi_test.go) does catch what it is meant to catch in this document.
 func TestCheckoutDocValidator(t *testing.T) {
 	e := newSiwEnv(t)
 	valid := map[string]any{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": map[string]any{}, "expires_at": "2026-11-20T09:00:00Z"}, "html_snippet": ""}
-	if err := e.doc.validateResponse("GET", "/v1/siw/session.get?id=x", 200, valid); err != nil {
+	if err := e.doc.checkJSON("GET", "/v1/siw/session.get?id=x", 200, valid); err != nil {
 		t.Errorf("valid body refused: %v", err)
 	}
 	bad := []map[string]any{
@@ -490,11 +354,11 @@ func TestCheckoutDocValidator(t *testing.T) {
 		{"session": map[string]any{"status": "ACTIVE", "cart": map[string]any{}, "expires_at": "2026-11-20T09:00:00Z"}, "html_snippet": ""},
 	}
 	for i, b := range bad {
-		if err := e.doc.validateResponse("GET", "/v1/siw/session.get", 200, b); err == nil {
+		if err := e.doc.checkJSON("GET", "/v1/siw/session.get", 200, b); err == nil {
 			t.Errorf("bad body %d accepted", i)
 		}
 	}
-	if err := e.doc.validateResponse("GET", "/v1/siw/session.get", 418, valid); err == nil {
+	if err := e.doc.checkJSON("GET", "/v1/siw/session.get", 418, valid); err == nil {
 		t.Error("undocumented status accepted")
 	}
 }

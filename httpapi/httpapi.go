@@ -43,6 +43,7 @@ import (
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
+	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/tracking"
 )
 
@@ -78,6 +79,9 @@ type Options struct {
 	// Session, when set, serves area D under /delivery and its OpenAPI
 	// document at /delivery/openapi.json.
 	Session *session.Service
+	// Shipment, when set, serves area F under /v1/som, its labels and
+	// its OpenAPI document.
+	Shipment *shipment.Service
 }
 
 // server holds what the handlers share.
@@ -133,6 +137,9 @@ func newServer(opts Options) *server {
 	}
 	if opts.Session != nil {
 		s.registerSession(opts.Session)
+	}
+	if opts.Shipment != nil {
+		s.registerShipment(opts.Shipment)
 	}
 	for _, a := range areas {
 		// Every path under an area's base is authenticated first, so

@@ -3,10 +3,8 @@ package httpapi
 import (
 	"context"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -14,38 +12,11 @@ import (
 	"github.com/deliverykit/deliverykit/returns"
 )
 
-// returnsBrowser starts headless Chromium, or skips (fails when
-// DELIVERYKIT_REQUIRE_BROWSER=1, as in CI) when it is not installed.
-func returnsBrowser(t *testing.T) context.Context {
-	t.Helper()
-	const bin = "/usr/bin/chromium"
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("DELIVERYKIT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("browser test: %s is required (DELIVERYKIT_REQUIRE_BROWSER=1) but missing: %v", bin, err)
-		}
-		t.Skipf("browser test skipped: %s not installed (set DELIVERYKIT_REQUIRE_BROWSER=1 to make this a failure)", bin)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	return bctx
-}
-
 // TestReturnStatusPageInBrowser renders the customer status page in a real
 // browser: the page a customer reaches from statusUrl, in the language
 // asked for, following the return through its lifecycle.
 func TestReturnStatusPageInBrowser(t *testing.T) {
-	ctx := returnsBrowser(t)
+	ctx := newBrowser(t)
 	s, svc := newReturnsServer(t)
 	srv := httptest.NewServer(s.handler)
 	defer srv.Close()

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -36,7 +37,8 @@ type returnsResp struct {
 	body   map[string]any
 }
 
-// returnsDo sends a request with the x-api-key key ("" for none).
+// returnsDo sends a request with the x-api-key key ("" for none) and
+// validates the answer against the OpenAPI document (openapi_test.go).
 func returnsDo(t *testing.T, h http.Handler, method, path, key, body string) returnsResp {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
@@ -45,6 +47,9 @@ func returnsDo(t *testing.T, h http.Handler, method, path, key, body string) ret
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
+	if err := returnsAPI(t).checkRecorded(req, rec); err != nil {
+		t.Errorf("%s %s: response does not match the OpenAPI document: %v\n%s", method, path, err, rec.Body)
+	}
 	out := returnsResp{status: rec.Code, header: rec.Header(), raw: rec.Body.String()}
 	if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(rec.Body.Bytes(), &out.body); err != nil {
@@ -199,7 +204,7 @@ func TestReturnsHTTPErrors(t *testing.T) {
 			"invalid request: items[0].purchasePriceAmount.amount: has more decimals than its currency allows (0)"},
 		{"duplicate order", "POST", "/returns/merchant/order", "demo-key", returnsOrderJSON, 409, "an order with this foreignId already exists: foreignId: is already imported"},
 		{"customer validation", "POST", "/returns/customer/return", "", `{"siteId":"demo-site"}`, 400,
-			"invalid request: foreignOrderId: is required; email: is required; items: is required"},
+			"invalid request: email: is required; foreignOrderId: is required; items: is required"},
 		{"method not allowed", "DELETE", "/returns/merchant/order", "demo-key", "", 405, "DELETE is not allowed here; allowed: GET, POST"},
 		{"unknown path", "GET", "/returns/merchant/nothing", "demo-key", "", 404, "no such endpoint: /returns/merchant/nothing"},
 	}
@@ -251,11 +256,19 @@ func TestReturnsPagingHTTP(t *testing.T) {
 
 func TestReturnsOpenAPI(t *testing.T) {
 	s, _ := newReturnsServer(t)
-	r := returnsDo(t, s.handler, "GET", "/returns/openapi.json", "", "")
-	if r.status != 200 {
-		t.Fatalf("status %d", r.status)
+	// The document does not describe itself, so this answer is not
+	// validated against it: it must be the embedded document the other
+	// tests validate against.
+	rec := httptest.NewRecorder()
+	s.handler.ServeHTTP(rec, httptest.NewRequest("GET", "/returns/openapi.json", nil))
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" || !bytes.Equal(rec.Body.Bytes(), returnsOpenAPI) {
+		t.Fatalf("openapi.json: %d %s, not the embedded openapi/returns.json", rec.Code, rec.Header().Get("Content-Type"))
 	}
-	paths, _ := r.body["paths"].(map[string]any)
+	var doc map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := doc["paths"].(map[string]any)
 	for _, p := range []string{"/merchant/order", "/merchant/order/{orderId}", "/merchant/return", "/merchant/return/{returnId}", "/merchant/items/returned",
 		"/merchant/refund/transaction", "/merchant/refund/transaction/{refundTransactionId}/refunded", "/customer/return", "/customer/return/{token}"} {
 		if _, ok := paths[p]; !ok {
@@ -317,5 +330,47 @@ func TestReturnsItemsReturnedSelectorsHTTP(t *testing.T) {
 	none := returnsDo(t, h, "GET", "/returns/merchant/return?afterDate=2026-11-22T10:00:00", "demo-key", "")
 	if none.body["totalElements"] != float64(0) {
 		t.Errorf("afterDate is exclusive: %s", none.raw)
+	}
+}
+
+// TestReturnsDocValidator makes sure the response validation used by
+// returnsDo (openapi_test.go) catches what it must in this document.
+func TestReturnsDocValidator(t *testing.T) {
+	d := returnsAPI(t)
+	tests := []struct {
+		name   string
+		method string
+		target string
+		status int
+		body   string
+		ok     bool
+	}{
+		{"good page", "GET", "/returns/merchant/return?page=0", 200,
+			`{"content": [{"id": 1, "createdAt": "2026-11-22T10:00:00.000000Z", "status": "AWAITING_RETURN"}], "totalElements": 1, "empty": false}`, true},
+		{"undocumented property", "GET", "/returns/merchant/return", 200, `{"content": [{"id": 1, "secret": "x"}]}`, false},
+		{"bad enum", "GET", "/returns/merchant/return", 200, `{"content": [{"id": 1, "status": "LOST"}]}`, false},
+		{"bad time", "GET", "/returns/merchant/return", 200, `{"content": [{"id": 1, "createdAt": "22/11/2026"}]}`, false},
+		{"wrong type", "GET", "/returns/merchant/return", 200, `{"totalElements": "1"}`, false},
+		{"error body", "GET", "/returns/merchant/return/9", 404,
+			`{"timestamp": "2026-11-22T10:00:00.000Z", "status": 404, "error": "Not Found", "message": "return not found", "path": "/returns/merchant/return/9"}`, true},
+		{"undocumented status", "GET", "/returns/merchant/return/9", 409, `{"status": 409}`, false},
+		{"catch-all", "GET", "/returns/merchant/nothing", 404, `{"status": 404, "error": "Not Found", "message": "no such endpoint"}`, true},
+		{"catch-all in another style", "GET", "/returns/merchant/nothing", 404, `{"error": "not found: no such endpoint", "trace_id": "t"}`, false},
+		{"JSON for the status page", "GET", "/returns/customer/return/rt_1", 200, `{"status": "AWAITING_RETURN"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(tt.body), &v); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.checkJSON(tt.method, tt.target, tt.status, v); (err == nil) != tt.ok {
+				t.Errorf("err = %v, want ok %v", err, tt.ok)
+			}
+		})
+	}
+	page := httptest.NewRequest("GET", "/returns/customer/return/rt_1", nil)
+	if err := d.check(page, 200, http.Header{"Content-Type": {"text/html; charset=utf-8"}}, []byte("<!doctype html><p>ok</p>")); err != nil {
+		t.Errorf("status page refused: %v", err)
 	}
 }

@@ -4,51 +4,17 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
-
-// trackingBrowser starts headless Chromium with a fresh profile, or skips
-// the test when /usr/bin/chromium is not installed (fails instead when
-// DELIVERYKIT_REQUIRE_BROWSER=1, as in CI).
-func trackingBrowser(t *testing.T) context.Context {
-	t.Helper()
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		if os.Getenv("DELIVERYKIT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("DELIVERYKIT_REQUIRE_BROWSER=1 but %s is missing: %v", chromium, err)
-		}
-		t.Skipf("browser test skipped: %s is not installed (set DELIVERYKIT_REQUIRE_BROWSER=1 to make this a failure)", chromium)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	actx, acancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	return bctx
-}
 
 // TestTrackingPageInBrowser registers an order over HTTP, reports a few
 // carrier events, generates a Swedish tracking link and opens it in
 // Chromium on a phone-sized screen, asserting what the customer sees.
 func TestTrackingPageInBrowser(t *testing.T) {
-	ctx := trackingBrowser(t)
+	ctx := newBrowser(t)
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	defer srv.Close()

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"reflect"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -277,165 +274,17 @@ func TestTrackingOpenAPIUpToDate(t *testing.T) {
 	}
 }
 
-// trackingDoc validates responses against openapi/tracking.json: $ref,
-// type, format date-time, required, enum, properties, additionalProperties
-// and items. A property the schema does not list is an error.
-type trackingDoc struct {
-	Paths map[string]map[string]struct {
-		Responses map[string]struct {
-			Content map[string]struct {
-				Schema map[string]any `json:"schema"`
-			} `json:"content"`
-		} `json:"responses"`
-	} `json:"paths"`
-	Components struct {
-		Schemas map[string]map[string]any `json:"schemas"`
-	} `json:"components"`
-}
-
-var trackingDocCache *trackingDoc
-
-func loadTrackingDoc(t *testing.T) *trackingDoc {
-	t.Helper()
-	if trackingDocCache != nil {
-		return trackingDocCache
-	}
-	b, err := os.ReadFile(trackingOpenAPIFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d trackingDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatalf("%s: %v", trackingOpenAPIFile, err)
-	}
-	trackingDocCache = &d
-	return &d
-}
-
-// check validates one JSON response of the tracking area.
-func (d *trackingDoc) check(method, path string, status int, body any) error {
-	p, _, _ := strings.Cut(strings.TrimPrefix(path, areaTracking.base), "?")
-	ops, ok := d.Paths[p]
-	if !ok {
-		return fmt.Errorf("path %s is not documented", p)
-	}
-	op, ok := ops[strings.ToLower(method)]
-	if !ok {
-		return fmt.Errorf("%s %s is not documented", method, p)
-	}
-	resp, ok := op.Responses[fmt.Sprint(status)]
-	if !ok {
-		resp, ok = op.Responses["default"]
-	}
-	if !ok {
-		return fmt.Errorf("status %d of %s %s is not documented", status, method, p)
-	}
-	return d.validate(resp.Content["application/json"].Schema, body, "$")
-}
-
-var trackingRFC3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
-
-func (d *trackingDoc) validate(schema map[string]any, v any, at string) error {
-	if ref, ok := schema["$ref"].(string); ok {
-		s, ok := d.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
-		if !ok {
-			return fmt.Errorf("%s: unresolved %s", at, ref)
-		}
-		return d.validate(s, v, at)
-	}
-	if enum, ok := schema["enum"].([]any); ok && !slices.Contains(enum, v) {
-		return fmt.Errorf("%s: %v is not in %v", at, v, enum)
-	}
-	switch schema["type"] {
-	case "object":
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s: want an object, got %T", at, v)
-		}
-		req, _ := schema["required"].([]any)
-		for _, r := range req {
-			if _, ok := obj[r.(string)]; !ok {
-				return fmt.Errorf("%s: required property %s is missing", at, r)
-			}
-		}
-		props, hasProps := schema["properties"].(map[string]any)
-		addl, _ := schema["additionalProperties"].(map[string]any)
-		for k, val := range obj {
-			ps, ok := props[k].(map[string]any)
-			switch {
-			case ok:
-			case addl != nil:
-				ps = addl
-			case !hasProps:
-				continue // a free-form object
-			default:
-				return fmt.Errorf("%s: property %s is not documented", at, k)
-			}
-			if err := d.validate(ps, val, at+"."+k); err != nil {
-				return err
-			}
-		}
-	case "array":
-		arr, ok := v.([]any)
-		if !ok {
-			return fmt.Errorf("%s: want an array, got %T", at, v)
-		}
-		items, _ := schema["items"].(map[string]any)
-		for i, x := range arr {
-			if err := d.validate(items, x, fmt.Sprintf("%s[%d]", at, i)); err != nil {
-				return err
-			}
-		}
-	case "string":
-		s, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("%s: want a string, got %T", at, v)
-		}
-		if schema["format"] == "date-time" && !trackingRFC3339.MatchString(s) {
-			return fmt.Errorf("%s: %q is not an RFC 3339 date-time", at, s)
-		}
-	case "integer":
-		if f, ok := v.(float64); !ok || f != float64(int64(f)) {
-			return fmt.Errorf("%s: want an integer, got %v", at, v)
-		}
-	case "number":
-		if _, ok := v.(float64); !ok {
-			return fmt.Errorf("%s: want a number, got %T", at, v)
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return fmt.Errorf("%s: want a boolean, got %T", at, v)
-		}
-	}
-	return nil
-}
-
-// h returns the server's handler wrapped so that every JSON response of
-// the tracking area is validated against the OpenAPI document.
+// h returns the server's handler wrapped so that every response of the
+// tracking area is validated against the OpenAPI document (see
+// openapi_test.go).
 func (e *trackingEnv) h(t *testing.T) http.Handler {
-	d := loadTrackingDoc(t)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		e.s.handler.ServeHTTP(rec, r)
-		if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") && rec.Code != 401 && rec.Code != 405 {
-			var body any
-			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-				t.Errorf("%s %s: response is not JSON: %v", r.Method, r.URL, err)
-			} else if err := d.check(r.Method, r.URL.Path, rec.Code, body); err != nil {
-				t.Errorf("%s %s → %d: response does not match the OpenAPI document: %v", r.Method, r.URL, rec.Code, err)
-			}
-		}
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
-	})
+	return trackingAPI(t).handler(t, e.s.handler)
 }
 
-// TestTrackingDocValidator makes sure the validator catches what it must.
+// TestTrackingDocValidator makes sure the response validation catches what
+// it must in this document.
 func TestTrackingDocValidator(t *testing.T) {
-	d := loadTrackingDoc(t)
+	d := trackingAPI(t)
 	tests := []struct {
 		name string
 		body string
@@ -452,12 +301,12 @@ func TestTrackingDocValidator(t *testing.T) {
 		if err := json.Unmarshal([]byte(tt.body), &v); err != nil {
 			t.Fatal(err)
 		}
-		err := d.check("GET", "/v1/delivery_tracking/orders", 200, v)
+		err := d.checkJSON("GET", "/v1/delivery_tracking/orders", 200, v)
 		if (err == nil) != tt.ok {
 			t.Errorf("%s: err = %v", tt.name, err)
 		}
 	}
-	if err := d.check("GET", "/v1/delivery_tracking/orders", 400, map[string]any{"error": "x", "trace_id": "y"}); err != nil {
+	if err := d.checkJSON("GET", "/v1/delivery_tracking/orders", 400, map[string]any{"error": "x", "trace_id": "y"}); err != nil {
 		t.Errorf("error body: %v", err)
 	}
 }

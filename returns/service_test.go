@@ -160,13 +160,13 @@ func TestImportOrderErrors(t *testing.T) {
 		want   []deliverykit.FieldViolation
 	}{
 		{"missing fields", func(in *OrderInput) { in.ForeignID, in.Email, in.Items = "", "", nil }, "invalid argument", []deliverykit.FieldViolation{
-			{Field: "foreignId", Rule: "required", Message: "is required"},
 			{Field: "email", Rule: "required", Message: "is required"},
+			{Field: "foreignId", Rule: "required", Message: "is required"},
 			{Field: "items", Rule: "required", Message: "is required"},
 		}},
 		{"bad line", func(in *OrderInput) { in.Items[1].Quantity, in.Items[1].SKU = 0, "" }, "invalid argument", []deliverykit.FieldViolation{
-			{Field: "items[1].sku", Rule: "required", Message: "is required"},
 			{Field: "items[1].quantity", Rule: "gte", Message: "must be at least 1"},
+			{Field: "items[1].sku", Rule: "required", Message: "is required"},
 		}},
 		{"currency", func(in *OrderInput) { in.CurrencyCode = "ABC" }, "invalid argument", []deliverykit.FieldViolation{
 			{Field: "currencyCode", Rule: "iso4217", Message: "is not a known ISO 4217 currency code"},

@@ -1,29 +1,18 @@
 package session
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout/options"
-	"github.com/go-playground/validator/v10"
+	"github.com/deliverykit/deliverykit/internal/validation"
 )
 
-// validate checks struct tags; field names are the JSON names.
-var validate = func() *validator.Validate {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			return ""
-		}
-		return name
-	})
-	return v
-}()
+// validate checks struct tags with the module's shared validator: field
+// names are the JSON names and messages are worded like every other area's.
+var validate = validation.New()
 
 // Limits on the size of a session, beyond the request body limit of the
 // HTTP adapter: every delivery costs one run of the options engine.
@@ -45,65 +34,17 @@ func (vs *violations) add(field, rule, msg string) {
 }
 
 // structTags validates v's tags and records the problems under prefix
-// ("deliveries[0].").
-func (vs *violations) structTags(prefix string, v any) {
-	err := validate.Struct(v)
-	if err == nil {
-		return
-	}
-	var ves validator.ValidationErrors
-	if !errors.As(err, &ves) {
-		vs.add(strings.TrimSuffix(prefix, "."), "invalid", err.Error())
-		return
-	}
-	for _, fe := range ves {
-		field := fe.Namespace()
-		if _, rest, ok := strings.Cut(field, "."); ok {
-			field = rest // drop the Go struct name
-		}
-		vs.add(prefix+field, fe.Tag(), message(fe))
-	}
+// ("deliveries[0]."). The error is non-nil only when v cannot be validated
+// at all, a bug here rather than in the request.
+func (vs *violations) structTags(prefix string, v any) error {
+	got, err := validate.Violations(prefix, v)
+	*vs = append(*vs, got...)
+	return err
 }
 
-func (vs violations) err() error {
-	if len(vs) == 0 {
-		return nil
-	}
-	return deliverykit.Invalid(vs...)
-}
-
-func message(fe validator.FieldError) string {
-	switch fe.Tag() {
-	case "required":
-		return "is required"
-	case "gt":
-		if fe.Param() == "0" {
-			return "must be greater than 0"
-		}
-		return "must be greater than " + fe.Param()
-	case "gte":
-		if fe.Param() == "0" {
-			return "must not be negative"
-		}
-		return "must be at least " + fe.Param()
-	case "lte":
-		return "must be at most " + fe.Param()
-	case "max":
-		if k := fe.Kind(); k == reflect.Slice || k == reflect.Map {
-			return "must have at most " + fe.Param() + " entries"
-		}
-		return "must be at most " + fe.Param() + " characters long"
-	case "oneof":
-		return fmt.Sprintf("%v is not one of %s", fe.Value(), fe.Param())
-	case "iso4217":
-		return fmt.Sprintf("%v is not an ISO 4217 currency code", fe.Value())
-	case "iso3166_1_alpha2":
-		return fmt.Sprintf("%v is not an ISO 3166-1 alpha-2 country code", fe.Value())
-	case "email":
-		return "is not an e-mail address"
-	}
-	return "breaks the rule " + fe.Tag()
-}
+// err returns the violations as one InvalidArgument error, in the shared
+// order (see internal/validation), or nil when there are none.
+func (vs violations) err() error { return validation.Join(vs...) }
 
 // checkSession validates the writable part of a create or patch request.
 // Read-only fields are not looked at: they are ignored.
@@ -112,7 +53,9 @@ func checkSession(in *Session) error {
 	if in.Purchase == nil {
 		vs.add("purchase", "required", "is required")
 	} else {
-		vs.structTags("purchase.", in.Purchase)
+		if err := vs.structTags("purchase.", in.Purchase); err != nil {
+			return err
+		}
 		if _, err := options.ParseLocales("purchase.locales", in.Purchase.Locales); err != nil {
 			vs = append(vs, deliverykit.ViolationsOf(err)...)
 		}
@@ -127,7 +70,9 @@ func checkSession(in *Session) error {
 	for i := range in.Deliveries {
 		d := &in.Deliveries[i]
 		p := fmt.Sprintf("deliveries[%d].", i)
-		vs.structTags(p, d)
+		if err := vs.structTags(p, d); err != nil {
+			return err
+		}
 		if j, dup := seen[d.ID]; dup && d.ID != "" {
 			vs.add(p+"id", "unique", fmt.Sprintf("%q is already the id of deliveries[%d]", d.ID, j))
 		} else {
@@ -186,6 +131,8 @@ func checkChoices(req *CompleteRequest) error {
 		vs.add("delivery_choices", "required", "is required")
 		return vs.err()
 	}
-	vs.structTags("", req)
+	if err := vs.structTags("", req); err != nil {
+		return err
+	}
 	return vs.err()
 }

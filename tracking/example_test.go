@@ -83,7 +83,7 @@ func ExampleService_CreateOrder_validation() {
 	// Output:
 	// carrier_product_ref: is required
 	// delivery_type: must be one of UNKNOWN, DELIVERY, PICKUP, INSTORE
-	// destination.address.country: must be an ISO 3166-1 alpha-2 country code (two upper-case letters)
+	// destination.address.country: must be an ISO 3166-1 alpha-2 country code
 	// destination.operational_hours.mon[0].start: must be a time of day HH:MM:SS
 	// receiver: is required
 	// sender: is required

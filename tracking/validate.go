@@ -1,21 +1,30 @@
 package tracking
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/deliverykit/deliverykit"
 	"github.com/go-playground/validator/v10"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/validation"
 )
 
-// validate checks struct tags. Field names in errors are the JSON names, so
-// a violation's Field is the path a client sent ("receiver.email").
-var validate = newValidator()
+// validate checks struct tags with the module's shared validator, so a
+// violation's Field is the path a client sent ("receiver.email"), plus the
+// tags only tracking uses.
+var validate = validation.New(
+	validation.Rule{Tag: "hhmmss", Message: "must be a time of day HH:MM:SS", Func: func(fl validator.FieldLevel) bool {
+		return hhmmss.MatchString(fl.Field().String())
+	}},
+	validation.Rule{Tag: "step", Message: "must be a Step value other than STEP_UNKNOWN", Func: func(fl validator.FieldLevel) bool {
+		return knownSteps[Step(fl.Field().String())]
+	}},
+	validation.Rule{Tag: "alert", Message: "must be an AlertType value other than ALERT_UNDEFINED", Func: func(fl validator.FieldLevel) bool {
+		return knownAlerts[AlertType(fl.Field().String())]
+	}},
+)
 
 var hhmmss = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`)
 
@@ -37,95 +46,11 @@ var (
 	}
 )
 
-func newValidator() *validator.Validate {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			return ""
-		}
-		return name
-	})
-	must := func(err error) {
-		if err != nil {
-			panic(err)
-		}
-	}
-	must(v.RegisterValidation("hhmmss", func(fl validator.FieldLevel) bool {
-		return hhmmss.MatchString(fl.Field().String())
-	}))
-	must(v.RegisterValidation("step", func(fl validator.FieldLevel) bool {
-		return knownSteps[Step(fl.Field().String())]
-	}))
-	must(v.RegisterValidation("alert", func(fl validator.FieldLevel) bool {
-		return knownAlerts[AlertType(fl.Field().String())]
-	}))
-	return v
-}
-
 // check validates v's tags and returns an InvalidArgument error listing
 // every violation with its JSON path, plus the violations in extra (the
-// cross-field rules the caller checked in code).
+// cross-field rules the caller checked in code), sorted by field.
 func check(v any, extra []deliverykit.FieldViolation) error {
-	var vs []deliverykit.FieldViolation
-	if err := validate.Struct(v); err != nil {
-		var verrs validator.ValidationErrors
-		if !errors.As(err, &verrs) {
-			return deliverykit.Errorf(deliverykit.KindInternal, "validating %T: %w", v, err)
-		}
-		for _, fe := range verrs {
-			vs = append(vs, deliverykit.FieldViolation{Field: fieldPath(fe), Rule: fe.Tag(), Message: ruleMessage(fe)})
-		}
-	}
-	vs = append(vs, extra...)
-	if len(vs) == 0 {
-		return nil
-	}
-	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Field < vs[j].Field })
-	return deliverykit.Invalid(vs...)
-}
-
-// fieldPath drops the struct name the validator puts first.
-func fieldPath(fe validator.FieldError) string {
-	ns := fe.Namespace()
-	if _, rest, ok := strings.Cut(ns, "."); ok {
-		return rest
-	}
-	return ns
-}
-
-func ruleMessage(fe validator.FieldError) string {
-	switch fe.Tag() {
-	case "required":
-		return "is required"
-	case "iso3166_1_alpha2":
-		return "must be an ISO 3166-1 alpha-2 country code (two upper-case letters)"
-	case "iso4217":
-		return "must be an ISO 4217 currency code (three upper-case letters)"
-	case "datetime":
-		return "must be an RFC 3339 timestamp"
-	case "hhmmss":
-		return "must be a time of day HH:MM:SS"
-	case "oneof":
-		return "must be one of " + strings.ReplaceAll(fe.Param(), " ", ", ")
-	case "step":
-		return "must be a Step value other than STEP_UNKNOWN"
-	case "alert":
-		return "must be an AlertType value other than ALERT_UNDEFINED"
-	case "email":
-		return "must be an e-mail address"
-	case "url":
-		return "must be a URL"
-	case "gt":
-		return "must be greater than " + fe.Param()
-	case "gte":
-		return "must be at least " + fe.Param()
-	case "lte":
-		return "must be at most " + fe.Param()
-	case "max":
-		return "must be at most " + fe.Param() + " characters long"
-	}
-	return fmt.Sprintf("breaks the rule %q", fe.Tag())
+	return validate.Check(v, extra...)
 }
 
 // violation is a shorthand for code-checked rules.

@@ -16,6 +16,7 @@ import (
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
+	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/tracking"
 )
 
@@ -511,3 +512,112 @@ func sessionReturnsOrder(o session.CompletedOrder) (returns.OrderInput, error) {
 	}
 	return in, nil
 }
+
+// CatalogShipmentProducts adapts the sites' catalogs to shipment.Products.
+type CatalogShipmentProducts map[string]*catalog.Catalog
+
+// Product implements shipment.Products.
+func (c CatalogShipmentProducts) Product(site, ref string) (shipment.Product, bool) {
+	cat := c[site]
+	if cat == nil {
+		return shipment.Product{}, false
+	}
+	p, ok := cat.Product(ref)
+	if !ok {
+		return shipment.Product{}, false
+	}
+	return shipment.Product{
+		Ref:          p.Ref,
+		CarrierID:    p.CarrierID,
+		CarrierName:  p.CarrierName,
+		Name:         p.ProductName,
+		DeliveryType: shipment.DeliveryType(p.DeliveryType),
+	}, true
+}
+
+// TrackingParcels registers booked shipment deliveries with tracking
+// (shipment.ParcelRecorder): the shipment is the tracking order — found by
+// its external id, else created — and each booked delivery a parcel of it.
+// The customer tracking page link becomes the delivery's tracking_link.
+// Tracking's create calls are idempotent, so a booking retried after a
+// failure records nothing twice.
+type TrackingParcels struct {
+	Tracking *tracking.Service
+	// Locale is the locale of the links; default "en-US".
+	Locale string
+}
+
+// RecordBookedParcel implements shipment.ParcelRecorder.
+func (r TrackingParcels) RecordBookedParcel(ctx context.Context, site string, p shipment.BookedParcel) (string, error) {
+	orders, err := r.Tracking.Orders(ctx, site, tracking.OrdersQuery{ExternalID: p.OrderExternalID})
+	if err != nil {
+		return "", err
+	}
+	var tos string
+	if len(orders.Orders) > 0 {
+		tos = orders.Orders[0].TosID
+	} else {
+		dest := p.Receiver.Address
+		typ := tracking.OrderDeliveryDelivery
+		if p.Pickup != nil {
+			typ = tracking.OrderDeliveryPickup
+			if p.Pickup.Address != nil {
+				dest = p.Pickup.Address
+			}
+		}
+		tos, err = r.Tracking.CreateOrder(ctx, site, tracking.CreateTrackingOrderRequest{
+			SiteID: site, ExternalID: p.OrderExternalID, CarrierProductRef: p.CarrierProductRef,
+			Sender: &tracking.Sender{Name: p.Sender.Name, Address: shipmentAddress(p.Sender.Address)},
+			Receiver: &tracking.Receiver{Name: p.Receiver.Name, Address: shipmentAddress(p.Receiver.Address),
+				Email: p.Receiver.Email, PhoneNumber: p.Receiver.PhoneNumber},
+			Destination:  &tracking.Destination{Address: shipmentAddress(dest)},
+			DeliveryType: typ,
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	items := make([]tracking.ParcelLineItem, len(p.LineItems))
+	for i, it := range p.LineItems {
+		items[i] = tracking.ParcelLineItem{SKU: it.SKU, Name: it.Name, Quantity: it.Quantity, Price: it.Price, Currency: it.Currency, Discount: it.Discount}
+	}
+	err = r.Tracking.CreateParcel(ctx, site, tracking.CreateParcelRequest{
+		SiteID: site, TosID: tos, TrackingNumber: p.TrackingNumber, CarrierProductRef: p.CarrierProductRef,
+		DirectionType: tracking.DirectionType(p.DirectionType), DeliveryType: tracking.DeliveryType(p.DeliveryType), LineItems: items,
+	})
+	if err != nil {
+		return "", err
+	}
+	locale := r.Locale
+	if locale == "" {
+		locale = "en-US"
+	}
+	link, err := r.Tracking.GenerateLink(ctx, site, tracking.GenerateTrackingPageLinkRequest{SiteID: site, Locale: locale, TrackingNumber: p.TrackingNumber})
+	if err != nil {
+		return "", err
+	}
+	return link.TrackingLink, nil
+}
+
+// shipmentAddress converts shipment's address, which has tracking's shape
+// field for field (area F reuses the §2.1 address).
+func shipmentAddress(a *shipment.Address) *tracking.Address {
+	if a == nil {
+		return nil
+	}
+	out := &tracking.Address{
+		AddressLines: a.AddressLines, ApartmentNumber: a.ApartmentNumber, Attn: a.Attn, BuildingName: a.BuildingName,
+		CareOf: a.CareOf, City: a.City, Country: a.Country, DoorCode: a.DoorCode, FloorNumber: a.FloorNumber,
+		Name: a.Name, POBoxID: a.POBoxID, PostalCode: a.PostalCode, Region: a.Region, Street: a.Street,
+		StreetNumber: a.StreetNumber, Subregion: a.Subregion,
+	}
+	if c := a.Coordinates; c != nil {
+		out.Coordinates = &tracking.Coordinates{Lat: c.Lat, Lng: c.Lng}
+	}
+	return out
+}
+
+var (
+	_ shipment.Products       = CatalogShipmentProducts(nil)
+	_ shipment.ParcelRecorder = TrackingParcels{}
+)

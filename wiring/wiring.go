@@ -1,16 +1,17 @@
 // Package wiring builds every deliverykit area on one store and connects
 // them the way a merchant platform usually wants: completed checkouts and
 // delivery sessions become tracking orders and returnable orders, parcel
-// changes become customer
-// notifications, and the delivery catalog decides which carrier products
-// tracking accepts and what returns cost.
+// changes become customer notifications, booked shipment deliveries become
+// tracking parcels, and the delivery catalog decides which carrier products
+// tracking and shipments accept and what returns cost.
 //
 // Area packages never import each other; each declares the small interface
 // it consumes (checkout.OrderRecorder, session.OrderRecorder,
-// tracking.EventObserver, tracking.Products, returns.Policies). This package holds the adapters that
-// satisfy those interfaces with the other areas' services, and New, which
-// builds the whole set. A platform that wants a different flow builds the
-// services itself and uses only the adapters it needs.
+// tracking.EventObserver, tracking.Products, returns.Policies,
+// shipment.Products, shipment.ParcelRecorder). This package holds the
+// adapters that satisfy those interfaces with the other areas' services, and
+// New, which builds the whole set. A platform that wants a different flow
+// builds the services itself and uses only the adapters it needs.
 //
 //	svcs, err := wiring.New(store, config.Demo(), wiring.Options{PublicURL: "https://track.example.com"})
 //	go svcs.Notify.Run(ctx, 10*time.Second, logger) // sends due notifications until ctx ends
@@ -31,6 +32,8 @@ import (
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
+	"github.com/deliverykit/deliverykit/shipment"
+	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/tracking"
 )
@@ -47,6 +50,10 @@ type Options struct {
 	// Senders send notifications per channel. Default: notify's log
 	// senders for EMAIL and SMS.
 	Senders map[notify.Channel]notify.Sender
+	// Carriers book shipments, by the catalog's carrier id. Default: the
+	// built-in demo carrier books every carrier's products, with UPU S10
+	// tracking numbers and labels; no carrier is called.
+	Carriers map[string]shipment.Carrier
 	// Clock and IDs are passed to every service. Defaults: the system
 	// clock and RandomIDs.
 	Clock deliverykit.Clock
@@ -60,6 +67,7 @@ type Services struct {
 	Checkout *checkout.Service
 	Session  *session.Service
 	Returns  *returns.Service
+	Shipment *shipment.Service
 }
 
 // New builds every area on store from cfg and connects them.
@@ -123,7 +131,29 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	if err != nil {
 		return nil, fmt.Errorf("delivery session: %w", err)
 	}
-	return &Services{Tracking: ts, Notify: ns, Checkout: cs, Session: ss, Returns: rs}, nil
+	demo, err := carrier.NewDemo(store, carrier.DemoOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("demo carrier: %w", err)
+	}
+	carriers := opts.Carriers
+	var fallback shipment.Carrier
+	if len(carriers) == 0 {
+		fallback = demo
+	}
+	sh, err := shipment.New(store, shipment.Options{
+		Products:       CatalogShipmentProducts(catalogs),
+		Carriers:       carriers,
+		DefaultCarrier: fallback,
+		Recorder:       TrackingParcels{Tracking: ts},
+		LabelBaseURL:   opts.PublicURL,
+		Logger:         opts.Logger,
+		Clock:          opts.Clock,
+		IDs:            opts.IDs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shipment: %w", err)
+	}
+	return &Services{Tracking: ts, Notify: ns, Checkout: cs, Session: ss, Returns: rs, Shipment: sh}, nil
 }
 
 // Handler returns the HTTP adapter serving every area of s; opts supplies
@@ -134,6 +164,7 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	opts.Notify = s.Notify
 	opts.Checkout = s.Checkout
 	opts.Session = s.Session
+	opts.Shipment = s.Shipment
 	opts.Returns = s.Returns
 	return httpapi.New(opts)
 }

@@ -178,3 +178,39 @@ func TestDeliverySessionToTrackingAndReturns(t *testing.T) {
 }
 
 var quiet = slog.New(slog.DiscardHandler)
+
+// TestShipmentToTracking: a shipment booked through area F shows up as a
+// tracking parcel with its tracking page link, and its label is served.
+func TestShipmentToTracking(t *testing.T) {
+	cfg := config.Demo()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, PublicURL: "http://shop.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env{t: t, h: svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock, Logger: quiet})}
+	bearer := map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key"))}
+	status, body := e.do("POST", "/v1/som/shipments.createAndBook", bearer, `{"external_id": "ORD-900",
+	  "sender": {"name": "Demo Outdoor Warehouse", "address": {"address_lines": ["Lagervägen 1"], "postal_code": "121 62", "city": "Stockholm", "country": "SE"}},
+	  "receiver": {"name": "Alva Berg", "email": "alva@example.com", "address": {"address_lines": ["Storgatan 5"], "postal_code": "753 20", "city": "Uppsala", "country": "SE"}},
+	  "parcels": [{"weight": 1250, "deliveries": [{"carrier_product_ref": "north-parcel-home"}]}]}`)
+	if status != 200 {
+		t.Fatalf("createAndBook: %d %v", status, body)
+	}
+	tn, _ := get(body, "parcels", 0, "deliveries", 0, "tracking_number").(string)
+	link, _ := get(body, "parcels", 0, "deliveries", 0, "tracking_link").(string)
+	if tn == "" || !strings.HasPrefix(link, "http://shop.test/v1/delivery_tracking/_/page/") {
+		t.Fatalf("booked delivery: tracking number %q, link %q", tn, link)
+	}
+	status, body = e.do("GET", "/v1/delivery_tracking/parcels?site_id=demo-site&tracking_number="+tn, bearer, "")
+	if status != 200 || get(body, "external_id") != "ORD-900" || get(body, "parcels", 0, "carrier_name") != "North Parcel" {
+		t.Fatalf("tracking parcel: %d %v", status, body)
+	}
+	req := httptest.NewRequest("GET", "/v1/som/labels/"+tn+"?format=zpl", nil)
+	req.Header.Set("Authorization", bearer["Authorization"])
+	rec := httptest.NewRecorder()
+	e.h.ServeHTTP(rec, req)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "^XA") {
+		t.Errorf("label: %d %.100s", rec.Code, rec.Body.String())
+	}
+}

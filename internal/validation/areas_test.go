@@ -1,0 +1,72 @@
+package validation_test
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit/checkout"
+	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/returns"
+	"github.com/deliverykit/deliverykit/session"
+	"github.com/deliverykit/deliverykit/tracking"
+)
+
+// TestAreasTagsAreWorded walks the requests every converted area validates
+// and fails on a tag that would fall back to `breaks the rule "tag"`: a new
+// tag in an area needs its sentence in the shared table (or a Rule).
+func TestAreasTagsAreWorded(t *testing.T) {
+	roots := []any{
+		checkout.CreateRequest{}, checkout.UpdateRequest{}, checkout.CompleteRequest{}, checkout.SelectRequest{},
+		returns.CustomerReturnInput{}, returns.ShipmentInput{}, returns.ReturnedItemsInput{}, returns.OrderInput{},
+		tracking.Event{}, tracking.CreateTrackingOrderRequest{}, tracking.CreateParcelRequest{}, tracking.GenerateTrackingPageLinkRequest{},
+		session.Session{}, session.CompleteRequest{},
+	}
+	// Keywords that steer the validator but never name a violation, and
+	// the tags tracking registers as its own Rules.
+	notViolations := map[string]bool{"omitempty": true, "omitnil": true, "omitzero": true, "dive": true, "keys": true, "endkeys": true}
+	areaRules := map[string]bool{"hhmmss": true, "step": true, "alert": true}
+
+	seen := map[reflect.Type]bool{}
+	used := map[string]bool{}
+	var walk func(reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("validate")
+			if tag != "-" {
+				for _, alt := range strings.FieldsFunc(tag, func(r rune) bool { return r == ',' || r == '|' }) {
+					name, _, _ := strings.Cut(alt, "=")
+					used[name] = true
+				}
+			}
+			walk(f.Type)
+		}
+	}
+	for _, r := range roots {
+		walk(reflect.TypeOf(r))
+	}
+	var unworded []string
+	for tag := range used {
+		if !notViolations[tag] && !areaRules[tag] && !validation.Worded(tag) {
+			unworded = append(unworded, tag)
+		}
+	}
+	sort.Strings(unworded)
+	if diff := cmp.Diff([]string(nil), unworded); diff != "" {
+		t.Errorf("tags without a sentence in the shared table (-want +got):\n%s", diff)
+	}
+	if len(used) < 10 {
+		t.Errorf("found only the tags %v: is the walk broken?", used)
+	}
+}

@@ -1,0 +1,118 @@
+// Package shipment is the shipment order management area (F) of
+// deliverykit: shipments with their parcels and deliveries, booking them at
+// carriers (tracking numbers, labels, tracking links), carrier pickups and
+// cancellations.
+//
+// A Shipment goes from one sender to one receiver and has parcels; a Parcel
+// is one physical package and has deliveries; a Delivery is one carrier leg
+// of a parcel (a warehouse leg of type INWAREHOUSE, then the last mile), the
+// unit that is booked, gets a tracking number and a label, is picked up and
+// can be cancelled. The whole shipment is one stored record, so every
+// operation changes it with a single compare-and-set.
+//
+//	svc, _ := shipment.New(store, shipment.Options{Products: products, DefaultCarrier: demo})
+//	sh, _ := svc.Create(ctx, "demo-site", shipment.CreateShipmentRequest{…})
+//	sh, _ = svc.BookParcels(ctx, "demo-site", shipment.ShipmentRef{ShipmentID: sh.ID})
+//	sh, _ = svc.BookPickup(ctx, "demo-site", shipment.BookPickupRequest{ShipmentID: sh.ID, PickupWindow: …})
+//
+// The spec calls these create, then book parcels, then book pickup (§3);
+// CreateAndBook does the three at once.
+//
+// # Delivery states
+//
+// Every transition below is enforced; an operation on a delivery in any
+// other state is a FailedPrecondition naming the state.
+//
+//	| state         | trigger                        | next state    | other effects                                 |
+//	|---------------|--------------------------------|---------------|-----------------------------------------------|
+//	| (none)        | Create, CreateAndBook,         | CREATED       | ids assigned                                  |
+//	|               | AddParcel                      |               |                                               |
+//	| CREATED       | BookParcels (or the booking of | BOOKED        | carrier Book: tracking number, label, link;   |
+//	|               | CreateAndBook, AddParcel)      |               | the Recorder registers it with tracking       |
+//	| CREATED       | CancelDelivery, CancelShipment | CANCELLED     | carrier Cancel by key (clears reservations)   |
+//	| BOOKED        | BookPickup                     | PICKUP_BOOKED | carrier BookPickup with the window            |
+//	| PICKUP_BOOKED | BookPickup                     | PICKUP_BOOKED | same window: nothing; another: carrier told   |
+//	| BOOKED,       | CancelDelivery, CancelShipment | CANCELLED     | carrier Cancel; label no longer served        |
+//	| PICKUP_BOOKED |                                |               |                                               |
+//	| BOOKED,       | ConfirmPickup (carrier scan)   | PICKED_UP     | picked_up_at; can no longer be cancelled      |
+//	| PICKUP_BOOKED |                                |               |                                               |
+//	| PICKED_UP     | ConfirmPickup                  | PICKED_UP     | nothing (a repeated scan)                     |
+//	| CANCELLED     | (nothing)                      |               |                                               |
+//
+// # Shipment states
+//
+// A shipment's state follows its deliveries: after every operation it is
+// the state of its least advanced live (not cancelled) delivery, and
+// CANCELLED when none is live. The operations addressed to a whole shipment
+// are allowed in these states only (otherwise FailedPrecondition naming
+// the state):
+//
+//	| operation      | allowed in                         | effect                                                  |
+//	|----------------|------------------------------------|---------------------------------------------------------|
+//	| BookParcels    | CREATED                            | every CREATED delivery booked → BOOKED                  |
+//	|                | BOOKED, PICKUP_BOOKED, PICKED_UP   | nothing booked again; pending tracking registrations    |
+//	|                |                                    | are retried (a repeated call is safe)                   |
+//	| BookPickup     | BOOKED, PICKUP_BOOKED              | every BOOKED or PICKUP_BOOKED delivery gets the window  |
+//	| (shipment_id)  |                                    | → PICKUP_BOOKED                                         |
+//	| AddParcel      | CREATED, BOOKED                    | parcel added (and booked when BOOKED); also added to a  |
+//	|                |                                    | connected return shipment that is not cancelled         |
+//	| Update         | CREATED: sender, receiver,         | state unchanged                                         |
+//	|                | reference, attributes;             |                                                         |
+//	|                | BOOKED, PICKUP_BOOKED, PICKED_UP:  | (labels are printed and tracking knows the parties)     |
+//	|                | attributes only                    |                                                         |
+//	| CancelShipment | CREATED, BOOKED, PICKUP_BOOKED,    | every live delivery cancelled → CANCELLED               |
+//	|                | and no delivery PICKED_UP          |                                                         |
+//
+// So CREATED → BOOKED → PICKUP_BOOKED → PICKED_UP, and CANCELLED from any
+// state before a pickup. Cancelling single deliveries, or confirming the
+// pickup of some, moves the shipment only when its least advanced live
+// delivery moves.
+//
+// # Carriers and atomic booking
+//
+// Carriers are pluggable (Carrier); package shipment/carrier has the demo
+// carrier, which issues UPU S10 tracking numbers. Carrier calls are outside
+// effects: they never run inside a storage transaction, and each carries a
+// key, site + "/" + delivery id, on which the carrier is idempotent.
+// Delivery ids derive from the shipment id and the positions of parcel and
+// delivery (shp_…-P1-D1), so:
+//
+//   - BookParcels calls the carriers first, then commits every booking in
+//     one compare-and-set. If a carrier or the commit fails, nothing is
+//     stored; the repeated call sends the same keys and gets the same
+//     tracking numbers back: a retry never assigns a second number.
+//   - CreateAndBook calls the carriers for a shipment that exists nowhere
+//     yet (its id is fresh), then stores it, booked, in one transaction. If
+//     anything fails, it cancels this attempt's bookings at the carriers and
+//     stores nothing. A repeated call with the same external_id continues
+//     with the stored shipment.
+//   - Booked deliveries are handed to the ParcelRecorder (tracking) after
+//     the commit, never inside it; one it failed to take is retried by the
+//     next BookParcels.
+//
+// # Idempotency
+//
+// Create with an external_id already used by the site returns that
+// shipment when the request is the same, and is a Conflict naming
+// external_id otherwise. BookPickup with the window a delivery already has
+// changes nothing; CancelDelivery and CancelShipment refuse a second call
+// with FailedPrecondition naming CANCELLED.
+//
+// # Wire shapes
+//
+// The spec gives no request or response shapes for this area; these follow
+// the other areas and are documented in the OpenAPI document served at
+// GET /v1/som/openapi.json. Every operation answers with the Shipment
+// (GET /deliveries.get with the Delivery). JSON names are snake_case,
+// times RFC 3339, weights grams, dimensions millimetres (weight and each
+// dimension > 0, §8), money minor units; addresses and contacts have
+// tracking's shapes. Tracking numbers given as input are checked by the
+// configured carriers (S10 for the demo carrier) before any lookup.
+//
+// # Labels
+//
+// Label renders a booked delivery's label on request: an A6 PDF with the
+// tracking number as a Code 128 barcode, or ZPL for thermal printers (see
+// package shipment/label). Labels are not stored; the same delivery always
+// renders the same bytes.
+package shipment

@@ -1,0 +1,285 @@
+// Package label renders shipping labels a warehouse can print: an A6 PDF
+// for office printers and ZPL for thermal label printers. Both carry the
+// carrier and product, the routing code, sender and receiver, the parcel's
+// weight and the tracking number as a Code 128 barcode.
+//
+// Rendering is deterministic: the same Data gives the same bytes, so a
+// label can be rendered again whenever it is fetched instead of being
+// stored.
+package label
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/boombuler/barcode"
+	"github.com/boombuler/barcode/code128"
+	"github.com/go-pdf/fpdf"
+)
+
+// Data is what a label shows. Lines are printed as given.
+type Data struct {
+	TrackingNumber string
+	CarrierName    string
+	ProductName    string
+	// RoutingCode is the carrier's sorting code, printed large.
+	RoutingCode string
+	SenderName  string
+	SenderLines []string
+	// ReceiverName and ReceiverLines are where the parcel goes (for a
+	// pickup-point delivery: the point).
+	ReceiverName  string
+	ReceiverLines []string
+	// WeightGrams is the parcel's weight.
+	WeightGrams int32
+	// Dimensions is a printable size, e.g. "300 x 200 x 100 mm".
+	Dimensions string
+	Reference  string
+	// Parcel is "n/m": this parcel of the shipment's m.
+	Parcel string
+	// Date is the booking date; it is also the PDF's creation date.
+	Date time.Time
+}
+
+// Size of an A6 page and the printable area, in millimetres.
+const (
+	pageW  = 105.0
+	pageH  = 148.0
+	margin = 5.0
+	inner  = pageW - 2*margin
+)
+
+// The address blocks are capped so that no address, however long, runs
+// into the barcode: the lines past the cap are dropped (a carrier's own
+// label has the same fixed boxes).
+const (
+	maxSenderLines   = 4
+	maxReceiverLines = 5
+)
+
+func firstN(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[:n]
+	}
+	return lines
+}
+
+// BarcodeModules returns the Code 128 encoding of the tracking number as
+// bars: true for each dark module. The PDF and the tests use it.
+func BarcodeModules(trackingNumber string) ([]bool, error) {
+	bc, err := code128.Encode(trackingNumber)
+	if err != nil {
+		return nil, fmt.Errorf("label: encoding %q as Code 128: %w", trackingNumber, err)
+	}
+	return modules(bc), nil
+}
+
+func modules(bc barcode.Barcode) []bool {
+	b := bc.Bounds()
+	out := make([]bool, 0, b.Dx())
+	for x := b.Min.X; x < b.Max.X; x++ {
+		r, _, _, _ := bc.At(x, b.Min.Y).RGBA()
+		out = append(out, r == 0)
+	}
+	return out
+}
+
+// Weight formats grams as kilograms with two decimals.
+func Weight(grams int32) string {
+	cg := (grams + 5) / 10 // hundredths of a kilogram, rounded
+	return fmt.Sprintf("%d.%02d kg", cg/100, cg%100)
+}
+
+// PDF renders the label as a one-page A6 PDF. The barcode is drawn as
+// vector bars, sharp at any printer resolution, with quiet zones of ten
+// modules on both sides.
+func PDF(d Data) ([]byte, error) {
+	if d.TrackingNumber == "" {
+		return nil, errors.New("label: tracking number is required")
+	}
+	bars, err := BarcodeModules(d.TrackingNumber)
+	if err != nil {
+		return nil, err
+	}
+	// ISO 216 A6 is 105 × 148 mm (fpdf's "A6" is 148.5 mm high).
+	pdf := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "mm", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
+	pdf.SetCatalogSort(true)
+	pdf.SetCreationDate(d.Date)
+	pdf.SetModificationDate(d.Date)
+	pdf.SetProducer("deliverykit", false)
+	pdf.SetTitle("Label "+d.TrackingNumber, false)
+	pdf.SetMargins(margin, margin, margin)
+	pdf.SetAutoPageBreak(false, 0)
+	pdf.AddPage()
+	tr := pdf.UnicodeTranslatorFromDescriptor("") // core fonts are cp1252
+
+	// Carrier and product, routing code at the right.
+	pdf.SetFont("Helvetica", "B", 13)
+	pdf.SetXY(margin, margin)
+	pdf.CellFormat(inner*0.6, 6, tr(d.CarrierName), "", 2, "L", false, 0, "")
+	pdf.SetFont("Helvetica", "", 9)
+	pdf.CellFormat(inner*0.6, 5, tr(d.ProductName), "", 2, "L", false, 0, "")
+	pdf.SetFont("Helvetica", "B", 18)
+	pdf.SetXY(margin+inner*0.6, margin)
+	pdf.CellFormat(inner*0.4, 11, tr(d.RoutingCode), "", 0, "R", false, 0, "")
+	y := margin + 13.0
+	pdf.Line(margin, y, pageW-margin, y)
+
+	// Sender.
+	pdf.SetXY(margin, y+1.5)
+	pdf.SetFont("Helvetica", "", 7)
+	pdf.CellFormat(inner, 3.5, "FROM", "", 2, "L", false, 0, "")
+	pdf.SetFont("Helvetica", "", 8)
+	for _, l := range append([]string{d.SenderName}, firstN(d.SenderLines, maxSenderLines)...) {
+		pdf.CellFormat(inner, 3.6, tr(l), "", 2, "L", false, 0, "")
+	}
+	y = pdf.GetY() + 1.5
+	pdf.Line(margin, y, pageW-margin, y)
+
+	// Receiver.
+	pdf.SetXY(margin, y+1.5)
+	pdf.SetFont("Helvetica", "", 7)
+	pdf.CellFormat(inner, 3.5, "TO", "", 2, "L", false, 0, "")
+	pdf.SetFont("Helvetica", "B", 12)
+	pdf.CellFormat(inner, 5.5, tr(d.ReceiverName), "", 2, "L", false, 0, "")
+	pdf.SetFont("Helvetica", "", 11)
+	for _, l := range firstN(d.ReceiverLines, maxReceiverLines) {
+		pdf.CellFormat(inner, 5, tr(l), "", 2, "L", false, 0, "")
+	}
+	y = pdf.GetY() + 1.5
+	pdf.Line(margin, y, pageW-margin, y)
+
+	// Parcel facts.
+	pdf.SetXY(margin, y+1.5)
+	pdf.SetFont("Helvetica", "", 8)
+	facts := []string{"Weight: " + Weight(d.WeightGrams)}
+	if d.Dimensions != "" {
+		facts = append(facts, "Size: "+d.Dimensions)
+	}
+	if d.Parcel != "" {
+		facts = append(facts, "Parcel: "+d.Parcel)
+	}
+	if d.Reference != "" {
+		facts = append(facts, "Ref: "+d.Reference)
+	}
+	if !d.Date.IsZero() {
+		facts = append(facts, "Date: "+d.Date.UTC().Format("2006-01-02"))
+	}
+	for _, f := range facts {
+		pdf.CellFormat(inner, 3.8, tr(f), "", 2, "L", false, 0, "")
+	}
+
+	// Barcode at the bottom: bars, then the number in clear text.
+	const barH, quiet = 24.0, 10
+	module := inner / float64(len(bars)+2*quiet)
+	if module > 0.5 {
+		module = 0.5
+	}
+	x0 := (pageW - module*float64(len(bars))) / 2
+	yb := pageH - margin - 8 - barH
+	pdf.SetFillColor(0, 0, 0)
+	for i := 0; i < len(bars); {
+		if !bars[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(bars) && bars[j] {
+			j++
+		}
+		pdf.Rect(x0+module*float64(i), yb, module*float64(j-i), barH, "F")
+		i = j
+	}
+	pdf.SetXY(margin, yb+barH+1)
+	pdf.SetFont("Courier", "B", 14)
+	pdf.CellFormat(inner, 6, d.TrackingNumber, "", 0, "C", false, 0, "")
+
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		return nil, fmt.Errorf("label: rendering the PDF: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ZPL renders the label for a thermal printer: 4×6 inches at 203 dpi
+// (812×1218 dots), UTF-8 text (^CI28) with field data hex-escaped (^FH) so
+// that no input can inject ZPL commands, and the tracking number as a
+// Code 128 barcode (^BC) with its interpretation line.
+func ZPL(d Data) ([]byte, error) {
+	if d.TrackingNumber == "" {
+		return nil, errors.New("label: tracking number is required")
+	}
+	var b strings.Builder
+	b.WriteString("^XA\n^CI28\n^PW812\n^LL1218\n^LH0,0\n")
+	field := func(x, y, h int, text string) {
+		fmt.Fprintf(&b, "^FO%d,%d^A0N,%d,%d^FH_^FD%s^FS\n", x, y, h, h, zplEscape(text))
+	}
+	field(40, 40, 44, d.CarrierName)
+	field(40, 92, 30, d.ProductName)
+	field(560, 40, 70, d.RoutingCode)
+	b.WriteString("^FO30,140^GB752,3,3^FS\n")
+	y := 160
+	field(40, y, 22, "FROM")
+	y += 28
+	for _, l := range append([]string{d.SenderName}, firstN(d.SenderLines, maxSenderLines)...) {
+		field(40, y, 26, l)
+		y += 30
+	}
+	y += 10
+	fmt.Fprintf(&b, "^FO30,%d^GB752,3,3^FS\n", y)
+	y += 20
+	field(40, y, 22, "TO")
+	y += 28
+	field(40, y, 44, d.ReceiverName)
+	y += 50
+	for _, l := range firstN(d.ReceiverLines, maxReceiverLines) {
+		field(40, y, 38, l)
+		y += 42
+	}
+	y += 10
+	fmt.Fprintf(&b, "^FO30,%d^GB752,3,3^FS\n", y)
+	y += 20
+	facts := []string{"Weight: " + Weight(d.WeightGrams)}
+	if d.Dimensions != "" {
+		facts = append(facts, "Size: "+d.Dimensions)
+	}
+	if d.Parcel != "" {
+		facts = append(facts, "Parcel: "+d.Parcel)
+	}
+	if d.Reference != "" {
+		facts = append(facts, "Ref: "+d.Reference)
+	}
+	if !d.Date.IsZero() {
+		facts = append(facts, "Date: "+d.Date.UTC().Format("2006-01-02"))
+	}
+	for _, f := range facts {
+		field(40, y, 26, f)
+		y += 30
+	}
+	// ^BY3: module width 3 dots; ^BCN,height,Y (print interpretation
+	// line),N,N,A: the automatic mode lets the printer pick the subsets
+	// (digit pairs in subset C), as the PDF's encoder does.
+	fmt.Fprintf(&b, "^FO60,930^BY3^BCN,200,Y,N,N,A^FD%s^FS\n", zplEscape(d.TrackingNumber))
+	b.WriteString("^XZ\n")
+	return []byte(b.String()), nil
+}
+
+// zplEscape hex-escapes the characters that ZPL would read as commands or
+// as the ^FH escape character, and drops control characters.
+func zplEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '^' || r == '~' || r == '_' || r == '\\':
+			fmt.Fprintf(&b, "_%02X", r)
+		case r < 0x20 || r == 0x7f:
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,56 @@
+package shipment_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/shipment"
+	"github.com/deliverykit/deliverykit/shipment/label/labeltest"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLabel(t *testing.T) {
+	f := newFixture(t)
+	sh := must[*shipment.Shipment](t)(f.svc.Create(ctx, site, request("", parcel("np-point"))))
+	must[*shipment.Shipment](t)(f.svc.BookParcels(ctx, site, shipment.ShipmentRef{ShipmentID: sh.ID}))
+
+	pdf, ctype, err := f.svc.Label(ctx, site, "CP000000014SE", "")
+	if err != nil || ctype != "application/pdf" {
+		t.Fatalf("Label pdf: %q, %v", ctype, err)
+	}
+	if err := labeltest.CheckPDF(pdf); err != nil {
+		t.Fatal(err)
+	}
+	codes, err := labeltest.PDFBarcodes(pdf)
+	if err != nil || cmp.Diff([]string{"CP000000014SE"}, codes) != "" {
+		t.Errorf("barcodes %v, %v", codes, err)
+	}
+	streams, _ := labeltest.Streams(pdf)
+	var text strings.Builder
+	for _, s := range streams {
+		text.Write(s)
+	}
+	for _, want := range []string{"(Pickup point SP-1001)Tj", "(Torget 1)Tj", "(Alva Berg)Tj", "(Service Point)Tj", "(SE-753)Tj", "(Weight: 1.25 kg)Tj"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("label lacks %s", want)
+		}
+	}
+	zpl, ctype, err := f.svc.Label(ctx, site, "CP000000014SE", shipment.LabelZPL)
+	if err != nil || !strings.HasPrefix(ctype, "application/zpl") || !strings.Contains(string(zpl), "^FDCP000000014SE^FS") {
+		t.Errorf("Label zpl: %q %v\n%s", ctype, err, zpl)
+	}
+	for _, tc := range []struct {
+		tn     string
+		format shipment.LabelFormat
+		kind   deliverykit.Kind
+	}{
+		{"CP000000014SE", "png", deliverykit.KindInvalidArgument},
+		{"CP000000015SE", "pdf", deliverykit.KindInvalidArgument},
+		{"CP000000028SE", "pdf", deliverykit.KindNotFound},
+	} {
+		if _, _, err := f.svc.Label(ctx, site, tc.tn, tc.format); deliverykit.KindOf(err) != tc.kind {
+			t.Errorf("Label(%s, %s): %v, want %s", tc.tn, tc.format, err, tc.kind)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package shipment_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/shipment"
+	"github.com/deliverykit/deliverykit/shipment/carrier"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/storage/bolt"
+	"github.com/deliverykit/deliverykit/storage/memory"
+)
+
+// BenchmarkCreateAndBook measures the whole create → book → pickup call
+// in process with the demo carrier keeping its bookings in the same store:
+// per shipment two carrier writes (book, pickup), one shipment commit and
+// one recorder commit.
+func BenchmarkCreateAndBook(b *testing.B) {
+	for _, backend := range []struct {
+		name string
+		open func(b *testing.B) storage.Store
+	}{
+		{"memory", func(*testing.B) storage.Store { return memory.New() }},
+		{"bolt", func(b *testing.B) storage.Store {
+			s, err := bolt.Open(filepath.Join(b.TempDir(), "bench.db"), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		}},
+	} {
+		b.Run(backend.name, func(b *testing.B) {
+			store := backend.open(b)
+			defer store.Close()
+			demo, err := carrier.NewDemo(store, carrier.DemoOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			svc, err := shipment.New(store, shipment.Options{
+				Products: testProducts, DefaultCarrier: demo, Recorder: &recorder{},
+				Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				req := request(fmt.Sprintf("EXT-%d", i))
+				req.PickupWindow = pickupWindow()
+				if _, err := svc.CreateAndBook(ctx, site, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLabelPDF measures rendering one label on request.
+func BenchmarkLabelPDF(b *testing.B) {
+	f := newFixture(b)
+	sh := must[*shipment.Shipment](b)(f.svc.CreateAndBook(ctx, site, request("")))
+	tn := sh.Parcels[0].Deliveries[0].TrackingNumber
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := f.svc.Label(ctx, site, tn, shipment.LabelPDF); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,337 @@
+package shipment
+
+import "time"
+
+// Wire types of area F. The spec (§2.8, §4.6) names only the operations and
+// the domain model; these shapes follow the other areas: snake_case JSON,
+// optional fields with omitempty, enums as strings, RFC 3339 times, weights
+// in grams and dimensions in millimetres (§8), money in minor units, and the
+// address and contact shapes of tracking (§2.1). Request times are strings,
+// so that a malformed one is reported with its JSON path instead of failing
+// the whole decode.
+
+// Address is a postal address, the shape of tracking's Address (§2.1).
+type Address struct {
+	AddressLines    []string     `json:"address_lines,omitempty"`
+	ApartmentNumber string       `json:"apartment_number,omitempty"`
+	Attn            string       `json:"attn,omitempty"`
+	BuildingName    string       `json:"building_name,omitempty"`
+	CareOf          string       `json:"care_of,omitempty"`
+	City            string       `json:"city,omitempty"`
+	Coordinates     *Coordinates `json:"coordinates,omitempty" validate:"omitempty"`
+	Country         string       `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
+	DoorCode        string       `json:"door_code,omitempty"`
+	FloorNumber     string       `json:"floor_number,omitempty"`
+	Name            string       `json:"name,omitempty"`
+	POBoxID         string       `json:"po_box_id,omitempty"`
+	PostalCode      string       `json:"postal_code,omitempty"`
+	Region          string       `json:"region,omitempty"`
+	Street          string       `json:"street,omitempty"`
+	StreetNumber    string       `json:"street_number,omitempty"`
+	Subregion       string       `json:"subregion,omitempty"`
+}
+
+// Coordinates is a point in WGS 84 degrees.
+type Coordinates struct {
+	Lat float64 `json:"lat" validate:"gte=-90,lte=90"`
+	Lng float64 `json:"lng" validate:"gte=-180,lte=180"`
+}
+
+// Sender is who hands a parcel to the carrier. A label needs the return
+// address, so it is required.
+type Sender struct {
+	Name        string   `json:"name" validate:"required,max=256"`
+	Address     *Address `json:"address" validate:"required"`
+	Email       string   `json:"email,omitempty" validate:"omitempty,email"`
+	PhoneNumber string   `json:"phone_number,omitempty" validate:"omitempty,max=64"`
+}
+
+// Receiver is who receives a parcel: tracking's Receiver contact shape.
+// Address is the home address; a delivery to a pickup point names the
+// point in Delivery.Pickup.
+type Receiver struct {
+	Name        string   `json:"name" validate:"required,max=256"`
+	Address     *Address `json:"address" validate:"required"`
+	Email       string   `json:"email,omitempty" validate:"omitempty,email"`
+	PhoneNumber string   `json:"phone_number,omitempty" validate:"omitempty,max=64"`
+}
+
+// Pickup is a pickup point at the carrier (tracking's pickup shape).
+type Pickup struct {
+	ID           string             `json:"id" validate:"required"`
+	Address      *Address           `json:"address,omitempty" validate:"omitempty"`
+	LocationType PickupLocationType `json:"location_type,omitempty" validate:"omitempty,oneof=UNKNOWN_PICKUP_LOCATION_TYPE LOCKER STORE POSTOFFICE MANNED AGE_VERIFICATION INDOOR"`
+}
+
+// Dimensions are a parcel's outer measures in millimetres (§8: each > 0).
+type Dimensions struct {
+	Length int32 `json:"length" validate:"gt=0"`
+	Width  int32 `json:"width" validate:"gt=0"`
+	Height int32 `json:"height" validate:"gt=0"`
+}
+
+// LineItem is one SKU packed in a parcel, tracking's parcel line item shape.
+// Amounts are minor units of Currency.
+type LineItem struct {
+	SKU      string `json:"sku" validate:"required"`
+	Name     string `json:"name,omitempty"`
+	Quantity int32  `json:"quantity" validate:"gt=0"`
+	Price    int32  `json:"price" validate:"gte=0"`
+	Currency string `json:"currency" validate:"required,iso4217"`
+	Discount int32  `json:"discount,omitempty" validate:"gte=0"`
+}
+
+// DateTimeRangeStrict is a time window with both ends, RFC 3339.
+type DateTimeRangeStrict struct {
+	Start string `json:"start" validate:"required,datetime=2006-01-02T15:04:05Z07:00"`
+	End   string `json:"end" validate:"required,datetime=2006-01-02T15:04:05Z07:00"`
+}
+
+// DirectionType tells outbound shipments from returns (tracking's values).
+type DirectionType string
+
+// DirectionType values. A shipment is OUTBOUND or RETURN; the others are
+// accepted on input as OUTBOUND for compatibility with tracking clients.
+const (
+	DirectionOutbound DirectionType = "OUTBOUND"
+	DirectionReturn   DirectionType = "RETURN"
+)
+
+// DeliveryType is how a delivery reaches its receiver (tracking's parcel
+// DeliveryType). INWAREHOUSE is the warehouse leg of a chained delivery.
+type DeliveryType string
+
+// DeliveryType values.
+const (
+	DeliveryUnknown     DeliveryType = "UNKNOWN"
+	DeliveryDelivery    DeliveryType = "DELIVERY"
+	DeliveryPickup      DeliveryType = "PICKUP"
+	DeliveryMailbox     DeliveryType = "MAILBOX"
+	DeliveryInstore     DeliveryType = "INSTORE"
+	DeliveryInwarehouse DeliveryType = "INWAREHOUSE"
+)
+
+// PickupLocationType is the kind of a pickup location.
+type PickupLocationType string
+
+// ShipmentState is where a shipment is in its life; see the package doc.
+type ShipmentState string
+
+// ShipmentState values.
+const (
+	ShipmentCreated      ShipmentState = "CREATED"
+	ShipmentBooked       ShipmentState = "BOOKED"
+	ShipmentPickupBooked ShipmentState = "PICKUP_BOOKED"
+	ShipmentPickedUp     ShipmentState = "PICKED_UP"
+	ShipmentCancelled    ShipmentState = "CANCELLED"
+)
+
+// DeliveryState is where one delivery (carrier leg) is; see the package doc.
+type DeliveryState string
+
+// DeliveryState values.
+const (
+	DeliveryCreated      DeliveryState = "CREATED"
+	DeliveryBooked       DeliveryState = "BOOKED"
+	DeliveryPickupBooked DeliveryState = "PICKUP_BOOKED"
+	DeliveryPickedUp     DeliveryState = "PICKED_UP"
+	DeliveryCancelled    DeliveryState = "CANCELLED"
+)
+
+// LabelFormat is a printable label format of GET /labels/{tracking_number}.
+type LabelFormat string
+
+// LabelFormat values.
+const (
+	LabelPDF LabelFormat = "pdf"
+	LabelZPL LabelFormat = "zpl"
+)
+
+// Shipment is a consignment from one sender to one receiver: parcels, each
+// carried by one or more deliveries (legs). It is the response of every
+// shipment operation.
+type Shipment struct {
+	ID         string        `json:"id"`
+	SiteID     string        `json:"site_id"`
+	ExternalID string        `json:"external_id,omitempty"`
+	State      ShipmentState `json:"state"`
+	// DirectionType is OUTBOUND or RETURN.
+	DirectionType DirectionType     `json:"direction_type"`
+	Reference     string            `json:"reference,omitempty"`
+	Attributes    map[string]string `json:"attributes,omitempty"`
+	Sender        Sender            `json:"sender"`
+	Receiver      Receiver          `json:"receiver"`
+	Parcels       []Parcel          `json:"parcels"`
+	// ReturnShipmentID is the connected return shipment of an outbound
+	// one; OutboundShipmentID is the reverse link.
+	ReturnShipmentID   string     `json:"return_shipment_id,omitempty"`
+	OutboundShipmentID string     `json:"outbound_shipment_id,omitempty"`
+	CreatedAt          time.Time  `json:"created_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+	BookedAt           *time.Time `json:"booked_at,omitempty"`
+	CancelledAt        *time.Time `json:"cancelled_at,omitempty"`
+}
+
+// Parcel is one physical package of a shipment.
+type Parcel struct {
+	ID         string      `json:"id"`
+	ExternalID string      `json:"external_id,omitempty"`
+	Weight     int32       `json:"weight"`
+	Dimensions *Dimensions `json:"dimensions,omitempty"`
+	LineItems  []LineItem  `json:"line_items,omitempty"`
+	Deliveries []Delivery  `json:"deliveries"`
+}
+
+// Delivery is one carrier leg of a parcel: the unit that is booked, gets a
+// tracking number and a label, is picked up and can be cancelled.
+type Delivery struct {
+	ID                string        `json:"id"`
+	ShipmentID        string        `json:"shipment_id"`
+	ParcelID          string        `json:"parcel_id"`
+	State             DeliveryState `json:"state"`
+	CarrierProductRef string        `json:"carrier_product_ref"`
+	CarrierName       string        `json:"carrier_name,omitempty"`
+	ProductName       string        `json:"product_name,omitempty"`
+	DeliveryType      DeliveryType  `json:"delivery_type"`
+	// Sender and Receiver are set when the leg overrides the shipment's
+	// (a warehouse leg ends at the warehouse, the last mile starts there).
+	Sender         *Sender    `json:"sender,omitempty"`
+	Receiver       *Receiver  `json:"receiver,omitempty"`
+	Pickup         *Pickup    `json:"pickup,omitempty"`
+	TrackingNumber string     `json:"tracking_number,omitempty"`
+	TrackingLink   string     `json:"tracking_link,omitempty"`
+	Label          *Label     `json:"label,omitempty"`
+	PickupWindow   *TimeSpan  `json:"pickup_window,omitempty"`
+	BookedAt       *time.Time `json:"booked_at,omitempty"`
+	PickupBookedAt *time.Time `json:"pickup_booked_at,omitempty"`
+	PickedUpAt     *time.Time `json:"picked_up_at,omitempty"`
+	CancelledAt    *time.Time `json:"cancelled_at,omitempty"`
+}
+
+// Label tells where a booked delivery's printable label is.
+type Label struct {
+	// PDFURL and ZPLURL are the label endpoint with format=pdf and
+	// format=zpl: LabelPath + tracking number, prefixed by
+	// Options.LabelBaseURL.
+	PDFURL string `json:"pdf_url"`
+	ZPLURL string `json:"zpl_url"`
+	// RoutingCode is the carrier's sorting code printed on the label.
+	RoutingCode string `json:"routing_code,omitempty"`
+}
+
+// TimeSpan is a stored time window.
+type TimeSpan struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// CreateShipmentRequest is the body of POST /shipments.create and, with
+// PickupWindow, of POST /shipments.createAndBook.
+type CreateShipmentRequest struct {
+	// SiteID may be omitted; when given it must be the caller's site.
+	SiteID string `json:"site_id,omitempty"`
+	// ExternalID is the merchant's id of the shipment, unique per site:
+	// creating again with the same external_id and the same content
+	// returns the first shipment; with other content it is a Conflict.
+	ExternalID string `json:"external_id,omitempty" validate:"omitempty,max=256"`
+	// DirectionType is OUTBOUND (the default) or RETURN.
+	DirectionType DirectionType     `json:"direction_type,omitempty" validate:"omitempty,oneof=OUTBOUND RETURN"`
+	Reference     string            `json:"reference,omitempty" validate:"omitempty,max=64"`
+	Attributes    map[string]string `json:"attributes,omitempty"`
+	Sender        *Sender           `json:"sender" validate:"required"`
+	Receiver      *Receiver         `json:"receiver" validate:"required"`
+	Parcels       []ParcelInput     `json:"parcels" validate:"required,min=1,max=100,dive"`
+	// OutboundShipmentID connects a RETURN shipment to the outbound
+	// shipment it returns: parcels added later to the outbound shipment
+	// are added to it too.
+	OutboundShipmentID string `json:"outbound_shipment_id,omitempty"`
+	// PickupWindow is used by createAndBook only: when set, the pickup of
+	// every delivery is booked for it.
+	PickupWindow *DateTimeRangeStrict `json:"pickup_window,omitempty" validate:"omitempty"`
+}
+
+// ParcelInput is a parcel to create.
+type ParcelInput struct {
+	ExternalID string          `json:"external_id,omitempty" validate:"omitempty,max=256"`
+	Weight     int32           `json:"weight" validate:"gt=0,lte=1000000"`
+	Dimensions *Dimensions     `json:"dimensions,omitempty" validate:"omitempty"`
+	LineItems  []LineItem      `json:"line_items,omitempty" validate:"dive"`
+	Deliveries []DeliveryInput `json:"deliveries" validate:"required,min=1,max=10,dive"`
+}
+
+// DeliveryInput is a carrier leg to create. DeliveryType defaults to the
+// carrier product's.
+type DeliveryInput struct {
+	CarrierProductRef string       `json:"carrier_product_ref" validate:"required"`
+	DeliveryType      DeliveryType `json:"delivery_type,omitempty" validate:"omitempty,oneof=UNKNOWN DELIVERY PICKUP MAILBOX INSTORE INWAREHOUSE"`
+	Sender            *Sender      `json:"sender,omitempty" validate:"omitempty"`
+	Receiver          *Receiver    `json:"receiver,omitempty" validate:"omitempty"`
+	Pickup            *Pickup      `json:"pickup,omitempty" validate:"omitempty"`
+}
+
+// ShipmentRef names a shipment: POST /shipments.bookParcels and
+// /shipments.cancel.
+type ShipmentRef struct {
+	SiteID     string `json:"site_id,omitempty"`
+	ShipmentID string `json:"shipment_id" validate:"required"`
+}
+
+// GetShipmentQuery selects a shipment by exactly one of its id, its
+// external id or the tracking number of one of its deliveries.
+type GetShipmentQuery struct {
+	ID             string
+	ExternalID     string
+	TrackingNumber string
+}
+
+// BookPickupRequest books the carrier's pickup for one delivery (by
+// tracking number) or for every booked delivery of a shipment.
+type BookPickupRequest struct {
+	SiteID         string               `json:"site_id,omitempty"`
+	TrackingNumber string               `json:"tracking_number,omitempty"`
+	ShipmentID     string               `json:"shipment_id,omitempty"`
+	PickupWindow   *DateTimeRangeStrict `json:"pickup_window" validate:"required"`
+	// Address is where the carrier collects; default: the sender's.
+	Address *Address `json:"address,omitempty" validate:"omitempty"`
+	// Instructions are passed on to the carrier's driver.
+	Instructions string `json:"instructions,omitempty" validate:"omitempty,max=512"`
+}
+
+// DeliveryRef names one delivery by its tracking number or, before
+// booking, by its id: POST /deliveries.cancel.
+type DeliveryRef struct {
+	SiteID         string `json:"site_id,omitempty"`
+	TrackingNumber string `json:"tracking_number,omitempty"`
+	DeliveryID     string `json:"delivery_id,omitempty"`
+}
+
+// ConfirmPickupRequest records that the carrier collected a delivery
+// (extension endpoint POST /deliveries.confirmPickup, called by carrier
+// integrations). PickedUpAt defaults to now.
+type ConfirmPickupRequest struct {
+	SiteID         string `json:"site_id,omitempty"`
+	TrackingNumber string `json:"tracking_number" validate:"required"`
+	PickedUpAt     string `json:"picked_up_at,omitempty" validate:"omitempty,datetime=2006-01-02T15:04:05Z07:00"`
+}
+
+// UpdateShipmentRequest changes a shipment. Absent (null) fields are left
+// as they are. What may change in which state is in the package doc.
+type UpdateShipmentRequest struct {
+	SiteID     string             `json:"site_id,omitempty"`
+	ShipmentID string             `json:"shipment_id" validate:"required"`
+	Sender     *Sender            `json:"sender,omitempty" validate:"omitempty"`
+	Receiver   *Receiver          `json:"receiver,omitempty" validate:"omitempty"`
+	Reference  *string            `json:"reference,omitempty" validate:"omitempty,max=64"`
+	Attributes *map[string]string `json:"attributes,omitempty"`
+}
+
+// AddParcelRequest adds a parcel to a shipment. ReturnParcel, when set, is
+// the parcel added to the connected return shipment; by default that one
+// gets a copy of Parcel with the deliveries (carrier products) of the
+// return shipment's first parcel.
+type AddParcelRequest struct {
+	SiteID       string       `json:"site_id,omitempty"`
+	ShipmentID   string       `json:"shipment_id" validate:"required"`
+	Parcel       *ParcelInput `json:"parcel" validate:"required"`
+	ReturnParcel *ParcelInput `json:"return_parcel,omitempty" validate:"omitempty"`
+}
