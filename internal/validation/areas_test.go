@@ -12,6 +12,7 @@ import (
 	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
+	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/tracking"
 )
 
@@ -24,6 +25,7 @@ func TestAreasTagsAreWorded(t *testing.T) {
 		returns.CustomerReturnInput{}, returns.ShipmentInput{}, returns.ReturnedItemsInput{}, returns.OrderInput{},
 		tracking.Event{}, tracking.CreateTrackingOrderRequest{}, tracking.CreateParcelRequest{}, tracking.GenerateTrackingPageLinkRequest{},
 		session.Session{}, session.CompleteRequest{},
+		shipment.CreateShipmentRequest{}, shipment.BookPickupRequest{}, shipment.ConfirmPickupRequest{}, shipment.UpdateShipmentRequest{}, shipment.AddParcelRequest{},
 	}
 	// Keywords that steer the validator but never name a violation, and
 	// the tags tracking registers as its own Rules.
