@@ -3,6 +3,7 @@
 //
 //	go run ./examples/server                      # 127.0.0.1:8080, ./deliverykit.db, demo configuration
 //	go run ./examples/server -store memory        # nothing kept after exit
+//	go run ./examples/server -store postgres -dsn 'host=db.internal dbname=deliverykit'  # shared by several servers
 //	go run ./examples/server -config sites.json   # your sites, keys and catalog
 //
 // With no -config the embedded demo configuration is used: sites demo-site
@@ -12,6 +13,10 @@
 // SIGINT or SIGTERM stops the server gracefully: it stops accepting
 // connections, lets requests in flight finish (up to -shutdown-timeout), then
 // closes the store, so the bolt file is always closed cleanly.
+//
+// With -store postgres, any number of servers may run on one database behind
+// a load balancer. Keep the password out of -dsn, where other local users can
+// read it in the process list: PGPASSWORD or a ~/.pgpass file supply it.
 package main
 
 import (
@@ -33,6 +38,7 @@ import (
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/storage/postgres"
 	"github.com/deliverykit/deliverykit/wiring"
 )
 
@@ -51,6 +57,7 @@ func main() {
 type flags struct {
 	addr            string
 	db              string
+	dsn             string
 	store           string
 	configPath      string
 	logLevel        slog.Level
@@ -65,7 +72,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&f.db, "db", "deliverykit.db", "bolt database file (with -store bolt)")
-	fs.StringVar(&f.store, "store", "bolt", "store: bolt (one file, survives restarts) or memory (lost at exit)")
+	fs.StringVar(&f.store, "store", "bolt", "store: bolt (one file, survives restarts), memory (lost at exit) or postgres (shared by several servers)")
+	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string (with -store postgres), e.g. \"host=db.internal dbname=deliverykit pool_max_conns=16\"")
 	fs.StringVar(&f.configPath, "config", "", "configuration file (JSON); empty uses the embedded demo configuration")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown")
@@ -80,8 +88,13 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	if f.notifyInterval <= 0 {
 		return f, fmt.Errorf("-notify-interval must be positive, got %v", f.notifyInterval)
 	}
-	if f.store != "bolt" && f.store != "memory" {
-		return f, fmt.Errorf("-store: want bolt or memory, got %q", f.store)
+	switch {
+	case f.store != "bolt" && f.store != "memory" && f.store != "postgres":
+		return f, fmt.Errorf("-store: want bolt, memory or postgres, got %q", f.store)
+	case f.store == "postgres" && f.dsn == "":
+		return f, errors.New("-store postgres needs -dsn")
+	case f.store != "postgres" && f.dsn != "":
+		return f, fmt.Errorf("-dsn is only for -store postgres, not %s", f.store)
 	}
 	return f, nil
 }
@@ -105,7 +118,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		log.Warn("using the embedded demo configuration: its API keys are public, use -config outside development")
 	}
 
-	store, err := openStore(f)
+	store, err := openStore(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -179,15 +192,20 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	return nil
 }
 
-func openStore(f flags) (storage.Store, error) {
-	if f.store == "memory" {
+func openStore(ctx context.Context, f flags) (storage.Store, error) {
+	switch f.store {
+	case "memory":
 		return memory.New(), nil
+	case "postgres":
+		return postgres.Open(ctx, f.dsn, nil)
 	}
 	return bolt.Open(f.db, nil)
 }
 
+// dbName is what the start-up log says the data is in. A DSN is not
+// logged: it may hold a password.
 func dbName(f flags) string {
-	if f.store == "memory" {
+	if f.store != "bolt" {
 		return ""
 	}
 	return f.db

@@ -41,10 +41,16 @@ func get(t *testing.T, url string, header map[string]string) int {
 }
 
 func TestRunServesAndStops(t *testing.T) {
-	for _, args := range [][]string{
+	runs := [][]string{
 		{"-store", "memory"},
 		{"-db", filepath.Join(t.TempDir(), "dk.db")},
-	} {
+	}
+	// With a PostgreSQL server (.ci/postgres.sh starts one), the server
+	// also runs on it; the store's tests cover the rest.
+	if dsn := os.Getenv("DELIVERYKIT_POSTGRES_DSN"); dsn != "" {
+		runs = append(runs, []string{"-store", "postgres", "-dsn", dsn})
+	}
+	for _, args := range runs {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			addrc := make(chan string, 1)
@@ -91,7 +97,10 @@ func TestRunRejectsBadInput(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{"-store", "postgres"}, `-store: want bolt or memory, got "postgres"`},
+		{[]string{"-store", "tape"}, `-store: want bolt, memory or postgres, got "tape"`},
+		{[]string{"-store", "postgres"}, "-store postgres needs -dsn"},
+		{[]string{"-dsn", "host=db"}, "-dsn is only for -store postgres"},
+		{[]string{"-store", "postgres", "-dsn", "host=/nonexistent connect_timeout=5"}, "storage/postgres"},
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"-config", badConfig}, "sites[0].api_key_sha256[0]"},
 		{[]string{"-config", filepath.Join(dir, "missing.json")}, "missing.json"},
