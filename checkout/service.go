@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -117,6 +118,9 @@ type Service struct {
 	ids      deliverykit.IDSource
 	ttl      time.Duration
 	base     string
+	// computed keeps the options of recently written and read sessions,
+	// so that reading a session again does not recompute them.
+	computed optionsCache
 }
 
 var (
@@ -127,16 +131,28 @@ var (
 
 // record is the stored session.
 type record struct {
-	ID            string          `json:"id"`
-	Site          string          `json:"site"`
-	Status        Status          `json:"status"`
-	Country       string          `json:"country"`
-	Currency      string          `json:"currency"`
-	Locales       []string        `json:"locales,omitempty"`
-	Cart          Cart            `json:"cart"`
-	SearchAddress *SearchAddress  `json:"search_address,omitempty"`
-	Customer      *Customer       `json:"customer,omitempty"`
-	Options       *options.Result `json:"options,omitempty"`
+	ID            string         `json:"id"`
+	Site          string         `json:"site"`
+	Status        Status         `json:"status"`
+	Country       string         `json:"country"`
+	Currency      string         `json:"currency"`
+	Locales       []string       `json:"locales,omitempty"`
+	Cart          Cart           `json:"cart"`
+	SearchAddress *SearchAddress `json:"search_address,omitempty"`
+	Customer      *Customer      `json:"customer,omitempty"`
+	// Options are the delivery options in effect. They are not stored:
+	// refresh computes them and records in OptionsInput what they were
+	// computed from, and load computes them again from that, exactly
+	// (options.Engine.ComputeAt). A stored Result is mostly copies of the
+	// catalog (location addresses and hours) and made a record about
+	// 17 KB; the inputs are a few hundred bytes, and recomputing (tens of
+	// µs) is cheaper than decoding the stored Result was.
+	Options      *options.Result `json:"-"`
+	OptionsInput *optionsInput   `json:"options_input,omitempty"`
+	// StoredOptions is how records written before OptionsInput existed
+	// kept their options; load uses it when OptionsInput is absent, and
+	// the next refresh replaces it.
+	StoredOptions *options.Result `json:"options,omitempty"`
 	OptionsFor    catalog.Address `json:"options_for"`
 	Choice        string          `json:"choice,omitempty"` // option id the customer chose
 	Addons        []string        `json:"addons,omitempty"`
@@ -147,6 +163,31 @@ type record struct {
 	ExpiresAt     time.Time       `json:"expires_at"`
 	CompletedAt   time.Time       `json:"completed_at,omitzero"`
 	Revision      int             `json:"revision"` // counts committed writes
+}
+
+// optionsInput is what a session's options were computed from, besides
+// the address (record.OptionsFor) and the site's catalog.
+type optionsInput struct {
+	Currency   string   `json:"currency"`
+	Locales    []string `json:"locales,omitempty"`
+	CartValue  int64    `json:"cart_value"`
+	Attributes []string `json:"attributes,omitempty"`
+	Quantities []int    `json:"quantities,omitempty"` // one per cart item
+	// At is the computation's "now": estimates and expiry depend on it.
+	At time.Time `json:"at"`
+	// Coordinates are where the geocoder placed OptionsFor (nil: it
+	// could not), kept so that recomputing never geocodes again.
+	Coordinates *catalog.Coordinates `json:"coordinates,omitempty"`
+}
+
+// request is the options request in rebuilds, for the address addr.
+func (in *optionsInput) request(addr catalog.Address) options.Request {
+	req := options.Request{Currency: in.Currency, Locales: in.Locales, CartValue: in.CartValue,
+		Attributes: in.Attributes, Address: addr}
+	for _, q := range in.Quantities {
+		req.Items = append(req.Items, options.Item{Quantity: q})
+	}
+	return req
 }
 
 // tokenRecord maps a widget token to its session.
@@ -225,16 +266,20 @@ func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*
 	if err := s.refresh(ctx, engine, &rec); err != nil {
 		return nil, err
 	}
+	var version uint64
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := sessions.Put(tx, storage.Key(site, rec.ID), rec, storage.MustNotExist()); err != nil {
+		v, err := sessions.Put(tx, storage.Key(site, rec.ID), rec, storage.MustNotExist())
+		if err != nil {
 			return err
 		}
-		_, err := tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: site, SessionID: rec.ID}, storage.MustNotExist())
+		version = v
+		_, err = tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: site, SessionID: rec.ID}, storage.MustNotExist())
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("checkout: storing the session: %w", err)
 	}
+	s.computed.put(storage.Key(site, rec.ID), version, &rec)
 	return s.view(engine, &rec), nil
 }
 
@@ -388,10 +433,13 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 	if rec.Status == StatusActive {
 		rec.ExpiresAt = now.Add(s.ttl)
 	}
+	var version uint64
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := sessions.Put(tx, storage.Key(site, id), rec, storage.VersionIs(it.Version)); err != nil {
+		v, err := sessions.Put(tx, storage.Key(site, id), rec, storage.VersionIs(it.Version))
+		if err != nil {
 			return err
 		}
+		version = v
 		if rec.Status == StatusComplete {
 			_, err := tosIndex.Put(tx, storage.Key(site, rec.TosID), rec.ID, storage.MustNotExist())
 			return err
@@ -404,9 +452,12 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkout: storing the session: %w", err)
 	}
+	s.computed.put(storage.Key(site, id), version, &rec)
 	return &rec, engine, nil
 }
 
+// load reads a session and computes its options again from what they were
+// computed from (outside the read transaction).
 func (s *Service) load(ctx context.Context, site, id string) (storage.Item[record], error) {
 	var it storage.Item[record]
 	err := s.store.View(ctx, func(tx storage.Tx) error {
@@ -421,7 +472,87 @@ func (s *Service) load(ctx context.Context, site, id string) (storage.Item[recor
 	if err != nil {
 		return it, fmt.Errorf("checkout: loading the session: %w", err)
 	}
+	key := storage.Key(site, id)
+	if res := s.computed.get(key, it.Version); res != nil && it.Value.OptionsInput != nil {
+		it.Value.Options = res
+		return it, nil
+	}
+	if err := s.restoreOptions(site, &it.Value); err != nil {
+		return it, err
+	}
+	s.computed.put(key, it.Version, &it.Value)
 	return it, nil
+}
+
+// optionsCacheSize bounds optionsCache: about 25 KB each, so at most some
+// 25 MB, whatever the number of stored sessions.
+const optionsCacheSize = 1024
+
+// optionsCache maps a session's key and record version to its computed
+// options. A record version never changes its content, so an entry is
+// never stale: a write makes a new version, which misses. Results are
+// shared, read-only: nothing modifies an options.Result after Compute.
+// When full, an arbitrary entry makes room (map iteration order); checkout
+// traffic reads a session a few times within minutes of writing it, so
+// the recent entries that matter are seldom the ones evicted.
+type optionsCache struct {
+	mu sync.Mutex
+	m  map[string]cachedOptions
+}
+
+type cachedOptions struct {
+	version uint64
+	res     *options.Result
+}
+
+func (c *optionsCache) get(key string, version uint64) *options.Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok && e.version == version {
+		return e.res
+	}
+	return nil
+}
+
+// put remembers r's options as those of version, when they are computed
+// from stored inputs (options of earlier records are not cached: they
+// come with the record).
+func (c *optionsCache) put(key string, version uint64, r *record) {
+	if r.OptionsInput == nil || r.Options == nil || version == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]cachedOptions)
+	}
+	if _, ok := c.m[key]; !ok && len(c.m) >= optionsCacheSize {
+		for k := range c.m {
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[key] = cachedOptions{version: version, res: r.Options}
+}
+
+// restoreOptions sets r.Options from r.OptionsInput, or from the options a
+// record of an earlier version stored.
+func (s *Service) restoreOptions(site string, r *record) error {
+	in := r.OptionsInput
+	if in == nil {
+		r.Options = r.StoredOptions
+		return nil
+	}
+	engine, err := s.engines.Engine(site)
+	if err != nil {
+		return err
+	}
+	res, err := engine.ComputeAt(in.request(r.OptionsFor), in.At, in.Coordinates)
+	if err != nil {
+		return deliverykit.Errorf(deliverykit.KindInternal, "checkout: recomputing the options of session %s: %w", r.ID, err)
+	}
+	r.Options = res
+	return nil
 }
 
 // writable refuses changes to completed and expired sessions. A completed
@@ -480,20 +611,27 @@ func (r *record) optionsExpired(now time.Time) bool {
 // addons) only if that option is still offered.
 func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record) error {
 	addr := r.optionsAddress()
-	req := options.Request{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, Address: addr}
+	in := &optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, At: engine.Now()}
 	for _, it := range r.Cart.Items {
-		req.Items = append(req.Items, options.Item{Quantity: int(it.Quantity)})
+		in.Quantities = append(in.Quantities, int(it.Quantity))
 		for _, a := range it.Attributes {
-			if !slices.Contains(req.Attributes, a) {
-				req.Attributes = append(req.Attributes, a)
+			if !slices.Contains(in.Attributes, a) {
+				in.Attributes = append(in.Attributes, a)
 			}
 		}
 	}
-	res, err := engine.Compute(ctx, req)
+	// Geocoded once, here; later the options are computed from the
+	// stored inputs alone.
+	res, err := engine.ComputeFor(ctx, in.request(addr), in.At)
 	if err != nil {
 		return err
 	}
+	if c := res.Coordinates; c != nil {
+		in.Coordinates = &catalog.Coordinates{Lat: c.Lat, Lng: c.Lng}
+	}
 	r.Options = res
+	r.OptionsInput = in
+	r.StoredOptions = nil
 	r.OptionsFor = addr
 	if sa := r.SearchAddress; sa != nil && sameAddress(addr, catalog.Address{Country: cmpOr(sa.Country, r.Country), PostalCode: sa.PostalCode}) {
 		sa.Coordinates = nil

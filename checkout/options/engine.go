@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/language"
+
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
 )
@@ -231,6 +233,16 @@ func (r *Result) Option(id string) (*Category, *Option, bool) {
 // Compute answers the request. Bad input is an InvalidArgument naming the
 // field of the request ("locales[1]", "address.country").
 func (e *Engine) Compute(ctx context.Context, req Request) (*Result, error) {
+	return e.ComputeFor(ctx, req, e.clock.Now())
+}
+
+// Now is the engine's clock reading: the "now" Compute uses.
+func (e *Engine) Now() time.Time { return e.clock.Now() }
+
+// ComputeFor is Compute as of now rather than the engine's clock reading.
+// With the Result's Coordinates, now is what ComputeAt needs to compute the
+// same Result again without geocoding.
+func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*Result, error) {
 	prefs, err := ParseLocales("locales", req.Locales)
 	if err != nil {
 		return nil, err
@@ -238,15 +250,41 @@ func (e *Engine) Compute(ctx context.Context, req Request) (*Result, error) {
 	if req.Address.Country == "" {
 		return nil, deliverykit.InvalidField("address.country", "required", "is required")
 	}
-	now := e.clock.Now()
-	res := &Result{Locale: e.loc.choose(prefs)}
 	var at *catalog.Coordinates
 	if c, ok, err := e.geo.Geocode(ctx, req.Address); err != nil {
 		return nil, fmt.Errorf("options: geocoding the address: %w", err)
 	} else if ok {
 		at = &c
-		res.Coordinates = at
 	}
+	return e.compute(prefs, req, now, at), nil
+}
+
+// ComputeAt answers req as Compute did at now, for an address placed at at
+// (nil: the geocoder could not place it), without geocoding. The result
+// depends only on the engine's catalog, req, now and at, so a caller may
+// keep those few bytes instead of the Result, whose location details
+// (addresses, opening hours) are copies of the catalog, and compute it
+// again when needed: a checkout session does, which keeps its stored record
+// around a kilobyte and reading it cheaper than decoding the stored
+// options. The Result's Coordinates is a copy of at.
+func (e *Engine) ComputeAt(req Request, now time.Time, at *catalog.Coordinates) (*Result, error) {
+	prefs, err := ParseLocales("locales", req.Locales)
+	if err != nil {
+		return nil, err
+	}
+	if req.Address.Country == "" {
+		return nil, deliverykit.InvalidField("address.country", "required", "is required")
+	}
+	if at != nil {
+		c := *at
+		at = &c
+	}
+	return e.compute(prefs, req, now, at), nil
+}
+
+// compute is Compute after validation and geocoding.
+func (e *Engine) compute(prefs []language.Tag, req Request, now time.Time, at *catalog.Coordinates) *Result {
+	res := &Result{Locale: e.loc.choose(prefs), Coordinates: at}
 	weight := 0
 	for _, it := range req.Items {
 		weight += max(it.Quantity, 0) * max(it.Weight, 0)
@@ -324,7 +362,7 @@ func (e *Engine) Compute(ctx context.Context, req Request) (*Result, error) {
 		c.Options[0].Preselected = true
 		res.Preselected = c.Options[0].ID
 	}
-	return res, nil
+	return res
 }
 
 // locations returns a carrier's locations in a country: the nearest max to

@@ -47,3 +47,33 @@ func Example() {
 	// nearest: Grocer Södermalm, 0 m walk
 	// preselected: pickup/north-parcel-point/np-se-102
 }
+
+// Keep what a result was computed from instead of the result, and compute
+// it again later, exactly, without geocoding: a day later the engine's
+// clock has moved on, but ComputeAt answers as of the first computation.
+func ExampleEngine_ComputeAt() {
+	site, _ := config.Demo().Site("demo-site")
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC))
+	engine, err := options.New(site.Catalog, options.Options{Clock: clock})
+	if err != nil {
+		panic(err)
+	}
+	req := options.Request{Currency: "SEK", Locales: []string{"sv-SE"}, CartValue: 45000,
+		Items: []options.Item{{Quantity: 1}}, Address: catalog.Address{Country: "SE", PostalCode: "118 26"}}
+	at := engine.Now()
+	first, err := engine.ComputeFor(context.Background(), req, at)
+	if err != nil {
+		panic(err)
+	}
+	// Stored: req, at and first.Coordinates — a few hundred bytes.
+	clock.Advance(24 * time.Hour)
+	again, err := engine.ComputeAt(req, at, first.Coordinates)
+	if err != nil {
+		panic(err)
+	}
+	_, o1, _ := first.Option(first.Preselected)
+	_, o2, _ := again.Option(again.Preselected)
+	fmt.Println(o2.ID, o2.ExpireTime.Equal(o1.ExpireTime), o2.ETD.Earliest.Equal(o1.ETD.Earliest))
+	// Output:
+	// pickup/north-parcel-point/np-se-102 true true
+}

@@ -18,10 +18,25 @@
 //
 // View is a bbolt read transaction and Update a bbolt read-write one, so
 // Views see a consistent snapshot and Updates are serialized by bbolt's
-// single writer. Update uses DB.Update, not DB.Batch: fn runs once and each
-// Update commits (and fsyncs) on its own. Group commit may be added later
-// for throughput, which could run fn more than once; the storage contract
-// already requires fn to have no effects outside the transaction.
+// single writer.
+//
+// Updates are group-committed: a commit is mostly its fsync, so concurrent
+// Updates share one. An Update joins a queue; when no batch is being
+// committed, the caller becomes the leader and runs every queued fn, in
+// order, in one bbolt transaction, then commits once; Updates that arrive
+// meanwhile queue for the next batch, whose leader is handed over when the
+// current commit ends. There is no timer (unlike bbolt's DB.Batch, which
+// waits up to 10 ms to fill a batch): a lone Update commits at once, and
+// batches grow exactly as long as the fsyncs before them take. Every Update
+// returns only after the commit that holds its writes is durable.
+//
+// When one fn of a batch fails (an error, a done context, a panic), the
+// transaction rolls back, the others are retried as a smaller batch, and
+// the failed one runs again alone so that its error (or panic) is its own.
+// fn may therefore run more than once, which the storage contract allows:
+// it must have no effects outside the transaction. Within a batch a fn
+// sees the writes of the fns before it, as it would had they committed
+// first, so Updates stay serializable.
 //
 // A View must not wait for an Update (a channel, a lock, another
 // transaction): when the file outgrows its memory map, bbolt's writer waits
@@ -39,6 +54,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -87,6 +103,12 @@ type Store struct {
 	db     *bbolt.DB
 	path   string
 	closed atomic.Bool
+
+	// Group commit: Updates wait in pending; the one leader at a time
+	// commits them all in one transaction. See lead.
+	mu      sync.Mutex
+	pending []*call
+	leading bool
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -154,7 +176,142 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 // fn's error unchanged, or ctx.Err(). Waiting for bbolt's writer lock
 // cannot be interrupted; ctx is checked again once it is held. fn must not
 // call Update on the same store: it would wait for itself.
+//
+// Concurrent Updates are group-committed (see the package doc): fn may run
+// more than once, and Update returns only once the transaction that holds
+// fn's writes is durable.
 func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c := &call{ctx: ctx, fn: fn, done: make(chan outcome, 1)}
+	s.mu.Lock()
+	s.pending = append(s.pending, c)
+	leader := !s.leading
+	s.leading = true
+	s.mu.Unlock()
+	for {
+		if leader {
+			s.lead()
+		}
+		o := <-c.done
+		switch {
+		case o.lead:
+			leader = true // a previous leader handed the next batch to this call
+			continue
+		case o.solo:
+			return s.updateSolo(ctx, fn)
+		}
+		return o.err
+	}
+}
+
+// call is one Update waiting to be committed.
+type call struct {
+	ctx  context.Context
+	fn   func(storage.Tx) error
+	done chan outcome
+}
+
+// outcome is what a batch tells a waiting call.
+type outcome struct {
+	err  error // the result, unless solo or lead
+	solo bool  // fn failed inside a batch: run it alone, to return its own error
+	lead bool  // run the next batch
+}
+
+// lead commits every pending call in one bbolt transaction, then hands the
+// leadership to a call that arrived meanwhile, if any. The leader's own call
+// is always in the batch it takes: it was pending when it became leader,
+// and only leaders take pending calls.
+func (s *Store) lead() {
+	s.mu.Lock()
+	calls := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	// Handed over even if bbolt panics, so later Updates never wait for
+	// a leader that is gone.
+	defer func() {
+		s.mu.Lock()
+		if len(s.pending) > 0 {
+			s.pending[0].done <- outcome{lead: true}
+		} else {
+			s.leading = false
+		}
+		s.mu.Unlock()
+	}()
+	s.commitBatch(calls)
+}
+
+// commitBatch runs calls in one read-write transaction, in order, and
+// commits them with one fsync. When a call's fn fails (an error, a context
+// done, a panic), the transaction rolls back, that call is told to run
+// alone (so its error is computed on a state without the batch's
+// rolled-back writes, and a panic surfaces in its own goroutine), and the
+// rest are retried as a smaller batch.
+func (s *Store) commitBatch(calls []*call) {
+	for len(calls) > 0 {
+		failed := -1
+		began := false
+		err := s.db.Update(func(btx *bbolt.Tx) error {
+			began = true
+			for i, c := range calls {
+				if err := runCall(c, btx); err != nil {
+					failed = i
+					return err
+				}
+			}
+			return nil
+		})
+		if failed >= 0 {
+			calls[failed].done <- outcome{solo: true}
+			calls = append(calls[:failed:failed], calls[failed+1:]...)
+			continue
+		}
+		err = updateError(err, began, began)
+		for _, c := range calls {
+			c.done <- outcome{err: err}
+		}
+		return
+	}
+}
+
+// runCall runs one call's fn in the batch's transaction. Any failure,
+// including a panic, is an error: the batch then runs fn again alone.
+func runCall(c *call, btx *bbolt.Tx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("storage/bolt: panic in Update: %v", r)
+		}
+	}()
+	return execCall(c, btx)
+}
+
+// execCall runs c.fn in btx with the context checks of Update.
+func execCall(c *call, btx *bbolt.Tx) error {
+	// The writer lock may have been held for a while.
+	if err := c.ctx.Err(); err != nil {
+		return err
+	}
+	t := &tx{ctx: c.ctx, btx: btx, writable: true}
+	err := func() error {
+		defer t.done.Store(true)
+		return c.fn(t)
+	}()
+	if err != nil {
+		return err
+	}
+	// A context cancelled while fn ran rolls back even if fn ignored the
+	// errors its Tx returned: the caller asked to stop.
+	return c.ctx.Err()
+}
+
+// updateSolo runs fn in a bbolt transaction of its own. It is how a call
+// that failed inside a batch learns its own result.
+func (s *Store) updateSolo(ctx context.Context, fn func(storage.Tx) error) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
@@ -164,26 +321,23 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	var began, committing bool
 	err := s.db.Update(func(btx *bbolt.Tx) error {
 		began = true
-		// The writer lock may have been held for a while.
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		t := &tx{ctx: ctx, btx: btx, writable: true}
-		err := func() error {
-			defer t.done.Store(true)
-			return fn(t)
-		}()
-		if err != nil {
-			return err // bbolt returns it unchanged after rolling back
-		}
-		// A context cancelled while fn ran rolls back even if fn ignored
-		// the errors its Tx returned: the caller asked to stop.
-		if err := ctx.Err(); err != nil {
+		// A panic is not recovered here: alone, fn panics in the
+		// caller's goroutine and bbolt rolls back.
+		if err := execCall(&call{ctx: ctx, fn: fn}, btx); err != nil {
 			return err
 		}
 		committing = true
 		return nil
 	})
+	if err != nil && !committing && began {
+		return err // fn's error or ctx.Err(), unchanged
+	}
+	return updateError(err, began, committing)
+}
+
+// updateError maps the error of a bbolt Update whose functions all
+// succeeded (or never ran) to the store's errors.
+func updateError(err error, began, committing bool) error {
 	switch {
 	case err == nil:
 		return nil

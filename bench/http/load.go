@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+// newClient returns a client keeping one idle connection per load client,
+// so every request after the first reuses a connection.
+func newClient(clients int) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = clients * 2
+	t.MaxIdleConnsPerHost = clients * 2
+	t.DisableCompression = true
+	return &http.Client{Transport: t, Timeout: 30 * time.Second}
+}
+
+// result is the measurement of one endpoint on one server, summed over
+// rounds.
+type result struct {
+	requests  int
+	elapsed   time.Duration
+	latencies []time.Duration
+	rss, hwm  int64 // after the last run
+}
+
+func (r *result) add(o *result) {
+	r.requests += o.requests
+	r.elapsed += o.elapsed
+	r.latencies = append(r.latencies, o.latencies...)
+	r.rss, r.hwm = o.rss, o.hwm
+}
+
+func (r *result) rate() float64 {
+	if r.elapsed <= 0 {
+		return 0
+	}
+	return float64(r.requests) / r.elapsed.Seconds()
+}
+
+// percentile returns the p-th percentile (0 < p ≤ 1) of the latencies.
+func (r *result) percentile(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	slices.Sort(r.latencies)
+	i := int(float64(len(r.latencies))*p+0.5) - 1
+	return r.latencies[max(0, min(i, len(r.latencies)-1))]
+}
+
+// load sends s from clients goroutines in a closed loop for d. The first
+// failed request ends the run with its error: a benchmark of errors
+// measures nothing.
+func load(ctx context.Context, c *http.Client, s spec, clients int, d time.Duration) (*result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		total    = &result{}
+		wg       sync.WaitGroup
+	)
+	start := time.Now()
+	deadline := start.Add(d)
+	for range clients {
+		wg.Go(func() {
+			lat := make([]time.Duration, 0, 1024)
+			var err error
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				t0 := time.Now()
+				if err = once(ctx, c, s); err != nil {
+					break
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil && ctx.Err() == nil {
+				firstErr = err
+				cancel()
+			}
+			total.requests += len(lat)
+			total.latencies = append(total.latencies, lat...)
+		})
+	}
+	wg.Wait()
+	total.elapsed = time.Since(start)
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return total, nil
+}
+
+// once is send without keeping the body: the load generator reads and
+// discards it, as a client that decodes it would read it.
+func once(ctx context.Context, c *http.Client, s spec) error {
+	var body io.Reader
+	if s.body != nil {
+		body = &byteReader{b: s.body}
+	}
+	req, err := http.NewRequestWithContext(ctx, s.method, s.url, body)
+	if err != nil {
+		return err
+	}
+	req.Header = s.header
+	req.ContentLength = int64(len(s.body))
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %s", s.method, s.url, resp.Status)
+	}
+	return nil
+}
+
+// byteReader is a bytes.Reader without the seeking the transport does not
+// need.
+type byteReader struct {
+	b []byte
+	i int
+}
+
+func (r *byteReader) Read(p []byte) (int, error) {
+	if r.i >= len(r.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[r.i:])
+	r.i += n
+	return n, nil
+}
+
+// report prints one line per endpoint and server, then the targets.
+func report(w io.Writer, cfg options, servers []*server, results map[string]map[string]*result) {
+	fmt.Fprintf(w, "deliverykit HTTP benchmark: %d clients, %d rounds of %v per endpoint and server, alternating\n\n",
+		cfg.clients, cfg.rounds, cfg.duration)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "endpoint\tserver\treq/s\tp50\tp99\tratio\tRSS MiB\tpeak MiB\t")
+	for _, ep := range cfg.endpoints {
+		rs := results[ep.name]
+		base := rs[modeBaseline].rate()
+		for _, s := range servers {
+			r := rs[s.mode]
+			ratio := 0.0
+			if base > 0 {
+				ratio = r.rate() / base
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%v\t%v\t%.2f\t%.1f\t%.1f\t\n", ep.title, s.mode, r.rate(),
+				r.percentile(0.50).Round(time.Microsecond), r.percentile(0.99).Round(time.Microsecond),
+				ratio, float64(r.rss)/(1<<20), float64(r.hwm)/(1<<20))
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, ep := range cfg.endpoints {
+		if ep.target == 0 {
+			continue
+		}
+		rs := results[ep.name]
+		ratio := rs[modeMemory].rate() / rs[modeBaseline].rate()
+		verdict := "met"
+		if ratio < ep.target {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "target %s on memory: >= %.2fx baseline: %.2fx %s\n", ep.title, ep.target, ratio, verdict)
+	}
+}

@@ -1,0 +1,184 @@
+// Command http measures deliverykit's HTTP serving side by side with a
+// baseline, in one run, so the figures are ratios that survive the drift of
+// a shared machine:
+//
+//	go run ./bench/http                           # 3 rounds of 2 s per endpoint and server, 32 clients
+//	go run ./bench/http -duration 5s -rounds 5    # longer, steadier
+//	go run ./bench/http -clients 8 -endpoints siw.create,siw.get
+//
+// It starts three servers, each in its own process (this binary run again
+// in server mode), so that each one's resident memory can be read from
+// /proc and none steals the other's garbage collector:
+//
+//   - baseline: a net/http server of this module that decodes the request
+//     body (for the POST endpoints: the same create-session JSON) into a
+//     struct with encoding/json and encodes a response of the same size as
+//     deliverykit's, doing nothing else. It is the ceiling of what any Go
+//     JSON-over-HTTP service can do on this machine.
+//   - memory: the example server's handler (wiring.New + Handler with the
+//     demo configuration, the example server's http.Server settings and an
+//     INFO-level access log formatted and then discarded) on storage/memory.
+//   - bolt: the same on storage/bolt, a fresh file in a temporary directory,
+//     with fsync on every commit as in production.
+//
+// Before measuring, it seeds the memory and bolt servers over HTTP: a
+// checkout session to read, a booked shipment whose parcel is looked up,
+// and 25 completed checkouts with a customer return each, so the returns
+// page is full. It then alternates the servers for every endpoint and round
+// (baseline, memory, bolt, baseline, …), so that slow phases of the machine
+// hit all three alike, and prints, per endpoint and server, requests/s,
+// p50/p99 latency, the ratio of requests/s to the baseline's, and the
+// server's resident memory (VmRSS) and its peak (VmHWM) after its last run.
+//
+// The load generator is in this process: closed loop, -clients concurrent
+// keep-alive connections, each sending its next request when the previous
+// response is read. It shares the machine's cores with the server it
+// measures, equally for all three servers.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+)
+
+func main() {
+	if mode := os.Getenv(serveEnv); mode != "" {
+		if err := serve(mode, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/http server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "bench/http:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// options is the command line.
+type options struct {
+	duration  time.Duration
+	warmup    time.Duration
+	rounds    int
+	clients   int
+	endpoints []endpoint
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var c options
+	fs := flag.NewFlagSet("bench/http", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.DurationVar(&c.duration, "duration", 2*time.Second, "length of one measurement (one endpoint, one server, one round)")
+	fs.DurationVar(&c.warmup, "warmup", 500*time.Millisecond, "unmeasured load per endpoint and server before the first round")
+	fs.IntVar(&c.rounds, "rounds", 3, "how many times every endpoint is measured on every server, alternating")
+	fs.IntVar(&c.clients, "clients", 32, "concurrent keep-alive connections")
+	names := fs.String("endpoints", "all", "comma-separated endpoints to measure: "+strings.Join(endpointNames(), ",")+" or all")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if c.duration <= 0 || c.warmup < 0 || c.rounds < 1 || c.clients < 1 {
+		return c, fmt.Errorf("-duration must be positive, -warmup not negative, -rounds and -clients at least 1")
+	}
+	eps, err := selectEndpoints(*names)
+	if err != nil {
+		return c, err
+	}
+	c.endpoints = eps
+	return c, nil
+}
+
+// run starts the servers, seeds them, measures and prints the report to
+// stdout; progress goes to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "deliverykit-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	mem, err := startServer(ctx, modeMemory, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer mem.stop()
+	blt, err := startServer(ctx, modeBolt, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer blt.stop()
+
+	client := newClient(cfg.clients)
+	fmt.Fprintln(stderr, "seeding the memory and bolt servers")
+	memFix, err := seed(ctx, client, mem.base)
+	if err != nil {
+		return fmt.Errorf("seeding memory: %w", err)
+	}
+	bltFix, err := seed(ctx, client, blt.base)
+	if err != nil {
+		return fmt.Errorf("seeding bolt: %w", err)
+	}
+	// The baseline answers with as many bytes as deliverykit does.
+	sizes, err := responseSizes(ctx, client, mem.base, memFix, cfg.endpoints)
+	if err != nil {
+		return err
+	}
+	base, err := startServer(ctx, modeBaseline, dir, sizes)
+	if err != nil {
+		return err
+	}
+	defer base.stop()
+
+	servers := []*server{base, mem, blt}
+	fixtures := map[*server]fixture{base: memFix, mem: memFix, blt: bltFix}
+	results := make(map[string]map[string]*result)
+	for _, ep := range cfg.endpoints {
+		results[ep.name] = make(map[string]*result)
+		for _, s := range servers {
+			results[ep.name][s.mode] = &result{}
+		}
+	}
+
+	if cfg.warmup > 0 {
+		for _, ep := range cfg.endpoints {
+			for _, s := range servers {
+				fmt.Fprintf(stderr, "warm-up %s on %s\n", ep.name, s.mode)
+				if _, err := load(ctx, client, ep.request(s.base, fixtures[s]), cfg.clients, cfg.warmup); err != nil {
+					return fmt.Errorf("%s on %s: %w", ep.name, s.mode, err)
+				}
+			}
+		}
+	}
+	for round := 1; round <= cfg.rounds; round++ {
+		for _, ep := range cfg.endpoints {
+			for _, s := range servers {
+				fmt.Fprintf(stderr, "round %d/%d: %s on %s\n", round, cfg.rounds, ep.name, s.mode)
+				r, err := load(ctx, client, ep.request(s.base, fixtures[s]), cfg.clients, cfg.duration)
+				if err != nil {
+					return fmt.Errorf("%s on %s: %w", ep.name, s.mode, err)
+				}
+				r.rss, r.hwm = s.memory()
+				results[ep.name][s.mode].add(r)
+			}
+		}
+	}
+	report(stdout, cfg, servers, results)
+	return nil
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary be a benchmark server too: run starts this
+// same binary with serveEnv set.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(serveEnv); mode != "" {
+		if err := serve(mode, os.Stdin, os.Stdout); err != nil {
+			os.Stderr.WriteString("bench/http server: " + err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestSmoke runs the whole benchmark very briefly: three servers start,
+// seeding succeeds on both stores, every endpoint answers 2xx under load on
+// every server, and the report has a line per endpoint and server with the
+// targets after it. It takes a few seconds; CI runs it.
+func TestSmoke(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out, progress bytes.Buffer
+	if err := run(ctx, []string{"-duration", "100ms", "-warmup", "0", "-rounds", "1", "-clients", "4"}, &out, &progress); err != nil {
+		t.Fatalf("run: %v\nprogress:\n%s", err, progress.String())
+	}
+	report := out.String()
+	for _, ep := range endpoints {
+		for _, mode := range []string{modeBaseline, modeMemory, modeBolt} {
+			found := false
+			for line := range strings.SplitSeq(report, "\n") {
+				f := strings.Fields(line)
+				if strings.Contains(line, ep.title) && len(f) > 3 && f[len(f)-7] == mode {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no line for %s on %s in the report:\n%s", ep.title, mode, report)
+			}
+		}
+	}
+	for _, want := range []string{"target POST /v1/siw/session.create on memory", "target GET /v1/siw/session.get on memory"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"-rounds", "0"}, "at least 1"},
+		{[]string{"-duration", "0s"}, "must be positive"},
+		{[]string{"-endpoints", "siw.create,nope"}, `unknown endpoint "nope"`},
+		{[]string{"extra"}, "unexpected arguments"},
+	} {
+		_, err := parseFlags(tc.args, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("parseFlags(%q) = %v; want an error containing %q", tc.args, err, tc.wantErr)
+		}
+	}
+	c, err := parseFlags([]string{"-endpoints", "siw.get,returns"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.endpoints) != 2 || c.endpoints[0].name != "siw.get" || c.endpoints[1].name != "returns" {
+		t.Errorf("endpoints = %+v", c.endpoints)
+	}
+}

@@ -1,0 +1,248 @@
+package checkout
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/storage/bolt"
+	"github.com/deliverykit/deliverykit/storage/memory"
+)
+
+// The stored record keeps what the options were computed from, not the
+// options; reading it computes them again, exactly: a session read back
+// (after a restart, from a bolt file) answers byte for byte what it
+// answered when it was created and updated, even with a clock reading that
+// has nanoseconds and a zone other than UTC.
+func TestStoredRecordRecomputesOptions(t *testing.T) {
+	now := time.Date(2026, 11, 19, 10, 0, 0, 123456789, time.FixedZone("CET", 3600))
+	for _, tc := range []struct {
+		name  string
+		open  func(t *testing.T) (storage.Store, func() storage.Store)
+		extra func(*CreateRequest)
+	}{
+		{"memory", func(*testing.T) (storage.Store, func() storage.Store) {
+			s := memory.New()
+			return s, func() storage.Store { return s }
+		}, nil},
+		{"bolt reopened", func(t *testing.T) (storage.Store, func() storage.Store) {
+			path := filepath.Join(t.TempDir(), "store.db")
+			s, err := bolt.Open(path, &bolt.Options{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s, func() storage.Store {
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				s2, err := bolt.Open(path, &bolt.Options{NoSync: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s2.Close() })
+				return s2
+			}
+		}, nil},
+		{"no search address", func(*testing.T) (storage.Store, func() storage.Store) {
+			s := memory.New()
+			return s, func() storage.Store { return s }
+		}, func(r *CreateRequest) { r.SearchAddress = nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := deliverykit.NewManualClock(now)
+			newSvc := func(store storage.Store) *Service {
+				engines, err := NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
+				if err != nil {
+					t.Fatal(err)
+				}
+				svc, err := New(store, Options{Engines: engines, Clock: clock, IDs: &deliverykit.SequentialIDs{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return svc
+			}
+			store, reopen := tc.open(t)
+			req := createRequest()
+			if tc.extra != nil {
+				tc.extra(&req)
+			}
+			created, err := newSvc(store).Create(ctx, "demo-site", req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := json.Marshal(created); !bytes.Contains(b, []byte(`"selected_shipping_option"`)) {
+				t.Fatalf("the session has no selected option: %s", b)
+			}
+			// The options as the engine computes them at creation, from
+			// the same request refresh builds.
+			engines, err := NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
+			if err != nil {
+				t.Fatal(err)
+			}
+			engine, _ := engines.Engine("demo-site")
+			optReq := options.Request{Currency: "SEK", Locales: req.Locales, CartValue: req.Cart.TotalValue,
+				Attributes: []string{"small"}, Items: []options.Item{{Quantity: 1}, {Quantity: 2}},
+				Address: catalog.Address{Country: "SE"}}
+			if req.SearchAddress != nil {
+				optReq.Address.PostalCode = req.SearchAddress.PostalCode
+			}
+			orig, err := engine.Compute(ctx, optReq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(time.Minute)
+
+			// The stored record: inputs, no options.
+			var raw map[string]json.RawMessage
+			if err := store.View(ctx, func(tx storage.Tx) error {
+				rec, err := tx.Get("checkout.sessions", storage.Key("demo-site", created.Session.ID))
+				if err != nil {
+					return err
+				}
+				if len(rec.Value) > 2048 {
+					t.Errorf("stored record of %d bytes; want ≤ 2 KiB", len(rec.Value))
+				}
+				return json.Unmarshal(rec.Value, &raw)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := raw["options"]; ok {
+				t.Errorf("the stored record has options: %s", raw["options"])
+			}
+			if _, ok := raw["options_input"]; !ok {
+				t.Errorf("the stored record has no options_input: %v", raw)
+			}
+
+			svc := newSvc(reopen())
+			got, err := svc.Get(ctx, "demo-site", created.Session.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it, err := svc.load(ctx, "demo-site", created.Session.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantOpts, _ := json.Marshal(orig)
+			gotOpts, _ := json.Marshal(it.Value.Options)
+			if diff := cmp.Diff(string(wantOpts), string(gotOpts)); diff != "" {
+				t.Errorf("options recomputed (-computed at creation +recomputed):\n%s", diff)
+			}
+			want, _ := json.Marshal(created)
+			have, _ := json.Marshal(got)
+			if diff := cmp.Diff(string(want), string(have)); diff != "" {
+				t.Errorf("the session read back differs from the created one (-created +read):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A record written before options_input existed kept its options in the
+// record; they are still served, until the next refresh replaces them.
+func TestStoredOptionsOfEarlierRecords(t *testing.T) {
+	f := newFixture(t)
+	v, err := f.svc.Create(ctx, "demo-site", createRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := storage.Key("demo-site", v.Session.ID)
+	// Rewrite the record as an earlier version stored it.
+	if err := f.store.Update(ctx, func(tx storage.Tx) error {
+		it, err := sessions.Get(tx, key)
+		if err != nil {
+			return err
+		}
+		rec := it.Value
+		if err := f.svc.restoreOptions("demo-site", &rec); err != nil {
+			return err
+		}
+		rec.StoredOptions, rec.OptionsInput = rec.Options, nil
+		_, err = sessions.Put(tx, key, rec, storage.Condition{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.svc.Get(ctx, "demo-site", v.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(v)
+	have, _ := json.Marshal(got)
+	if diff := cmp.Diff(string(want), string(have)); diff != "" {
+		t.Errorf("legacy record (-created +read):\n%s", diff)
+	}
+}
+
+// The options cache answers only for the version it was given, and holds
+// at most optionsCacheSize sessions.
+func TestOptionsCache(t *testing.T) {
+	var c optionsCache
+	res := &options.Result{Locale: "sv-SE"}
+	rec := &record{Options: res, OptionsInput: &optionsInput{Currency: "SEK"}}
+	c.put("s/1", 7, rec)
+	for _, tc := range []struct {
+		key     string
+		version uint64
+		want    *options.Result
+	}{
+		{"s/1", 7, res},
+		{"s/1", 8, nil}, // written since
+		{"s/2", 7, nil},
+	} {
+		if got := c.get(tc.key, tc.version); got != tc.want {
+			t.Errorf("get(%q, %d) = %p; want %p", tc.key, tc.version, got, tc.want)
+		}
+	}
+	c.put("s/legacy", 1, &record{StoredOptions: res, Options: res})
+	if got := c.get("s/legacy", 1); got != nil {
+		t.Errorf("options stored in an earlier record were cached")
+	}
+	for i := range 3 * optionsCacheSize {
+		c.put(fmt.Sprintf("s/%d", i), 1, rec)
+	}
+	if n := len(c.m); n != optionsCacheSize {
+		t.Errorf("%d entries; want the bound %d", n, optionsCacheSize)
+	}
+}
+
+// Reading a session after writing it serves the options computed for the
+// write; an update makes a new version, whose options are its own.
+func TestOptionsCacheFollowsWrites(t *testing.T) {
+	f := newFixture(t)
+	v, err := f.svc.Create(ctx, "demo-site", createRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := f.svc.load(ctx, "demo-site", v.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := f.svc.load(ctx, "demo-site", v.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Value.Options != second.Value.Options {
+		t.Errorf("the second read recomputed the options instead of using the cache")
+	}
+	moved := &Customer{Address: &CustomerAddress{Name: "Anna", AddressLines: []string{"Sergels torg 1"},
+		City: "Stockholm", PostalCode: "111 57", Country: "SE"}}
+	if _, err := f.svc.Update(ctx, "demo-site", UpdateRequest{ID: v.Session.ID, Customer: moved}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := f.svc.load(ctx, "demo-site", v.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Value.Options == first.Value.Options || after.Value.Options.Preselected == first.Value.Options.Preselected {
+		t.Errorf("after moving the search address the options are still those of 118 26 (preselected %s)", after.Value.Options.Preselected)
+	}
+}
