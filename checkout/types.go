@@ -59,11 +59,11 @@ type Cart struct {
 
 // CartItem is one cart line.
 type CartItem struct {
-	SKU        string   `json:"sku,omitempty" validate:"required"`
-	Name       string   `json:"name,omitempty"`
+	SKU        string   `json:"sku,omitempty" validate:"required,max=128"`
+	Name       string   `json:"name,omitempty" validate:"max=500"`
 	Attributes []string `json:"attributes,omitempty"`
 	OutOfStock bool     `json:"out_of_stock,omitempty"`
-	Quantity   int64    `json:"quantity,omitempty" validate:"gte=0"`
+	Quantity   int64    `json:"quantity,omitempty" validate:"gte=0,lte=100000"`
 	// Price is the unit price in minor units.
 	Price int64 `json:"price,omitempty" validate:"gte=0"`
 }
@@ -92,10 +92,10 @@ type Customer struct {
 
 // CustomerAddress is the delivery address.
 type CustomerAddress struct {
-	Name         string   `json:"name,omitempty"`
-	AddressLines []string `json:"address_lines,omitempty"`
-	City         string   `json:"city,omitempty"`
-	PostalCode   string   `json:"postal_code,omitempty"`
+	Name         string   `json:"name,omitempty" validate:"max=256"`
+	AddressLines []string `json:"address_lines,omitempty" validate:"max=10,dive,max=256"`
+	City         string   `json:"city,omitempty" validate:"max=128"`
+	PostalCode   string   `json:"postal_code,omitempty" validate:"max=32"`
 	Country      string   `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
 }
 

@@ -317,3 +317,33 @@ func TestInProcessClient(t *testing.T) {
 		t.Errorf("cancelled request error = %v", err)
 	}
 }
+
+// TestBodyLimitWithoutLength: a body sent without a declared length is cut
+// off by the limit as it is read; one with a declared length past the
+// limit is refused before reading.
+func TestBodyLimitWithoutLength(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxBodyBytes: 64})
+	read := 0
+	s.route(areaTracking, "/v1/delivery_tracking/limit", map[string]endpoint{
+		"POST": func(w http.ResponseWriter, r *http.Request, site string) error {
+			var v map[string]any
+			err := decodeJSON(r, &v)
+			read++
+			return err
+		},
+	})
+	for _, length := range []int64{-1, 200} {
+		body := `{"name":"` + strings.Repeat("x", 100) + `"}`
+		req := httptest.NewRequest("POST", "/v1/delivery_tracking/limit", io.MultiReader(strings.NewReader(body)))
+		req.ContentLength = length
+		req.Header.Set("Authorization", bearer("demo-key"))
+		rec := httptest.NewRecorder()
+		s.handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusRequestEntityTooLarge {
+			t.Errorf("length %d: status %d, want 413: %s", length, rec.Code, rec.Body)
+		}
+	}
+	if read != 2 {
+		t.Errorf("endpoint ran %d times", read)
+	}
+}

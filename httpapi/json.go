@@ -16,6 +16,11 @@ import (
 // ignored and an empty body is an empty object. Errors are InvalidArgument
 // naming the field, or errBodyTooLarge.
 func decodeJSON(r *http.Request, v any) error {
+	// A declared length past the limit is refused before reading a byte,
+	// rather than after buffering a megabyte of it.
+	if limit := requestInfoFrom(r.Context()).maxBody; limit > 0 && r.ContentLength > limit {
+		return fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, limit)
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError

@@ -17,6 +17,7 @@ type requestInfo struct {
 	traceID string
 	site    string
 	style   errorStyle
+	maxBody int64 // the body limit, for refusing a declared length early
 }
 
 type infoKey struct{}
@@ -87,7 +88,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{traceID: r.Header.Get("X-Trace-Id")}
+		info := &requestInfo{traceID: r.Header.Get("X-Trace-Id"), maxBody: s.maxBody}
 		if !validTraceID(info.traceID) {
 			info.traceID = newTraceID()
 		}

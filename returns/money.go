@@ -1,7 +1,9 @@
 package returns
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -72,7 +74,7 @@ func currencyScale(code, field string) (string, int, error) {
 // decimals: more significant decimals than the currency has, exponents,
 // NaN-like tokens and values beyond int64 are errors naming field, so that
 // a price is never rounded silently.
-func parseMinor(s json.Number, scale int, field string) (int64, error) {
+func parseMinor(s Decimal, scale int, field string) (int64, error) {
 	str := strings.TrimSpace(string(s))
 	if str == "" {
 		return 0, nil
@@ -113,10 +115,55 @@ func allDigits(s string) bool {
 // DecimalFromMinor converts minor units of a currency (as areas A, C and D
 // carry money: 12950 SEK öre) into the decimal OrderInput takes ("129.50"),
 // exactly. It lets the caller's wiring import orders completed at checkout.
-func DecimalFromMinor(minor int64, currencyCode string) (json.Number, error) {
+func DecimalFromMinor(minor int64, currencyCode string) (Decimal, error) {
 	_, scale, err := currencyScale(currencyCode, "currencyCode")
 	if err != nil {
 		return "", err
 	}
-	return json.Number(Amount{Minor: minor, Scale: scale}.String()), nil
+	return Decimal(Amount{Minor: minor, Scale: scale}.String()), nil
+}
+
+// Decimal is an amount in major units as the client wrote it: a JSON number
+// kept as its literal text ("12.50"), so that no float ever holds money.
+// parseMinor turns it into exact minor units for the order's currency.
+type Decimal string
+
+// UnmarshalJSON accepts a JSON number (or null, the same as absent). Any
+// other JSON value is an *json.UnmarshalTypeError, which encoding/json
+// completes with the member's name, so the 400 names the field.
+func (d *Decimal) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case string(b) == "null":
+		*d = ""
+		return nil
+	case len(b) > 0 && (b[0] == '-' || b[0] >= '0' && b[0] <= '9'):
+		*d = Decimal(b) // encoding/json has already checked the literal
+		return nil
+	}
+	kind := "value"
+	if len(b) > 0 {
+		switch b[0] {
+		case '"':
+			kind = "string"
+		case '{':
+			kind = "object"
+		case '[':
+			kind = "array"
+		case 't', 'f':
+			kind = "bool"
+		}
+	}
+	// Type names what the wire wanted, a JSON number; Decimal's own kind
+	// (string) would tell the client the opposite.
+	return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[float64]()}
+}
+
+// MarshalJSON writes the decimal as a JSON number; the zero Decimal is 0,
+// as json.Number's is.
+func (d Decimal) MarshalJSON() ([]byte, error) {
+	if d == "" {
+		return []byte("0"), nil
+	}
+	return []byte(d), nil
 }

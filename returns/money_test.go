@@ -2,6 +2,7 @@ package returns
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -54,7 +55,7 @@ func TestParseMinor(t *testing.T) {
 		{"99999999999999999999", 2, 0, "is too large"},
 	}
 	for _, tt := range tests {
-		got, err := parseMinor(json.Number(tt.in), tt.scale, "amount")
+		got, err := parseMinor(Decimal(tt.in), tt.scale, "amount")
 		gotErr := ""
 		if err != nil {
 			gotErr = err.(interface{ Error() string }).Error()
@@ -87,7 +88,7 @@ func TestDecimalFromMinor(t *testing.T) {
 	tests := []struct {
 		minor int64
 		cur   string
-		want  json.Number
+		want  Decimal
 		err   bool
 	}{
 		{12950, "SEK", "129.50", false},
@@ -106,5 +107,42 @@ func TestDecimalFromMinor(t *testing.T) {
 				t.Errorf("round trip of %d %s = %d", tt.minor, tt.cur, back)
 			}
 		}
+	}
+}
+
+func TestDecimalJSON(t *testing.T) {
+	type body struct {
+		Items []struct {
+			Price PriceInput `json:"purchasePriceAmount"`
+		} `json:"items"`
+	}
+	tests := []struct {
+		in        string
+		want      Decimal
+		wantField string // the field a type error names; "" for success
+	}{
+		{`{"items":[{"purchasePriceAmount":{"amount":12.50}}]}`, "12.50", ""},
+		{`{"items":[{"purchasePriceAmount":{"amount":-3}}]}`, "-3", ""},
+		{`{"items":[{"purchasePriceAmount":{"amount":null}}]}`, "", ""},
+		{`{"items":[{"purchasePriceAmount":{"amount":"12.50"}}]}`, "", "items.purchasePriceAmount.amount"},
+		{`{"items":[{"purchasePriceAmount":{"amount":true}}]}`, "", "items.purchasePriceAmount.amount"},
+		{`{"items":[{"purchasePriceAmount":{"amount":{}}}]}`, "", "items.purchasePriceAmount.amount"},
+	}
+	for _, tt := range tests {
+		var b body
+		err := json.Unmarshal([]byte(tt.in), &b)
+		var te *json.UnmarshalTypeError
+		switch {
+		case tt.wantField == "" && err != nil:
+			t.Errorf("%s: %v", tt.in, err)
+		case tt.wantField == "" && b.Items[0].Price.Amount != tt.want:
+			t.Errorf("%s: amount %q, want %q", tt.in, b.Items[0].Price.Amount, tt.want)
+		case tt.wantField != "" && (!errors.As(err, &te) || te.Field != tt.wantField):
+			t.Errorf("%s: error %v, want a type error naming %s", tt.in, err, tt.wantField)
+		}
+	}
+	out, _ := json.Marshal(PriceInput{Amount: "12.50"})
+	if string(out) != `{"amount":12.50,"itemTax":0}` {
+		t.Errorf("Marshal = %s", out)
 	}
 }

@@ -101,7 +101,7 @@ type OrderInput struct {
 	Email         string `json:"email" validate:"required,email,max=320"`
 	// ShippingAmount is what the customer paid for shipping (an extension
 	// of the spec); it is refunded when the policy says so.
-	ShippingAmount json.Number      `json:"shippingAmount"`
+	ShippingAmount Decimal          `json:"shippingAmount"`
 	Items          []OrderItemInput `json:"items" validate:"required,min=1,max=500,dive"`
 }
 
@@ -118,8 +118,8 @@ type OrderItemInput struct {
 
 // PriceInput is a unit price as decimals in major units.
 type PriceInput struct {
-	Amount  json.Number `json:"amount"`
-	ItemTax json.Number `json:"itemTax"`
+	Amount  Decimal `json:"amount"`
+	ItemTax Decimal `json:"itemTax"`
 }
 
 // CustomerReturnInput is a customer's return request (POST

@@ -220,8 +220,8 @@ type Delivery struct {
 // LineItem is one line of a delivery. Weight and Dimensions are pointers
 // to keep presence: an absent weight is allowed, a weight of 0 is not.
 type LineItem struct {
-	SKU        string      `json:"sku" validate:"required"`
-	Title      string      `json:"title" validate:"required"`
+	SKU        string      `json:"sku" validate:"required,max=128"`
+	Title      string      `json:"title" validate:"required,max=500"`
 	Quantity   int32       `json:"quantity" validate:"gt=0"`
 	Weight     *int32      `json:"weight,omitempty" validate:"omitnil,gt=0"`
 	Dimensions *Dimensions `json:"dimensions,omitempty"`

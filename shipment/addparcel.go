@@ -56,6 +56,13 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 	if err := shipmentAllow(&out.Value.Shipment, opShipAddParcel); err != nil {
 		return nil, err
 	}
+	// The same bound as shipments.create: a record holds the whole
+	// shipment, and every change rewrites it.
+	for _, sh := range []*Shipment{&out.Value.Shipment, &ret.Value.Shipment} {
+		if len(sh.Parcels) >= MaxParcels {
+			return nil, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "shipment %s already has %d parcels, the most a shipment may have", sh.ID, MaxParcels)
+		}
+	}
 	var retIn ParcelInput
 	if hasRet {
 		if err := shipmentAllow(&ret.Value.Shipment, opShipAddParcel); err != nil {

@@ -699,3 +699,18 @@ func TestReturnShipmentLinkRules(t *testing.T) {
 		t.Errorf("cancelled return shipment got a parcel: %d parcels", len(got.Parcels))
 	}
 }
+
+// TestAddParcelBound: addParcel keeps the bound shipments.create has, so a
+// shipment record cannot grow without limit.
+func TestAddParcelBound(t *testing.T) {
+	f := newFixture(t)
+	parcels := make([]shipment.ParcelInput, shipment.MaxParcels)
+	for i := range parcels {
+		parcels[i] = parcel("np-home")
+	}
+	sh := must[*shipment.Shipment](t)(f.svc.Create(ctx, site, request("FULL-1", parcels...)))
+	_, err := f.svc.AddParcel(ctx, site, shipment.AddParcelRequest{ShipmentID: sh.ID, Parcel: ptr(parcel("np-home"))})
+	if kindOf(err) != "failed precondition" {
+		t.Fatalf("AddParcel to a full shipment = %v, want failed precondition", err)
+	}
+}

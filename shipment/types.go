@@ -225,6 +225,10 @@ type TimeSpan struct {
 	End   time.Time `json:"end"`
 }
 
+// MaxParcels is the most parcels a shipment may have, at creation and
+// after shipments.addParcel.
+const MaxParcels = 100
+
 // CreateShipmentRequest is the body of POST /shipments.create and, with
 // PickupWindow, of POST /shipments.createAndBook.
 type CreateShipmentRequest struct {
@@ -240,7 +244,7 @@ type CreateShipmentRequest struct {
 	Attributes    map[string]string `json:"attributes,omitempty"`
 	Sender        *Sender           `json:"sender" validate:"required"`
 	Receiver      *Receiver         `json:"receiver" validate:"required"`
-	Parcels       []ParcelInput     `json:"parcels" validate:"required,min=1,max=100,dive"`
+	Parcels       []ParcelInput     `json:"parcels" validate:"required,min=1,max=100,dive"` // max=MaxParcels
 	// OutboundShipmentID connects a RETURN shipment to the outbound
 	// shipment it returns: parcels added later to the outbound shipment
 	// are added to it too.

@@ -116,6 +116,9 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		if err != nil {
 			return err
 		}
+		if len(rec.Alerts) >= MaxAlerts && (ev.Alert != "" || ev.EstimatedTime != nil) {
+			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the parcel already has %d alerts, the most kept for one parcel", MaxAlerts)
+		}
 		base := s.change(site, &ord.Value, &rec)
 		changed := false
 		if ev.Step != "" {
@@ -211,6 +214,14 @@ func (s *Service) change(site string, o *orderRecord, p *parcelRecord) Change {
 	return c
 }
 
+// MaxProgressItems bounds a parcel's history. Real parcels see tens of
+// steps; the bound keeps a misbehaving carrier feed from growing one record
+// (rewritten on every event) without limit.
+const MaxProgressItems = 500
+
+// MaxAlerts bounds a parcel's alerts for the same reason.
+const MaxAlerts = 200
+
 // addStep places item in rec's history by time. It returns false for a
 // duplicate and an error for a step the sequence rules refuse.
 func addStep(rec *parcelRecord, item ProgressItem) (bool, error) {
@@ -236,6 +247,9 @@ func addStep(rec *parcelRecord, item ProgressItem) (bool, error) {
 		if prev := rec.Progress[pos-1]; finalStep(d, prev.Step) {
 			return false, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the parcel reached the final step %s at %s; no step may follow it", prev.Step, prev.Time)
 		}
+	}
+	if len(rec.Progress) >= MaxProgressItems {
+		return false, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the parcel already has %d progress steps, the most kept for one parcel", MaxProgressItems)
 	}
 	if pos < len(rec.Progress) && finalStep(d, item.Step) {
 		return false, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "final step %s cannot precede the recorded step %s at %s", item.Step, rec.Progress[pos].Step, rec.Progress[pos].Time)

@@ -209,6 +209,9 @@ func TestCreateParcel(t *testing.T) {
 		{"other site's order", "site-b", parcelReq(id, "TN2"), deliverykit.ErrNotFound},
 		{"unknown product", "site-a", func() CreateParcelRequest { r := parcelReq(id, "TN2"); r.CarrierProductRef = "x"; return r }(), deliverykit.ErrInvalidArgument},
 		{"bad direction", "site-a", func() CreateParcelRequest { r := parcelReq(id, "TN2"); r.DirectionType = "SIDEWAYS"; return r }(), deliverykit.ErrInvalidArgument},
+		// A NUL would make the number pose as the key prefix of another
+		// parcel's ("TN1" + NUL + carrier).
+		{"NUL in tracking number", "site-a", parcelReq(id, "TN1\x00nordic-box"), deliverykit.ErrInvalidArgument},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,6 +322,8 @@ func TestRecordEventRules(t *testing.T) {
 		{"late event before final is fine", []Event{ev(StepDeliveredToConsumer, "", "2026-11-21T10:00:00Z")}, ev(StepOnRoute, "", "2026-11-21T08:00:00Z"), nil},
 		{"final before recorded step", []Event{ev(StepOnRoute, "", "2026-11-21T10:00:00Z")}, ev(StepTerminated, "", "2026-11-21T08:00:00Z"), deliverykit.ErrFailedPrecondition},
 		{"back on route", []Event{ev(StepDeliveredToPickupPoint, "", "2026-11-21T10:00:00Z")}, ev(StepOnRoute, "", "2026-11-22T08:00:00Z"), nil},
+		{"history full", manyEvents(StepOnRoute, "", MaxProgressItems), ev(StepOnRoute, "", "2026-01-01T00:00:00Z"), deliverykit.ErrFailedPrecondition},
+		{"alerts full", manyEvents("", AlertDeliveryDelayedFromCarrier, MaxAlerts), ev("", AlertOutForDelivery, "2026-01-01T00:00:00Z"), deliverykit.ErrFailedPrecondition},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -675,4 +680,14 @@ func TestConcurrentCreateOrder(t *testing.T) {
 	if err != nil || len(res.Orders) != 1 {
 		t.Fatalf("orders = %d, %v", len(res.Orders), err)
 	}
+}
+
+// manyEvents returns n events of one step or alert, a minute apart.
+func manyEvents(step Step, alert AlertType, n int) []Event {
+	out := make([]Event, n)
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := range out {
+		out[i] = ev(step, alert, t0.Add(time.Duration(i)*time.Minute).Format(time.RFC3339))
+	}
+	return out
 }

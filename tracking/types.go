@@ -164,8 +164,8 @@ const (
 // CreateTrackingOrderRequest registers a tracking order (§2.2).
 type CreateTrackingOrderRequest struct {
 	SiteID            string            `json:"site_id" validate:"required"`
-	ExternalID        string            `json:"external_id" validate:"required,max=256"`
-	CarrierProductRef string            `json:"carrier_product_ref" validate:"required"`
+	ExternalID        string            `json:"external_id" validate:"required,max=256,keysafe"`
+	CarrierProductRef string            `json:"carrier_product_ref" validate:"required,max=128,keysafe"`
 	Sender            *Sender           `json:"sender" validate:"required"`
 	Receiver          *Receiver         `json:"receiver" validate:"required"`
 	Destination       *Destination      `json:"destination" validate:"required"`
@@ -176,13 +176,13 @@ type CreateTrackingOrderRequest struct {
 
 // Sender is the merchant side of an order.
 type Sender struct {
-	Name    string   `json:"name" validate:"required"`
+	Name    string   `json:"name" validate:"required,max=256"`
 	Address *Address `json:"address,omitempty" validate:"omitempty"`
 }
 
 // Receiver is the customer of an order.
 type Receiver struct {
-	Name           string   `json:"name" validate:"required"`
+	Name           string   `json:"name" validate:"required,max=256"`
 	Address        *Address `json:"address,omitempty" validate:"omitempty"`
 	BillingAddress *Address `json:"billing_address,omitempty" validate:"omitempty"`
 	Email          string   `json:"email,omitempty" validate:"omitempty,email"`
@@ -234,7 +234,7 @@ type Cart struct {
 // Discount is the discount on one item.
 type CartItem struct {
 	SKU      string `json:"sku" validate:"required"`
-	Name     string `json:"name" validate:"required"`
+	Name     string `json:"name" validate:"required,max=500"`
 	Quantity int32  `json:"quantity" validate:"gt=0"`
 	Price    int32  `json:"price" validate:"gte=0"`
 	Discount int32  `json:"discount" validate:"gte=0"`
@@ -257,9 +257,9 @@ type CreateTrackingOrderResponse struct {
 // CreateParcelRequest registers a parcel of an order (§2.2).
 type CreateParcelRequest struct {
 	SiteID            string           `json:"site_id" validate:"required"`
-	TosID             string           `json:"tos_id" validate:"required"`
-	TrackingNumber    string           `json:"tracking_number" validate:"required,max=128"`
-	CarrierProductRef string           `json:"carrier_product_ref" validate:"required"`
+	TosID             string           `json:"tos_id" validate:"required,max=128,keysafe"`
+	TrackingNumber    string           `json:"tracking_number" validate:"required,max=128,keysafe"`
+	CarrierProductRef string           `json:"carrier_product_ref" validate:"required,max=128,keysafe"`
 	DirectionType     DirectionType    `json:"direction_type" validate:"required,oneof=UNKNOWN_DIRECTION_TYPE OUTBOUND RETURN UNSPECIFIED"`
 	DeliveryType      DeliveryType     `json:"delivery_type,omitempty" validate:"omitempty,oneof=UNKNOWN DELIVERY PICKUP MAILBOX INSTORE INWAREHOUSE"`
 	Attributes        map[string]any   `json:"attributes,omitempty"`
@@ -270,7 +270,7 @@ type CreateParcelRequest struct {
 
 // ParcelReceiver is who receives a parcel and where.
 type ParcelReceiver struct {
-	Name        string             `json:"name" validate:"required"`
+	Name        string             `json:"name" validate:"required,max=256"`
 	Destination *ParcelDestination `json:"destination" validate:"required"`
 	Email       string             `json:"email,omitempty" validate:"omitempty,email"`
 	PhoneNumber string             `json:"phone_number,omitempty"`
@@ -291,7 +291,7 @@ type Pickup struct {
 
 // ParcelSender is who sends a parcel.
 type ParcelSender struct {
-	Name    string   `json:"name" validate:"required"`
+	Name    string   `json:"name" validate:"required,max=256"`
 	Address *Address `json:"address,omitempty" validate:"omitempty"`
 }
 
@@ -534,10 +534,10 @@ type TrackingParcelReceiver struct {
 // Time.
 type Event struct {
 	SiteID         string `json:"site_id"`
-	TrackingNumber string `json:"tracking_number" validate:"required"`
+	TrackingNumber string `json:"tracking_number" validate:"required,max=128,keysafe"`
 	// CarrierProductRef disambiguates a tracking number that two carriers
 	// of the site use; it is otherwise optional.
-	CarrierProductRef string    `json:"carrier_product_ref,omitempty"`
+	CarrierProductRef string    `json:"carrier_product_ref,omitempty" validate:"max=128,keysafe"`
 	Time              string    `json:"time" validate:"required,datetime=2006-01-02T15:04:05Z07:00"`
 	Step              Step      `json:"step,omitempty" validate:"omitempty,step"`
 	Alert             AlertType `json:"alert,omitempty" validate:"omitempty,alert"`

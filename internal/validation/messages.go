@@ -61,6 +61,7 @@ var messages = map[string]func(validator.FieldError) string{
 
 	"email":              fixed("must be an e-mail address"),
 	"url":                fixed("must be a URL"),
+	"keysafe":            fixed("must not contain NUL characters"),
 	"http_url":           fixed("must be an http or https URL"),
 	"uri":                fixed("must be a URI"),
 	"uuid":               fixed("must be a UUID"),

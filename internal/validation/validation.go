@@ -11,6 +11,7 @@ import (
 	"github.com/go-playground/validator/v10"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
 )
 
 // Rule is a tag an area adds to the shared vocabulary, such as tracking's
@@ -42,12 +43,20 @@ type Validator struct {
 func New(rules ...Rule) *Validator {
 	v := validator.New(validator.WithRequiredStructEnabled(), validator.WithTagNameFuncBlankOmit())
 	v.RegisterTagNameFunc(jsonName)
+	// keysafe is every area's: ids that become parts of storage keys must
+	// not hold the key separator, or one id could pose as the prefix of
+	// another.
+	if err := v.RegisterValidation("keysafe", func(fl validator.FieldLevel) bool {
+		return !strings.Contains(fl.Field().String(), storage.KeySep)
+	}); err != nil {
+		panic(fmt.Sprintf("validation: registering keysafe: %v", err))
+	}
 	custom := make(map[string]string, len(rules))
 	for _, r := range rules {
 		if r.Tag == "" || r.Func == nil || r.Message == "" {
 			panic(fmt.Sprintf("validation: rule %q needs a tag, a function and a message", r.Tag))
 		}
-		if _, dup := custom[r.Tag]; dup {
+		if _, dup := custom[r.Tag]; dup || r.Tag == "keysafe" {
 			panic(fmt.Sprintf("validation: rule %q is registered twice", r.Tag))
 		}
 		if err := v.RegisterValidation(r.Tag, r.Func); err != nil {
