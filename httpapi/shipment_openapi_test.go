@@ -1,16 +1,12 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/deliverykit/deliverykit/shipment"
 )
@@ -69,119 +65,45 @@ var shipmentFieldDocs = map[string]string{
 	"Label.routing_code":                         "The carrier's sorting code printed on the label.",
 }
 
-var shipmentDateTimeFields = map[string]bool{"start": true, "end": true, "picked_up_at": true}
-
-type somSchemaGen struct{ schemas map[string]any }
-
-func (g *somSchemaGen) ref(t reflect.Type) map[string]any {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if vals, ok := shipmentEnums[t]; ok {
-		return map[string]any{"type": "string", "enum": vals}
-	}
-	if t == reflect.TypeFor[time.Time]() {
-		return map[string]any{"type": "string", "format": "date-time"}
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return map[string]any{"type": "string"}
-	case reflect.Int32:
-		return map[string]any{"type": "integer", "format": "int32"}
-	case reflect.Float64:
-		return map[string]any{"type": "number", "format": "double"}
-	case reflect.Slice:
-		return map[string]any{"type": "array", "items": g.ref(t.Elem())}
-	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": g.ref(t.Elem())}
-	case reflect.Struct:
-		name := t.Name()
-		if _, done := g.schemas[name]; !done {
-			g.schemas[name] = nil // break cycles
-			g.schemas[name] = g.object(t)
-		}
-		return map[string]any{"$ref": "#/components/schemas/" + name}
-	}
-	panic("openapi: unsupported type " + t.String())
+var shipmentSpec = openAPISpec{
+	info: map[string]any{
+		"title":   "Shipment order management API",
+		"version": "1.0",
+		"description": "Area F: shipments → parcels → deliveries (carrier legs), booking (tracking numbers, labels, tracking links), carrier pickups. " +
+			"Call order: shipments.create, shipments.bookParcels, deliveries.bookPickup (or shipments.createAndBook). " +
+			"JSON names are snake_case; times RFC 3339; weights grams, dimensions millimetres; money minor units; addresses and contacts have the tracking API's shapes. " +
+			"Unknown request fields are ignored. Delivery states: CREATED → BOOKED → PICKUP_BOOKED → PICKED_UP, or CANCELLED before pickup; a call in the wrong state is 400 failed precondition naming the state. " +
+			"Operations marked x-extension are not part of the original interface.",
+	},
+	server:      "/v1/som",
+	security:    "bearerApiToken",
+	securityDoc: "Authorization: Bearer <base64(API token)>",
+	errorSchema: map[string]any{
+		"type":        "object",
+		"description": "Every failure (status 400, 401, 403, 404, 405, 409, 413, 500). error is \"<kind>: <message>\"; a wrong state is 400 \"failed precondition: … is <STATE> …\"; 409 means a concurrent call won: repeat the call.",
+		"required":    []string{"error", "trace_id"},
+		"properties": map[string]any{
+			"error":    map[string]any{"type": "string", "example": "failed precondition: delivery CP000000014SE is PICKED_UP: cancelling is not allowed"},
+			"trace_id": map[string]any{"type": "string", "description": "also in the X-Trace-Id header"},
+			"details": map[string]any{"type": "array", "items": map[string]any{
+				"type": "object", "required": []string{"field", "rule", "message"},
+				"properties": map[string]any{"field": map[string]any{"type": "string", "description": "JSON path, e.g. parcels[0].deliveries[1].pickup.id"}, "rule": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"}},
+			}},
+		},
+	},
+	okDescription: "OK",
+	querySchemas:  map[string]any{"format": map[string]any{"type": "string", "enum": []string{"pdf", "zpl"}, "default": "pdf"}},
+	types: openAPISchemas{
+		enums:          shipmentEnums,
+		dateTimeFields: map[string]bool{"start": true, "end": true, "picked_up_at": true},
+		fieldDocs:      shipmentFieldDocs,
+		responses:      shipmentResponses,
+		constraints:    true,
+	},
+	ops: somOps,
 }
 
-func (g *somSchemaGen) object(t reflect.Type) map[string]any {
-	props := map[string]any{}
-	var required []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		p := g.ref(f.Type)
-		if f.Type.Kind() == reflect.String && shipmentDateTimeFields[name] {
-			p = map[string]any{"type": "string", "format": "date-time"}
-		}
-		rules := f.Tag.Get("validate")
-		if _, isRef := p["$ref"]; !isRef {
-			constrain(p, f.Type, rules)
-		}
-		if doc := shipmentFieldDocs[t.Name()+"."+name]; doc != "" {
-			if _, isRef := p["$ref"]; isRef {
-				p = map[string]any{"allOf": []any{p}, "description": doc}
-			} else {
-				p["description"] = doc
-			}
-		}
-		props[name] = p
-		// gt=0 on a number makes it required too: its absence is 0.
-		if strings.Contains(rules, "required") || strings.HasPrefix(rules, "gt=") || (shipmentResponses[t] && !strings.Contains(opts, "omitempty")) {
-			required = append(required, name)
-		}
-	}
-	s := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 {
-		s["required"] = required
-	}
-	return s
-}
-
-// constrain turns validate rules into JSON Schema keywords.
-func constrain(p map[string]any, t reflect.Type, rules string) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	for _, r := range strings.Split(rules, ",") {
-		k, v, _ := strings.Cut(r, "=")
-		n, _ := strconv.ParseFloat(v, 64)
-		switch {
-		case k == "gt" && t.Kind() == reflect.Int32:
-			p["minimum"] = n + 1
-		case k == "gte":
-			p["minimum"] = n
-		case k == "lte":
-			p["maximum"] = n
-		case k == "min" && t.Kind() == reflect.Slice:
-			p["minItems"] = n
-		case k == "max" && t.Kind() == reflect.Slice:
-			p["maxItems"] = n
-		case k == "max" && t.Kind() == reflect.String:
-			p["maxLength"] = n
-		case k == "iso3166_1_alpha2":
-			p["pattern"] = "^[A-Z]{2}$"
-		case k == "iso4217":
-			p["pattern"] = "^[A-Z]{3}$"
-		case k == "email":
-			p["format"] = "email"
-		}
-	}
-}
-
-type somOp struct {
-	method, path, summary string
-	query                 []string
-	request, response     any
-	extension, public     bool
-	binary                bool
-}
-
-var somOps = []somOp{
+var somOps = []openAPIOp{
 	{method: "post", path: "/shipments.create", summary: "Create a shipment with its parcels and deliveries, all CREATED. Idempotent by external_id.",
 		request: shipment.CreateShipmentRequest{}, response: shipment.Shipment{}},
 	{method: "post", path: "/shipments.bookParcels", summary: "Book every CREATED delivery: tracking number, label, tracking link each; the shipment becomes BOOKED. Repeating the call books nothing again and never assigns a second tracking number.",
@@ -205,110 +127,16 @@ var somOps = []somOp{
 	{method: "post", path: "/deliveries.confirmPickup", summary: "Extension: a carrier integration reports that it collected a delivery (PICKED_UP); it can no longer be cancelled.",
 		request: shipment.ConfirmPickupRequest{}, response: shipment.Shipment{}, extension: true},
 	{method: "get", path: "/labels/{tracking_number}", summary: "Extension: the printable label of a booked delivery: an A6 PDF (format=pdf, default) or ZPL for thermal printers (format=zpl), with the tracking number as a Code 128 barcode. A cancelled delivery's label is 400 failed precondition.",
-		query: []string{"site_id", "format"}, extension: true, binary: true},
+		query: []string{"site_id", "format"}, extension: true, content: map[string]any{
+			"application/pdf": map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}},
+			"application/zpl": map[string]any{"schema": map[string]any{"type": "string"}},
+		}},
 	{method: "get", path: "/openapi.json", summary: "Extension: this document.", extension: true, public: true},
 }
 
-func buildShipmentOpenAPI() ([]byte, error) {
-	g := &somSchemaGen{schemas: map[string]any{}}
-	g.schemas["Error"] = map[string]any{
-		"type":        "object",
-		"description": "Every failure (status 400, 401, 403, 404, 405, 409, 413, 500). error is \"<kind>: <message>\"; a wrong state is 400 \"failed precondition: … is <STATE> …\"; 409 means a concurrent call won: repeat the call.",
-		"required":    []string{"error", "trace_id"},
-		"properties": map[string]any{
-			"error":    map[string]any{"type": "string", "example": "failed precondition: delivery CP000000014SE is PICKED_UP: cancelling is not allowed"},
-			"trace_id": map[string]any{"type": "string", "description": "also in the X-Trace-Id header"},
-			"details": map[string]any{"type": "array", "items": map[string]any{
-				"type": "object", "required": []string{"field", "rule", "message"},
-				"properties": map[string]any{"field": map[string]any{"type": "string", "description": "JSON path, e.g. parcels[0].deliveries[1].pickup.id"}, "rule": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"}},
-			}},
-		},
-	}
-	errResp := map[string]any{"description": "failure", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
-	paths := map[string]any{}
-	for _, op := range somOps {
-		o := map[string]any{"summary": op.summary, "operationId": strings.Trim(strings.NewReplacer("/", "_", ".", "_", "{", "", "}", "").Replace(op.method+op.path), "_")}
-		if op.extension {
-			o["x-extension"] = true
-		}
-		if op.public {
-			o["security"] = []any{}
-		}
-		var params []any
-		if strings.Contains(op.path, "{tracking_number}") {
-			params = append(params, map[string]any{"name": "tracking_number", "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
-		}
-		for _, q := range op.query {
-			p := map[string]any{"name": q, "in": "query", "schema": map[string]any{"type": "string"}}
-			if q == "format" {
-				p["schema"] = map[string]any{"type": "string", "enum": []string{"pdf", "zpl"}, "default": "pdf"}
-			}
-			params = append(params, p)
-		}
-		if params != nil {
-			o["parameters"] = params
-		}
-		if op.request != nil {
-			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(op.request))}}}
-		}
-		ok := map[string]any{"description": "OK"}
-		switch {
-		case op.binary:
-			ok["content"] = map[string]any{
-				"application/pdf": map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}},
-				"application/zpl": map[string]any{"schema": map[string]any{"type": "string"}},
-			}
-		case op.response != nil:
-			ok["content"] = map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(op.response))}}
-		default:
-			ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}
-		}
-		o["responses"] = map[string]any{"200": ok, "default": errResp}
-		paths[op.path] = map[string]any{op.method: o}
-	}
-	doc := map[string]any{
-		"openapi": "3.0.3",
-		"info": map[string]any{
-			"title":   "Shipment order management API",
-			"version": "1.0",
-			"description": "Area F: shipments → parcels → deliveries (carrier legs), booking (tracking numbers, labels, tracking links), carrier pickups. " +
-				"Call order: shipments.create, shipments.bookParcels, deliveries.bookPickup (or shipments.createAndBook). " +
-				"JSON names are snake_case; times RFC 3339; weights grams, dimensions millimetres; money minor units; addresses and contacts have the tracking API's shapes. " +
-				"Unknown request fields are ignored. Delivery states: CREATED → BOOKED → PICKUP_BOOKED → PICKED_UP, or CANCELLED before pickup; a call in the wrong state is 400 failed precondition naming the state. " +
-				"Operations marked x-extension are not part of the original interface.",
-		},
-		"servers":  []any{map[string]any{"url": "/v1/som"}},
-		"security": []any{map[string]any{"bearerApiToken": []any{}}},
-		"paths":    paths,
-		"components": map[string]any{
-			"securitySchemes": map[string]any{"bearerApiToken": map[string]any{"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <base64(API token)>"}},
-			"schemas":         g.schemas,
-		},
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 func TestShipmentOpenAPIUpToDate(t *testing.T) {
-	want, err := buildShipmentOpenAPI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *updateShipmentOpenAPI {
-		if err := os.WriteFile(shipmentOpenAPIFile, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if !bytes.Equal(want, shipmentOpenAPI) {
-		t.Fatalf("%s is out of date; run: go test ./httpapi -run TestShipmentOpenAPIUpToDate -update-shipment-openapi", shipmentOpenAPIFile)
-	}
+	checkOpenAPIFile(t, shipmentSpec, shipmentOpenAPIFile, shipmentOpenAPI, *updateShipmentOpenAPI,
+		"go test ./httpapi -run TestShipmentOpenAPIUpToDate -update-shipment-openapi")
 }
 
 // TestShipmentOpenAPIRefsResolve checks that every $ref names a schema.

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,96 +48,42 @@ var trackingSchemaNames = map[reflect.Type]string{
 	reflect.TypeFor[struct{}]():                 "Empty",
 }
 
-// dateTimeFields are the JSON names that hold RFC 3339 timestamps.
-var dateTimeFields = map[string]bool{"start": true, "end": true, "earliest": true, "latest": true, "time": true, "created_at": true, "scheduled_at": true, "triggered_at": true}
-
-type schemaGen struct{ schemas map[string]any }
-
-func (g *schemaGen) ref(t reflect.Type) map[string]any {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if vals, ok := trackingEnums[t]; ok {
-		return map[string]any{"type": "string", "enum": vals}
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return map[string]any{"type": "string"}
-	case reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case reflect.Int32:
-		return map[string]any{"type": "integer", "format": "int32"}
-	case reflect.Int, reflect.Int64:
-		return map[string]any{"type": "integer", "format": "int64"}
-	case reflect.Float64:
-		return map[string]any{"type": "number", "format": "double"}
-	case reflect.Slice:
-		return map[string]any{"type": "array", "items": g.ref(t.Elem())}
-	case reflect.Map:
-		if t.Elem().Kind() == reflect.Interface {
-			return map[string]any{"type": "object", "description": "free-form object"}
-		}
-		return map[string]any{"type": "object", "additionalProperties": g.ref(t.Elem())}
-	case reflect.Struct:
-		name := trackingSchemaNames[t]
-		if name == "" {
-			name = t.Name()
-		}
-		if t.NumField() == 0 {
-			name = "Empty"
-		}
-		if _, done := g.schemas[name]; !done {
-			g.schemas[name] = nil // break cycles
-			g.schemas[name] = g.object(t)
-		}
-		return map[string]any{"$ref": "#/components/schemas/" + name}
-	}
-	panic("openapi: unsupported type " + t.String())
+var trackingSpec = openAPISpec{
+	info: map[string]any{
+		"title":       "deliverykit delivery tracking and notifications API (areas A and B)",
+		"version":     "1.0",
+		"description": "Tracking orders, parcels, progress steps, alerts, tracking links and customer notifications. Amounts are integers in minor units. site_id may be omitted (it is the API key's site); another site's id is 403, another site's records are 404. Paths marked x-extension are not in the interface specification; they drive the flows end to end.",
+	},
+	server:      areaTracking.base,
+	security:    "bearer",
+	securityDoc: "Authorization: Bearer <base64(API key)>",
+	errorSchema: map[string]any{
+		"type":        "object",
+		"description": "Every failure of areas A and B (status 400, 401, 403, 404, 405, 409, 413, 500). error is \"<kind>: <message>\"; details name the offending fields.",
+		"required":    []string{"error", "trace_id"},
+		"properties": map[string]any{
+			"error":    map[string]any{"type": "string", "example": "invalid argument: invalid request: carrier_product_ref: is not a carrier product of the site's catalog"},
+			"trace_id": map[string]any{"type": "string", "description": "also in the X-Trace-Id header"},
+			"details": map[string]any{"type": "array", "items": map[string]any{
+				"type": "object", "required": []string{"field", "rule", "message"},
+				"properties": map[string]any{"field": map[string]any{"type": "string"}, "rule": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"}},
+			}},
+		},
+	},
+	okDescription: "success",
+	types: openAPISchemas{
+		enums: trackingEnums,
+		names: trackingSchemaNames,
+		// The JSON names that hold RFC 3339 timestamps.
+		dateTimeFields: map[string]bool{"start": true, "end": true, "earliest": true, "latest": true, "time": true, "created_at": true, "scheduled_at": true, "triggered_at": true},
+	},
+	ops: trackingOps,
 }
 
-func (g *schemaGen) object(t reflect.Type) map[string]any {
-	props := map[string]any{}
-	var required []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		var p map[string]any
-		switch {
-		case strings.Contains(opts, "string") && f.Type.Kind() == reflect.Int64:
-			p = map[string]any{"type": "string", "format": "int64"}
-		case f.Type.Kind() == reflect.String && dateTimeFields[name]:
-			p = map[string]any{"type": "string", "format": "date-time"}
-		default:
-			p = g.ref(f.Type)
-		}
-		props[name] = p
-		if strings.Contains(f.Tag.Get("validate"), "required") {
-			required = append(required, name)
-		}
-	}
-	s := map[string]any{"type": "object", "properties": props}
-	if len(props) == 0 {
-		s["description"] = "an empty object"
-	}
-	if len(required) > 0 {
-		s["required"] = required
-	}
-	return s
-}
+// trackingHTML is the body of the customer tracking page.
+var trackingHTML = map[string]any{"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}
 
-type trackingOp struct {
-	method, path, summary string
-	query                 []string
-	request, response     any
-	extension, public     bool
-	html                  bool
-}
-
-var trackingOps = []trackingOp{
+var trackingOps = []openAPIOp{
 	{method: "post", path: "/generate_tracking_page_link", summary: "Generate a customer tracking page link for an order (order_id: tos_id or external_id) or a parcel (tracking_number).",
 		request: tracking.GenerateTrackingPageLinkRequest{}, response: tracking.GenerateTrackingPageLinkResponse{}},
 	{method: "post", path: "/order", summary: "Register a tracking order. The same external_id with identical content returns the same id; with different content it is 409.",
@@ -156,109 +101,21 @@ var trackingOps = []trackingOp{
 	{method: "post", path: "/notification.retrigger", summary: "Send a notification again: creates a new notification (origin RETRIGGER) and sends it. Unknown id is 404.",
 		request: notify.RetriggerRequest{}, response: notify.RetriggerResponse{}},
 	{method: "get", path: "/_/page/{token}", summary: "Extension: the customer tracking page (HTML) the portal link opens; the token is the credential. Query locale (e.g. sv-SE) or Accept-Language picks English, Swedish or German.",
-		query: []string{"locale"}, extension: true, public: true, html: true},
-	{method: "get", path: "/_/openapi.json", summary: "Extension: this document.", extension: true, public: true},
-}
-
-func buildTrackingOpenAPI() ([]byte, error) {
-	g := &schemaGen{schemas: map[string]any{}}
-	g.schemas["Error"] = map[string]any{
-		"type":        "object",
-		"description": "Every failure of areas A and B (status 400, 401, 403, 404, 405, 409, 413, 500). error is \"<kind>: <message>\"; details name the offending fields.",
-		"required":    []string{"error", "trace_id"},
-		"properties": map[string]any{
-			"error":    map[string]any{"type": "string", "example": "invalid argument: invalid request: carrier_product_ref: is not a carrier product of the site's catalog"},
-			"trace_id": map[string]any{"type": "string", "description": "also in the X-Trace-Id header"},
-			"details": map[string]any{"type": "array", "items": map[string]any{
-				"type": "object", "required": []string{"field", "rule", "message"},
-				"properties": map[string]any{"field": map[string]any{"type": "string"}, "rule": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"}},
-			}},
-		},
-	}
-	errResp := map[string]any{"description": "failure", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
-	paths := map[string]any{}
-	for _, op := range trackingOps {
-		o := map[string]any{"summary": op.summary, "operationId": strings.Trim(strings.NewReplacer("/", "_", ".", "_", "{", "", "}", "").Replace(op.method+op.path), "_")}
-		if op.extension {
-			o["x-extension"] = true
-		}
-		if op.public {
-			o["security"] = []any{}
-		}
-		var params []any
-		if strings.Contains(op.path, "{token}") {
-			params = append(params, map[string]any{"name": "token", "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
-		}
-		for _, q := range op.query {
-			params = append(params, map[string]any{"name": q, "in": "query", "schema": map[string]any{"type": "string"}})
-		}
-		if params != nil {
-			o["parameters"] = params
-		}
-		if op.request != nil {
-			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(op.request))}}}
-		}
-		ok := map[string]any{"description": "success"}
-		switch {
-		case op.html:
-			ok["content"] = map[string]any{"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}
-			o["responses"] = map[string]any{"200": ok, "404": map[string]any{"description": "unknown token (an HTML page)", "content": map[string]any{"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}}}
-		case op.response != nil:
-			ok["content"] = map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(op.response))}}
-			o["responses"] = map[string]any{"200": ok, "default": errResp}
-		default:
-			ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}
-			o["responses"] = map[string]any{"200": ok}
-		}
-		if paths[op.path] == nil {
-			paths[op.path] = map[string]any{}
-		}
-		paths[op.path].(map[string]any)[op.method] = o
-	}
-	doc := map[string]any{
-		"openapi": "3.0.3",
-		"info": map[string]any{
-			"title":       "deliverykit delivery tracking and notifications API (areas A and B)",
-			"version":     "1.0",
-			"description": "Tracking orders, parcels, progress steps, alerts, tracking links and customer notifications. Amounts are integers in minor units. site_id may be omitted (it is the API key's site); another site's id is 403, another site's records are 404. Paths marked x-extension are not in the interface specification; they drive the flows end to end.",
-		},
-		"servers":    []any{map[string]any{"url": areaTracking.base}},
-		"security":   []any{map[string]any{"bearer": []any{}}},
-		"paths":      paths,
-		"components": map[string]any{"schemas": g.schemas, "securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <base64(API key)>"}}},
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+		query: []string{"locale"}, extension: true, public: true,
+		content: trackingHTML, errors: map[string]any{"404": map[string]any{"description": "unknown token (an HTML page)", "content": trackingHTML}}},
+	{method: "get", path: "/_/openapi.json", summary: "Extension: this document.", extension: true, public: true, errors: map[string]any{}},
 }
 
 func TestTrackingOpenAPIUpToDate(t *testing.T) {
-	want, err := buildTrackingOpenAPI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *updateTrackingOpenAPI {
-		if err := os.WriteFile(trackingOpenAPIFile, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(trackingOpenAPIFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale; run: go test ./httpapi -run TestTrackingOpenAPIUpToDate -update-tracking-openapi", trackingOpenAPIFile)
+	if !checkOpenAPIFile(t, trackingSpec, trackingOpenAPIFile, trackingOpenAPI, *updateTrackingOpenAPI,
+		"go test ./httpapi -run TestTrackingOpenAPIUpToDate -update-tracking-openapi") {
+		return
 	}
 	// The served document is the file.
 	e := newTrackingEnv(t)
 	rec := httptest.NewRecorder()
 	e.s.handler.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/delivery_tracking/_/openapi.json", nil))
-	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), got) || rec.Header().Get("Content-Type") != "application/json" {
+	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), trackingOpenAPI) || rec.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("served document: %d %s", rec.Code, rec.Header().Get("Content-Type"))
 	}
 	// Every documented operation is routed, and every enum is complete.

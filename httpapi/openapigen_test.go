@@ -1,0 +1,299 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// This file generates the areas' OpenAPI documents (openapi/*.json) from
+// the Go wire types, so that a document cannot drift from the code. Each
+// area's *_openapi_test.go file describes its document as data (an
+// openAPISpec: paths, enums, field docs, which types are responses); the
+// schemas come from the types' json and validate tags.
+
+// openAPISchemas turns Go types into the schemas of components/schemas.
+type openAPISchemas struct {
+	// enums lists the values of every enumerated type.
+	enums map[reflect.Type][]string
+	// names renames types whose Go name is too short on its own.
+	names map[reflect.Type]string
+	// dateTimeFields are the JSON names of string fields that hold RFC 3339
+	// timestamps.
+	dateTimeFields map[string]bool
+	// fieldDocs describe fields by "<Go type name>.<json name>".
+	fieldDocs map[string]string
+	// responses are types the service writes: their fields without
+	// omitempty are always present, so required.
+	responses map[reflect.Type]bool
+	// constraints turns validate rules into JSON Schema keywords (see
+	// constrain); without it only "required" is read.
+	constraints bool
+
+	schemas map[string]any
+}
+
+func (g *openAPISchemas) ref(t reflect.Type) map[string]any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if vals, ok := g.enums[t]; ok {
+		return map[string]any{"type": "string", "enum": vals}
+	}
+	if t == reflect.TypeFor[time.Time]() {
+		return map[string]any{"type": "string", "format": "date-time"}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int32:
+		return map[string]any{"type": "integer", "format": "int32"}
+	case reflect.Int, reflect.Int64:
+		return map[string]any{"type": "integer", "format": "int64"}
+	case reflect.Float64:
+		return map[string]any{"type": "number", "format": "double"}
+	case reflect.Slice:
+		return map[string]any{"type": "array", "items": g.ref(t.Elem())}
+	case reflect.Map:
+		if t.Elem().Kind() == reflect.Interface {
+			return map[string]any{"type": "object", "description": "free-form object"}
+		}
+		return map[string]any{"type": "object", "additionalProperties": g.ref(t.Elem())}
+	case reflect.Struct:
+		name := g.names[t]
+		if name == "" {
+			name = t.Name()
+		}
+		if t.NumField() == 0 {
+			name = "Empty"
+		}
+		if _, done := g.schemas[name]; !done {
+			g.schemas[name] = nil // break cycles
+			g.schemas[name] = g.object(t)
+		}
+		return map[string]any{"$ref": "#/components/schemas/" + name}
+	}
+	panic("openapi: unsupported type " + t.String())
+}
+
+func (g *openAPISchemas) object(t reflect.Type) map[string]any {
+	props := map[string]any{}
+	var required []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		var p map[string]any
+		switch {
+		case strings.Contains(opts, "string") && f.Type.Kind() == reflect.Int64:
+			p = map[string]any{"type": "string", "format": "int64"}
+		case f.Type.Kind() == reflect.String && g.dateTimeFields[name]:
+			p = map[string]any{"type": "string", "format": "date-time"}
+		default:
+			p = g.ref(f.Type)
+		}
+		_, isRef := p["$ref"]
+		rules := f.Tag.Get("validate")
+		if g.constraints && !isRef {
+			constrain(p, f.Type, rules)
+		}
+		if doc := g.fieldDocs[t.Name()+"."+name]; doc != "" {
+			if isRef {
+				p = map[string]any{"allOf": []any{p}, "description": doc}
+			} else {
+				p["description"] = doc
+			}
+		}
+		props[name] = p
+		// With constraints, gt=0 on a number makes it required too: its
+		// absence is 0.
+		if strings.Contains(rules, "required") || (g.constraints && strings.HasPrefix(rules, "gt=")) ||
+			(g.responses[t] && !strings.Contains(opts, "omitempty")) {
+			required = append(required, name)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props}
+	if len(props) == 0 {
+		s["description"] = "an empty object"
+	}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+// constrain turns validate rules into JSON Schema keywords.
+func constrain(p map[string]any, t reflect.Type, rules string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	for _, r := range strings.Split(rules, ",") {
+		k, v, _ := strings.Cut(r, "=")
+		n, _ := strconv.ParseFloat(v, 64)
+		switch {
+		case k == "gt" && t.Kind() == reflect.Int32:
+			p["minimum"] = n + 1
+		case k == "gte":
+			p["minimum"] = n
+		case k == "lte":
+			p["maximum"] = n
+		case k == "min" && t.Kind() == reflect.Slice:
+			p["minItems"] = n
+		case k == "max" && t.Kind() == reflect.Slice:
+			p["maxItems"] = n
+		case k == "max" && t.Kind() == reflect.String:
+			p["maxLength"] = n
+		case k == "iso3166_1_alpha2":
+			p["pattern"] = "^[A-Z]{2}$"
+		case k == "iso4217":
+			p["pattern"] = "^[A-Z]{3}$"
+		case k == "email":
+			p["format"] = "email"
+		}
+	}
+}
+
+// openAPIOp is one documented operation.
+type openAPIOp struct {
+	method, path, summary string
+	// query names the string query parameters; path parameters come from
+	// the {name}s of path.
+	query []string
+	// request and response are the JSON bodies (nil: none; the 200 answer
+	// is then a JSON object).
+	request, response any
+	extension, public bool
+	// content, when set, replaces the media types of the 200 answer.
+	content map[string]any
+	// errors, when set, replaces the answers besides 200 (default: the
+	// Error schema for any other status).
+	errors map[string]any
+}
+
+// openAPISpec is an area's document as data.
+type openAPISpec struct {
+	info   map[string]any
+	server string
+	// security names the bearer scheme; securityDoc describes it.
+	security, securityDoc string
+	// errorSchema is components/schemas/Error.
+	errorSchema map[string]any
+	// okDescription describes every 200 answer.
+	okDescription string
+	// querySchemas overrides the schema of query parameters by name.
+	querySchemas map[string]any
+	ops          []openAPIOp
+	types        openAPISchemas
+}
+
+var openAPIPathParam = regexp.MustCompile(`\{([^}]+)\}`)
+
+// buildOpenAPI renders the document of spec as indented JSON.
+func buildOpenAPI(spec openAPISpec) ([]byte, error) {
+	g := spec.types
+	g.schemas = map[string]any{"Error": spec.errorSchema}
+	errResp := map[string]any{"description": "failure", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
+	paths := map[string]any{}
+	for _, op := range spec.ops {
+		o := map[string]any{"summary": op.summary, "operationId": strings.Trim(strings.NewReplacer("/", "_", ".", "_", "{", "", "}", "").Replace(op.method+op.path), "_")}
+		if op.extension {
+			o["x-extension"] = true
+		}
+		if op.public {
+			o["security"] = []any{}
+		}
+		var params []any
+		for _, m := range openAPIPathParam.FindAllStringSubmatch(op.path, -1) {
+			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		}
+		for _, q := range op.query {
+			schema, ok := spec.querySchemas[q]
+			if !ok {
+				schema = map[string]any{"type": "string"}
+			}
+			params = append(params, map[string]any{"name": q, "in": "query", "schema": schema})
+		}
+		if params != nil {
+			o["parameters"] = params
+		}
+		if op.request != nil {
+			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(op.request))}}}
+		}
+		ok := map[string]any{"description": spec.okDescription}
+		switch {
+		case op.content != nil:
+			ok["content"] = op.content
+		case op.response != nil:
+			ok["content"] = map[string]any{"application/json": map[string]any{"schema": g.ref(reflect.TypeOf(op.response))}}
+		default:
+			ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}
+		}
+		responses := map[string]any{"200": ok}
+		if op.errors == nil {
+			responses["default"] = errResp
+		}
+		for status, r := range op.errors {
+			responses[status] = r
+		}
+		o["responses"] = responses
+		if paths[op.path] == nil {
+			paths[op.path] = map[string]any{}
+		}
+		paths[op.path].(map[string]any)[op.method] = o
+	}
+	doc := map[string]any{
+		"openapi":  "3.0.3",
+		"info":     spec.info,
+		"servers":  []any{map[string]any{"url": spec.server}},
+		"security": []any{map[string]any{spec.security: []any{}}},
+		"paths":    paths,
+		"components": map[string]any{
+			"schemas":         g.schemas,
+			"securitySchemes": map[string]any{spec.security: map[string]any{"type": "http", "scheme": "bearer", "description": spec.securityDoc}},
+		},
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// checkOpenAPIFile builds spec's document and compares it with file and
+// with the document compiled into the binary (embedded). With update it
+// rewrites file instead and reports false: the binary still holds the old
+// document until the next build.
+func checkOpenAPIFile(t *testing.T, spec openAPISpec, file string, embedded []byte, update bool, rerun string) bool {
+	t.Helper()
+	want, err := buildOpenAPI(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if update {
+		if err := os.WriteFile(file, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || !bytes.Equal(embedded, want) {
+		t.Fatalf("%s is stale; run: %s", file, rerun)
+	}
+	return true
+}
