@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -22,6 +23,37 @@ func BenchmarkCheckoutCreateHTTP(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		req := httptest.NewRequest("POST", "/v1/siw/session.create", strings.NewReader(siwCreate))
+		req.Header.Set("Authorization", siwKey["Authorization"])
+		rec := httptest.NewRecorder()
+		s.handler.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+}
+
+// BenchmarkCheckoutGetHTTP is session.get through the whole handler.
+func BenchmarkCheckoutGetHTTP(b *testing.B) {
+	svc := newCheckoutService(b, deliverykit.SystemClock{}, nil)
+	var keys auth.Keyring
+	keys.Add("demo-site", auth.HashKey("demo-key"))
+	s := newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Checkout: svc})
+	req := httptest.NewRequest("POST", "/v1/siw/session.create", strings.NewReader(siwCreate))
+	req.Header.Set("Authorization", siwKey["Authorization"])
+	rec := httptest.NewRecorder()
+	s.handler.ServeHTTP(rec, req)
+	var created struct {
+		Session struct {
+			ID string `json:"id"`
+		} `json:"session"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil || created.Session.ID == "" {
+		b.Fatalf("create: %v: %s", err, rec.Body)
+	}
+	url := "/v1/siw/session.get?id=" + created.Session.ID
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest("GET", url, nil)
 		req.Header.Set("Authorization", siwKey["Authorization"])
 		rec := httptest.NewRecorder()
 		s.handler.ServeHTTP(rec, req)

@@ -26,10 +26,42 @@ type ETD struct {
 // a business day within a year is refused instead of looping.
 const maxScan = 370
 
+// date is a calendar date, counted in days from 1970-01-01. The calendar
+// walks days as integers: stepping a time.Time day by day (AddDate, Format
+// for the holiday lookup) was a fifth of an options computation.
+type date int32
+
+// dateOf returns the date of t as shown in t's location.
+func dateOf(t time.Time) date {
+	y, m, d := t.Date()
+	return date(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
+}
+
+// parseDate parses "2006-01-02".
+func parseDate(s string) (date, bool) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return 0, false
+	}
+	return dateOf(t), true
+}
+
+// weekday: 1970-01-01 was a Thursday.
+func (d date) weekday() time.Weekday {
+	return time.Weekday(((int(d)+int(time.Thursday))%7 + 7) % 7)
+}
+
+// at returns the time h:m on date d in loc. time.Date resolves the hours
+// a daylight-saving change skips or repeats, as AddDate did.
+func (d date) at(loc *time.Location, h, m int) time.Time {
+	y, mo, dd := time.Unix(int64(d)*86400, 0).UTC().Date()
+	return time.Date(y, mo, dd, h, m, 0, 0, loc)
+}
+
 // calendar knows the business days of one warehouse.
 type calendar struct {
 	loc      *time.Location
-	holidays map[string]bool
+	holidays map[date]bool
 }
 
 func newCalendar(tz string, holidays []string) (*calendar, error) {
@@ -37,49 +69,49 @@ func newCalendar(tz string, holidays []string) (*calendar, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &calendar{loc: loc, holidays: map[string]bool{}}
+	c := &calendar{loc: loc, holidays: map[date]bool{}}
 	for _, h := range holidays {
-		c.holidays[h] = true
+		// The catalog's validation has checked the format; a date
+		// that does not parse cannot match a day either.
+		if d, ok := parseDate(h); ok {
+			c.holidays[d] = true
+		}
 	}
 	return c, nil
 }
 
-// day returns midnight of t's date in the calendar's zone.
-func (c *calendar) day(t time.Time) time.Time {
-	t = t.In(c.loc)
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, c.loc)
-}
+// day returns t's date in the calendar's zone.
+func (c *calendar) day(t time.Time) date { return dateOf(t.In(c.loc)) }
 
-// next returns midnight of the following date (AddDate, not 24h: days
-// around a daylight-saving change are 23 or 25 hours long).
-func (c *calendar) next(d time.Time) time.Time { return d.AddDate(0, 0, 1) }
+// midnight returns the start of d in the calendar's zone.
+func (c *calendar) midnight(d date) time.Time { return d.at(c.loc, 0, 0) }
 
-func (c *calendar) business(d time.Time) bool {
-	if wd := d.Weekday(); wd == time.Saturday || wd == time.Sunday {
+func (c *calendar) business(d date) bool {
+	if wd := d.weekday(); wd == time.Saturday || wd == time.Sunday {
 		return false
 	}
-	return !c.holidays[d.Format(time.DateOnly)]
+	return !c.holidays[d]
 }
 
 // addBusiness returns the n-th business day after d (d itself when n is 0
 // and d is a business day; otherwise the next business day first).
-func (c *calendar) addBusiness(d time.Time, n int) time.Time {
+func (c *calendar) addBusiness(d date, n int) date {
 	for i := 0; !c.business(d) && i < maxScan; i++ {
-		d = c.next(d)
+		d++
 	}
 	for ; n > 0; n-- {
-		d = c.next(d)
+		d++
 		for i := 0; !c.business(d) && i < maxScan; i++ {
-			d = c.next(d)
+			d++
 		}
 	}
 	return d
 }
 
 // between counts business days after from up to and including to.
-func (c *calendar) between(from, to time.Time) int {
+func (c *calendar) between(from, to date) int {
 	n := 0
-	for d := c.next(from); !d.After(to) && n < maxScan*2; d = c.next(d) {
+	for d := from + 1; d <= to && n < maxScan*2; d++ {
 		if c.business(d) {
 			n++
 		}
@@ -124,22 +156,21 @@ func (c *calendar) etd(now, ready time.Time, pl productPlan) ETD {
 		ready = now
 	}
 	r := ready.In(c.loc)
-	d := c.day(r)
+	d := dateOf(r)
 	if r.Hour()*60+r.Minute() > pl.cutH*60+pl.cutM {
-		d = c.next(d)
+		d++
 	}
 	d = c.addBusiness(d, pl.lead)
-	for i := 0; !(c.business(d) && pl.days[d.Weekday()]) && i < maxScan; i++ {
-		d = c.next(d)
+	for i := 0; !(c.business(d) && pl.days[d.weekday()]) && i < maxScan; i++ {
+		d++
 	}
-	handover := time.Date(d.Year(), d.Month(), d.Day(), pl.cutH, pl.cutM, 0, 0, c.loc)
 	first := c.addBusiness(d, pl.transit.Min)
 	last := c.addBusiness(d, pl.transit.Max)
 	today := c.day(now)
 	return ETD{
-		Handover:     handover,
-		Earliest:     first,
-		Latest:       c.next(last).Add(-time.Second),
+		Handover:     d.at(c.loc, pl.cutH, pl.cutM),
+		Earliest:     c.midnight(first),
+		Latest:       c.midnight(last + 1).Add(-time.Second),
 		EarliestDays: c.between(today, first),
 		LatestDays:   c.between(today, last),
 	}
@@ -153,29 +184,33 @@ func (c *calendar) collectable(e ETD, l *catalog.PickupLocation) ETD {
 	if len(l.Hours) == 0 && len(l.Closed) == 0 {
 		return e
 	}
-	open := func(d time.Time) bool {
-		if len(l.Hours) > 0 && len(l.Hours[catalog.Weekdays[d.Weekday()]]) == 0 {
+	var closed []date
+	for _, s := range l.Closed {
+		if d, ok := parseDate(s); ok {
+			closed = append(closed, d)
+		}
+	}
+	open := func(d date) bool {
+		if len(l.Hours) > 0 && len(l.Hours[catalog.Weekdays[d.weekday()]]) == 0 {
 			return false
 		}
-		return !slices.Contains(l.Closed, d.Format(time.DateOnly))
+		return !slices.Contains(closed, d)
 	}
-	first := e.Earliest
+	earliest, latest := c.day(e.Earliest), c.day(e.Latest)
+	first := earliest
 	for i := 0; !open(first) && i < maxScan; i++ {
-		first = c.next(first)
+		first++
 	}
-	last := c.day(e.Latest)
-	if last.Before(first) {
-		last = first
-	}
+	last := max(latest, first)
 	for i := 0; !open(last) && i < maxScan; i++ {
-		last = c.next(last)
+		last++
 	}
-	if first.Equal(e.Earliest) && last.Equal(c.day(e.Latest)) {
+	if first == earliest && last == latest {
 		return e
 	}
 	today := c.day(e.Handover)
-	e.EarliestDays += c.between(today, first) - c.between(today, e.Earliest)
-	e.LatestDays += c.between(today, last) - c.between(today, c.day(e.Latest))
-	e.Earliest, e.Latest = first, c.next(last).Add(-time.Second)
+	e.EarliestDays += c.between(today, first) - c.between(today, earliest)
+	e.LatestDays += c.between(today, last) - c.between(today, latest)
+	e.Earliest, e.Latest = c.midnight(first), c.midnight(last+1).Add(-time.Second)
 	return e
 }
