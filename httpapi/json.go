@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/deliverykit/deliverykit"
 	// Responses are encoded with a drop-in encoding/json that is about
@@ -90,22 +91,40 @@ func jsonTypeName(goKind string) string {
 	return goKind
 }
 
-// marshal encodes responses. It is a variable so that the package's tests
-// can check every response they provoke against encoding/json, byte for
-// byte (TestMain).
-var marshal = gojson.Marshal
+// encodeTo appends v's JSON and a newline to buf. It is a variable so that
+// the package's tests can check every response they provoke against
+// encoding/json, byte for byte (TestMain).
+var encodeTo = func(buf *bytes.Buffer, v any) error {
+	return gojson.NewEncoder(buf).Encode(v)
+}
+
+// buffers recycles response buffers: a response is encoded whole before
+// its first byte is written, so that an encoding error can still become a
+// clean 500 and Content-Length is known.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer keeps the odd large response (a full returns page, a
+// shipment with a hundred parcels) from pinning its buffer in the pool.
+const maxPooledBuffer = 64 << 10
 
 // writeJSON writes v with the status. Encoding errors of our own types are
 // bugs; they are answered as a bare 500 rather than a half-written body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := marshal(v)
-	if err != nil {
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			buffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if err := encodeTo(buf, v); err != nil {
 		http.Error(w, `{"error":"internal: internal error"}`, http.StatusInternalServerError)
 		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	w.Write(buf.Bytes())
 }

@@ -26,17 +26,19 @@ func TestMain(m *testing.M) {
 		checked    int
 		mismatches []string
 	)
-	fast := marshal
-	marshal = func(v any) ([]byte, error) {
-		b, err := fast(v)
-		want, wantErr := json.Marshal(v)
+	fast := encodeTo
+	encodeTo = func(buf *bytes.Buffer, v any) error {
+		start := buf.Len()
+		err := fast(buf, v)
+		var want bytes.Buffer
+		wantErr := json.NewEncoder(&want).Encode(v)
 		mu.Lock()
 		defer mu.Unlock()
 		checked++
-		if (err != nil) != (wantErr != nil) || !bytes.Equal(b, want) {
-			mismatches = append(mismatches, fmt.Sprintf("%T:\n  fast:          %s (err %v)\n  encoding/json: %s (err %v)", v, b, err, want, wantErr))
+		if got := buf.Bytes()[start:]; (err != nil) != (wantErr != nil) || !bytes.Equal(got, want.Bytes()) {
+			mismatches = append(mismatches, fmt.Sprintf("%T:\n  fast:          %s (err %v)\n  encoding/json: %s (err %v)", v, got, err, want.Bytes(), wantErr))
 		}
-		return b, err
+		return err
 	}
 	code := m.Run()
 	if len(mismatches) > 0 {

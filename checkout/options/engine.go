@@ -317,6 +317,13 @@ func (e *Engine) compute(prefs []language.Tag, req Request, now time.Time, at *c
 			cat.Addons = append(cat.Addons, Addon{ID: a.ID, Type: a.Type, Name: e.loc.name(a.DisplayName, res.Locale), Price: a.Price, Preselected: a.Preselected})
 		}
 		maxLocs := cmp.Or(cc.MaxLocations, DefaultMaxLocations)
+		perProduct := 1
+		if cc.DeliveryType.AtLocation() {
+			perProduct = maxLocs
+		}
+		// Options are a few hundred bytes each: growing the slice by
+		// doubling was a third of what a computation allocated.
+		cat.Options = make([]Option, 0, len(cc.Products)*perProduct)
 		for sort, ref := range cc.Products {
 			pe := e.products[ref]
 			opt := Option{
@@ -333,12 +340,12 @@ func (e *Engine) compute(prefs []language.Tag, req Request, now time.Time, at *c
 				cat.Options = append(cat.Options, opt)
 				continue
 			}
-			for _, loc := range e.locations(pe.carrier.ID, country, at, maxLocs) {
+			locs := e.locations(pe.carrier.ID, country, at, maxLocs)
+			for i := range locs {
 				o := opt
-				o.ID = cc.ID + "/" + ref + "/" + loc.ID
-				l := loc
-				o.Location = &l
-				o.ETD = cal.collectable(o.ETD, &l.PickupLocation)
+				o.Location = &locs[i]
+				o.ID = cc.ID + "/" + ref + "/" + o.Location.ID
+				o.ETD = cal.collectable(o.ETD, &o.Location.PickupLocation)
 				cat.Options = append(cat.Options, o)
 			}
 		}
@@ -382,9 +389,10 @@ func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max
 	}
 	near := n.index.Nearest(*at, max)
 	out := make([]Location, len(near))
+	dists := make([]Distance, len(near)) // one allocation for all
 	for i, nb := range near {
-		d := estimate(nb.Meters)
-		out[i] = Location{PickupLocation: *n.locs[nb.Item], Distance: &d}
+		dists[i] = estimate(nb.Meters)
+		out[i] = Location{PickupLocation: *n.locs[nb.Item], Distance: &dists[i]}
 	}
 	return out
 }

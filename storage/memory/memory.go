@@ -255,18 +255,31 @@ func (t *tx) Put(collName, key string, val []byte, cond storage.Condition) (stor
 	if err := t.guard.Check(collName); err != nil {
 		return storage.Record{}, err
 	}
-	if err := cond.Check(t.current(collName, key)); err != nil {
-		return storage.Record{}, err
-	}
 	c := t.write(collName)
-	c.version++
-	it := &item{key: key, value: bytes.Clone(val), version: c.version}
+	it := &item{key: key, value: bytes.Clone(val), version: c.version + 1}
 	if it.value == nil {
 		// Keep "stored" distinct from "absent" for callers that test
 		// Value != nil; bytes.Clone maps an empty slice to nil.
 		it.value = []byte{}
 	}
-	c.tree.ReplaceOrInsert(it)
+	// Insert first and check the condition against the item replaced:
+	// one walk down the tree instead of a lookup and then an insert. The
+	// tree is this transaction's copy, so a failed condition is undone
+	// in place and no other transaction ever sees the new item.
+	old, replaced := c.tree.ReplaceOrInsert(it)
+	var oldVersion uint64
+	if replaced {
+		oldVersion = old.version
+	}
+	if err := cond.Check(replaced, oldVersion); err != nil {
+		if replaced {
+			c.tree.ReplaceOrInsert(old)
+		} else {
+			c.tree.Delete(it)
+		}
+		return storage.Record{}, err
+	}
+	c.version++
 	return it.record(), nil
 }
 
