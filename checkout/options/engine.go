@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/text/language"
-
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
 )
@@ -55,6 +53,7 @@ type productEntry struct {
 type network struct {
 	index *Index
 	locs  []*catalog.PickupLocation // in catalog order; index items point here
+	avail []availability            // parallel to locs
 }
 
 // New validates the catalog and prepares the engine: calendars, product
@@ -107,6 +106,7 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 			e.networks[key] = n
 		}
 		n.locs = append(n.locs, l)
+		n.avail = append(n.avail, newAvailability(l))
 		coords[key] = append(coords[key], *l.Address.Coordinates)
 	}
 	for key, n := range e.networks {
@@ -243,7 +243,7 @@ func (e *Engine) Now() time.Time { return e.clock.Now() }
 // With the Result's Coordinates, now is what ComputeAt needs to compute the
 // same Result again without geocoding.
 func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*Result, error) {
-	prefs, err := ParseLocales("locales", req.Locales)
+	locale, err := e.loc.chooseFor("locales", req.Locales)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*R
 	} else if ok {
 		at = &c
 	}
-	return e.compute(prefs, req, now, at), nil
+	return e.compute(locale, req, now, at), nil
 }
 
 // ComputeAt answers req as Compute did at now, for an address placed at at
@@ -268,7 +268,7 @@ func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*R
 // around a kilobyte and reading it cheaper than decoding the stored
 // options. The Result's Coordinates is a copy of at.
 func (e *Engine) ComputeAt(req Request, now time.Time, at *catalog.Coordinates) (*Result, error) {
-	prefs, err := ParseLocales("locales", req.Locales)
+	locale, err := e.loc.chooseFor("locales", req.Locales)
 	if err != nil {
 		return nil, err
 	}
@@ -279,12 +279,13 @@ func (e *Engine) ComputeAt(req Request, now time.Time, at *catalog.Coordinates) 
 		c := *at
 		at = &c
 	}
-	return e.compute(prefs, req, now, at), nil
+	return e.compute(locale, req, now, at), nil
 }
 
-// compute is Compute after validation and geocoding.
-func (e *Engine) compute(prefs []language.Tag, req Request, now time.Time, at *catalog.Coordinates) *Result {
-	res := &Result{Locale: e.loc.choose(prefs), Coordinates: at}
+// compute is Compute after validation and geocoding, for the display
+// locale.
+func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.Coordinates) *Result {
+	res := &Result{Locale: locale, Coordinates: at}
 	weight := 0
 	for _, it := range req.Items {
 		weight += max(it.Quantity, 0) * max(it.Weight, 0)
@@ -343,9 +344,9 @@ func (e *Engine) compute(prefs []language.Tag, req Request, now time.Time, at *c
 			locs := e.locations(pe.carrier.ID, country, at, maxLocs)
 			for i := range locs {
 				o := opt
-				o.Location = &locs[i]
+				o.Location = &locs[i].Location
 				o.ID = cc.ID + "/" + ref + "/" + o.Location.ID
-				o.ETD = cal.collectable(o.ETD, &o.Location.PickupLocation)
+				o.ETD = cal.collectable(o.ETD, locs[i].avail)
 				cat.Options = append(cat.Options, o)
 			}
 		}
@@ -372,27 +373,33 @@ func (e *Engine) compute(prefs []language.Tag, req Request, now time.Time, at *c
 	return res
 }
 
+// located is a location offered, with when it is open.
+type located struct {
+	Location
+	avail *availability
+}
+
 // locations returns a carrier's locations in a country: the nearest max to
 // at with distances, or, when at is unknown, the first max in catalog order
 // without distances (never a made-up distance).
-func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max int) []Location {
+func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max int) []located {
 	n := e.networks[carrier+"\x00"+country]
 	if n == nil {
 		return nil
 	}
 	if at == nil {
-		out := make([]Location, 0, min(max, len(n.locs)))
-		for _, l := range n.locs[:min(max, len(n.locs))] {
-			out = append(out, Location{PickupLocation: *l})
+		out := make([]located, min(max, len(n.locs)))
+		for i := range out {
+			out[i] = located{Location: Location{PickupLocation: *n.locs[i]}, avail: &n.avail[i]}
 		}
 		return out
 	}
 	near := n.index.Nearest(*at, max)
-	out := make([]Location, len(near))
+	out := make([]located, len(near))
 	dists := make([]Distance, len(near)) // one allocation for all
 	for i, nb := range near {
 		dists[i] = estimate(nb.Meters)
-		out[i] = Location{PickupLocation: *n.locs[nb.Item], Distance: &dists[i]}
+		out[i] = located{Location: Location{PickupLocation: *n.locs[nb.Item], Distance: &dists[i]}, avail: &n.avail[nb.Item]}
 	}
 	return out
 }

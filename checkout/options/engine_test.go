@@ -193,6 +193,16 @@ func TestComputeErrors(t *testing.T) {
 		{Request{Currency: "SEK", Locales: []string{"sv"}, Address: catalog.Address{Country: "SE"}}, "locales[0]"},
 		{Request{Currency: "SEK", Locales: []string{"sv_SE"}, Address: catalog.Address{Country: "SE"}}, "locales[0]"},
 		{Request{Currency: "SEK"}, "address.country"},
+		// Valid lists are remembered by their joined form; a single
+		// locale that looks like a remembered list is still refused.
+		{Request{Currency: "SEK", Locales: []string{"sv-SE\x00en-US"}, Address: catalog.Address{Country: "SE"}}, "locales[0]"},
+		{Request{Currency: "SEK", Locales: []string{"sv-SE,en-US"}, Address: catalog.Address{Country: "SE"}}, "locales[0]"},
+		{Request{Currency: "SEK", Locales: []string{""}, Address: catalog.Address{Country: "SE"}}, "locales[0]"},
+	}
+	for _, valid := range [][]string{nil, {}, {"sv-SE"}, {"sv-SE", "en-US"}} {
+		if _, err := e.Compute(context.Background(), Request{Currency: "SEK", Locales: valid, Address: catalog.Address{Country: "SE"}}); err != nil {
+			t.Fatalf("Compute(locales %q): %v", valid, err)
+		}
 	}
 	for _, tt := range tests {
 		_, err := e.Compute(context.Background(), tt.req)
@@ -414,7 +424,8 @@ func TestCollectable(t *testing.T) {
 		{"closed on a date", catalog.PickupLocation{Closed: []string{"2026-11-20", "2026-11-24"}}, day(11, 21), day(11, 25), [2]int{1, 4}},
 	}
 	for _, tt := range tests {
-		got := cal.collectable(base, &tt.loc)
+		a := newAvailability(&tt.loc)
+		got := cal.collectable(base, &a)
 		want := ETD{Handover: base.Handover, Earliest: tt.first, Latest: tt.last.AddDate(0, 0, 1).Add(-time.Second), EarliestDays: tt.days[0], LatestDays: tt.days[1]}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)

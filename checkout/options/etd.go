@@ -176,33 +176,47 @@ func (c *calendar) etd(now, ready time.Time, pl productPlan) ETD {
 	}
 }
 
+// availability is when a pickup location is open, parsed once from the
+// catalog: its open weekdays (all when it has no hours) and closed dates.
+type availability struct {
+	always bool // no hours and no closed dates
+	open   [7]bool
+	closed []date
+}
+
+func newAvailability(l *catalog.PickupLocation) availability {
+	a := availability{always: len(l.Hours) == 0 && len(l.Closed) == 0}
+	for wd := range a.open {
+		a.open[wd] = len(l.Hours) == 0 || len(l.Hours[catalog.Weekdays[wd]]) > 0
+	}
+	for _, s := range l.Closed {
+		// The catalog's validation has checked the format.
+		if d, ok := parseDate(s); ok {
+			a.closed = append(a.closed, d)
+		}
+	}
+	return a
+}
+
+func (a *availability) openOn(d date) bool {
+	return a.open[d.weekday()] && !slices.Contains(a.closed, d)
+}
+
 // collectable moves a pickup estimate to days the location is open: goods
 // delivered to a closed pickup point (a Sunday, one of its closed dates)
 // can only be collected on its next open day. A location without hours is
 // always open.
-func (c *calendar) collectable(e ETD, l *catalog.PickupLocation) ETD {
-	if len(l.Hours) == 0 && len(l.Closed) == 0 {
+func (c *calendar) collectable(e ETD, a *availability) ETD {
+	if a.always {
 		return e
-	}
-	var closed []date
-	for _, s := range l.Closed {
-		if d, ok := parseDate(s); ok {
-			closed = append(closed, d)
-		}
-	}
-	open := func(d date) bool {
-		if len(l.Hours) > 0 && len(l.Hours[catalog.Weekdays[d.weekday()]]) == 0 {
-			return false
-		}
-		return !slices.Contains(closed, d)
 	}
 	earliest, latest := c.day(e.Earliest), c.day(e.Latest)
 	first := earliest
-	for i := 0; !open(first) && i < maxScan; i++ {
+	for i := 0; !a.openOn(first) && i < maxScan; i++ {
 		first++
 	}
 	last := max(latest, first)
-	for i := 0; !open(last) && i < maxScan; i++ {
+	for i := 0; !a.openOn(last) && i < maxScan; i++ {
 		last++
 	}
 	if first == earliest && last == latest {

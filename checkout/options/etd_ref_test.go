@@ -172,7 +172,8 @@ func TestCalendarMatchesReference(t *testing.T) {
 			for range rng.IntN(4) {
 				l.Closed = append(l.Closed, want.Earliest.AddDate(0, 0, rng.IntN(6)).Format(time.DateOnly))
 			}
-			if diff := cmp.Diff(ref.collectable(want, &l), cal.collectable(got, &l)); diff != "" {
+			a := newAvailability(&l)
+			if diff := cmp.Diff(ref.collectable(want, &l), cal.collectable(got, &a)); diff != "" {
 				t.Fatalf("%s #%d: collectable(%+v, %+v) (-reference +calendar):\n%s", zone, i, want, l, diff)
 			}
 		}

@@ -280,7 +280,13 @@ func (t *tx) Put(collName, key string, val []byte, cond storage.Condition) (stor
 		return storage.Record{}, err
 	}
 	c.version++
-	return it.record(), nil
+	// The caller's own bytes are the stored value: returning them spares
+	// copying the store's (Collection.Put only wants the version).
+	rec := storage.Record{Key: key, Value: val, Version: it.version}
+	if rec.Value == nil {
+		rec.Value = []byte{}
+	}
+	return rec, nil
 }
 
 func (t *tx) Delete(collName, key string, cond storage.Condition) error {
