@@ -13,11 +13,23 @@ import (
 )
 
 // computed is what the engine answers for a session: the deliveries with
-// their categories, and the returns promise.
+// their categories, what each delivery's options were computed from, and
+// the returns promise.
 type computed struct {
 	purchase   *Purchase // a copy of the request's
 	deliveries []Delivery
+	inputs     []optionsInput // one per delivery
 	promise    *ReturnsPromise
+}
+
+// optionsInput is what a delivery's options were computed from besides the
+// stored purchase and delivery and the site's catalog: the computation's
+// "now" (estimates and expiry depend on it) and where the geocoder placed
+// the recipient (nil: it could not), so that computing again never
+// geocodes.
+type optionsInput struct {
+	At          time.Time            `json:"at"`
+	Coordinates *catalog.Coordinates `json:"coordinates,omitempty"`
 }
 
 // compute runs the options engine for every delivery of in. It does not
@@ -27,11 +39,12 @@ func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, 
 	if err != nil {
 		return nil, err
 	}
-	out := &computed{purchase: purchase, deliveries: deliveries}
+	out := &computed{purchase: purchase, deliveries: deliveries, inputs: make([]optionsInput, len(deliveries))}
+	now := eng.Now()
 	for i := range deliveries {
 		d := &deliveries[i]
 		req := engineRequest(purchase, d)
-		res, err := eng.Compute(ctx, req)
+		res, err := eng.ComputeFor(ctx, req, now)
 		if err != nil {
 			if deliverykit.KindOf(err) == deliverykit.KindInvalidArgument {
 				// checkSession has already checked what the engine
@@ -41,9 +54,35 @@ func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, 
 			return nil, fmt.Errorf("session: computing the options of deliveries[%d]: %w", i, err)
 		}
 		d.DeliveryCategories = categories(res)
+		out.inputs[i] = optionsInput{At: now, Coordinates: res.Coordinates}
 	}
 	out.promise = returnsPromise(eng.Catalog().ReturnPolicy, purchase.CurrencyCode)
 	return out, nil
+}
+
+// restore sets the categories of a stored ACTIVE session's deliveries
+// again from its options inputs: options.Engine.ComputeAt gives exactly
+// the categories computed when the session was written, as long as the
+// site's catalog is the same. A record without inputs (a COMPLETED
+// session, or one written before inputs were stored) keeps its stored
+// categories.
+func restore(eng *options.Engine, r *record) error {
+	if len(r.OptionsInputs) == 0 {
+		return nil
+	}
+	if len(r.OptionsInputs) != len(r.Deliveries) {
+		return deliverykit.Errorf(deliverykit.KindInternal, "session %s: %d options inputs for %d deliveries", r.Name, len(r.OptionsInputs), len(r.Deliveries))
+	}
+	for i := range r.Deliveries {
+		d := &r.Deliveries[i]
+		in := r.OptionsInputs[i]
+		res, err := eng.ComputeAt(engineRequest(r.Purchase, d), in.At, in.Coordinates)
+		if err != nil {
+			return deliverykit.Errorf(deliverykit.KindInternal, "session %s: computing the options of deliveries[%d] again: %w", r.Name, i, err)
+		}
+		d.DeliveryCategories = categories(res)
+	}
+	return nil
 }
 
 // writable returns d without its read-only fields, which requests may carry

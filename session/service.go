@@ -81,9 +81,35 @@ type Service struct {
 	ids      deliverykit.IDSource
 }
 
-// sessions holds the stored sessions, keyed by site and session id. The
-// stored value has no etag: the etag is the record's version.
-var sessions = storage.Collection[Session]{Name: "session.sessions"}
+// sessions holds the stored sessions, keyed by site and session id.
+var sessions = storage.Collection[record]{Name: "session.sessions"}
+
+// record is a stored session. It has no etag: the etag is the record's
+// version. An ACTIVE session is stored without its delivery categories,
+// which are mostly copies of the catalog (pickup location addresses and
+// opening hours, some 30 KB for a delivery in a city): OptionsInputs keeps,
+// per delivery, what they were computed from, and reading the session
+// computes them again, exactly (restore). A COMPLETED session stores its
+// categories with the customer's choice, as they were when it completed,
+// and no inputs: a record of what was sold does not follow later catalog
+// changes. Records written before inputs were stored have their categories
+// and no inputs, and are read as stored.
+type record struct {
+	Session
+	OptionsInputs []optionsInput `json:"options_inputs,omitempty"`
+}
+
+// newRecord returns the record of an ACTIVE session whose deliveries' options
+// were computed from inputs.
+func newRecord(sess Session, inputs []optionsInput) record {
+	ds := make([]Delivery, len(sess.Deliveries))
+	for i, d := range sess.Deliveries {
+		d.DeliveryCategories = nil
+		ds[i] = d
+	}
+	sess.Deliveries, sess.Etag = ds, ""
+	return record{Session: sess, OptionsInputs: inputs}
+}
 
 // New returns a Service over store.
 func New(store storage.Store, opts Options) (*Service, error) {
@@ -146,11 +172,10 @@ func notFound(name string) error {
 	return deliverykit.Errorf(deliverykit.KindNotFound, "session %s not found", name)
 }
 
-// view returns the stored session as the API shows it.
-func view(it storage.Item[Session]) *Session {
-	s := it.Value
-	s.Etag = Etag(it.Version)
-	return &s
+// withEtag returns sess with the etag of version.
+func withEtag(sess Session, version uint64) *Session {
+	sess.Etag = Etag(version)
+	return &sess
 }
 
 // Create computes the options of in and stores it as a new ACTIVE session.
@@ -179,16 +204,16 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 		UpdateTime:     now,
 		ReturnsPromise: c.promise,
 	}
+	rec := newRecord(sess, c.inputs)
 	var version uint64
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		version, err = sessions.Put(tx, storage.Key(site, id), sess, storage.MustNotExist())
+		version, err = sessions.Put(tx, storage.Key(site, id), rec, storage.MustNotExist())
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	sess.Etag = Etag(version)
-	return &sess, nil
+	return withEtag(sess, version), nil
 }
 
 // Get returns the session with the given name ("sessions/{id}"). A session
@@ -198,19 +223,28 @@ func (s *Service) Get(ctx context.Context, site, name string) (*Session, error) 
 	if err != nil {
 		return nil, err
 	}
-	var out *Session
+	var it storage.Item[record]
 	err = s.store.View(ctx, func(tx storage.Tx) error {
-		it, err := sessions.Get(tx, storage.Key(site, id))
-		if err != nil {
-			return err
-		}
-		out = view(it)
-		return nil
+		it, err = sessions.Get(tx, storage.Key(site, id))
+		return err
 	})
 	if deliverykit.KindOf(err) == deliverykit.KindNotFound {
 		return nil, notFound(name)
 	}
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	// The options are computed outside the read transaction.
+	if len(it.Value.OptionsInputs) > 0 {
+		eng, err := s.engines.Engine(site)
+		if err != nil {
+			return nil, err
+		}
+		if err := restore(eng, &it.Value); err != nil {
+			return nil, err
+		}
+	}
+	return withEtag(it.Value.Session, it.Version), nil
 }
 
 // Patch replaces the purchase and deliveries of the ACTIVE session in.Name
@@ -251,13 +285,13 @@ func (s *Service) Patch(ctx context.Context, site string, in Session) (*Session,
 		if err := checkActive(in.Name, it.Value.State); err != nil {
 			return err
 		}
-		sess := it.Value
+		sess := it.Value.Session
 		sess.Purchase, sess.Deliveries, sess.ReturnsPromise, sess.UpdateTime = c.purchase, c.deliveries, c.promise, now
-		v, err := sessions.Put(tx, key, sess, storage.VersionIs(it.Version))
+		v, err := sessions.Put(tx, key, newRecord(sess, c.inputs), storage.VersionIs(it.Version))
 		if err != nil {
 			return err
 		}
-		out = view(storage.Item[Session]{Value: sess, Version: v})
+		out = withEtag(sess, v)
 		return nil
 	})
 	if deliverykit.KindOf(err) == deliverykit.KindNotFound {
@@ -289,6 +323,10 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 	if err := checkChoices(&req); err != nil {
 		return nil, err
 	}
+	eng, err := s.engines.Engine(site)
+	if err != nil {
+		return nil, err
+	}
 	now := s.clock.Now()
 	var (
 		out    *Session
@@ -306,18 +344,28 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 		if err := checkActive(name, it.Value.State); err != nil {
 			return err
 		}
-		sess := it.Value
+		// The choices are checked against the options as computed
+		// when the session was written. Computing them again here,
+		// inside the transaction, costs microseconds per delivery
+		// and needs no second read to catch a concurrent patch.
+		rec := it.Value
+		if err := restore(eng, &rec); err != nil {
+			return err
+		}
+		sess := rec.Session
 		sess.Deliveries = slices.Clone(sess.Deliveries)
 		orders, err = s.apply(site, &sess, req.DeliveryChoices, now)
 		if err != nil {
 			return err
 		}
 		sess.State, sess.UpdateTime = StateCompleted, At(now)
-		v, err := sessions.Put(tx, key, sess, storage.VersionIs(it.Version))
+		// Completed: the categories are stored as chosen, without
+		// inputs.
+		v, err := sessions.Put(tx, key, record{Session: sess}, storage.VersionIs(it.Version))
 		if err != nil {
 			return err
 		}
-		out = view(storage.Item[Session]{Value: sess, Version: v})
+		out = withEtag(sess, v)
 		return nil
 	})
 	if deliverykit.KindOf(err) == deliverykit.KindNotFound {
