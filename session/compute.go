@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -10,6 +9,10 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout/options"
+
+	// The request copy below is a JSON round trip; the faster drop-in
+	// codec the store uses makes it about half as expensive.
+	json "github.com/goccy/go-json"
 )
 
 // computed is what the engine answers for a session: the deliveries with
