@@ -182,12 +182,12 @@ func TestStoredOptionsOfEarlierRecords(t *testing.T) {
 	}
 }
 
-// The options cache answers only for the version it was given, and holds
-// at most optionsCacheSize sessions.
-func TestOptionsCache(t *testing.T) {
-	var c optionsCache
+// The record cache answers only for the version it was given, and holds
+// at most recordCacheSize sessions.
+func TestRecordCache(t *testing.T) {
+	var c recordCache
 	res := &options.Result{Locale: "sv-SE"}
-	rec := &record{Options: res, OptionsInput: &optionsInput{Currency: "SEK"}}
+	rec := &record{ID: "1", Options: res, OptionsInput: &optionsInput{Currency: "SEK"}}
 	c.put("s/1", 7, rec)
 	for _, tc := range []struct {
 		key     string
@@ -198,19 +198,68 @@ func TestOptionsCache(t *testing.T) {
 		{"s/1", 8, nil}, // written since
 		{"s/2", 7, nil},
 	} {
-		if got := c.get(tc.key, tc.version); got != tc.want {
-			t.Errorf("get(%q, %d) = %p; want %p", tc.key, tc.version, got, tc.want)
+		var got *options.Result
+		if r := c.get(tc.key, tc.version); r != nil {
+			got = r.Options
 		}
+		if got != tc.want {
+			t.Errorf("get(%q, %d) options = %p; want %p", tc.key, tc.version, got, tc.want)
+		}
+	}
+	// The cache keeps a copy: the caller's record is its own.
+	rec.ID = "changed"
+	if got := c.get("s/1", 7); got.ID != "1" {
+		t.Errorf("cached record changed with the caller's: id %q", got.ID)
 	}
 	c.put("s/legacy", 1, &record{StoredOptions: res, Options: res})
 	if got := c.get("s/legacy", 1); got != nil {
-		t.Errorf("options stored in an earlier record were cached")
+		t.Errorf("a record with its options stored (an earlier version's) was cached")
 	}
-	for i := range 3 * optionsCacheSize {
+	for i := range 3 * recordCacheSize {
 		c.put(fmt.Sprintf("s/%d", i), 1, rec)
 	}
-	if n := len(c.m); n != optionsCacheSize {
-		t.Errorf("%d entries; want the bound %d", n, optionsCacheSize)
+	if n := len(c.m); n != recordCacheSize {
+		t.Errorf("%d entries; want the bound %d", n, recordCacheSize)
+	}
+}
+
+// A View belongs to its caller: changing one never changes what later
+// reads of the session, served from the record cache, return, nor the
+// catalog its locations come from.
+func TestViewIsTheCallersOwn(t *testing.T) {
+	f := newFixture(t)
+	req := createRequest()
+	v, err := f.svc.Create(ctx, "demo-site", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := f.svc.Get(ctx, "demo-site", v.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(first)
+	mutate := func(v *View) {
+		s := &v.Session
+		s.Cart.Items[0].Name = "changed"
+		s.Cart.Items[1].Attributes[0] = "changed"
+		if s.SearchAddress != nil && s.SearchAddress.Coordinates != nil {
+			s.SearchAddress.Coordinates.Lat = -1
+		}
+		if o := s.SelectedShippingOption; o != nil && o.Location != nil {
+			o.Location.Address.AddressLines[0] = "changed"
+			for k := range o.Location.Meta {
+				o.Location.Meta[k] = "changed"
+			}
+		}
+	}
+	mutate(first)
+	mutate(v)
+	second, err := f.svc.Get(ctx, "demo-site", v.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if have, _ := json.Marshal(second); string(have) != string(want) {
+		t.Errorf("a caller's changes reached a later read:\n got  %s\n want %s", have, want)
 	}
 }
 

@@ -118,9 +118,10 @@ type Service struct {
 	ids      deliverykit.IDSource
 	ttl      time.Duration
 	base     string
-	// computed keeps the options of recently written and read sessions,
-	// so that reading a session again does not recompute them.
-	computed optionsCache
+	// cache keeps recently written and read sessions with their
+	// options, so that reading a session again neither decodes nor
+	// computes anything.
+	cache recordCache
 }
 
 var (
@@ -279,7 +280,7 @@ func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*
 	if err != nil {
 		return nil, fmt.Errorf("checkout: storing the session: %w", err)
 	}
-	s.computed.put(storage.Key(site, rec.ID), version, &rec)
+	s.cache.put(storage.Key(site, rec.ID), version, &rec)
 	return s.view(engine, &rec), nil
 }
 
@@ -288,12 +289,12 @@ func (s *Service) Get(ctx context.Context, site, id string) (*View, error) {
 	if id == "" {
 		return nil, deliverykit.InvalidField("id", "required", "is required")
 	}
-	it, err := s.load(ctx, site, id)
+	r, err := s.loadShared(ctx, site, id)
 	if err != nil {
 		return nil, err
 	}
 	engine, _ := s.engines.Engine(site)
-	return s.view(engine, &it.Value), nil
+	return s.view(engine, r), nil
 }
 
 // Update replaces the cart and/or the customer of an ACTIVE session and
@@ -452,87 +453,127 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkout: storing the session: %w", err)
 	}
-	s.computed.put(storage.Key(site, id), version, &rec)
+	s.cache.put(storage.Key(site, id), version, &rec)
 	return &rec, engine, nil
 }
 
-// load reads a session and computes its options again from what they were
-// computed from (outside the read transaction).
+// load reads a session for a change: a record of its own, which the
+// caller may modify, with its options computed again from what they were
+// computed from (outside the read transaction) or taken from the cache.
 func (s *Service) load(ctx context.Context, site, id string) (storage.Item[record], error) {
-	var it storage.Item[record]
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		var err error
-		it, err = sessions.Get(tx, storage.Key(site, id))
-		return err
-	})
-	if errors.Is(err, deliverykit.ErrNotFound) {
-		return it, &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "no such session",
-			Violations: []deliverykit.FieldViolation{{Field: "id", Rule: "exists", Message: fmt.Sprintf("no session has id %q", id)}}}
+	key := storage.Key(site, id)
+	raw, err := s.read(ctx, key, id)
+	if err != nil {
+		return storage.Item[record]{}, err
 	}
+	it, err := sessions.Decode(raw)
 	if err != nil {
 		return it, fmt.Errorf("checkout: loading the session: %w", err)
 	}
-	key := storage.Key(site, id)
-	if res := s.computed.get(key, it.Version); res != nil && it.Value.OptionsInput != nil {
-		it.Value.Options = res
+	if cached := s.cache.get(key, it.Version); cached != nil {
+		it.Value.Options = cached.Options
 		return it, nil
 	}
 	if err := s.restoreOptions(site, &it.Value); err != nil {
 		return it, err
 	}
-	s.computed.put(key, it.Version, &it.Value)
+	s.cache.put(key, it.Version, &it.Value)
 	return it, nil
 }
 
-// optionsCacheSize bounds optionsCache: about 25 KB each, so at most some
-// 25 MB, whatever the number of stored sessions.
-const optionsCacheSize = 1024
+// loadShared reads a session for reading only: the record may be shared
+// with other readers through the cache and must not be modified. A session
+// read again soon after it was written or read costs a lookup of its
+// version, without decoding or computing anything.
+func (s *Service) loadShared(ctx context.Context, site, id string) (*record, error) {
+	key := storage.Key(site, id)
+	raw, err := s.read(ctx, key, id)
+	if err != nil {
+		return nil, err
+	}
+	if cached := s.cache.get(key, raw.Version); cached != nil {
+		return cached, nil
+	}
+	it, err := sessions.Decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("checkout: loading the session: %w", err)
+	}
+	if err := s.restoreOptions(site, &it.Value); err != nil {
+		return nil, err
+	}
+	s.cache.put(key, it.Version, &it.Value)
+	return &it.Value, nil
+}
 
-// optionsCache maps a session's key and record version to its computed
-// options. A record version never changes its content, so an entry is
-// never stale: a write makes a new version, which misses. Results are
-// shared, read-only: nothing modifies an options.Result after Compute.
-// When full, an arbitrary entry makes room (map iteration order); checkout
-// traffic reads a session a few times within minutes of writing it, so
-// the recent entries that matter are seldom the ones evicted.
-type optionsCache struct {
+// read returns the stored, still encoded session.
+func (s *Service) read(ctx context.Context, key, id string) (storage.Record, error) {
+	var raw storage.Record
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		var err error
+		raw, err = tx.Get(sessions.Name, key)
+		return err
+	})
+	if errors.Is(err, deliverykit.ErrNotFound) {
+		return raw, &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "no such session",
+			Violations: []deliverykit.FieldViolation{{Field: "id", Rule: "exists", Message: fmt.Sprintf("no session has id %q", id)}}}
+	}
+	if err != nil {
+		return raw, fmt.Errorf("checkout: loading the session: %w", err)
+	}
+	return raw, nil
+}
+
+// recordCacheSize bounds recordCache: a record with its options is some
+// 15 KB, so at most some 15 MB, whatever the number of stored sessions.
+const recordCacheSize = 1024
+
+// recordCache maps a session's key and record version to the record with
+// its computed options. A record version never changes its content, so an
+// entry is never stale: a write makes a new version, which misses. Cached
+// records are shared and read-only. When full, an arbitrary entry makes
+// room (map iteration order); checkout traffic reads a session a few times
+// within minutes of writing it, so the recent entries that matter are
+// seldom the ones evicted.
+type recordCache struct {
 	mu sync.Mutex
-	m  map[string]cachedOptions
+	m  map[string]cachedRecord
 }
 
-type cachedOptions struct {
+type cachedRecord struct {
 	version uint64
-	res     *options.Result
+	rec     *record
 }
 
-func (c *optionsCache) get(key string, version uint64) *options.Result {
+func (c *recordCache) get(key string, version uint64) *record {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.m[key]; ok && e.version == version {
-		return e.res
+		return e.rec
 	}
 	return nil
 }
 
-// put remembers r's options as those of version, when they are computed
-// from stored inputs (options of earlier records are not cached: they
-// come with the record).
-func (c *optionsCache) put(key string, version uint64, r *record) {
+// put remembers a copy of r as version, when its options are computed
+// from stored inputs (records of earlier versions, with their options
+// stored, are not cached). The caller must not modify r's slices, maps or
+// pointed-to values afterwards: the copy shares them.
+func (c *recordCache) put(key string, version uint64, r *record) {
 	if r.OptionsInput == nil || r.Options == nil || version == 0 {
 		return
 	}
+	cp := *r
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = make(map[string]cachedOptions)
+		c.m = make(map[string]cachedRecord)
 	}
-	if _, ok := c.m[key]; !ok && len(c.m) >= optionsCacheSize {
+	if _, ok := c.m[key]; !ok && len(c.m) >= recordCacheSize {
 		for k := range c.m {
 			delete(c.m, k)
 			break
 		}
 	}
-	c.m[key] = cachedOptions{version: version, res: r.Options}
+	c.m[key] = cachedRecord{version: version, rec: &cp}
 }
 
 // restoreOptions sets r.Options from r.OptionsInput, or from the options a

@@ -1,6 +1,8 @@
 package checkout
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/deliverykit/deliverykit/catalog"
@@ -10,9 +12,12 @@ import (
 // view renders the record as the API shows it. engine may be nil (a site
 // whose catalog was removed); names then fall back to the stored ones.
 func (s *Service) view(engine *options.Engine, r *record) *View {
+	// A View belongs to its caller, who may modify it; the record may be
+	// shared through the cache and the options point into the catalog, so
+	// nothing of either is handed out without a copy.
 	sess := Session{
-		ID: r.ID, Status: r.Status, Cart: r.Cart, ExpiresAt: r.ExpiresAt,
-		Customer: r.Customer, SearchAddress: r.SearchAddress, TosID: r.TosID,
+		ID: r.ID, Status: r.Status, Cart: r.Cart.clone(), ExpiresAt: r.ExpiresAt,
+		Customer: r.Customer.clone(), SearchAddress: r.SearchAddress.clone(), TosID: r.TosID,
 	}
 	if cat, opt, addons := r.chosen(); opt != nil {
 		loc := location(opt.Location)
@@ -68,7 +73,7 @@ func (s *Service) view(engine *options.Engine, r *record) *View {
 }
 
 func address(a catalog.Address) *LocationAddress {
-	la := &LocationAddress{Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.Country}
+	la := &LocationAddress{Name: a.Name, AddressLines: slices.Clone(a.AddressLines), City: a.City, PostalCode: a.PostalCode, Country: a.Country}
 	if c := a.Coordinates; c != nil {
 		la.Coordinates = &Coordinates{Lat: c.Lat, Lng: c.Lng}
 	}
@@ -81,7 +86,7 @@ func location(l *options.Location) *Location {
 	if l == nil {
 		return nil
 	}
-	out := &Location{ExternalID: l.ExternalID, Name: l.Name, Address: address(l.Address), Meta: l.Meta, LocationType: string(l.Type)}
+	out := &Location{ExternalID: l.ExternalID, Name: l.Name, Address: address(l.Address), Meta: maps.Clone(l.Meta), LocationType: string(l.Type)}
 	if len(l.Hours) > 0 {
 		out.OperationalHours = map[string]string{}
 		for day, ranges := range l.Hours {
@@ -97,4 +102,37 @@ func location(l *options.Location) *Location {
 		}
 	}
 	return out
+}
+
+func (c Cart) clone() Cart {
+	c.Items = slices.Clone(c.Items)
+	for i := range c.Items {
+		c.Items[i].Attributes = slices.Clone(c.Items[i].Attributes)
+	}
+	return c
+}
+
+func (c *Customer) clone() *Customer {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	if a := c.Address; a != nil {
+		ac := *a
+		ac.AddressLines = slices.Clone(a.AddressLines)
+		out.Address = &ac
+	}
+	return &out
+}
+
+func (a *SearchAddress) clone() *SearchAddress {
+	if a == nil {
+		return nil
+	}
+	out := *a
+	if c := a.Coordinates; c != nil {
+		cc := *c
+		out.Coordinates = &cc
+	}
+	return &out
 }

@@ -157,11 +157,11 @@ func (s *Service) WidgetState(ctx context.Context, token string) (*WidgetState, 
 	if err != nil {
 		return nil, err
 	}
-	it, err := s.load(ctx, tr.Site, tr.SessionID)
+	r, err := s.loadShared(ctx, tr.Site, tr.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	return widgetState(&it.Value), nil
+	return widgetState(r), nil
 }
 
 // Select records the customer's choice from the widget: an option of the

@@ -183,7 +183,7 @@ func engineRequest(p *Purchase, d *Delivery) options.Request {
 	}
 	if c := d.RecipientContact; c != nil && c.Address != nil {
 		a := c.Address
-		req.Address = catalog.Address{Country: a.CountryCode, PostalCode: a.PostalCode, City: a.City, AddressLines: a.AddressLines}
+		req.Address = catalog.Address{Country: a.CountryCode, PostalCode: a.PostalCode, City: a.City, AddressLines: slices.Clone(a.AddressLines)}
 		if a.Coordinates != nil {
 			req.Address.Coordinates = &catalog.Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
 		}
@@ -251,9 +251,12 @@ func option(o options.Option) DeliveryOption {
 		}
 		if len(l.Hours) > 0 {
 			h := l.Hours
+			// Copies: a returned session is the caller's to modify,
+			// and these slices belong to the catalog.
+			c := slices.Clone[[]string]
 			pl.OperationalHours = &OperationalHours{
-				Monday: h["mon"], Tuesday: h["tue"], Wednesday: h["wed"], Thursday: h["thu"],
-				Friday: h["fri"], Saturday: h["sat"], Sunday: h["sun"],
+				Monday: c(h["mon"]), Tuesday: c(h["tue"]), Wednesday: c(h["wed"]), Thursday: c(h["thu"]),
+				Friday: c(h["fri"]), Saturday: c(h["sat"]), Sunday: c(h["sun"]),
 			}
 		}
 		if dist := l.Distance; dist != nil {
@@ -268,7 +271,7 @@ func option(o options.Option) DeliveryOption {
 }
 
 func fromCatalogAddress(a catalog.Address) Address {
-	out := Address{CountryCode: a.Country, PostalCode: a.PostalCode, City: a.City, AddressLines: a.AddressLines}
+	out := Address{CountryCode: a.Country, PostalCode: a.PostalCode, City: a.City, AddressLines: slices.Clone(a.AddressLines)}
 	if a.Coordinates != nil {
 		out.Coordinates = &Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
 	}

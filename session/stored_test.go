@@ -155,3 +155,33 @@ func TestSessionStoredWithItsOptionsStillReads(t *testing.T) {
 		t.Errorf("completing an old record: %v", err)
 	}
 }
+
+// TestSessionIsTheCallersOwn: a returned session shares nothing with the
+// catalog; changing its pickup locations changes no later session.
+func TestSessionIsTheCallersOwn(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	first, err := e.svc.Create(ctx, "demo-site", input(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(first.Deliveries[0].DeliveryCategories)
+	for _, c := range first.Deliveries[0].DeliveryCategories {
+		for _, o := range c.DeliveryOptions {
+			if l := o.PickupLocation; l != nil {
+				a := l.VisitingContact.Address
+				a.AddressLines[0] = "changed"
+				if h := l.OperationalHours; h != nil && len(h.Monday) > 0 {
+					h.Monday[0] = "changed"
+				}
+			}
+		}
+	}
+	second, err := e.svc.Create(ctx, "demo-site", input(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if have, _ := json.Marshal(second.Deliveries[0].DeliveryCategories); string(have) != string(want) {
+		t.Errorf("a caller's changes reached the catalog:\n got  %s\n want %s", have, want)
+	}
+}

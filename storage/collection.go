@@ -77,6 +77,11 @@ func (c Collection[T]) NextSequence(tx Tx) (uint64, error) {
 	return tx.NextSequence(c.Name)
 }
 
+// Decode decodes a record read with Tx.Get or Tx.Scan. It lets a caller
+// that keeps decoded values by version (a read cache) look at the version
+// of a record before paying for decoding it.
+func (c Collection[T]) Decode(rec Record) (Item[T], error) { return c.decode(rec) }
+
 func (c Collection[T]) decode(rec Record) (Item[T], error) {
 	it := Item[T]{Key: rec.Key, Version: rec.Version}
 	if err := json.Unmarshal(rec.Value, &it.Value); err != nil {
