@@ -40,7 +40,22 @@
 // compare-and-set write happen in one storage transaction, so the call
 // applies to the latest state and is never refused for a concurrent change.
 // Delivery options are computed before that transaction, which only checks
-// and writes.
+// and writes; Complete computes the stored session's options again inside
+// it (microseconds per delivery) to check the choices against them.
+//
+// # What is stored
+//
+// An ACTIVE session is stored without its delivery categories, which are
+// mostly copies of the catalog (pickup location addresses and opening
+// hours: 30–40 KB for a delivery in a city). It keeps, per delivery, what
+// they were computed from besides its own fields: the computation's "now"
+// and the recipient's coordinates. Reading it computes the categories
+// again with options.Engine.ComputeAt, which gives exactly the categories
+// of the write (the same estimates and expire_time, however late the read)
+// as long as the site's catalog is the same. A COMPLETED session is stored
+// with its categories as chosen: what was sold does not follow later
+// catalog changes. Sessions stored before this kept their categories and
+// are read as stored.
 //
 // # Requests
 //
