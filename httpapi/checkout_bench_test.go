@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -16,32 +17,39 @@ import (
 // middleware, authentication, decoding, the service on the memory store,
 // encoding.
 func BenchmarkCheckoutCreateHTTP(b *testing.B) {
-	svc := newCheckoutService(b, deliverykit.SystemClock{}, nil)
-	var keys auth.Keyring
-	keys.Add("demo-site", auth.HashKey("demo-key"))
-	s := newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Checkout: svc})
+	s := newBenchCheckoutServer(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		req := httptest.NewRequest("POST", "/v1/siw/session.create", strings.NewReader(siwCreate))
-		req.Header.Set("Authorization", siwKey["Authorization"])
-		rec := httptest.NewRecorder()
-		s.handler.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			b.Fatalf("status %d: %s", rec.Code, rec.Body)
-		}
+		benchCreate(b, s)
 	}
 }
 
-// BenchmarkCheckoutGetHTTP is session.get through the whole handler.
-func BenchmarkCheckoutGetHTTP(b *testing.B) {
+// newBenchCheckoutServer is the handler the checkout benchmarks measure:
+// the service on the memory store, the demo key, an access log that is
+// formatted and discarded.
+func newBenchCheckoutServer(b *testing.B) *server {
 	svc := newCheckoutService(b, deliverykit.SystemClock{}, nil)
 	var keys auth.Keyring
 	keys.Add("demo-site", auth.HashKey("demo-key"))
-	s := newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Checkout: svc})
+	return newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Checkout: svc})
+}
+
+// benchCreate sends a session.create and returns it with its answer.
+func benchCreate(b *testing.B, s *server) (*http.Request, *httptest.ResponseRecorder) {
 	req := httptest.NewRequest("POST", "/v1/siw/session.create", strings.NewReader(siwCreate))
 	req.Header.Set("Authorization", siwKey["Authorization"])
 	rec := httptest.NewRecorder()
 	s.handler.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		b.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	return req, rec
+}
+
+// BenchmarkCheckoutGetHTTP is session.get through the whole handler.
+func BenchmarkCheckoutGetHTTP(b *testing.B) {
+	s := newBenchCheckoutServer(b)
+	_, rec := benchCreate(b, s)
 	var created struct {
 		Session struct {
 			ID string `json:"id"`
