@@ -73,7 +73,8 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 				costs.Exchange = c.Exchange
 			}
 		}
-		r := returnRecord{OrderID: o.ID, Token: token, Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs}
+		r := returnRecord{OrderID: o.ID, Order: &orderSummaryRecord{ForeignID: o.ForeignID, CreatedAt: o.CreatedAt},
+			Token: token, Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs}
 		var vs []deliverykit.FieldViolation
 		used := map[string]bool{}
 		var items int64

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
 )
 
 func TestParsePageQuery(t *testing.T) {
@@ -226,5 +227,57 @@ func TestListReturnsAndRefundsSorted(t *testing.T) {
 	refunds, _ = f.svc.ListRefunds(f.ctx, "site-a", "", PageRequest{Sort: []SortOrder{{"amountToRefund", Desc}}})
 	if refunds.TotalElements != 1 || refunds.Content[0].AmountToRefund != sek(0) {
 		t.Errorf("refund of 0.10 minus 59.50 costs must be 0.00: %+v", refunds.Content)
+	}
+}
+
+// A return keeps its order's summary, so a page of returns does not read
+// the orders; returns stored before it did are listed the same, from
+// their orders.
+func TestListReturnsWithAndWithoutStoredOrderSummary(t *testing.T) {
+	f := newFixture(t)
+	f.importOrder(t, "site-a", "A-1")
+	f.clock.Advance(time.Hour)
+	f.importOrder(t, "site-a", "A-2")
+	for _, o := range []string{"A-1", "A-2", "A-2"} {
+		f.createReturn(t, "site-a", o, CustomerReturnItemInput{ForeignLineItemID: "L2", Quantity: 1})
+	}
+	page := func() Page[ReturnSummary] {
+		t.Helper()
+		p, err := f.svc.ListReturns(f.ctx, "site-a", PageRequest{Size: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	want := page()
+	if c := want.Content; len(c) != 3 || c[2].Order.ForeignID != "A-2" || time.Time(c[2].Order.CreatedAt).Sub(time.Time(c[0].Order.CreatedAt)) != time.Hour {
+		t.Fatalf("page: %+v", want.Content)
+	}
+	// Forget the stored summaries, as returns of earlier versions had
+	// none.
+	err := f.svc.store.Update(f.ctx, func(tx storage.Tx) error {
+		var all []storage.Item[returnRecord]
+		for it, err := range returnsColl.Scan(tx, storage.Range{Prefix: storage.KeyPrefix("site-a")}) {
+			if err != nil {
+				return err
+			}
+			all = append(all, it)
+		}
+		for _, it := range all {
+			if it.Value.Order == nil {
+				t.Errorf("return %d was stored without its order's summary", it.Value.ID)
+			}
+			it.Value.Order = nil
+			if _, err := returnsColl.Put(tx, it.Key, it.Value, storage.VersionIs(it.Version)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, page()); diff != "" {
+		t.Errorf("page from the orders differs from the page from the returns (-returns +orders):\n%s", diff)
 	}
 }

@@ -96,20 +96,31 @@ func (c costsRecord) total() int64 { return c.Shipment + c.Handling + c.Exchange
 
 // returnRecord is a return as stored.
 type returnRecord struct {
-	ID        uint64       `json:"id"`
-	Rank      uint64       `json:"rank"`
-	OrderID   uint64       `json:"orderId"`
-	Token     string       `json:"token"`
-	Status    ReturnStatus `json:"status"`
-	Exchange  bool         `json:"exchange,omitempty"`
-	CreatedAt time.Time    `json:"createdAt"`
-	Costs     costsRecord  `json:"costs"`
+	ID      uint64 `json:"id"`
+	Rank    uint64 `json:"rank"`
+	OrderID uint64 `json:"orderId"`
+	// Order is the order's summary, which never changes once the order
+	// is imported, kept here so that a page of returns is read without
+	// reading (and decoding) each return's order. Returns stored before
+	// it existed have none; their order is read.
+	Order     *orderSummaryRecord `json:"order,omitempty"`
+	Token     string              `json:"token"`
+	Status    ReturnStatus        `json:"status"`
+	Exchange  bool                `json:"exchange,omitempty"`
+	CreatedAt time.Time           `json:"createdAt"`
+	Costs     costsRecord         `json:"costs"`
 	// Estimate is the calculated refund at creation.
 	Estimate    int64         `json:"estimate"`
 	Lines       []returnLine  `json:"lines"`
 	Shipments   []shipmentRec `json:"shipments,omitempty"`
 	RefundIDs   []uint64      `json:"refundIds,omitempty"`
 	CompletedAt *time.Time    `json:"completedAt,omitempty"`
+}
+
+// orderSummaryRecord is what a return keeps of its order (OrderSummary).
+type orderSummaryRecord struct {
+	ForeignID string    `json:"foreignId"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 type returnLine struct {

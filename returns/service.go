@@ -367,18 +367,23 @@ func (s *Service) ListReturns(ctx context.Context, site string, pr PageRequest) 
 		}
 		total = n
 		content = make([]ReturnSummary, len(rows))
-		orders := map[uint64]orderRecord{}
+		orders := map[uint64]OrderSummary{} // of returns stored without one
 		for i, r := range rows {
-			o, ok := orders[r.OrderID]
-			if !ok {
+			var o OrderSummary
+			switch sum, ok := orders[r.OrderID]; {
+			case r.Order != nil:
+				o = OrderSummary{ID: r.OrderID, ForeignID: r.Order.ForeignID, CreatedAt: Timestamp(r.Order.CreatedAt)}
+			case ok:
+				o = sum
+			default:
 				it, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
 				if err != nil {
 					return err
 				}
-				o = it.Value
-				orders[o.ID] = o
+				o = orderSummary(it.Value)
+				orders[r.OrderID] = o
 			}
-			content[i] = ReturnSummary{ID: r.ID, CreatedAt: Timestamp(r.CreatedAt), Status: r.Status, StatusURL: s.statusURL(r.Token), Order: orderSummary(o)}
+			content[i] = ReturnSummary{ID: r.ID, CreatedAt: Timestamp(r.CreatedAt), Status: r.Status, StatusURL: s.statusURL(r.Token), Order: o}
 		}
 		return nil
 	})
