@@ -35,7 +35,8 @@ func benchReturns(b *testing.B, n int) *Service {
 					return err
 				}
 				rank++
-				r := returnRecord{ID: id, Rank: rank, OrderID: o.ID, Token: fmt.Sprint("t", id), Status: StatusAwaitingReturn,
+				r := returnRecord{ID: id, Rank: rank, OrderID: o.ID, Order: &orderSummaryRecord{ForeignID: o.ForeignID, CreatedAt: time.Time(o.CreatedAt)},
+					Token: fmt.Sprint("t", id), Status: StatusAwaitingReturn,
 					CreatedAt: t0.Add(time.Duration(i) * time.Second), Lines: []returnLine{{ID: 1, Quantity: 1}}}
 				if err := svc.returns.insert(tx, "bench-site", id, rank, r); err != nil {
 					return err
