@@ -263,13 +263,17 @@ func TestViewIsTheCallersOwn(t *testing.T) {
 	}
 }
 
-// Reading a session after writing it serves the options computed for the
-// write; an update makes a new version, whose options are its own.
-func TestOptionsCacheFollowsWrites(t *testing.T) {
+// Reading a session again serves the options of the first read, computed
+// exactly as for the write; an update makes a new version, whose options
+// are its own. Writes leave the cache alone.
+func TestRecordCacheFollowsWrites(t *testing.T) {
 	f := newFixture(t)
 	v, err := f.svc.Create(ctx, "demo-site", createRequest())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := len(f.svc.cache.m); n != 0 {
+		t.Errorf("a create filled the cache (%d entries)", n)
 	}
 	first, err := f.svc.load(ctx, "demo-site", v.Session.ID)
 	if err != nil {

@@ -118,9 +118,8 @@ type Service struct {
 	ids      deliverykit.IDSource
 	ttl      time.Duration
 	base     string
-	// cache keeps recently written and read sessions with their
-	// options, so that reading a session again neither decodes nor
-	// computes anything.
+	// cache keeps recently read sessions with their options, so that
+	// reading a session again neither decodes nor computes anything.
 	cache recordCache
 }
 
@@ -267,20 +266,16 @@ func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*
 	if err := s.refresh(ctx, engine, &rec); err != nil {
 		return nil, err
 	}
-	var version uint64
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		v, err := sessions.Put(tx, storage.Key(site, rec.ID), rec, storage.MustNotExist())
-		if err != nil {
+		if _, err := sessions.Put(tx, storage.Key(site, rec.ID), rec, storage.MustNotExist()); err != nil {
 			return err
 		}
-		version = v
 		_, err = tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: site, SessionID: rec.ID}, storage.MustNotExist())
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("checkout: storing the session: %w", err)
 	}
-	s.cache.put(storage.Key(site, rec.ID), version, &rec)
 	return s.view(engine, &rec), nil
 }
 
@@ -434,13 +429,10 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 	if rec.Status == StatusActive {
 		rec.ExpiresAt = now.Add(s.ttl)
 	}
-	var version uint64
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		v, err := sessions.Put(tx, storage.Key(site, id), rec, storage.VersionIs(it.Version))
-		if err != nil {
+		if _, err := sessions.Put(tx, storage.Key(site, id), rec, storage.VersionIs(it.Version)); err != nil {
 			return err
 		}
-		version = v
 		if rec.Status == StatusComplete {
 			_, err := tosIndex.Put(tx, storage.Key(site, rec.TosID), rec.ID, storage.MustNotExist())
 			return err
@@ -453,7 +445,6 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkout: storing the session: %w", err)
 	}
-	s.cache.put(storage.Key(site, id), version, &rec)
 	return &rec, engine, nil
 }
 
@@ -483,7 +474,7 @@ func (s *Service) load(ctx context.Context, site, id string) (storage.Item[recor
 
 // loadShared reads a session for reading only: the record may be shared
 // with other readers through the cache and must not be modified. A session
-// read again soon after it was written or read costs a lookup of its
+// read again soon after it was read costs a lookup of its
 // version, without decoding or computing anything.
 func (s *Service) loadShared(ctx context.Context, site, id string) (*record, error) {
 	key := storage.Key(site, id)
