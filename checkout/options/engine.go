@@ -149,6 +149,10 @@ type Item struct {
 }
 
 // Result is the answer: categories in display order, each with options.
+// It shares the catalog's data (pickup locations, their addresses and
+// hours) rather than copying it, and it may be shared by the callers of a
+// cache: treat it as read-only, and copy what a caller of yours may
+// modify.
 type Result struct {
 	// Locale is the catalog locale names are in.
 	Locale string `json:"locale"`
@@ -211,9 +215,11 @@ type Carrier struct {
 }
 
 // Location is a pickup location with its distance from the address, when
-// the address could be placed.
+// the address could be placed. The location is the catalog's own, shared
+// rather than copied (a Result has dozens): like everything a Result
+// holds, it is read-only.
 type Location struct {
-	catalog.PickupLocation
+	*catalog.PickupLocation
 	Distance *Distance `json:"distance,omitempty"`
 }
 
@@ -390,7 +396,7 @@ func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max
 	if at == nil {
 		out := make([]located, min(max, len(n.locs)))
 		for i := range out {
-			out[i] = located{Location: Location{PickupLocation: *n.locs[i]}, avail: &n.avail[i]}
+			out[i] = located{Location: Location{PickupLocation: n.locs[i]}, avail: &n.avail[i]}
 		}
 		return out
 	}
@@ -399,7 +405,7 @@ func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max
 	dists := make([]Distance, len(near)) // one allocation for all
 	for i, nb := range near {
 		dists[i] = estimate(nb.Meters)
-		out[i] = located{Location: Location{PickupLocation: *n.locs[nb.Item], Distance: &dists[i]}, avail: &n.avail[nb.Item]}
+		out[i] = located{Location: Location{PickupLocation: n.locs[nb.Item], Distance: &dists[i]}, avail: &n.avail[nb.Item]}
 	}
 	return out
 }
