@@ -40,6 +40,9 @@ type Engine struct {
 	loc      localizer
 	cals     map[string]*calendar // warehouse id → calendar
 	products map[string]productEntry
+	// carriers holds, per category id, the Carrier of each of its
+	// products, made once and shared by every option of the product.
+	carriers map[string][]*Carrier
 	networks map[string]*network // carrier + KeySep + country → locations
 }
 
@@ -95,6 +98,18 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 			p := &cr.Products[j]
 			e.products[p.Ref] = productEntry{carrier: cr, product: p, plan: newPlan(*p)}
 		}
+	}
+	e.carriers = make(map[string][]*Carrier, len(cat.Categories))
+	for _, cc := range cat.Categories {
+		cs := make([]Carrier, len(cc.Products))
+		ps := make([]*Carrier, len(cc.Products))
+		for sort, ref := range cc.Products {
+			pe := e.products[ref]
+			cs[sort] = Carrier{ID: pe.carrier.ID, Name: pe.carrier.Name, ProductID: pe.product.ID,
+				ProductName: pe.product.Name, ProductRef: ref, ExternalID: pe.product.ExternalID, SortOrder: sort}
+			ps[sort] = &cs[sort]
+		}
+		e.carriers[cc.ID] = ps
 	}
 	coords := map[string][]catalog.Coordinates{}
 	for i := range cat.PickupLocations {
@@ -194,7 +209,7 @@ type Option struct {
 	// and location, so a customer's choice survives a cart update.
 	ID          string    `json:"id"`
 	CategoryID  string    `json:"category_id"`
-	Carrier     Carrier   `json:"carrier"`
+	Carrier     *Carrier  `json:"carrier"` // shared by the options of one product
 	Price       int64     `json:"price"`
 	Currency    string    `json:"currency"`
 	ETD         ETD       `json:"etd"`
@@ -335,8 +350,7 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 			pe := e.products[ref]
 			opt := Option{
 				CategoryID: cc.ID,
-				Carrier: Carrier{ID: pe.carrier.ID, Name: pe.carrier.Name, ProductID: pe.product.ID,
-					ProductName: pe.product.Name, ProductRef: ref, ExternalID: pe.product.ExternalID, SortOrder: sort},
+				Carrier:    e.carriers[cc.ID][sort],
 				Price:      price,
 				Currency:   req.Currency,
 				ETD:        cal.etd(now, req.ReadyAt, pe.plan),
@@ -364,6 +378,11 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 			})
 		}
 		if len(cat.Options) > 0 {
+			if res.Categories == nil {
+				// Sized once: a Category is a few hundred bytes.
+				// Still nil when nothing is offered.
+				res.Categories = make([]Category, 0, len(e.cat.Categories))
+			}
 			res.Categories = append(res.Categories, cat)
 		}
 	}
