@@ -21,6 +21,7 @@ import (
 	"context"
 	"iter"
 	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -57,8 +58,21 @@ type coll struct {
 
 // snapshot is the committed state of the store. Collections are never
 // removed from it, so their counters survive the deletion of every record.
+//
+// A commit publishes a new snapshot, so copying one must be cheap: the
+// collections are a slice (a few hundred bytes to copy), found by name
+// through index, which snapshots share until a commit adds a collection.
 type snapshot struct {
-	colls map[string]*coll
+	index map[string]int // collection name → position in colls; never modified once published
+	colls []*coll
+}
+
+// get returns the collection called name, or nil.
+func (s *snapshot) get(name string) *coll {
+	if i, ok := s.index[name]; ok {
+		return s.colls[i]
+	}
+	return nil
 }
 
 // Store is an in-memory storage.Store. The zero value is not usable; call
@@ -77,7 +91,7 @@ var _ storage.Store = (*Store)(nil)
 // New returns an empty store.
 func New() *Store {
 	s := &Store{writer: make(chan struct{}, 1)}
-	s.state.Store(&snapshot{colls: map[string]*coll{}})
+	s.state.Store(&snapshot{index: map[string]int{}})
 	return s
 }
 
@@ -91,7 +105,7 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t := &tx{ctx: ctx, base: snap.colls}
+	t := &tx{ctx: ctx, base: snap}
 	defer t.done.Store(true)
 	return fn(t)
 }
@@ -123,7 +137,7 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t := &tx{ctx: ctx, base: snap.colls, own: map[string]*coll{}}
+	t := &tx{ctx: ctx, base: snap, writes: true}
 	err := func() error {
 		// Mark the Tx done even if fn panics, so that a Tx leaked by a
 		// recovered panic cannot write into a later snapshot.
@@ -141,10 +155,21 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	if len(t.own) == 0 {
 		return nil
 	}
-	next := make(map[string]*coll, len(snap.colls)+len(t.own))
-	maps.Copy(next, snap.colls)
-	maps.Copy(next, t.own)
-	s.state.Store(&snapshot{colls: next})
+	next := &snapshot{index: snap.index, colls: slices.Clone(snap.colls)}
+	indexCopied := false
+	for _, o := range t.own {
+		if i, ok := next.index[o.name]; ok {
+			next.colls[i] = o.c
+			continue
+		}
+		if !indexCopied {
+			// A new collection: published snapshots keep the old index.
+			next.index, indexCopied = maps.Clone(snap.index), true
+		}
+		next.index[o.name] = len(next.colls)
+		next.colls = append(next.colls, o.c)
+	}
+	s.state.Store(next)
 	return nil
 }
 
@@ -162,11 +187,12 @@ func (s *Store) Close() error {
 // copied (own) before the snapshot it started from (base), which is how an
 // Update sees its own writes.
 type tx struct {
-	ctx   context.Context
-	base  map[string]*coll
-	own   map[string]*coll // nil for a View
-	done  atomic.Bool
-	guard backend.ScanGuard
+	ctx    context.Context
+	base   *snapshot
+	writes bool        // false for a View
+	own    []ownedColl // the collections this transaction copied; a few at most
+	done   atomic.Bool
+	guard  backend.ScanGuard
 	// pivot is the search item of point lookups, kept here because a
 	// fresh one per lookup escapes to the heap. Only lookup uses it, and
 	// a lookup completes before anything else can run on the Tx; Scan,
@@ -195,7 +221,7 @@ func (t *tx) writable() error {
 	if err := t.usable(); err != nil {
 		return err
 	}
-	if t.own == nil {
+	if !t.writes {
 		return storage.ErrReadOnly
 	}
 	return nil
@@ -203,28 +229,45 @@ func (t *tx) writable() error {
 
 // read returns the collection as this transaction sees it, or nil.
 func (t *tx) read(name string) *coll {
-	if c, ok := t.own[name]; ok {
+	if c := t.owned(name); c != nil {
 		return c
 	}
-	return t.base[name]
+	return t.base.get(name)
 }
 
 // write returns this transaction's private copy of the collection, making
 // it on first use. Cloning the tree is O(1): nodes are copied only when a
 // write reaches them.
 func (t *tx) write(name string) *coll {
-	if c, ok := t.own[name]; ok {
+	if c := t.owned(name); c != nil {
 		return c
 	}
 	c := &coll{}
-	if b := t.base[name]; b != nil {
+	if b := t.base.get(name); b != nil {
 		*c = *b
 		c.tree = b.tree.Clone()
 	} else {
 		c.tree = btree.NewG(degree, itemLess)
 	}
-	t.own[name] = c
+	t.own = append(t.own, ownedColl{name, c})
 	return c
+}
+
+// ownedColl is a collection a transaction copied to write to.
+type ownedColl struct {
+	name string
+	c    *coll
+}
+
+// owned returns this transaction's copy of the collection, or nil. A
+// transaction writes to a few collections, so a scan beats a map.
+func (t *tx) owned(name string) *coll {
+	for _, o := range t.own {
+		if o.name == name {
+			return o.c
+		}
+	}
+	return nil
 }
 
 func (t *tx) Get(collName, key string) (storage.Record, error) {
@@ -347,7 +390,7 @@ func (t *tx) Scan(collName string, r storage.Range) iter.Seq2[storage.Record, er
 		if c == nil {
 			return
 		}
-		if t.own != nil {
+		if t.writes {
 			t.guard.Enter(collName)
 			defer t.guard.Leave(collName)
 		}
