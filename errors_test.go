@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,10 +90,26 @@ func TestIDs(t *testing.T) {
 	seen := map[string]bool{}
 	for range 1000 {
 		id := deliverykit.RandomIDs{}.NewID("tok_")
-		if len(id) != len("tok_")+26 || seen[id] {
+		if len(id) != len("tok_")+36 || seen[id] || strings.Trim(id[4:], "234567abcdefghijklmnopqrstuvwxyz") != "" {
 			t.Fatalf("RandomIDs gave %q (len %d, seen %v)", id, len(id), seen[id])
 		}
 		seen[id] = true
+	}
+	// Ids made later sort after ids made earlier, to the millisecond,
+	// whatever their random part; within a millisecond they differ.
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC))
+	ids := deliverykit.RandomIDs{Clock: clock}
+	var prev string
+	for i := range 200 {
+		a, b := ids.NewID("s_"), ids.NewID("s_")
+		if a == b || a[:len("s_")+9] != b[:len("s_")+9] {
+			t.Fatalf("two ids of one millisecond: %q, %q", a, b)
+		}
+		if i > 0 && (a <= prev || b <= prev) {
+			t.Fatalf("ids %q, %q made after %q sort before it", a, b, prev)
+		}
+		prev = max(a, b)
+		clock.Advance(time.Millisecond)
 	}
 }
 
