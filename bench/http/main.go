@@ -72,6 +72,7 @@ type options struct {
 	warmup    time.Duration
 	rounds    int
 	clients   int
+	loader    string // "go" or "wrk"
 	endpoints []endpoint
 }
 
@@ -84,6 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&c.rounds, "rounds", 3, "how many times every endpoint is measured on every server, alternating")
 	fs.IntVar(&c.clients, "clients", 32, "concurrent keep-alive connections")
 	names := fs.String("endpoints", "all", "comma-separated endpoints to measure: "+strings.Join(endpointNames(), ",")+" or all")
+	fs.StringVar(&c.loader, "load", "go", "load generator: go (this program's client) or wrk (Debian's wrk, whole seconds)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -92,6 +94,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if c.duration <= 0 || c.warmup < 0 || c.rounds < 1 || c.clients < 1 {
 		return c, fmt.Errorf("-duration must be positive, -warmup not negative, -rounds and -clients at least 1")
+	}
+	switch c.loader {
+	case "go":
+	case "wrk":
+		if c.duration%time.Second != 0 {
+			return c, fmt.Errorf("-load wrk measures whole seconds; -duration %v is not", c.duration)
+		}
+		if !haveWrk() {
+			return c, fmt.Errorf("-load wrk: wrk is not on the PATH (Debian: apt-get install wrk)")
+		}
+	default:
+		return c, fmt.Errorf("-load must be go or wrk, not %q", c.loader)
 	}
 	eps, err := selectEndpoints(*names)
 	if err != nil {
@@ -170,7 +184,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		for _, ep := range cfg.endpoints {
 			for _, s := range servers {
 				fmt.Fprintf(stderr, "round %d/%d: %s on %s\n", round, cfg.rounds, ep.name, s.mode)
-				r, err := load(ctx, client, ep.request(s.base, fixtures[s]), cfg.clients, cfg.duration)
+				var r *result
+				if cfg.loader == "wrk" {
+					r, err = measureWrk(ctx, ep.request(s.base, fixtures[s]), cfg.clients, cfg.duration, dir)
+				} else {
+					r, err = load(ctx, client, ep.request(s.base, fixtures[s]), cfg.clients, cfg.duration)
+				}
 				if err != nil {
 					return fmt.Errorf("%s on %s: %w", ep.name, s.mode, err)
 				}

@@ -64,6 +64,8 @@ func TestFlags(t *testing.T) {
 		{[]string{"-duration", "0s"}, "must be positive"},
 		{[]string{"-endpoints", "siw.create,nope"}, `unknown endpoint "nope"`},
 		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"-load", "ab"}, "must be go or wrk"},
+		{[]string{"-load", "wrk", "-duration", "1500ms"}, "whole seconds"},
 	} {
 		_, err := parseFlags(tc.args, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
