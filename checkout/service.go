@@ -451,6 +451,8 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 // load reads a session for a change: a record of its own, which the
 // caller may modify, with its options computed again from what they were
 // computed from (outside the read transaction) or taken from the cache.
+// It never puts the record into the cache: the caller goes on to modify
+// it, and a cached record is shared by readers.
 func (s *Service) load(ctx context.Context, site, id string) (storage.Item[record], error) {
 	key := storage.Key(site, id)
 	raw, err := s.read(ctx, key, id)
@@ -468,7 +470,6 @@ func (s *Service) load(ctx context.Context, site, id string) (storage.Item[recor
 	if err := s.restoreOptions(site, &it.Value); err != nil {
 		return it, err
 	}
-	s.cache.put(key, it.Version, &it.Value)
 	return it, nil
 }
 
@@ -492,8 +493,7 @@ func (s *Service) loadShared(ctx context.Context, site, id string) (*record, err
 	if err := s.restoreOptions(site, &it.Value); err != nil {
 		return nil, err
 	}
-	s.cache.put(key, it.Version, &it.Value)
-	return &it.Value, nil
+	return s.cache.put(key, it.Version, &it.Value), nil
 }
 
 // read returns the stored, still encoded session.
@@ -546,11 +546,12 @@ func (c *recordCache) get(key string, version uint64) *record {
 
 // put remembers a copy of r as version, when its options are computed
 // from stored inputs (records of earlier versions, with their options
-// stored, are not cached). The caller must not modify r's slices, maps or
-// pointed-to values afterwards: the copy shares them.
-func (c *recordCache) put(key string, version uint64, r *record) {
+// stored, are not cached), and returns the copy (r when it is not cached).
+// Neither r nor the copy may be modified afterwards: they share slices,
+// maps and pointed-to values.
+func (c *recordCache) put(key string, version uint64, r *record) *record {
 	if r.OptionsInput == nil || r.Options == nil || version == 0 {
-		return
+		return r
 	}
 	cp := *r
 	c.mu.Lock()
@@ -565,6 +566,7 @@ func (c *recordCache) put(key string, version uint64, r *record) {
 		}
 	}
 	c.m[key] = cachedRecord{version: version, rec: &cp}
+	return &cp
 }
 
 // restoreOptions sets r.Options from r.OptionsInput, or from the options a
