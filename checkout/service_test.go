@@ -86,7 +86,7 @@ func TestCreate(t *testing.T) {
 		t.Errorf("cart currency = %q, want the purchase currency", s.Cart.Currency)
 	}
 	opt := s.SelectedShippingOption
-	if opt == nil || opt.ShippingMethod != "pickup/north-parcel-point/np-se-102" || opt.DeliveryType != "PICKUP" || opt.Carrier != "North Parcel" ||
+	if opt == nil || opt.ShippingMethod != "north-parcel-point" || opt.TimeSlot == nil || opt.TimeSlot.ID != "pickup/north-parcel-point/np-se-102" || opt.DeliveryType != "pickup" || opt.Carrier != "North Parcel" ||
 		opt.Price != 4900 || opt.Currency != "SEK" || opt.Location == nil || opt.Location.Name != "Grocer Södermalm" {
 		t.Fatalf("selected_shipping_option = %+v", opt)
 	}
@@ -99,7 +99,7 @@ func TestCreate(t *testing.T) {
 	r := s.Result
 	if r == nil || r.Selection != SelectionPreselected || r.Category.ID != "pickup" || r.Category.Name != "Pickup point" ||
 		r.Category.PresentedCategoryName != "Utlämningsställe" || r.Pricing.Price != 4900 ||
-		r.Pricing.PriceComponents[0].Type != PriceComponentShipping || r.Shipping.ExternalMethodID != "PICKUP" ||
+		r.Pricing.PriceComponents[0].Type != PriceComponentShipping || r.Shipping.ExternalMethodID != "NP-PP" || r.Shipping.ShippingMethod != "north-parcel-point" || r.Category.ExternalID != "PICKUP" ||
 		r.Shipping.Warehouse.Address.City != "Stockholm" {
 		t.Errorf("result = %+v", r)
 	}
@@ -209,8 +209,8 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := v.Session
-	if s.SelectedShippingOption.ShippingMethod != "pickup/swift-courier-locker/sc-se-102" || s.ShippingPrice != 0 || s.Result.Selection != SelectionUser {
-		t.Errorf("after cart update: option %q, price %d, selection %s", s.SelectedShippingOption.ShippingMethod, s.ShippingPrice, s.Result.Selection)
+	if s.SelectedShippingOption.TimeSlot.ID != "pickup/swift-courier-locker/sc-se-102" || s.ShippingPrice != 0 || s.Result.Selection != SelectionUser {
+		t.Errorf("after cart update: option %q, price %d, selection %s", s.SelectedShippingOption.TimeSlot.ID, s.ShippingPrice, s.Result.Selection)
 	}
 	if !s.ExpiresAt.Equal(testNow.Add(time.Hour + DefaultSessionTTL)) {
 		t.Errorf("expires_at = %v, want extended by the update", s.ExpiresAt)
@@ -290,8 +290,8 @@ func TestComplete(t *testing.T) {
 		t.Errorf("shipping_price = %d, selection %s", s.ShippingPrice, s.Result.Selection)
 	}
 	wantComponents := []PriceComponent{
-		{Type: PriceComponentShipping, ID: "home/north-parcel-home", Name: "Home Delivery", Price: 7900},
-		{Type: PriceComponentAddon, ID: "carry-in", Name: "Inbärning", Price: 19900},
+		{Type: PriceComponentShipping, ID: "home/north-parcel-home", Name: "Home Delivery", Value: 7900},
+		{Type: PriceComponentAddon, ID: "carry-in", Name: "Inbärning", Value: 19900},
 	}
 	if diff := cmp.Diff(wantComponents, s.Result.Pricing.PriceComponents); diff != "" {
 		t.Errorf("price_components (-want +got):\n%s", diff)
@@ -455,7 +455,7 @@ func TestWidget(t *testing.T) {
 	if diff := cmp.Diff([]string{"pickup:Utlämningsställe", "home:Hemleverans", "mailbox:Brevlåda", "instore:Hämta i butik"}, cats); diff != "" {
 		t.Errorf("categories (-want +got):\n%s", diff)
 	}
-	if st.Selected != v.Session.SelectedShippingOption.ShippingMethod || st.Locale != "sv-SE" || st.Currency != "SEK" || st.ShippingPrice != 4900 {
+	if st.Selected != v.Session.SelectedShippingOption.TimeSlot.ID || st.Locale != "sv-SE" || st.Currency != "SEK" || st.ShippingPrice != 4900 {
 		t.Errorf("state = %+v", st)
 	}
 	if o := st.Categories[0].Options[0]; o.EarliestDate != "2026-11-20" || o.LatestDate != "2026-11-24" || o.Location == nil {
@@ -469,7 +469,7 @@ func TestWidget(t *testing.T) {
 		t.Errorf("after select: %+v", st)
 	}
 	got, _ := f.svc.Get(ctx, "demo-site", v.Session.ID)
-	if got.Session.SelectedShippingOption.ShippingMethod != "home/swift-courier-express" || got.Session.ShippingPrice != 7900 || got.Session.Result.Selection != SelectionUser {
+	if got.Session.SelectedShippingOption.ShippingMethod != "swift-courier-express" || got.Session.ShippingPrice != 7900 || got.Session.Result.Selection != SelectionUser {
 		t.Errorf("session after select: %+v", got.Session.SelectedShippingOption)
 	}
 	tests := []struct {

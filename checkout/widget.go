@@ -186,7 +186,7 @@ func (s *Service) Select(ctx context.Context, token string, req SelectRequest) (
 					return deliverykit.InvalidField(fmt.Sprintf("addon_ids[%d]", i), "exists", fmt.Sprintf("%q is not an addon of this option", id))
 				}
 			}
-			r.Choice = req.OptionID
+			r.Choice, r.ChoiceDropped = req.OptionID, false
 			r.Addons = slices.Compact(slices.Sorted(slices.Values(req.AddonIDs)))
 			return nil
 		})

@@ -84,6 +84,30 @@ func (s *server) registerCheckout(svc *checkout.Service) {
 			return nil
 		},
 	})
+	s.route(a, base+"/session.createFromOrder", map[string]endpoint{
+		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
+			var req checkout.CreateFromOrderRequest
+			if err := decodeJSON(r, &req); err != nil {
+				return err
+			}
+			v, err := svc.CreateFromOrder(r.Context(), site, req)
+			if err != nil {
+				return err
+			}
+			writeJSON(w, http.StatusOK, checkoutViewResponse{Session: v.Session, HTMLSnippet: snippet(r, v)})
+			return nil
+		},
+	})
+	s.route(a, base+"/sessions_summaries.list", map[string]endpoint{
+		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
+			sum, err := svc.Summaries(r.Context(), site, r.URL.Query().Get("tos_id"))
+			if err != nil {
+				return err
+			}
+			writeJSON(w, http.StatusOK, sum)
+			return nil
+		},
+	})
 	s.route(a, base+"/session.get", map[string]endpoint{
 		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
 			v, err := svc.Get(r.Context(), site, r.URL.Query().Get("id"))
