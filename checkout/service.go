@@ -44,13 +44,13 @@ type OrderChecker interface {
 // CompletedOrder is what a completed checkout hands to the OrderRecorder:
 // everything tracking needs to open an order.
 type CompletedOrder struct {
-	Site        string
-	SessionID   string
-	TosID       string
-	CartID      string // the merchant's cart id
+	Site      string
+	SessionID string
+	TosID     string
+	CartID    string // the merchant's cart id
 	// ExternalID is the order's external id: the merchant's order
 	// number, else the cart id, else the tos_id.
-	ExternalID string
+	ExternalID  string
 	Country     string // purchase country
 	Currency    string
 	Locale      string
@@ -189,14 +189,14 @@ type record struct {
 	Addons        []string        `json:"addons,omitempty"`
 	// ChoiceDropped is set when new options no longer offered the
 	// customer's choice, until the customer chooses again.
-	ChoiceDropped bool `json:"choice_dropped,omitempty"`
-	TosID         string          `json:"tos_id,omitempty"`
-	WidgetToken   string          `json:"widget_token"`
-	CreatedAt     time.Time       `json:"created_at"`
-	UpdatedAt     time.Time       `json:"updated_at"`
-	ExpiresAt     time.Time       `json:"expires_at"`
-	CompletedAt   time.Time       `json:"completed_at,omitzero"`
-	Revision      int             `json:"revision"` // counts committed writes
+	ChoiceDropped bool      `json:"choice_dropped,omitempty"`
+	TosID         string    `json:"tos_id,omitempty"`
+	WidgetToken   string    `json:"widget_token"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	CompletedAt   time.Time `json:"completed_at,omitzero"`
+	Revision      int       `json:"revision"` // counts committed writes
 }
 
 // optionsInput is what a session's options were computed from, besides

@@ -358,7 +358,7 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 		cal := e.cals[wh.ID]
 		cat := Category{
 			ID: cc.ID, ExternalID: cc.ExternalID, DeliveryType: cc.DeliveryType, SortOrder: cc.SortOrder,
-			Name:       e.loc.name(cc.DisplayName, res.Locale),
+			Name:              e.loc.name(cc.DisplayName, res.Locale),
 			CustomText:        e.loc.name(cc.CustomText, res.Locale),
 			CustomWarningText: e.loc.name(cc.CustomWarningText, res.Locale),
 			Tags:              cc.Tags,
