@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/storage"
@@ -33,8 +34,18 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil)
+}
+
+// newFixtureWith is newFixture over the demo catalogs as edit leaves them.
+func newFixtureWith(t testing.TB, edit func(map[string]*catalog.Catalog)) *fixture {
+	t.Helper()
 	f := &fixture{clock: deliverykit.NewManualClock(testNow), store: memory.New()}
-	engines, err := NewEngines(config.Demo().Catalogs(), options.Options{Clock: f.clock})
+	cats := config.Demo().Catalogs()
+	if edit != nil {
+		edit(cats)
+	}
+	engines, err := NewEngines(cats, options.Options{Clock: f.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,8 +301,8 @@ func TestComplete(t *testing.T) {
 		t.Errorf("shipping_price = %d, selection %s", s.ShippingPrice, s.Result.Selection)
 	}
 	wantComponents := []PriceComponent{
-		{Type: PriceComponentShipping, ID: "home/north-parcel-home", Name: "Home Delivery", Value: 7900},
-		{Type: PriceComponentAddon, ID: "carry-in", Name: "Inbärning", Value: 19900},
+		{Type: PriceComponentShipping, ID: "home/north-parcel-home", Name: "Home Delivery", Value: 7900, VAT: 1580, VATRate: 2500},
+		{Type: PriceComponentAddon, ID: "carry-in", Name: "Inbärning", Value: 19900, VAT: 3980, VATRate: 2500},
 	}
 	if diff := cmp.Diff(wantComponents, s.Result.Pricing.PriceComponents); diff != "" {
 		t.Errorf("price_components (-want +got):\n%s", diff)
@@ -354,7 +365,20 @@ func TestCompleteGeneratesChoice(t *testing.T) {
 		t.Errorf("generated choice = %+v (%s)", s.SelectedShippingOption, s.Result.Selection)
 	}
 
-	// A customer address nothing delivers to cannot complete.
+	// An address no category serves gets the catalog's fallback.
+	v, _ = f.svc.Create(ctx, "demo-site", createRequest())
+	c, err = f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID, ExternalID: "order-no",
+		Customer: &Customer{Address: &CustomerAddress{PostalCode: "0150", Country: "NO"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{c.Session.Result.Selection, c.Session.Result.Category.ID, c.Session.Result.Shipping.ShippingMethod, c.Session.ShippingPrice}
+	if diff := cmp.Diff([]any{SelectionFallbackFromPreselected, "fallback", "north-parcel-home", int64(14900)}, got); diff != "" {
+		t.Errorf("fallback result (-want +got):\n%s", diff)
+	}
+
+	// Without a fallback, an address nothing delivers to cannot complete.
+	f = newFixtureWith(t, func(cats map[string]*catalog.Catalog) { cats["demo-site"].Fallback = nil })
 	v, _ = f.svc.Create(ctx, "demo-site", createRequest())
 	_, err = f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID, Customer: &Customer{Address: &CustomerAddress{PostalCode: "1000", Country: "NO"}}})
 	if !errors.Is(err, deliverykit.ErrFailedPrecondition) || !cmp.Equal(fields(err), []string{"customer.address"}) {

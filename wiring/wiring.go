@@ -116,6 +116,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	cs, err := checkout.New(store, checkout.Options{
 		Engines:  engines,
 		Recorder: orders,
+		Orders:   orders,
 		Clock:    opts.Clock,
 		IDs:      opts.IDs,
 	})
