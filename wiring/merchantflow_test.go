@@ -258,3 +258,40 @@ func splitPath(p string) []any {
 	}
 	return out
 }
+
+// An address no category serves gets the catalog's fallback: in a delivery
+// session a FALLBACK category with the estimate in words, in a checkout a
+// result with a FALLBACK_ selection.
+func TestFallbackInBothSessionStyles(t *testing.T) {
+	e := newDemoEnv(t)
+	status, body := e.do("POST", "/delivery/v1/sessions", map[string]string{"authorization": "demo-key"}, `{
+		"purchase": {"country_code": "NO", "currency_code": "SEK", "total_value": "45000", "locales": ["sv-SE"]},
+		"deliveries": [{"id": "d1", "line_items": [{"sku": "tent", "title": "Tent", "quantity": 1, "weight": 2400, "price": "45000"}],
+		  "fulfillments": [{"readiness": {"earliest_time": "2026-11-23T08:00:00Z"}}],
+		  "recipient_contact": {"address": {"country_code": "NO", "postal_code": "0150", "city": "Oslo"}}}]}`)
+	if status != 200 {
+		t.Fatalf("delivery session: %d %v", status, body)
+	}
+	checkPaths(t, "delivery session", body, map[string]any{
+		"deliveries.0.delivery_categories.0.id":                                    "fallback",
+		"deliveries.0.delivery_categories.0.options_source":                        "FALLBACK",
+		"deliveries.0.delivery_categories.0.delivery_options.0.carrier.product_id": "north-parcel-home",
+		"deliveries.0.delivery_categories.0.delivery_options.0.etd.custom.text":    "3–7 arbetsdagar",
+		"deliveries.0.delivery_categories.0.delivery_options.0.price":              "14900",
+		"deliveries.0.delivery_categories.1":                                       nil,
+	})
+
+	status, body = e.do("POST", "/v1/siw/session.create", demoBearer, `{"purchase_country": "NO", "purchase_currency": "SEK",
+		"locales": ["sv-SE"], "cart": {"total_value": 45000, "items": [{"sku": "tent", "quantity": 1, "price": 45000}]},
+		"search_address": {"postal_code": "0150", "country": "NO"}}`)
+	if status != 200 {
+		t.Fatalf("checkout: %d %v", status, body)
+	}
+	checkPaths(t, "checkout", body, map[string]any{
+		"session.result.selection":                "FALLBACK_FROM_PRESELECTED_CHOICE",
+		"session.result.category.id":              "fallback",
+		"session.result.category.name":            "Standard shipping",
+		"session.result.shipping.shipping_method": "north-parcel-home",
+		"session.result.pricing.price":            float64(14900),
+	})
+}
