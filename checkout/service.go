@@ -10,7 +10,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -120,8 +119,14 @@ type Options struct {
 	// DefaultSessionTTL.
 	SessionTTL time.Duration
 	// WidgetBaseURL is where html_snippet loads the widget from, ending
-	// in "/". Default: DefaultWidgetBaseURL.
+	// in "/": the public https URL merchants' pages reach this service at
+	// (wiring sets it from its PublicURL). Default: DefaultWidgetBaseURL, a
+	// path, which works only on pages of this service's own origin.
 	WidgetBaseURL string
+	// CacheBytes bounds the cache of recently read sessions (an estimate
+	// of the heap the cached sessions hold). Zero means DefaultCacheBytes;
+	// negative turns the cache off.
+	CacheBytes int64
 }
 
 // Service keeps checkout shipping sessions (area C). It is safe for
@@ -263,6 +268,10 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	}
 	if s.base == "" {
 		s.base = DefaultWidgetBaseURL
+	}
+	s.cache.budget = opts.CacheBytes
+	if s.cache.budget == 0 {
+		s.cache.budget = DefaultCacheBytes
 	}
 	if s.onRecErr == nil {
 		s.onRecErr = func(ctx context.Context, o CompletedOrder, err error) {
@@ -732,7 +741,7 @@ func (s *Service) loadShared(ctx context.Context, site, id string) (*record, err
 	if err := s.restoreOptions(site, &it.Value); err != nil {
 		return nil, err
 	}
-	return s.cache.put(key, it.Version, &it.Value), nil
+	return s.cache.put(key, it.Version, &it.Value, len(raw.Value)), nil
 }
 
 // read returns the stored, still encoded session.
@@ -751,61 +760,6 @@ func (s *Service) read(ctx context.Context, key, id string) (storage.Record, err
 		return raw, fmt.Errorf("checkout: loading the session: %w", err)
 	}
 	return raw, nil
-}
-
-// recordCacheSize bounds recordCache: a record with its options is some
-// 15 KB, so at most some 15 MB, whatever the number of stored sessions.
-const recordCacheSize = 1024
-
-// recordCache maps a session's key and record version to the record with
-// its computed options. A record version never changes its content, so an
-// entry is never stale: a write makes a new version, which misses. Cached
-// records are shared and read-only. When full, an arbitrary entry makes
-// room (map iteration order); checkout traffic reads a session a few times
-// within minutes of writing it, so the recent entries that matter are
-// seldom the ones evicted.
-type recordCache struct {
-	mu sync.Mutex
-	m  map[string]cachedRecord
-}
-
-type cachedRecord struct {
-	version uint64
-	rec     *record
-}
-
-func (c *recordCache) get(key string, version uint64) *record {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[key]; ok && e.version == version {
-		return e.rec
-	}
-	return nil
-}
-
-// put remembers a copy of r as version, when its options are computed
-// from stored inputs (records of earlier versions, with their options
-// stored, are not cached), and returns the copy (r when it is not cached).
-// Neither r nor the copy may be modified afterwards: they share slices,
-// maps and pointed-to values.
-func (c *recordCache) put(key string, version uint64, r *record) *record {
-	if r.OptionsInput == nil || r.Options == nil || version == 0 {
-		return r
-	}
-	cp := *r
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]cachedRecord)
-	}
-	if _, ok := c.m[key]; !ok && len(c.m) >= recordCacheSize {
-		for k := range c.m {
-			delete(c.m, k)
-			break
-		}
-	}
-	c.m[key] = cachedRecord{version: version, rec: &cp}
-	return &cp
 }
 
 // restoreOptions sets r.Options from r.OptionsInput, or from the options a

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -47,7 +48,9 @@ func Snippet(base, token string) string {
 		}
 		rendered := renderSnippet(base, snippetPlaceholder)
 		if before, after, ok := strings.Cut(rendered, snippetPlaceholder); ok && !strings.Contains(after, snippetPlaceholder) {
-			snippetParts.Store(base, [2]string{before, after})
+			if snippetBases.Add(1) <= maxSnippetBases {
+				snippetParts.Store(base, [2]string{before, after})
+			}
 			return before + token + after
 		}
 	}
@@ -59,8 +62,15 @@ func Snippet(base, token string) string {
 const snippetPlaceholder = "deliverykit_token_placeholder_7f3a"
 
 // snippetParts caches, by base, the markup before and after the token.
-// Bases are few (one per Service), so it does not grow with traffic.
-var snippetParts sync.Map
+// Bases are few (one per Service, from configuration); past
+// maxSnippetBases a caller passing bases of its own gets them rendered
+// each time, so the cache cannot grow with traffic.
+var (
+	snippetParts sync.Map
+	snippetBases atomic.Int64
+)
+
+const maxSnippetBases = 16
 
 func renderSnippet(base, token string) string {
 	var b bytes.Buffer

@@ -3,7 +3,6 @@ package httpapi
 import (
 	_ "embed"
 	"net/http"
-	"strings"
 
 	"github.com/deliverykit/deliverykit/checkout"
 )
@@ -35,13 +34,10 @@ type checkoutViewResponse struct {
 func (s *server) registerCheckout(svc *checkout.Service) {
 	a := areaCheckout
 	base := a.base
-	snippet := func(r *http.Request, v *checkout.View) string {
-		wb := svc.WidgetBaseURL()
-		if !strings.HasPrefix(wb, "/") || strings.HasPrefix(wb, "//") {
-			return v.HTMLSnippet
-		}
-		return checkout.Snippet(origin(r)+wb, v.Token)
-	}
+	// The snippet loads the widget from the service's configured base
+	// (checkout.Options.WidgetBaseURL), never from the request's Host
+	// header, which the caller chooses.
+	snippet := func(_ *http.Request, v *checkout.View) string { return v.HTMLSnippet }
 	s.route(a, base+"/session.create", map[string]endpoint{
 		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
 			var req checkout.CreateRequest
@@ -184,12 +180,3 @@ func (s *server) registerCheckout(svc *checkout.Service) {
 	})
 }
 
-// origin is the scheme and host the request was addressed to. Behind a
-// TLS-terminating proxy, configure checkout.Options.WidgetBaseURL instead.
-func origin(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}

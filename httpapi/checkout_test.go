@@ -26,11 +26,18 @@ var siwNow = time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC)
 
 func newCheckoutService(t testing.TB, clock deliverykit.Clock, rec checkout.OrderRecorder) *checkout.Service {
 	t.Helper()
+	return newCheckoutServiceAt(t, clock, rec, "http://example.com/v1/siw/_/")
+}
+
+// newCheckoutServiceAt is newCheckoutService with the widget served from
+// base.
+func newCheckoutServiceAt(t testing.TB, clock deliverykit.Clock, rec checkout.OrderRecorder, base string) *checkout.Service {
+	t.Helper()
 	engines, err := checkout.NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, IDs: deliverykit.RandomIDs{}, Recorder: rec})
+	svc, err := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, IDs: deliverykit.RandomIDs{}, Recorder: rec, WidgetBaseURL: base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,6 +334,19 @@ func TestCheckoutSnippetBase(t *testing.T) {
 	body := e.do("POST", "/v1/siw/session.create", siwKey, siwCreate).body
 	if sn, _ := body["html_snippet"].(string); !strings.Contains(sn, `src="https://cdn.example/dk/widget.js"`) {
 		t.Errorf("html_snippet = %s", sn)
+	}
+	// The Host header the caller sends changes nothing: the snippet comes
+	// from the configuration only.
+	id := jsonPath(body, "session.id").(string)
+	for _, host := range []string{"evil.example", "127.0.0.1:9", strings.Repeat("h", 200) + ".example"} {
+		req := httptest.NewRequest("GET", "/v1/siw/session.get?id="+id, nil)
+		req.Host = host
+		req.Header.Set("Authorization", siwKey["Authorization"])
+		rec := httptest.NewRecorder()
+		s.handler.ServeHTTP(rec, req)
+		if strings.Contains(rec.Body.String(), host) || !strings.Contains(rec.Body.String(), `https://cdn.example/dk/widget.js`) {
+			t.Errorf("Host %s: %s", host, rec.Body.String())
+		}
 	}
 }
 

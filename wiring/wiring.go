@@ -114,11 +114,12 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	}
 	orders := Orders{Tracking: ts, Returns: rs, SiteNames: names}
 	cs, err := checkout.New(store, checkout.Options{
-		Engines:  engines,
-		Recorder: orders,
-		Orders:   orders,
-		Clock:    opts.Clock,
-		IDs:      opts.IDs,
+		Engines:       engines,
+		WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
+		Recorder:      orders,
+		Orders:        orders,
+		Clock:         opts.Clock,
+		IDs:           opts.IDs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("checkout: %w", err)
