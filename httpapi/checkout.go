@@ -179,4 +179,3 @@ func (s *server) registerCheckout(svc *checkout.Service) {
 		http.MethodOptions: preflight,
 	})
 }
-
