@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -268,6 +269,9 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	}
 	if s.base == "" {
 		s.base = DefaultWidgetBaseURL
+	}
+	if err := checkWidgetBase(s.base); err != nil {
+		return nil, err
 	}
 	s.cache.budget = opts.CacheBytes
 	if s.cache.budget == 0 {
@@ -995,6 +999,23 @@ func (s *Service) completedOrder(r *record) CompletedOrder {
 		o.ShippingPrice += a.Price
 	}
 	return o
+}
+
+// checkWidgetBase accepts an absolute http(s) URL or an absolute path,
+// ending in "/": the snippet loads <base>widget.js.
+func checkWidgetBase(base string) error {
+	u, err := url.Parse(base)
+	switch {
+	case err != nil:
+		return fmt.Errorf("checkout: Options.WidgetBaseURL: %w", err)
+	case !strings.HasSuffix(base, "/"):
+		return fmt.Errorf("checkout: Options.WidgetBaseURL %q must end in /", base)
+	case u.Scheme == "" && u.Host == "" && strings.HasPrefix(base, "/") && !strings.HasPrefix(base, "//"):
+		return nil
+	case (u.Scheme == "https" || u.Scheme == "http") && u.Host != "":
+		return nil
+	}
+	return fmt.Errorf("checkout: Options.WidgetBaseURL %q must be an http(s) URL or a path", base)
 }
 
 // WidgetBaseURL returns where html_snippet loads the widget from. An HTTP

@@ -123,7 +123,7 @@ func TestCreate(t *testing.T) {
 	if got := dt.CustomerDeliveryPromise.Earliest.Format(time.DateOnly) + "/" + dt.CustomerDeliveryPromise.Latest.Format(time.DateOnly); got != "2026-11-20/2026-11-24" {
 		t.Errorf("customer_delivery_promise = %s", got)
 	}
-	if !strings.Contains(v.HTMLSnippet, `data-deliverykit-token="wt_000002"`) || !strings.Contains(v.HTMLSnippet, `src="/v1/siw/_/widget.js"`) {
+	if !strings.Contains(v.HTMLSnippet, `data-deliverykit-token="wt_000002"`) || !strings.Contains(v.HTMLSnippet, `data-deliverykit-base="/v1/siw/_/"`) {
 		t.Errorf("html_snippet = %s", v.HTMLSnippet)
 	}
 	got, err := f.svc.Get(ctx, "demo-site", s.ID)

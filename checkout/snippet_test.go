@@ -1,6 +1,9 @@
 package checkout
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,6 +27,33 @@ func TestSnippetMatchesTemplate(t *testing.T) {
 			if diff := cmp.Diff(renderSnippet(tc.base, tc.token), Snippet(tc.base, tc.token)); diff != "" {
 				t.Errorf("Snippet(%q, %q) (-template +got):\n%s", tc.base, tc.token, diff)
 			}
+		}
+	}
+}
+
+// The snippet is the container front-ends look up, with the token and base,
+// and one inline script whose text (hence its CSP hash) is the same for
+// every session and base.
+func TestSnippetContract(t *testing.T) {
+	for _, tc := range []struct{ base, token string }{
+		{"https://shop.example/v1/siw/_/", "wt_000002"},
+		{"/v1/siw/_/", "wt_other"},
+	} {
+		sn := Snippet(tc.base, tc.token)
+		for _, want := range []string{`<div id="shipwallet-container"`, `data-deliverykit-token="` + tc.token + `"`,
+			`data-deliverykit-base="` + tc.base + `"`, `class="dk-skeleton"`, "<noscript>"} {
+			if !strings.Contains(sn, want) {
+				t.Errorf("snippet lacks %s: %s", want, sn)
+			}
+		}
+		_, rest, _ := strings.Cut(sn, "<script>")
+		script, _, ok := strings.Cut(rest, "</script>")
+		if !ok || strings.Count(sn, "<script") != 1 {
+			t.Fatalf("snippet has no single inline script: %s", sn)
+		}
+		sum := sha256.Sum256([]byte(script))
+		if got := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; got != BootstrapScriptHash || script != BootstrapScript {
+			t.Errorf("inline script hash %s, want %s", got, BootstrapScriptHash)
 		}
 	}
 }

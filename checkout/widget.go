@@ -3,6 +3,8 @@ package checkout
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -24,10 +26,33 @@ import (
 //go:embed widget.js
 var WidgetJS []byte
 
+// BootstrapScript is the inline script of every html_snippet. It defines
+// the window._sw queue at once, so a front-end may call
+// window._sw(function (api) { … }) right after inserting the snippet, and
+// loads the widget script from the container's data-deliverykit-base once
+// (when the widget is already loaded it just looks for the new container).
+// Its text is the same for every session and deployment of a release, so a
+// merchant's Content-Security-Policy can allow it by BootstrapScriptHash.
+const BootstrapScript = `window._sw=window._sw||function(){(window._sw.q=window._sw.q||[]).push(arguments)};` +
+	`(function(d){if(window.deliverykitCheckout){window.deliverykitCheckout.scan();return}` +
+	`if(window._sw.loading)return;var c=d.getElementById("shipwallet-container");if(!c)return;` +
+	`window._sw.loading=1;var s=d.createElement("script");s.src=c.getAttribute("data-deliverykit-base")+"widget.js";` +
+	`s.async=true;(d.head||d.body).appendChild(s)})(document);`
+
+// BootstrapScriptHash is the CSP source expression of BootstrapScript
+// ("'sha256-…'"): add it to script-src beside the widget's origin.
+var BootstrapScriptHash = func() string {
+	sum := sha256.Sum256([]byte(BootstrapScript))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+// The snippet: the container existing front-ends look up by its id, with a
+// loading skeleton, and the bootstrap script.
 var snippetTmpl = template.Must(template.New("snippet").Parse(
-	`<div class="deliverykit-checkout" data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
+	`<div id="shipwallet-container" class="deliverykit-checkout" data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
+		`<div class="dk-skeleton" role="status" aria-busy="true">Loading delivery options…</div>` +
 		`<noscript>Turn on JavaScript to choose a delivery option.</noscript></div>` +
-		`<script src="{{.Base}}widget.js" defer></script>`))
+		`<script>{{.Bootstrap}}</script>`))
 
 // Snippet returns the markup a merchant drops into its checkout page: a
 // container bound to one session's widget token and the script that
@@ -74,7 +99,11 @@ const maxSnippetBases = 16
 
 func renderSnippet(base, token string) string {
 	var b bytes.Buffer
-	if err := snippetTmpl.Execute(&b, struct{ Base, Token string }{base, token}); err != nil {
+	data := struct {
+		Base, Token string
+		Bootstrap   template.JS
+	}{base, token, template.JS(BootstrapScript)}
+	if err := snippetTmpl.Execute(&b, data); err != nil {
 		panic("checkout: snippet template: " + err.Error()) // static template, string fields: cannot fail
 	}
 	return b.String()
@@ -105,6 +134,24 @@ type WidgetState struct {
 	Addons        []string         `json:"addons,omitempty"`
 	ShippingPrice int64            `json:"shipping_price"`
 	Categories    []WidgetCategory `json:"categories"`
+	// Summary is what the widget reports to the merchant's front-end
+	// (the _sw events) and compares to tell what changed.
+	Summary WidgetSummary `json:"summary"`
+}
+
+// WidgetSummary is the chosen delivery as the merchant's front-end reads
+// it from the widget's events: the same values as the session's result.
+type WidgetSummary struct {
+	ShippingMethod   string `json:"shipping_method,omitempty"`
+	DeliveryType     string `json:"delivery_type,omitempty"`
+	ExternalMethodID string `json:"external_method_id,omitempty"`
+	CategoryName     string `json:"category_name,omitempty"`
+	// PickupLocation is the chosen location's external id.
+	PickupLocation string         `json:"pickup_location,omitempty"`
+	Price          int64          `json:"price"`
+	Currency       string         `json:"currency"`
+	TotalValue     int64          `json:"total_value"`
+	SearchAddress  *SearchAddress `json:"search_address,omitempty"`
 }
 
 // WidgetCategory is a category as the widget shows it.
@@ -212,12 +259,21 @@ func widgetState(r *record) *WidgetState {
 		return st
 	}
 	st.Locale = r.Options.Locale
-	if _, opt, addons := r.chosen(); opt != nil {
+	st.Summary = WidgetSummary{Currency: r.Currency, TotalValue: r.Cart.TotalValue, SearchAddress: r.SearchAddress.clone()}
+	if cat, opt, addons := r.chosen(); opt != nil {
 		st.Selected = opt.ID
 		st.ShippingPrice = opt.Price
 		for _, a := range addons {
 			st.Addons = append(st.Addons, a.ID)
 			st.ShippingPrice += a.Price
+		}
+		st.Summary.ShippingMethod = opt.Carrier.ProductRef
+		st.Summary.DeliveryType = strings.ToLower(string(cat.DeliveryType))
+		st.Summary.ExternalMethodID = opt.Carrier.ExternalID
+		st.Summary.CategoryName = cat.Name
+		st.Summary.Price = st.ShippingPrice
+		if opt.Location != nil {
+			st.Summary.PickupLocation = opt.Location.ExternalID
 		}
 	}
 	for _, c := range r.Options.Categories {
