@@ -50,24 +50,38 @@ var routeHeaders = map[string]headerPolicy{
 	areaCheckout.base + "/_/widget/select": policyAPI,
 }
 
+// The header values, made once: apply runs on every answer, and
+// Header.Set would allocate a slice per header. Each has length and
+// capacity 1, so a Header.Add on one of them copies it rather than writing
+// into the shared array.
+var (
+	hNosniff     = []string{"nosniff"}
+	hNoReferrer  = []string{"no-referrer"}
+	hDeny        = []string{"DENY"}
+	hNoStore     = []string{"no-store"}
+	hAPICSP      = []string{apiCSP}
+	hPageCSP     = []string{customerPageCSP}
+	hCrossOrigin = []string{"cross-origin"}
+)
+
 // apply sets p's headers on h.
 func (p headerPolicy) apply(h http.Header) {
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h["X-Content-Type-Options"] = hNosniff
+	h["Referrer-Policy"] = hNoReferrer
 	switch p {
 	case policyAPI:
-		h.Set("Content-Security-Policy", apiCSP)
-		h.Set("X-Frame-Options", "DENY")
+		h["Content-Security-Policy"] = hAPICSP
+		h["X-Frame-Options"] = hDeny
 	case policyCustomerPage:
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Cache-Control", "no-store")
+		h["X-Frame-Options"] = hDeny
+		h["Cache-Control"] = hNoStore
 		switch csp := h.Get("Content-Security-Policy"); {
 		case csp == "":
-			h.Set("Content-Security-Policy", customerPageCSP)
+			h["Content-Security-Policy"] = hPageCSP
 		case !strings.Contains(csp, "frame-ancestors"):
 			h.Set("Content-Security-Policy", csp+"; frame-ancestors 'none'")
 		}
 	case policyWidgetScript:
-		h.Set("Cross-Origin-Resource-Policy", "cross-origin")
+		h["Cross-Origin-Resource-Policy"] = hCrossOrigin
 	}
 }

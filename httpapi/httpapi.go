@@ -70,7 +70,8 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxBodyBytes limits request bodies. Default: DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// Clock stamps error bodies that carry a time. Default: the system clock.
+	// Clock stamps error bodies that carry a time and drives the rate
+	// limits. Default: the system clock.
 	Clock deliverykit.Clock
 	// Health, when set, is called by GET /healthz; an error makes it 503.
 	// The example server checks that the store answers.
