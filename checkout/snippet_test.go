@@ -3,6 +3,7 @@ package checkout
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"os"
 	"strings"
 	"testing"
 
@@ -62,5 +63,17 @@ func BenchmarkSnippet(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Snippet("/v1/siw/_/", "wt_0123456789abcdef")
+	}
+}
+
+// The README tells merchants the CSP hash of the inline script: it must be
+// this release's.
+func TestREADMEHasBootstrapHash(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := strings.Trim(BootstrapScriptHash, "'"); !strings.Contains(string(b), h) {
+		t.Errorf("README.md does not give the bootstrap script's hash %s", BootstrapScriptHash)
 	}
 }
