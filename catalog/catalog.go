@@ -212,6 +212,10 @@ type Category struct {
 	// MaxLocations caps the pickup locations offered per product
 	// (PICKUP and INSTORE); 0 means 10.
 	MaxLocations int `json:"max_locations,omitempty"`
+	// MaxDistanceKm is how far (great-circle kilometres) a location may be
+	// from the address to be offered; 0 means 50. Locations are offered
+	// only for an address the geocoder can place: never arbitrary ones.
+	MaxDistanceKm int `json:"max_distance_km,omitempty"`
 }
 
 // Addon is an extra service bought with an option.

@@ -309,6 +309,9 @@ func (c *Catalog) validate(v *validator) {
 		if cat.MaxLocations < 0 {
 			v.bad(p+".max_locations", "gte", "must not be negative")
 		}
+		if cat.MaxDistanceKm < 0 || cat.MaxDistanceKm > 20000 {
+			v.bad(p+".max_distance_km", "range", "must be between 0 and 20000")
+		}
 	}
 
 	locs := map[string]bool{}

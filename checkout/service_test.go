@@ -145,12 +145,17 @@ func TestCreateWithoutSearchAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// No address to place: pickup points without distances, names in German.
-	if loc := v.Session.SelectedShippingOption.Location; loc == nil || loc.Distance != nil {
-		t.Errorf("location = %+v, want one without distance", loc)
+	// No address to place: no arbitrary pickup point is preselected (home
+	// delivery is), names in German.
+	if loc := v.Session.SelectedShippingOption.Location; loc != nil {
+		t.Errorf("location = %+v, want none for an address that cannot be placed", loc)
 	}
-	if got := v.Session.Result.Category.PresentedCategoryName; got != "Abholstation" {
+	if got := v.Session.Result.Category.PresentedCategoryName; got != "Lieferung nach Hause" {
 		t.Errorf("presented name = %q", got)
+	}
+	st, err := f.svc.WidgetState(ctx, v.Token)
+	if err != nil || !st.NeedsPostalCode {
+		t.Errorf("widget state: %v, needs_postal_code %v", err, st != nil && st.NeedsPostalCode)
 	}
 }
 

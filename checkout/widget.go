@@ -134,6 +134,10 @@ type WidgetState struct {
 	Addons        []string         `json:"addons,omitempty"`
 	ShippingPrice int64            `json:"shipping_price"`
 	Categories    []WidgetCategory `json:"categories"`
+	// NeedsPostalCode is set when pickup points could not be offered
+	// because the address could not be placed: the widget asks for a
+	// postal code instead of showing arbitrary points.
+	NeedsPostalCode bool `json:"needs_postal_code,omitempty"`
 	// Summary is what the widget reports to the merchant's front-end
 	// (the _sw events) and compares to tell what changed.
 	Summary WidgetSummary `json:"summary"`
@@ -259,6 +263,7 @@ func widgetState(r *record) *WidgetState {
 		return st
 	}
 	st.Locale = r.Options.Locale
+	st.NeedsPostalCode = r.Options.Unplaced
 	st.Summary = WidgetSummary{Currency: r.Currency, TotalValue: r.Cart.TotalValue, SearchAddress: r.SearchAddress.clone()}
 	if cat, opt, addons := r.chosen(); opt != nil {
 		st.Selected = opt.ID

@@ -17,6 +17,10 @@ import (
 // when the category does not say.
 const DefaultMaxLocations = 10
 
+// DefaultMaxDistanceKm is how far a pickup location may be from the
+// address when the category does not say.
+const DefaultMaxDistanceKm = 50
+
 // DefaultOptionTTL is how long computed options stay valid (ExpireTime).
 const DefaultOptionTTL = 30 * time.Minute
 
@@ -192,6 +196,10 @@ type Result struct {
 	// Preselected is the id of the option offered as the default ("" when
 	// there is no option at all).
 	Preselected string `json:"preselected,omitempty"`
+	// Unplaced is set when the address could not be placed (an unknown
+	// postal code) and a category that offers pickup locations had none to
+	// offer for that reason: ask the customer for a postal code.
+	Unplaced bool `json:"unplaced,omitempty"`
 }
 
 // Category is a catalog category with its options for one request.
@@ -393,7 +401,7 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 				cat.Options = append(cat.Options, opt)
 				continue
 			}
-			locs := e.locations(pe.carrier.ID, country, at, maxLocs)
+			locs := e.locations(pe.carrier.ID, country, at, maxLocs, float64(cmp.Or(cc.MaxDistanceKm, DefaultMaxDistanceKm))*1000)
 			for i := range locs {
 				o := opt
 				o.Location = &locs[i].Location
@@ -401,6 +409,9 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 				o.ETD = cal.collectable(o.ETD, locs[i].avail)
 				cat.Options = append(cat.Options, o)
 			}
+		}
+		if cc.DeliveryType.AtLocation() && at == nil {
+			res.Unplaced = true
 		}
 		if cc.DeliveryType.AtLocation() && at != nil {
 			// Nearest first across the category's products: the
@@ -483,21 +494,22 @@ type located struct {
 }
 
 // locations returns a carrier's locations in a country: the nearest max to
-// at with distances, or, when at is unknown, the first max in catalog order
-// without distances (never a made-up distance).
-func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max int) []located {
+// at within maxMeters, nearest first, with distances. An address the
+// geocoder could not place (at nil) gets none: offering arbitrary points,
+// or points without distances, misleads more than asking for a postal
+// code does (Result.Unplaced says so).
+func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max int, maxMeters float64) []located {
 	n := e.networks[carrier+"\x00"+country]
-	if n == nil {
+	if n == nil || at == nil {
 		return nil
 	}
-	if at == nil {
-		out := make([]located, min(max, len(n.locs)))
-		for i := range out {
-			out[i] = located{Location: Location{PickupLocation: n.locs[i]}, avail: &n.avail[i]}
-		}
-		return out
-	}
 	near := n.index.Nearest(*at, max)
+	for i, nb := range near {
+		if nb.Meters > maxMeters {
+			near = near[:i]
+			break
+		}
+	}
 	out := make([]located, len(near))
 	dists := make([]Distance, len(near)) // one allocation for all
 	for i, nb := range near {

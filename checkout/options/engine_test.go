@@ -130,7 +130,8 @@ func TestComputeFiltersAndPrices(t *testing.T) {
 		{"excluded attribute", func(r *Request) { r.Attributes = []string{"dangerous"} }, []summary{pickup}},
 		{"required attribute and postal range", func(r *Request) { r.Attributes = []string{"small"} }, []summary{pickup, home(4900), mailbox}},
 		{"outside postal range", func(r *Request) { r.Attributes = []string{"small"}; r.Address.PostalCode = "411 05" },
-			[]summary{{"pickup", []string{"pickup/np-point/gbg", "pickup/np-point/solna", "pickup/np-point/soder"}, 3900}, home(4900)}},
+			// Göteborg: the one point within 50 km, none of Stockholm's.
+			[]summary{{"pickup", []string{"pickup/np-point/gbg"}, 3900}, home(4900)}},
 		{"other country", func(r *Request) { r.Address = catalog.Address{Country: "DE", PostalCode: "10178"} }, nil},
 		{"no price in currency", func(r *Request) { r.Currency = "EUR" }, nil},
 		{"category restriction", func(r *Request) { r.Categories = []string{"home"} }, []summary{home(4900)}},
@@ -247,21 +248,40 @@ func TestComputePickupDistances(t *testing.T) {
 		t.Errorf("coordinates = %v, want the address's own", res.Coordinates)
 	}
 
-	// A postal code the catalog cannot place: locations without distances.
+	// A postal code the catalog cannot place: no arbitrary locations, and
+	// the result says the address needs placing.
 	res, err = e.Compute(ctx, Request{Currency: "SEK", Address: catalog.Address{Country: "SE", PostalCode: "981 00"}, Categories: []string{"pickup"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Coordinates != nil {
-		t.Errorf("coordinates = %v for an unknown postal code", res.Coordinates)
+	if res.Coordinates != nil || len(res.Categories) != 0 || !res.Unplaced {
+		t.Errorf("unplaced address: coordinates %v, %d categories, unplaced %v", res.Coordinates, len(res.Categories), res.Unplaced)
 	}
-	for _, o := range res.Categories[0].Options {
-		if o.Location.Distance != nil {
-			t.Errorf("%s has a distance %+v for an unplaced address", o.ID, o.Location.Distance)
+
+	// Nothing beyond the category's maximum distance: from Uppsala (about
+	// 65 km) no Stockholm point; with 100 km allowed, the nearest three.
+	uppsala := catalog.Coordinates{Lat: 59.8586, Lng: 17.6389}
+	for _, tc := range []struct {
+		maxKm int
+		want  int
+	}{{0, 0}, {100, 3}} {
+		cat := testCatalog()
+		cat.Categories[1].MaxDistanceKm = tc.maxKm
+		e, err := New(cat, Options{Clock: deliverykit.NewManualClock(thursday)})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if n := len(res.Categories[0].Options); n != 3 {
-		t.Errorf("%d options, want MaxLocations=3", n)
+		res, err := e.Compute(ctx, Request{Currency: "SEK", Address: catalog.Address{Country: "SE", Coordinates: &uppsala}, Categories: []string{"pickup"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range res.Categories {
+			n += len(c.Options)
+		}
+		if n != tc.want {
+			t.Errorf("max_distance_km %d: %d locations from Uppsala, want %d", tc.maxKm, n, tc.want)
+		}
 	}
 }
 
