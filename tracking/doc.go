@@ -22,6 +22,16 @@
 // reaches one order of one site and nothing else; GET /parcels?token= with
 // another site's key is not found.
 //
+// # Carts
+//
+// Cart amounts are int32 minor units on the wire, and so are the sums the
+// customer page shows (items_price, items_discount, price). Registration
+// refuses, naming the field with rule "overflow", a cart whose
+// price × quantity or discount × quantity of an item (cart.items[1].quantity,
+// cart.items[1].discount), whose sums over the items (cart.items) or whose
+// total + shipping_price (cart.shipping_price) exceed 2147483647: a
+// wrapped sum would show a negative price.
+//
 // # Progress steps
 //
 // A step event appends a ProgressItem placed by its time: carriers deliver

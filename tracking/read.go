@@ -265,10 +265,10 @@ func (s *Service) privateOrder(tx storage.Tx, site string, o *orderRecord, tag l
 	}
 	if c := o.Request.Cart; c != nil {
 		po.Cart = computeCart(c, tag)
-		for _, it := range c.Items {
+		for i, it := range c.Items {
 			po.Items = append(po.Items, DisplayItem{
 				Discount: it.Discount, Image: it.Image, Name: it.Name, Price: it.Price,
-				Quantity: it.Quantity, SKU: it.SKU, TotalPrice: it.Price * it.Quantity,
+				Quantity: it.Quantity, SKU: it.SKU, TotalPrice: po.Cart.Items[i].TotalPrice,
 			})
 		}
 	}
