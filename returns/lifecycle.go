@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -62,22 +63,15 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if pol.WindowDays > 0 && now.After(o.CreatedAt.AddDate(0, 0, pol.WindowDays)) {
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the return window of %d days for this order has passed", pol.WindowDays)
 		}
-		var costs costsRecord
-		if pol.Costs != nil {
-			c, ok := pol.Costs[o.Currency]
-			if !ok {
-				return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the merchant's return policy has no costs in %s", o.Currency)
-			}
-			costs = costsRecord{Shipment: c.ReturnShipment, Handling: c.ReturnHandling}
-			if in.Exchange {
-				costs.Exchange = c.Exchange
-			}
+		costs, err := policyCosts(pol, o.Currency, in.Exchange)
+		if err != nil {
+			return err
 		}
 		r := returnRecord{OrderID: o.ID, Order: &orderSummaryRecord{ForeignID: o.ForeignID, CreatedAt: o.CreatedAt},
 			Token: token, Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs}
 		var vs []deliverykit.FieldViolation
 		used := map[string]bool{}
-		var items int64
+		var items checked.Sum[int64]
 		for i, it := range in.Items {
 			p := "items[" + strconv.Itoa(i) + "]"
 			idx := -1
@@ -102,7 +96,12 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 				continue
 			}
 			ol.InReturn += it.Quantity
-			items += ol.Price * int64(it.Quantity)
+			if items.AddProduct(ol.Price, int64(it.Quantity)); items.Overflowed() >= 0 {
+				// Unreachable while ImportOrder checks the order's sum;
+				// a 400 rather than a wrapped refund if that changes.
+				vs = append(vs, deliverykit.FieldViolation{Field: p + ".quantity", Rule: checked.Rule, Message: "makes the refund of the items larger than an amount can be"})
+				break
+			}
 			r.Lines = append(r.Lines, returnLine{ID: uint64(len(r.Lines) + 1), OrderLine: idx, Quantity: it.Quantity, Reason: it.Reason})
 		}
 		if len(vs) > 0 {
@@ -112,7 +111,11 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if pol.RefundShipping && !o.ShippingRefunded && allOnReturn(o) {
 			shipping = o.Shipping
 		}
-		r.Estimate = max(0, items+shipping-costs.total())
+		sum, _ := items.Total()
+		var ok bool
+		if r.Estimate, ok = refundAmount(sum, shipping, costs); !ok {
+			return errArithmetic("the refund estimate")
+		}
 		if r.ID, err = returnsColl.NextSequence(tx); err != nil {
 			return err
 		}
@@ -429,8 +432,13 @@ func (s *Service) finish(tx storage.Tx, site string, pol Policy, o *orderRecord,
 		ol.Approved += l.Approved
 		approved += l.Approved
 		if l.Approved > 0 {
-			amt := ol.Price * int64(l.Approved)
-			rf.Items += amt
+			amt, ok := lineAmount(ol.Price, l.Approved)
+			if ok {
+				rf.Items, ok = checked.Add(rf.Items, amt)
+			}
+			if !ok {
+				return nil, errArithmetic("the refund of the items")
+			}
 			name := ol.ProductTitle
 			if ol.VariantTitle != "" {
 				name += " - " + ol.VariantTitle
@@ -450,7 +458,10 @@ func (s *Service) finish(tx storage.Tx, site string, pol Policy, o *orderRecord,
 		rf.Shipping = o.Shipping
 		o.ShippingRefunded = true
 	}
-	rf.Amount = max(0, rf.Items+rf.Shipping-rf.Costs.total())
+	var ok bool
+	if rf.Amount, ok = refundAmount(rf.Items, rf.Shipping, rf.Costs); !ok {
+		return nil, errArithmetic("the refund")
+	}
 	id, err := refundsColl.NextSequence(tx)
 	if err != nil {
 		return nil, err

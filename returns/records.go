@@ -3,6 +3,7 @@ package returns
 import (
 	"time"
 
+	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -92,7 +93,23 @@ type costsRecord struct {
 	Exchange int64 `json:"exchange,omitempty"`
 }
 
-func (c costsRecord) total() int64 { return c.Shipment + c.Handling + c.Exchange }
+// total is the sum of the costs, or false when it does not fit; a policy
+// with costs outside 0…maxMinor is refused (policyCosts), so stored costs
+// always fit.
+func (c costsRecord) total() (int64, bool) {
+	t, ok := checked.Add(c.Shipment, c.Handling)
+	if ok {
+		t, ok = checked.Add(t, c.Exchange)
+	}
+	return t, ok
+}
+
+// returnCost is the label and handling part of the costs (the wire's
+// returnCost), with the same guarantee as total.
+func (c costsRecord) returnCost() int64 {
+	t, _ := checked.Add(c.Shipment, c.Handling)
+	return t
+}
 
 // returnRecord is a return as stored.
 type returnRecord struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -112,6 +113,10 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 		vs = append(vs, deliverykit.FieldViolation{Field: "shippingAmount", Rule: "gte", Message: "must not be negative"})
 	}
 	seen := map[string]bool{}
+	// The order's value, Σ price × quantity + shipping, must fit: every
+	// refund is a part of it.
+	var value checked.Sum[int64]
+	value.Add(max(rec.Shipping, 0))
 	for i, it := range in.Items {
 		p := "items[" + strconv.Itoa(i) + "]"
 		if seen[it.ForeignLineItemID] {
@@ -124,6 +129,10 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 		addErr(terr)
 		if perr == nil && terr == nil && (price < 0 || tax < 0 || tax > price) {
 			vs = append(vs, deliverykit.FieldViolation{Field: p + ".purchasePriceAmount", Rule: "range", Message: "amount and itemTax must not be negative and itemTax must not exceed amount"})
+		}
+		if value.AddProduct(max(price, 0), int64(it.Quantity)); value.Overflowed() == i+1 {
+			vs = append(vs, deliverykit.FieldViolation{Field: p + ".quantity", Rule: checked.Rule,
+				Message: "makes the order's value (price × quantity over the items plus shipping) larger than an amount can be"})
 		}
 		rec.Lines = append(rec.Lines, orderLine{
 			ID: uint64(i + 1), ForeignLineItemID: it.ForeignLineItemID, SKU: it.SKU,
