@@ -49,12 +49,22 @@
 // # Pages
 //
 // List calls take a PageRequest (ParsePageQuery reads it from a query
-// string) and answer with Page, Spring Data's envelope. Ids of orders,
-// returns and refund transactions come from Tx.NextSequence and are
-// unique across sites. Each site also keeps a gap-free rank per record in
+// string) and answer with Page, Spring Data's envelope. Each site also
+// keeps a gap-free rank per record in
 // id order, so the default id order (ascending or descending, with or
 // without afterId) reads one rank record, log2(n) more for afterId, and
 // one page of an ordered scan, whatever the page number. Any other sort,
 // afterDate and the refund status filter read all of the site's rows of
 // that kind, then sort (ties by id) and slice.
+//
+// # Ids
+//
+// Ids of orders, returns and refund transactions are integers numbered per
+// site and kind: a site's first order is 1, its next 2, and so on. An id
+// is unique within its site and reveals only how many records of its kind
+// that site has created, never anything about other sites. Data stored by
+// earlier versions, whose ids were one sequence shared by every site, keeps
+// its ids; a site's new ids continue above its highest existing id (so
+// the first new id of such a site also shows how far the shared sequence
+// had got when that site last created a record).
 package returns

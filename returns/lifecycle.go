@@ -116,14 +116,9 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if r.Estimate, ok = refundAmount(sum, shipping, costs); !ok {
 			return errArithmetic("the refund estimate")
 		}
-		if r.ID, err = returnsColl.NextSequence(tx); err != nil {
+		if r.ID, r.Rank, err = s.returns.next(tx, site); err != nil {
 			return err
 		}
-		n, err := s.returns.count(tx, site)
-		if err != nil {
-			return err
-		}
-		r.Rank = n + 1
 		if err := s.returns.insert(tx, site, r.ID, r.Rank, r); err != nil {
 			return err
 		}
@@ -462,15 +457,11 @@ func (s *Service) finish(tx storage.Tx, site string, pol Policy, o *orderRecord,
 	if rf.Amount, ok = refundAmount(rf.Items, rf.Shipping, rf.Costs); !ok {
 		return nil, errArithmetic("the refund")
 	}
-	id, err := refundsColl.NextSequence(tx)
+	id, rank, err := s.refunds.next(tx, site)
 	if err != nil {
 		return nil, err
 	}
-	n, err := s.refunds.count(tx, site)
-	if err != nil {
-		return nil, err
-	}
-	rf.ID, rf.Rank = id, n+1
+	rf.ID, rf.Rank = id, rank
 	if err := s.refunds.insert(tx, site, rf.ID, rf.Rank, rf); err != nil {
 		return nil, err
 	}

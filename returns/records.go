@@ -9,8 +9,11 @@ import (
 
 // Collections. Every primary key is storage.Key(site, storage.Uint64Key(id)),
 // so a prefix scan of one site reads that site's rows in id order and never
-// another's. Ids come from Tx.NextSequence of the primary collection and are
-// unique across sites.
+// another's. Ids are per site and kind: one more than the id of the site's
+// last record of that kind (ranked.next), so they count that site's
+// records only. Records stored before were numbered by one sequence per
+// kind shared by every site (Tx.NextSequence); they keep their ids, and a
+// site's new ids continue above its highest one.
 //
 // The rank collections hold, per site, the n-th record in id order at
 // storage.Key(site, storage.Uint64Key(n)) (n = 1, 2, 3 … without gaps,

@@ -145,11 +145,11 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 	}
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		rec := rec
-		id, err := ordersColl.NextSequence(tx)
+		id, rank, err := s.orders.next(tx, site)
 		if err != nil {
 			return err
 		}
-		rec.ID = id
+		rec.ID, rec.Rank = id, rank
 		if _, err := orderByForeignID.Put(tx, storage.Key(site, rec.ForeignID), idRecord{ID: id}, storage.MustNotExist()); err != nil {
 			if errors.Is(err, deliverykit.ErrConflict) {
 				return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "an order with this foreignId already exists",
@@ -167,11 +167,6 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 				return err
 			}
 		}
-		n, err := s.orders.count(tx, site)
-		if err != nil {
-			return err
-		}
-		rec.Rank = n + 1
 		return s.orders.insert(tx, site, id, rec.Rank, rec)
 	})
 	if err != nil {
