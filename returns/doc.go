@@ -35,6 +35,17 @@
 // makes it REFUNDED (spec §3); marking it again changes nothing and says
 // it is already REFUNDED.
 //
+// # Customers
+//
+// CreateReturn is the one call a customer makes without a key: the order's
+// foreign id and e-mail address are the credential. An unknown site, an
+// unknown order and a wrong e-mail address get the same NotFound, and cost
+// the same: the decision reads one index record (a decoy of the same size
+// when there is none) and compares SHA-256 digests of the addresses in
+// constant time; only a match reads the order. Orders imported by versions
+// that did not store the digest are read to compare until their first
+// return stores it.
+//
 // # Money
 //
 // Amounts are decimal numbers in major units on the wire (12.50). Inside,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -100,10 +101,40 @@ func TestLegacyGlobalIDs(t *testing.T) {
 			}
 		}
 	}
-	// An old order takes a return (its index has no e-mail digest) and
-	// the return is numbered per site.
+	// An old order's index has no e-mail digest: a wrong e-mail is the
+	// same not found, the right one takes a return (numbered per site)
+	// and stores the digest, so the next customer return decides on it.
+	_, err := f.svc.CreateReturn(f.ctx, CustomerReturnInput{SiteID: "site-b", ForeignOrderID: "B-2", Email: "eve@example.com",
+		Items: []CustomerReturnItemInput{{ForeignLineItemID: "L1", Quantity: 1}}})
+	if deliverykit.Message(err) != "no order with this foreignOrderId and email" {
+		t.Errorf("wrong e-mail on an old order: %v", err)
+	}
+	if got := indexDigest(t, f, "site-b", "B-2"); got != nil {
+		t.Errorf("a refused return stored the digest %x", got)
+	}
 	r := f.createReturn(t, "site-b", "B-2", CustomerReturnItemInput{ForeignLineItemID: "L1", Quantity: 1})
 	if r.ID != 1 || r.Order.ID != 4 {
 		t.Errorf("return %d of order %d, want 1 of 4", r.ID, r.Order.ID)
 	}
+	if diff := cmp.Diff(emailDigest(" CUSTOMER@example.com"), indexDigest(t, f, "site-b", "B-2")); diff != "" {
+		t.Errorf("digest after the return (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(emailDigest("customer@example.com"), indexDigest(t, f, "site-a", "A-4")); diff != "" {
+		t.Errorf("digest of an imported order (-want +got):\n%s", diff)
+	}
+}
+
+// indexDigest reads the e-mail digest of an order's foreign-id index.
+func indexDigest(t *testing.T, f *fixture, site, foreignID string) []byte {
+	t.Helper()
+	var out []byte
+	err := f.svc.store.View(f.ctx, func(tx storage.Tx) error {
+		it, err := orderByForeignID.Get(tx, storage.Key(site, foreignID))
+		out = it.Value.EmailDigest
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -47,6 +47,11 @@ type rankRecord struct {
 
 type idRecord struct {
 	ID uint64 `json:"id"`
+	// EmailDigest is emailDigest of the order's e-mail, in the
+	// foreign-id index only: the customer return decides on it without
+	// reading the order (see CreateReturn). Orders imported before it
+	// existed have none.
+	EmailDigest []byte `json:"emailDigest,omitempty"`
 }
 
 type tokenRecord struct {

@@ -2,7 +2,8 @@ package returns
 
 import (
 	"context"
-	"crypto/subtle"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -150,7 +151,7 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 			return err
 		}
 		rec.ID, rec.Rank = id, rank
-		if _, err := orderByForeignID.Put(tx, storage.Key(site, rec.ForeignID), idRecord{ID: id}, storage.MustNotExist()); err != nil {
+		if _, err := orderByForeignID.Put(tx, storage.Key(site, rec.ForeignID), idRecord{ID: id, EmailDigest: emailDigest(rec.Email)}, storage.MustNotExist()); err != nil {
 			if errors.Is(err, deliverykit.ErrConflict) {
 				return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "an order with this foreignId already exists",
 					Violations: []deliverykit.FieldViolation{{Field: "foreignId", Rule: "unique", Message: "is already imported"}}}
@@ -399,8 +400,23 @@ func (s *Service) ListReturns(ctx context.Context, site string, pr PageRequest) 
 
 func (s *Service) statusURL(token string) string { return s.publicURL + StatusPagePath + token }
 
-// equalFoldConst compares e-mail addresses case-insensitively without an
-// early exit on the first differing byte.
-func equalFoldConst(a, b string) bool {
-	return subtle.ConstantTimeCompare([]byte(strings.ToLower(strings.TrimSpace(a))), []byte(strings.ToLower(strings.TrimSpace(b)))) == 1
+// emailDigest is the SHA-256 of an e-mail address without surrounding
+// space, in lower case: what the customer return compares, so that the
+// comparison takes the same time whatever the addresses' lengths.
+func emailDigest(email string) []byte {
+	h := sha256.New()
+	h.Write([]byte("deliverykit/returns e-mail\x00"))
+	h.Write([]byte(strings.ToLower(strings.TrimSpace(email))))
+	return h.Sum(nil)
 }
+
+// missingOrderIndex is what the customer return decodes when no order has
+// the foreign id: an index record of the same shape and size as a real
+// one, so that an unknown order costs what a known one does.
+var missingOrderIndex = func() []byte {
+	b, err := json.Marshal(idRecord{ID: 1, EmailDigest: emailDigest("")})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
