@@ -46,6 +46,18 @@
 // that did not store the digest are read to compare until their first
 // return stores it.
 //
+// # Status page links
+//
+// A return's statusUrl carries a token of 128 random bits; it works for
+// Options.StatusLinkLifetime (DefaultStatusLinkLifetime, 180 days) after
+// the return was created or the link renewed. ReturnByToken answers an
+// expired or replaced token with NotFound whose cause is
+// ErrStatusLinkExpired; the status page then answers 410 Gone with a page
+// telling the customer to ask the shop for a new link, never the return.
+// RenewStatusLink (POST /merchant/return/{returnId}/status-link) gives the
+// return a new link and ends the old one at once. Tokens stored before
+// links expired count from their return's creation.
+//
 // # Money
 //
 // Amounts are decimal numbers in major units on the wire (12.50). Inside,

@@ -123,7 +123,7 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if err := s.returns.insert(tx, site, r.ID, r.Rank, r); err != nil {
 			return err
 		}
-		if _, err := returnByToken.Put(tx, token, tokenRecord{Site: site, ReturnID: r.ID}, storage.MustNotExist()); err != nil {
+		if _, err := returnByToken.Put(tx, token, tokenRecord{Site: site, ReturnID: r.ID, ExpiresAt: now.Add(s.linkLifetime)}, storage.MustNotExist()); err != nil {
 			return err
 		}
 		o.ReturnIDs = append(o.ReturnIDs, r.ID)

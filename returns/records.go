@@ -57,6 +57,10 @@ type idRecord struct {
 type tokenRecord struct {
 	Site     string `json:"site"`
 	ReturnID uint64 `json:"returnId"`
+	// ExpiresAt is when the status link stops working. Tokens stored
+	// before links expired have none: they expire StatusLinkLifetime after
+	// their return's creation.
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 }
 
 // orderRecord is an order as stored. Money is in minor units of Currency.

@@ -1,6 +1,7 @@
 package returns
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -34,17 +35,30 @@ type Options struct {
 	// e.g. "https://returns.example.com". Default: none, so statusUrl is
 	// the bare path.
 	PublicURL string
+	// StatusLinkLifetime is how long a return's status page link works
+	// after it was made (when the return was created, or when
+	// RenewStatusLink replaced it). An expired link shows a page saying so,
+	// never the return. Default DefaultStatusLinkLifetime.
+	StatusLinkLifetime time.Duration
 }
+
+// DefaultStatusLinkLifetime is how long a status page link works: a return
+// takes weeks to ship back, inspect and refund, and customers look at the
+// page until the money has arrived, or later when they dispute a card
+// payment (which card schemes allow for about 120 days). Past half a year
+// an old link in a mailbox should no longer show what was returned.
+const DefaultStatusLinkLifetime = 180 * 24 * time.Hour
 
 // Service is the returns area: orders, returns, inspections and refund
 // transactions of every site, kept in one store. It is safe for concurrent
 // use.
 type Service struct {
-	store     storage.Store
-	clock     deliverykit.Clock
-	ids       deliverykit.IDSource
-	policies  Policies
-	publicURL string
+	store        storage.Store
+	clock        deliverykit.Clock
+	ids          deliverykit.IDSource
+	policies     Policies
+	publicURL    string
+	linkLifetime time.Duration
 
 	orders  ranked[orderRecord]
 	returns ranked[returnRecord]
@@ -54,11 +68,12 @@ type Service struct {
 // New returns a Service keeping its state in store.
 func New(store storage.Store, opts Options) *Service {
 	s := &Service{
-		store:     store,
-		clock:     opts.Clock,
-		ids:       opts.IDs,
-		policies:  opts.Policies,
-		publicURL: strings.TrimRight(opts.PublicURL, "/"),
+		store:        store,
+		clock:        opts.Clock,
+		ids:          opts.IDs,
+		policies:     opts.Policies,
+		publicURL:    strings.TrimRight(opts.PublicURL, "/"),
+		linkLifetime: cmp.Or(max(opts.StatusLinkLifetime, 0), DefaultStatusLinkLifetime),
 		orders: ranked[orderRecord]{coll: ordersColl, ranks: orderRanks,
 			id: func(o orderRecord) uint64 { return o.ID }, created: func(o orderRecord) time.Time { return o.CreatedAt }},
 		returns: ranked[returnRecord]{coll: returnsColl, ranks: returnRanks,
@@ -282,11 +297,14 @@ func (s *Service) GetReturn(ctx context.Context, site string, id uint64) (Return
 }
 
 // ReturnByToken returns the site and detail of the return whose status
-// page token is token: what the public status page shows.
+// page token is token: what the public status page shows. An unknown token
+// is NotFound; an expired or replaced one is NotFound with
+// ErrStatusLinkExpired as its cause.
 func (s *Service) ReturnByToken(ctx context.Context, token string) (string, Return, error) {
 	if token == "" || hasNUL(token) {
 		return "", Return{}, notFound("return")
 	}
+	now := s.now()
 	var site string
 	var out Return
 	err := s.store.View(ctx, func(tx storage.Tx) error {
@@ -298,6 +316,9 @@ func (s *Service) ReturnByToken(ctx context.Context, token string) (string, Retu
 		r, err := returnsColl.Get(tx, orderKey(site, t.Value.ReturnID))
 		if err != nil {
 			return err
+		}
+		if !now.Before(s.linkExpiry(t.Value, r.Value)) {
+			return errStatusLinkExpired()
 		}
 		o, err := ordersColl.Get(tx, orderKey(site, r.Value.OrderID))
 		if err != nil {
