@@ -73,17 +73,18 @@ func main() {
 
 // flags are the command line of the server.
 type flags struct {
-	addr            string
-	db              string
-	dsn             string
-	store           string
-	configPath      string
-	logLevel        slog.Level
-	shutdownTimeout time.Duration
-	publicURL       string
-	notifyInterval  time.Duration
-	drainDelay      time.Duration
-	rateLimits      httpapi.RateLimits
+	addr                                     string
+	db                                       string
+	dsn                                      string
+	store                                    string
+	configPath                               string
+	logLevel                                 slog.Level
+	shutdownTimeout                          time.Duration
+	publicURL                                string
+	notifyInterval                           time.Duration
+	trackingLinkLifetime, statusLinkLifetime time.Duration
+	drainDelay                               time.Duration
+	rateLimits                               httpapi.RateLimits
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
@@ -99,6 +100,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown")
 	fs.StringVar(&f.publicURL, "public-url", "", "scheme and host customers reach the server at, for tracking and return links; empty: http://<listening address>")
 	fs.DurationVar(&f.notifyInterval, "notify-interval", 10*time.Second, "how often due customer notifications are sent")
+	fs.DurationVar(&f.trackingLinkLifetime, "tracking-link-lifetime", 0, "how long a customer tracking link works after it was last handed out; 0: 90 days")
+	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
 	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice")
 	fs.Func("rate-limits", "rate limits: off, or a comma-separated list of site, widget and address = off, RATE or RATE:BURST (requests a second, requests at once); unlisted classes keep their defaults", func(v string) error {
 		return parseRateLimits(v, &f.rateLimits)
@@ -237,7 +240,8 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
-	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: publicURL, Logger: log})
+	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: publicURL, Logger: log,
+		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime})
 	if err != nil {
 		ln.Close()
 		return err
