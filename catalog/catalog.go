@@ -78,10 +78,23 @@ type Catalog struct {
 	// (2500 is 25 %), for products that set none. Zero means prices carry
 	// no VAT: price components then show vat 0 and net_price = price.
 	VATRate int `json:"vat_rate,omitempty"`
+	// Branding styles the checkout widget and the customer pages.
+	Branding *Branding `json:"branding,omitempty"`
 	// Fallback is offered when no category has an option for an address,
 	// so that a checkout always has a result. Nil: no fallback; such a
 	// session has no options and cannot be completed.
 	Fallback *Fallback `json:"fallback,omitempty"`
+}
+
+// Branding is how the shop presents itself to its customers.
+type Branding struct {
+	// DisplayName is the shop's name as customers know it.
+	DisplayName string `json:"display_name,omitempty"`
+	// LogoURL is an https URL of the shop's logo.
+	LogoURL string `json:"logo_url,omitempty"`
+	// AccentColor ("#0a7d44") colours chosen options, focus rings and
+	// links; it should contrast with white.
+	AccentColor string `json:"accent_color,omitempty"`
 }
 
 // Fallback is the merchant's catch-all delivery, offered only when no

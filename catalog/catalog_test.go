@@ -87,6 +87,12 @@ func TestValidate(t *testing.T) {
 		{"fallback without product or prices", func(c *Catalog) {
 			c.Fallback = &Fallback{ID: "fb", Product: "nope", DisplayName: map[string]string{"en-US": "Standard"}}
 		}, []string{"fallback.product", "fallback.prices"}},
+		{"branding", func(c *Catalog) {
+			c.Branding = &Branding{LogoURL: "javascript:alert(1)", AccentColor: "red"}
+		}, []string{"branding.logo_url", "branding.accent_color"}},
+		{"valid branding", func(c *Catalog) {
+			c.Branding = &Branding{DisplayName: "Shop", LogoURL: "https://shop.example/logo.svg", AccentColor: "#0a7d44"}
+		}, nil},
 		{"VAT rates", func(c *Catalog) { c.VATRate = -1; c.Carriers[0].Products[1].VATRate = 10001 },
 			[]string{"vat_rate", "carriers[0].products[1].vat_rate"}},
 		{"return policy", func(c *Catalog) { c.ReturnPolicy = &ReturnPolicy{Currency: "", ReturnCost: -1} },

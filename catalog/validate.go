@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ var (
 	clockRange = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$`)
 	clockTime  = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
 	countryRe  = regexp.MustCompile(`^[A-Z]{2}$`)
+	colorRe    = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 )
 
 // IsCountry reports whether s is an assigned ISO 3166-1 alpha-2 code
@@ -357,6 +359,19 @@ func (c *Catalog) validate(v *validator) {
 	}
 	if c.VATRate < 0 || c.VATRate > maxVATRate {
 		v.bad("vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
+	}
+	if b := c.Branding; b != nil {
+		if len(b.DisplayName) > 128 {
+			v.bad("branding.display_name", "max", "must be at most 128 characters long")
+		}
+		if b.LogoURL != "" {
+			if u, err := url.Parse(b.LogoURL); err != nil || u.Scheme != "https" || u.Host == "" || len(b.LogoURL) > 2048 {
+				v.bad("branding.logo_url", "httpsurl", "must be an https URL")
+			}
+		}
+		if b.AccentColor != "" && !colorRe.MatchString(b.AccentColor) {
+			v.bad("branding.accent_color", "color", "must be a colour like #0a7d44")
+		}
 	}
 	if fb := c.Fallback; fb != nil {
 		if v.required("fallback.id", fb.ID) && cats[fb.ID] {

@@ -3,6 +3,8 @@ package checkout
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"github.com/deliverykit/deliverykit/internal/i18n"
+	"golang.org/x/text/language"
 	"os"
 	"strings"
 	"testing"
@@ -25,9 +27,26 @@ func TestSnippetMatchesTemplate(t *testing.T) {
 		{"/" + snippetPlaceholder + "/", "wt_1"},
 	} {
 		for range 2 { // the second call is served from the cache
-			if diff := cmp.Diff(renderSnippet(tc.base, tc.token), Snippet(tc.base, tc.token)); diff != "" {
+			if diff := cmp.Diff(renderSnippet(english, tc.base, tc.token), Snippet(tc.base, tc.token)); diff != "" {
 				t.Errorf("Snippet(%q, %q) (-template +got):\n%s", tc.base, tc.token, diff)
 			}
+		}
+	}
+}
+
+var english, _ = language.English.Base()
+
+// The snippet's texts are in the session's language.
+func TestSnippetLanguage(t *testing.T) {
+	for _, tc := range []struct{ locale, loading string }{
+		{"sv-SE", "Laddar leveransalternativ…"},
+		{"de-DE", "Lieferoptionen werden geladen…"},
+		{"fi-FI", "Ladataan toimitusvaihtoehtoja…"},
+		{"pl-PL", "Loading delivery options…"},
+	} {
+		sn := SnippetIn(i18n.Match(tc.locale), "/v1/siw/_/", "wt_1")
+		if !strings.Contains(sn, tc.loading) {
+			t.Errorf("%s: %s", tc.locale, sn)
 		}
 	}
 }

@@ -9,14 +9,18 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/text/language"
+
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/internal/i18n"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -49,9 +53,9 @@ var BootstrapScriptHash = func() string {
 // The snippet: the container existing front-ends look up by its id, with a
 // loading skeleton, and the bootstrap script.
 var snippetTmpl = template.Must(template.New("snippet").Parse(
-	`<div id="shipwallet-container" class="deliverykit-checkout" data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
-		`<div class="dk-skeleton" role="status" aria-busy="true">Loading delivery options…</div>` +
-		`<noscript>Turn on JavaScript to choose a delivery option.</noscript></div>` +
+	`<div id="shipwallet-container" class="deliverykit-checkout" lang="{{.Lang}}" data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
+		`<div class="dk-skeleton" role="status" aria-busy="true">{{.Loading}}</div>` +
+		`<noscript>{{.NoScript}}</noscript></div>` +
 		`<script>{{.Bootstrap}}</script>`))
 
 // Snippet returns the markup a merchant drops into its checkout page: a
@@ -65,29 +69,39 @@ var snippetTmpl = template.Must(template.New("snippet").Parse(
 // the ID sources make) are left as they are by the template's escaping, so
 // the markup around the token is rendered once per base and the token
 // spliced in; any other token goes through the template.
-func Snippet(base, token string) string {
+//
+// Snippet's texts (the loading line, the no-JavaScript line) are English;
+// SnippetIn writes them in a language of the message catalog.
+func Snippet(base, token string) string { return SnippetIn(language.English, base, token) }
+
+// SnippetIn is Snippet with its texts in the language of tag (the
+// session's, as the service renders it).
+func SnippetIn(tag language.Tag, base, token string) string {
+	lang, _ := tag.Base()
 	if plainToken(token) {
-		if parts, ok := snippetParts.Load(base); ok {
+		key := lang.String() + "\x00" + base
+		if parts, ok := snippetParts.Load(key); ok {
 			p := parts.([2]string)
 			return p[0] + token + p[1]
 		}
-		rendered := renderSnippet(base, snippetPlaceholder)
+		rendered := renderSnippet(lang, base, snippetPlaceholder)
 		if before, after, ok := strings.Cut(rendered, snippetPlaceholder); ok && !strings.Contains(after, snippetPlaceholder) {
 			if snippetBases.Add(1) <= maxSnippetBases {
-				snippetParts.Store(base, [2]string{before, after})
+				snippetParts.Store(key, [2]string{before, after})
 			}
 			return before + token + after
 		}
 	}
-	return renderSnippet(base, token)
+	return renderSnippet(lang, base, token)
 }
 
 // snippetPlaceholder stands for the token when Snippet renders the markup
 // around it; it is a plain token, so the template leaves it unchanged.
 const snippetPlaceholder = "deliverykit_token_placeholder_7f3a"
 
-// snippetParts caches, by base, the markup before and after the token.
-// Bases are few (one per Service, from configuration); past
+// snippetParts caches, by language and base, the markup before and after
+// the token. Bases are few (one per Service, from configuration) and so
+// are languages; past
 // maxSnippetBases a caller passing bases of its own gets them rendered
 // each time, so the cache cannot grow with traffic.
 var (
@@ -95,19 +109,55 @@ var (
 	snippetBases atomic.Int64
 )
 
-const maxSnippetBases = 16
+const maxSnippetBases = 64
 
-func renderSnippet(base, token string) string {
+func renderSnippet(lang language.Base, base, token string) string {
 	var b bytes.Buffer
+	tag, _ := language.Compose(lang)
 	data := struct {
-		Base, Token string
-		Bootstrap   template.JS
-	}{base, token, template.JS(BootstrapScript)}
+		Lang, Base, Token string
+		Loading, NoScript string
+		Bootstrap         template.JS
+	}{lang.String(), base, token, i18n.Text(tag, "widget.loading"), i18n.Text(tag, "widget.noscript"), template.JS(BootstrapScript)}
 	if err := snippetTmpl.Execute(&b, data); err != nil {
 		panic("checkout: snippet template: " + err.Error()) // static template, string fields: cannot fail
 	}
 	return b.String()
 }
+
+// lang is the language the session's shopper is spoken to in: the
+// catalog locale its options were computed in, else its first locale.
+func (r *record) lang() language.Tag {
+	loc := ""
+	if r.Options != nil {
+		loc = r.Options.Locale
+	}
+	if loc == "" && len(r.Locales) > 0 {
+		loc = r.Locales[0]
+	}
+	if t, ok := langs.Load(loc); ok {
+		return t.(language.Tag)
+	}
+	t := i18n.Match(loc)
+	if langCount.Add(1) <= maxSnippetBases {
+		langs.Store(loc, t)
+	}
+	return t
+}
+
+// widgetTexts are the widget's texts in the language of tag.
+func widgetTexts(tag language.Tag) map[string]string {
+	out := i18n.Texts(tag, "widget.")
+	maps.Copy(out, i18n.Texts(tag, "day."))
+	return out
+}
+
+// langs remembers the matched language of a locale string: locales are
+// the catalogs' few, and the bound keeps it so.
+var (
+	langs     sync.Map
+	langCount atomic.Int64
+)
 
 // plainToken reports whether every byte of t is a letter, digit, '_' or
 // '-': characters no HTML escaping changes.
@@ -138,9 +188,21 @@ type WidgetState struct {
 	// because the address could not be placed: the widget asks for a
 	// postal code instead of showing arbitrary points.
 	NeedsPostalCode bool `json:"needs_postal_code,omitempty"`
+	// Messages are the widget's texts in the shopper's language, from the
+	// message catalog (widget.* and day.* keys).
+	Messages map[string]string `json:"messages"`
+	// Branding styles the widget, when the site's catalog has it.
+	Branding *Branding `json:"branding,omitempty"`
 	// Summary is what the widget reports to the merchant's front-end
 	// (the _sw events) and compares to tell what changed.
 	Summary WidgetSummary `json:"summary"`
+}
+
+// Branding is the site's look in the widget.
+type Branding struct {
+	DisplayName string `json:"display_name,omitempty"`
+	LogoURL     string `json:"logo_url,omitempty"`
+	AccentColor string `json:"accent_color,omitempty"`
 }
 
 // WidgetSummary is the chosen delivery as the merchant's front-end reads
@@ -222,7 +284,7 @@ func (s *Service) WidgetState(ctx context.Context, token string) (*WidgetState, 
 	if err != nil {
 		return nil, err
 	}
-	return widgetState(r), nil
+	return s.widgetState(r), nil
 }
 
 // Select records the customer's choice from the widget: an option of the
@@ -254,11 +316,16 @@ func (s *Service) Select(ctx context.Context, token string, req SelectRequest) (
 	if err != nil {
 		return nil, err
 	}
-	return widgetState(rec), nil
+	return s.widgetState(rec), nil
 }
 
-func widgetState(r *record) *WidgetState {
-	st := &WidgetState{Status: r.Status, Currency: r.Currency, Categories: []WidgetCategory{}}
+func (s *Service) widgetState(r *record) *WidgetState {
+	tag := r.lang()
+	st := &WidgetState{Status: r.Status, Currency: r.Currency, Categories: []WidgetCategory{}, Messages: widgetTexts(tag)}
+	if e, err := s.engines.Engine(r.Site); err == nil && e.Catalog().Branding != nil {
+		b := e.Catalog().Branding
+		st.Branding = &Branding{DisplayName: b.DisplayName, LogoURL: b.LogoURL, AccentColor: b.AccentColor}
+	}
 	if r.Options == nil {
 		return st
 	}

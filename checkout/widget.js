@@ -53,18 +53,28 @@
     resume: function () { return Promise.all(widgets.map(function (w) { return w.resume(); })); },
   };
 
+  // Colours are variables: the site's accent (branding) and a dark
+  // scheme when the shopper's system asks for one.
   var css =
-    ".dk-widget{font:16px/1.4 system-ui,sans-serif;max-width:40rem;box-sizing:border-box}" +
-    ".dk-widget fieldset{border:1px solid #ccc;border-radius:6px;margin:0 0 .75rem;padding:.5rem .75rem}" +
+    ".dk-widget{--dk-accent:#1a5fb4;--dk-fg:#1c1c1c;--dk-muted:#555;--dk-bg:#fff;--dk-line:#ccc;--dk-chosen:#f2f7ff;" +
+    "color:var(--dk-fg);background:var(--dk-bg);font:16px/1.4 system-ui,sans-serif;max-width:40rem;box-sizing:border-box;padding:.5rem;border-radius:8px}" +
+    "@media (prefers-color-scheme:dark){.dk-widget{--dk-fg:#eee;--dk-muted:#b8b8b8;--dk-bg:#1e1e1e;--dk-line:#555;--dk-chosen:#26303d}}" +
+    ".dk-brand{display:flex;align-items:center;gap:.5rem;margin:0 0 .5rem;font-weight:600}.dk-brand img{max-height:2rem;max-width:8rem}" +
+    ".dk-widget fieldset{border:1px solid var(--dk-line);border-radius:6px;margin:0 0 .75rem;padding:.5rem .75rem}" +
     ".dk-widget legend{font-weight:600;padding:0 .25rem}" +
-    ".dk-option{display:flex;flex-wrap:wrap;align-items:flex-start;gap:.25rem .75rem;padding:.5rem 0;min-height:44px;cursor:pointer}" +
-    ".dk-option input{width:1.25rem;height:1.25rem;margin:.15rem 0 0}" +
+    ".dk-option{display:flex;flex-wrap:wrap;align-items:flex-start;gap:.25rem .75rem;padding:.5rem;margin:0 -.5rem;min-height:44px;cursor:pointer;border-radius:4px}" +
+    ".dk-option:has(input:checked){background:var(--dk-chosen)}" +
+    ".dk-option input{width:1.25rem;height:1.25rem;margin:.15rem 0 0;accent-color:var(--dk-accent)}" +
+    ".dk-option input:focus-visible{outline:3px solid var(--dk-accent);outline-offset:2px}" +
     ".dk-main{flex:1 1 12rem}.dk-price{font-weight:600;white-space:nowrap}" +
-    ".dk-meta{display:block;color:#555;font-size:.875rem}" +
-    ".dk-hours{font-size:.875rem;color:#555;margin:.25rem 0 0}" +
+    ".dk-meta{display:block;color:var(--dk-muted);font-size:.875rem}" +
+    ".dk-hours{font-size:.875rem;color:var(--dk-muted);margin:.25rem 0 0;padding-left:1rem}" +
+    ".dk-widget summary{color:var(--dk-accent);cursor:pointer;font-size:.875rem}" +
+    ".dk-total{font-weight:600;margin:.25rem 0 0}" +
+    ".dk-note{color:var(--dk-muted)}" +
     ".dk-widget[aria-busy=true]{opacity:.6}" +
-    ".dk-error{color:#a00}" +
-    "@media (max-width:480px){.dk-widget fieldset{padding:.5rem}}";
+    ".dk-error{color:#c01c28}" +
+    "@media (max-width:480px){.dk-widget{padding:.25rem}.dk-widget fieldset{padding:.5rem}}";
 
   function injectStyle() {
     if (document.getElementById("dk-widget-style")) return;
@@ -104,12 +114,15 @@
     return new Intl.NumberFormat(locale, { maximumFractionDigits: m < 10000 ? 1 : 0 }).format(m / 1000) + " km";
   }
 
-  function minutes(n) {
-    if (n < 60) return n + " min";
-    return Math.floor(n / 60) + " h " + (n % 60) + " min";
+  // fill replaces {name} placeholders of a catalog text.
+  function fill(text, values) {
+    return String(text).replace(/\{([a-z_]+)\}/g, function (m, k) { return k in values ? values[k] : m; });
   }
 
-  var dayNames = { mon: "Mon", tue: "Tue", wed: "Wed", thu: "Thu", fri: "Fri", sat: "Sat", sun: "Sun" };
+  function minutes(n, t) {
+    if (n < 60) return fill(t["widget.minutes"], { m: n });
+    return fill(t["widget.hours_minutes"], { h: Math.floor(n / 60), m: n % 60 });
+  }
 
   function Widget(root) {
     this.root = root;
@@ -173,7 +186,8 @@
     this.root.removeAttribute("aria-busy");
     var p = this.root.querySelector(".dk-error") || this.root.appendChild(el("p", "dk-error"));
     p.setAttribute("role", "alert");
-    p.textContent = "Delivery options could not be loaded: " + e.message;
+    var t = (this.state && this.state.messages) || {};
+    p.textContent = t["widget.load_failed"] || "Delivery options could not be loaded. Please try again.";
   };
 
   Widget.prototype.choose = function (optionId, addonIds) {
@@ -205,11 +219,29 @@
     var refocus = active && w.root.contains(active) && active.value ? active.type + ":" + active.value : null;
     w.state = s;
     var locale = s.locale || undefined;
+    var t = s.messages || {};
     var frozen = s.status !== "ACTIVE" || w.suspended;
+    var b = s.branding;
+    if (b && /^#[0-9a-fA-F]{3,6}$/.test(b.accent_color || "")) w.root.style.setProperty("--dk-accent", b.accent_color);
     var form = el("form", "dk-form");
-    form.setAttribute("aria-label", "Delivery options");
+    form.setAttribute("aria-label", t["widget.options_label"] || "Delivery options");
     form.addEventListener("submit", function (ev) { ev.preventDefault(); });
-    if (!s.categories.length) form.appendChild(el("p", null, "No delivery option is available for this address."));
+    if (b && (b.logo_url || b.display_name)) {
+      var brand = el("p", "dk-brand");
+      if (/^https:\/\//.test(b.logo_url || "")) {
+        var img = el("img");
+        img.alt = b.display_name || "";
+        // A logo that does not load gives way to the shop's name.
+        img.addEventListener("error", function () { img.replaceWith(el("span", null, b.display_name || "")); });
+        img.src = b.logo_url;
+        brand.appendChild(img);
+      } else {
+        brand.appendChild(el("span", null, b.display_name));
+      }
+      form.appendChild(brand);
+    }
+    if (s.needs_postal_code) form.appendChild(el("p", "dk-note", t["widget.needs_postal_code"]));
+    if (!s.categories.length) form.appendChild(el("p", null, t["widget.no_options"]));
     s.categories.forEach(function (c, ci) {
       var fs = el("fieldset");
       fs.appendChild(el("legend", null, c.name));
@@ -237,18 +269,19 @@
           if (loc.distance && loc.distance.walking) {
             // Walking figures for places within reach on foot, driving
             // figures beyond.
-            var d = loc.distance.walking.value < 3000 ? loc.distance.walking : loc.distance.driving;
-            var how = d === loc.distance.walking ? " walk" : " drive";
-            main.appendChild(el("span", "dk-meta dk-distance", meters(d.value, locale) + " · " + minutes(d.duration) + how));
+            var walk = loc.distance.walking.value < 3000;
+            var d = walk ? loc.distance.walking : loc.distance.driving;
+            main.appendChild(el("span", "dk-meta dk-distance", fill(t[walk ? "widget.walk" : "widget.drive"],
+              { distance: meters(d.value, locale), duration: minutes(d.duration, t) })));
           }
           if (loc.operational_hours) {
             var hours = el("ul", "dk-hours");
-            hours.setAttribute("aria-label", "Opening hours");
+            hours.setAttribute("aria-label", t["widget.opening_hours"]);
             ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].forEach(function (d) {
-              hours.appendChild(el("li", null, dayNames[d] + " " + (loc.operational_hours[d] || "closed")));
+              hours.appendChild(el("li", null, t["day." + d] + " " + (loc.operational_hours[d] || t["widget.closed"])));
             });
             var det = el("details");
-            det.appendChild(el("summary", null, "Opening hours"));
+            det.appendChild(el("summary", null, t["widget.opening_hours"]));
             det.appendChild(hours);
             main.appendChild(det);
           }
@@ -281,7 +314,7 @@
       }
       form.appendChild(fs);
     });
-    var total = el("p", "dk-total", "Shipping: " + money(s.shipping_price, s.currency, locale));
+    var total = el("p", "dk-total", fill(t["widget.shipping"], { price: money(s.shipping_price, s.currency, locale) }));
     total.setAttribute("aria-live", "polite");
     form.appendChild(total);
     w.root.replaceChildren(form);
