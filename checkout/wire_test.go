@@ -290,3 +290,34 @@ func TestResultAddonsSupportsAndVAT(t *testing.T) {
 		t.Errorf("price, net_price = %v", got)
 	}
 }
+
+// Every locale the demo catalog offers gets the widget in its language:
+// the catalog's names and the message catalog's texts.
+func TestWidgetLanguages(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct{ locale, category, shipping string }{
+		{"sv-SE", "Utlämningsställe", "Frakt: {price}"},
+		{"nb-NO", "Hentested", "Frakt: {price}"},
+		{"da-DK", "Udleveringssted", "Fragt: {price}"},
+		{"fi-FI", "Noutopiste", "Toimitus: {price}"},
+		{"de-DE", "Abholstation", "Versand: {price}"},
+		{"en-GB", "Pickup point", "Shipping: {price}"},
+		{"en-US", "Pickup point", "Shipping: {price}"},
+	}
+	for _, tc := range tests {
+		req := createRequest()
+		req.Locales = []string{tc.locale}
+		v, err := f.svc.Create(t.Context(), "demo-site", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.svc.WidgetState(t.Context(), v.Token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{st.Categories[0].Name, st.Messages["widget.shipping"]}
+		if diff := cmp.Diff([]string{tc.category, tc.shipping}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.locale, diff)
+		}
+	}
+}
