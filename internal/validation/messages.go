@@ -59,10 +59,10 @@ var messages = map[string]func(validator.FieldError) string{
 	},
 	"unique": fixed("must not contain duplicates"),
 
-	"email":              fixed("must be an e-mail address"),
-	"url":                fixed("must be a URL"),
-	"keysafe":            fixed("must not contain NUL characters"),
-	"httpsurl":           fixed(fmt.Sprintf("must be an absolute https URL with a host, at most %d characters long", MaxURLLength)),
+	"email":    fixed("must be an e-mail address"),
+	"url":      fixed("must be a URL"),
+	"keysafe":  fixed("must not contain NUL characters"),
+	"httpsurl": fixed(fmt.Sprintf("must be an absolute https URL with a host, at most %d characters long", MaxURLLength)),
 	"jsonsize": func(fe validator.FieldError) string {
 		return "must take at most " + fe.Param() + " bytes as JSON"
 	},
