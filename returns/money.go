@@ -48,11 +48,16 @@ func (a Amount) String() string {
 }
 
 // Bounds that keep every sum of the area inside int64 without overflow
-// checks on each addition: maxLines × maxQuantity × maxMinor < 2^63.
+// checks on each addition: maxLines × maxQuantity × maxMinor < 2^63. The
+// tags refer to maxLines and maxQuantity by name (max_lines,
+// max_quantity; see validate.go).
 const (
 	maxMinor    = 1_000_000_000_000 // 10^12 minor units per unit price or cost
 	maxQuantity = 10_000            // units of one line
 	maxLines    = 500               // lines of one order or request
+	// maxDecimalLength bounds the text of an amount: an int64 has at
+	// most 19 digits, so longer amounts cannot be valid anyway.
+	maxDecimalLength = 32
 )
 
 // currencyScale returns the normalised ISO 4217 code and its number of

@@ -21,6 +21,9 @@ type plan struct {
 // checkParcel validates what tags cannot say about a parcel: the products
 // exist and have a carrier, a PICKUP delivery names its pickup point.
 func (s *Service) checkParcel(site, field string, p *ParcelInput) ([]Product, []deliverykit.FieldViolation) {
+	if len(p.Deliveries) > MaxParcelDeliveries {
+		return nil, nil // the tags refuse the list without a look at it
+	}
 	var vs []deliverykit.FieldViolation
 	prods := make([]Product, len(p.Deliveries))
 	for j, d := range p.Deliveries {
@@ -52,9 +55,14 @@ func (s *Service) checkCreate(site string, req CreateShipmentRequest) (*plan, er
 	if err := checkSite(site, req.SiteID); err != nil {
 		return nil, err
 	}
-	pl := &plan{req: req, products: make([][]Product, len(req.Parcels))}
+	pl := &plan{req: req}
 	var vs []deliverykit.FieldViolation
-	for i := range req.Parcels {
+	// Over the limit, the tags refuse the list with one violation; the
+	// parcels are not looked at.
+	if len(req.Parcels) <= MaxParcels {
+		pl.products = make([][]Product, len(req.Parcels))
+	}
+	for i := range pl.products {
 		var pvs []deliverykit.FieldViolation
 		pl.products[i], pvs = s.checkParcel(site, fmt.Sprintf("parcels[%d]", i), &req.Parcels[i])
 		vs = append(vs, pvs...)
