@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/validation"
 )
 
 // errorStyle is the shape of an area's error body. The areas of the service
@@ -73,14 +74,29 @@ func toWire(err error) wireError {
 	}
 	k := deliverykit.KindOf(err)
 	m := kindStatus[k]
+	// The violations are capped (validation.Cap) before the message,
+	// which lists them too, is built: an error that somehow holds
+	// thousands of them is still a small body.
+	vs := validation.Cap(deliverykit.ViolationsOf(err))
+	message := deliverykit.Message(err)
+	var de *deliverykit.Error
+	if errors.As(err, &de) && de.Kind != deliverykit.KindInternal {
+		message = deliverykit.Message(&deliverykit.Error{Kind: de.Kind, Message: de.Message, Violations: vs})
+	}
 	return wireError{
 		status:     m.status,
 		kind:       k.String(),
 		rpcCode:    m.rpc,
-		message:    deliverykit.Message(err),
-		violations: deliverykit.ViolationsOf(err),
+		message:    message,
+		violations: vs,
 	}
 }
+
+// maxWireText bounds the message and the path an error body repeats, in
+// bytes of JSON. Violations are capped on their own (validation.Cap); a
+// message lists at most those and fits, so it is clipped only when a text
+// in it names a long value (an unknown path, a malformed etag).
+const maxWireText = 3 << 10
 
 // writeError writes err in the area's style. Internal errors are logged with
 // the trace id and shown to the caller only as "internal error".
@@ -93,6 +109,8 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, style errorS
 }
 
 func (s *server) writeWire(w http.ResponseWriter, r *http.Request, style errorStyle, we wireError) {
+	we.message = validation.Clip(we.message, maxWireText)
+	we.violations = validation.Cap(we.violations)
 	switch style {
 	case styleRPC:
 		writeJSON(w, we.status, rpcBody(we))
@@ -102,7 +120,7 @@ func (s *server) writeWire(w http.ResponseWriter, r *http.Request, style errorSt
 			Status:    we.status,
 			Error:     http.StatusText(we.status),
 			Message:   we.message,
-			Path:      r.URL.Path,
+			Path:      validation.Clip(r.URL.Path, maxWireText),
 		})
 	default:
 		writeJSON(w, we.status, restBody{

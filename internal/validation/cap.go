@@ -19,18 +19,18 @@ const (
 	// RuleTruncated is the Rule of the entry that counts the violations
 	// left out.
 	RuleTruncated = "truncated"
-	// maxViolationText bounds the bytes of Field and Message of one
-	// listed violation each; longer ones are cut at a character boundary
-	// and end in "…". Paths through map keys and messages that name a
-	// value may otherwise be as long as the request.
+	// maxViolationText bounds the Field and the Message of one listed
+	// violation, each, in bytes of JSON (see Clip); longer ones are cut
+	// at a character boundary and end in "…". Paths through map keys and
+	// messages that name a value may otherwise be as long as the request.
 	maxViolationText = 200
 	// maxListedText bounds the Field and Message bytes of all listed
 	// violations together: past it the rest are counted, not listed.
-	maxListedText = 3 << 10
+	maxListedText = 2560
 )
 
 // Cap returns vs, in the order given, with at most MaxViolations entries
-// and at most maxListedText bytes of text listed, each field and message
+// and at most maxListedText bytes of JSON text listed, each field and message
 // cut to maxViolationText bytes, and the entry counting the rest when any
 // were left out. Counting entries already in vs (from an error that was
 // capped before) are merged into that one entry. vs itself is not
@@ -47,11 +47,12 @@ func Cap(vs []deliverykit.FieldViolation) []deliverykit.FieldViolation {
 			continue
 		}
 		v.Field, v.Message = clip(v.Field), clip(v.Message)
-		if len(out) == MaxViolations || text+len(v.Field)+len(v.Message) > maxListedText {
+		size := jsonLen(v.Field) + jsonLen(v.Message)
+		if len(out) == MaxViolations || text+size > maxListedText {
 			more++
 			continue
 		}
-		text += len(v.Field) + len(v.Message)
+		text += size
 		out = append(out, v)
 	}
 	if more > 0 {
@@ -71,11 +72,12 @@ func fits(vs []deliverykit.FieldViolation) bool {
 			}
 			continue
 		}
-		if len(v.Field) > maxViolationText || len(v.Message) > maxViolationText {
+		f, m := jsonLen(v.Field), jsonLen(v.Message)
+		if f > maxViolationText || m > maxViolationText {
 			return false
 		}
 		listed++
-		text += len(v.Field) + len(v.Message)
+		text += f + m
 	}
 	return listed <= MaxViolations && text <= maxListedText
 }
@@ -102,15 +104,55 @@ func truncatedCount(v deliverykit.FieldViolation) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-// clip cuts s to maxViolationText bytes at a character boundary.
-func clip(s string) string {
-	if len(s) <= maxViolationText {
+// clip cuts s to maxViolationText bytes of JSON.
+func clip(s string) string { return Clip(s, maxViolationText) }
+
+// Clip returns s when it takes at most n bytes as a JSON string (without
+// the quotes), and otherwise its longest prefix that, with "…" appended,
+// does. Sizes are counted as an encoder that escapes HTML writes them
+// ("<" takes 6 bytes), because the error bodies are what must stay small.
+// Error messages that name a request's value or path are clipped so that
+// their size does not follow the request's.
+func Clip(s string, n int) string {
+	if len(s) <= n/6 || jsonLen(s) <= n {
 		return s
 	}
 	const ellipsis = "…"
-	cut := maxViolationText - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	budget := n - len(ellipsis)
+	size := 0
+	for i, r := range s {
+		c := runeJSONLen(r, s[i:])
+		if size+c > budget {
+			return s[:i] + ellipsis
+		}
+		size += c
 	}
-	return s[:cut] + ellipsis
+	return s
+}
+
+// jsonLen is the length of s as the body of a JSON string.
+func jsonLen(s string) int {
+	n := 0
+	for i, r := range s {
+		n += runeJSONLen(r, s[i:])
+	}
+	return n
+}
+
+// runeJSONLen is the encoded length of the rune r that starts rest:
+// control characters, the HTML characters and the line separators are
+// written as \uXXXX, quotes and backslashes with a backslash, invalid
+// bytes as \ufffd.
+func runeJSONLen(r rune, rest string) int {
+	switch {
+	case r == '"' || r == '\\':
+		return 2
+	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
+		return 6
+	case r == utf8.RuneError:
+		if _, size := utf8.DecodeRuneInString(rest); size == 1 {
+			return 6
+		}
+	}
+	return utf8.RuneLen(r)
 }

@@ -35,8 +35,8 @@ func TestCap(t *testing.T) {
 			[]deliverykit.FieldViolation{{Field: "attributes[" + strings.Repeat("ä", 93) + "…", Rule: "max", Message: strings.Repeat("ä", 98) + "…"}}},
 		{"the text budget lists fewer than 20",
 			slicesRepeat(deliverykit.FieldViolation{Field: strings.Repeat("f", 150), Rule: "r", Message: strings.Repeat("m", 150)}, 15),
-			append(slicesRepeat(deliverykit.FieldViolation{Field: strings.Repeat("f", 150), Rule: "r", Message: strings.Repeat("m", 150)}, 10),
-				deliverykit.FieldViolation{Rule: "truncated", Message: "and 5 more violations"})},
+			append(slicesRepeat(deliverykit.FieldViolation{Field: strings.Repeat("f", 150), Rule: "r", Message: strings.Repeat("m", 150)}, 8),
+				deliverykit.FieldViolation{Rule: "truncated", Message: "and 7 more violations"})},
 		{"counts of a list capped before are merged",
 			append(append(violations(2), deliverykit.FieldViolation{Rule: "truncated", Message: "and 7 more violations"}), violations(20)...),
 			append(append(violations(2), violations(18)...), deliverykit.FieldViolation{Rule: "truncated", Message: "and 9 more violations"})},
@@ -54,6 +54,31 @@ func TestCap(t *testing.T) {
 				t.Errorf("Cap of a capped list changed it (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly ten", 11, "exactly ten"},
+		{"abcdefghijkl", 10, "abcdefg…"},
+		{"ååååå", 8, "åå…"},       // 2 bytes each
+		{"<<<<<", 15, "<<…"},      // \u003c: 6 bytes each
+		{"a\"b\"c", 8, "a\"b\"c"}, // \" : 2 bytes each
+		{"\xff\xffabc", 10, "\xff…"},
+	}
+	for _, tt := range tests {
+		got := Clip(tt.in, tt.n)
+		if got != tt.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+		if jsonLen(got) > tt.n {
+			t.Errorf("Clip(%q, %d) = %q takes %d bytes of JSON", tt.in, tt.n, got, jsonLen(got))
+		}
 	}
 }
 
