@@ -98,8 +98,8 @@ func (t Timestamp) MarshalJSON() ([]byte, error) {
 // OrderInput is an order to import (POST /merchant/order, or the caller's
 // checkout wiring). Amounts are decimals in major units of CurrencyCode.
 type OrderInput struct {
-	ForeignID     string `json:"foreignId" validate:"required,max_reference"`
-	ForeignName   string `json:"foreignName" validate:"max_reference"`
+	ForeignID     string `json:"foreignId" validate:"required,max_ref"`
+	ForeignName   string `json:"foreignName" validate:"max_ref"`
 	ForeignNumber int64  `json:"foreignNumber" validate:"gte=0"`
 	CurrencyCode  string `json:"currencyCode" validate:"required,max_code"`
 	Email         string `json:"email" validate:"required,max_email,email"`
@@ -112,8 +112,8 @@ type OrderInput struct {
 // OrderItemInput is one line of an imported order. PurchasePriceAmount is
 // per unit, tax included; ItemTax is the tax part of it.
 type OrderItemInput struct {
-	ForeignLineItemID   string     `json:"foreignLineItemId" validate:"required,max_reference"`
-	SKU                 string     `json:"sku" validate:"required,max_reference"`
+	ForeignLineItemID   string     `json:"foreignLineItemId" validate:"required,max_ref"`
+	SKU                 string     `json:"sku" validate:"required,max_ref"`
 	ProductTitle        string     `json:"productTitle" validate:"max_title"`
 	VariantTitle        string     `json:"variantTitle" validate:"max_title"`
 	Quantity            int        `json:"quantity" validate:"gte=1,max_quantity"`
@@ -131,7 +131,7 @@ type PriceInput struct {
 // order's.
 type CustomerReturnInput struct {
 	SiteID         string                    `json:"siteId" validate:"required,max_id"`
-	ForeignOrderID string                    `json:"foreignOrderId" validate:"required,max_reference"`
+	ForeignOrderID string                    `json:"foreignOrderId" validate:"required,max_ref"`
 	Email          string                    `json:"email" validate:"required,max_email"`
 	Items          []CustomerReturnItemInput `json:"items" validate:"required,min=1,max_lines,dive"`
 	// Exchange asks for replacement goods instead of money (an extension
@@ -142,7 +142,7 @@ type CustomerReturnInput struct {
 
 // CustomerReturnItemInput is one line the customer sends back.
 type CustomerReturnItemInput struct {
-	ForeignLineItemID string `json:"foreignLineItemId" validate:"required,max_reference"`
+	ForeignLineItemID string `json:"foreignLineItemId" validate:"required,max_ref"`
 	Quantity          int    `json:"quantity" validate:"gte=1,max_quantity"`
 	Reason            string `json:"reason" validate:"max_title"`
 }
@@ -151,15 +151,15 @@ type CustomerReturnItemInput struct {
 // /merchant/items/returned). Exactly one of ForeignOrderID, ReturnID and
 // TrackingReference selects the return(s).
 type ReturnedItemsInput struct {
-	ForeignOrderID    string              `json:"foreignOrderId" validate:"max_reference"`
+	ForeignOrderID    string              `json:"foreignOrderId" validate:"max_ref"`
 	ReturnID          uint64              `json:"returnId"`
-	TrackingReference string              `json:"trackingReference" validate:"max_reference"`
+	TrackingReference string              `json:"trackingReference" validate:"max_ref"`
 	Items             []ReturnedItemInput `json:"items" validate:"required,min=1,max_lines,dive"`
 }
 
 // ReturnedItemInput reports units of one SKU as approved or declined.
 type ReturnedItemInput struct {
-	SKU      string `json:"sku" validate:"required,max_reference"`
+	SKU      string `json:"sku" validate:"required,max_ref"`
 	Quantity int    `json:"quantity" validate:"gte=1,max_quantity"`
 	Approved bool   `json:"approved"`
 	Comment  string `json:"comment" validate:"max_text"`
@@ -167,9 +167,9 @@ type ReturnedItemInput struct {
 
 // ShipmentInput is the return parcel handed to a carrier (MarkInTransit).
 type ShipmentInput struct {
-	ForeignID         string `json:"foreignId" validate:"max_reference"`
-	Carrier           string `json:"carrier" validate:"required,max_reference"`
-	TrackingReference string `json:"trackingReference" validate:"required,max_reference"`
+	ForeignID         string `json:"foreignId" validate:"max_ref"`
+	Carrier           string `json:"carrier" validate:"required,max_ref"`
+	TrackingReference string `json:"trackingReference" validate:"required,max_ref"`
 }
 
 // ---- wire output ----

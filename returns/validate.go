@@ -13,13 +13,7 @@ var validate = validation.New(
 	validation.Max("max_lines", maxLines),
 	validation.Rule{Tag: "max_quantity", Alias: "lte=" + strconv.Itoa(maxQuantity)},
 	validation.Max("max_decimal", maxDecimalLength),
-	validation.Max("max_reference", maxReferenceLength),
 )
-
-// maxReferenceLength bounds the merchant's ids, names, SKUs and carrier
-// references of this area (foreignId, sku, trackingReference, …); the
-// other strings have the shared limits of internal/validation.
-const maxReferenceLength = 200
 
 // checkStruct validates s and returns an InvalidArgument listing every
 // violation with its JSON path.

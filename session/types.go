@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -132,6 +133,11 @@ func (n *Int64) UnmarshalJSON(b []byte) error {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
+		// The error names the value, which may be as long as the body;
+		// a number has at most 20 characters, so its start says enough.
+		if len(s) > 40 {
+			s = strings.ToValidUTF8(s[:40], "") + "…"
+		}
 		what := "number " + s
 		if b[0] == '"' {
 			what = "string " + strconv.Quote(s)
@@ -174,6 +180,11 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	}
 	v, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
+		// The error names the value, which may be as long as the body;
+		// a date-time is short, so its start says enough.
+		if len(s) > 40 {
+			s = strings.ToValidUTF8(s[:40], "") + "…"
+		}
 		return &json.UnmarshalTypeError{Value: "string " + strconv.Quote(s) + " (want an RFC 3339 date-time)", Type: timeType}
 	}
 	t.Time = v.UTC()
@@ -271,9 +282,9 @@ type Contact struct {
 
 // PhoneNumber is a phone number split the way dialling needs it.
 type PhoneNumber struct {
-	CountryCode string `json:"country_code" validate:"required,max_code"`
-	Number      string `json:"number" validate:"required,max_code"`
-	Extension   string `json:"extension,omitempty" validate:"max_code"`
+	CountryCode string `json:"country_code" validate:"required,max_phone_country_code"`
+	Number      string `json:"number" validate:"required,max_phone_number"`
+	Extension   string `json:"extension,omitempty" validate:"max_phone_number"`
 }
 
 // Address is a postal address of the delivery session.

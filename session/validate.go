@@ -29,6 +29,8 @@ var validate = validation.New(
 	validation.Max("max_column_items", MaxColumnItems),
 	validation.Max("max_day_ranges", MaxDayRanges),
 	validation.Max("max_free_text", MaxFreeText),
+	validation.Max("max_phone_country_code", MaxPhoneCountryCodeLength),
+	validation.Max("max_phone_number", MaxPhoneNumberLength),
 )
 
 // Limits on the size of a session, beyond the request body limit of the
@@ -41,8 +43,10 @@ const (
 	// of a completion: every delivery costs one run of the options
 	// engine.
 	MaxDeliveries = 50
-	// MaxLineItems bounds the lines of one delivery.
-	MaxLineItems = 1000
+	// MaxLineItems bounds the lines of one delivery. A completed
+	// delivery becomes a tracking order's cart and a returnable order,
+	// which take 500 lines each.
+	MaxLineItems = 500
 	// MaxFulfillments bounds the fulfillments of one delivery.
 	MaxFulfillments = 100
 	// MaxNodes bounds the nodes of one delivery.
@@ -69,6 +73,12 @@ const (
 	MaxDayRanges = 10
 	// MaxFreeText bounds the free-text lines of opening hours.
 	MaxFreeText = 10
+	// MaxPhoneCountryCodeLength and MaxPhoneNumberLength bound the parts
+	// of a phone number (E.164 numbers have at most 15 digits; the rest
+	// is room for spaces and dashes). Joined, they fit a tracking order's
+	// phone number (validation.MaxCodeLength).
+	MaxPhoneCountryCodeLength = 8
+	MaxPhoneNumberLength      = 32
 )
 
 // regionCode is an ISO 3166-2 subdivision code without the country prefix.

@@ -64,7 +64,7 @@
 //
 // Every string, list and map a client sends has a maximum, written in its
 // struct tag by name: the shared families (max_code 64, max_id 128,
-// max_ref and max_name 256, max_title 500, max_text 2000, max_email 320,
+// max_ref and max_name 256, max_title 500, max_text 2000, max_email 254,
 // max_locale 35, max_locales 20, max_address_lines 10; limits.go) and the
 // area's own (Max("max_parcels", MaxParcels)), both registered as
 // validator aliases, so that a number is written once, as a Go constant.

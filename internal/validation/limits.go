@@ -34,9 +34,11 @@ const (
 	// MaxTextLength bounds free text: comments and instructions. Tag:
 	// max_text.
 	MaxTextLength = 2000
-	// MaxEmailLength bounds e-mail addresses (64 for the local part, 255
-	// for the domain, and the @). Tag: max_email.
-	MaxEmailLength = 320
+	// MaxEmailLength bounds e-mail addresses: 254, the longest a mail
+	// server relays (RFC 5321), and short enough to stand in for a name
+	// (MaxNameLength), as the tracking order of a delivery session does.
+	// Tag: max_email.
+	MaxEmailLength = 254
 	// MaxLocaleLength bounds one locale or language tag ("sv-SE"). Tag:
 	// max_locale.
 	MaxLocaleLength = 35
