@@ -58,10 +58,11 @@ func btoi(b bool) int {
 
 // pendingCheckout lists the hostile requests to the checkout area (C)
 // that it does not refuse cheaply yet: the checkout package takes the
-// limits of the other areas in a change of its own. Each entry is skipped
-// and named in the log; an entry whose request is refused as it should be
-// fails the test, so the list shrinks with the fix. Empty: every checkout
-// case holds.
+// limits of the other areas in a change of its own. Each is run and then
+// skipped as a subtest ("checkout: pending lead"), saying why or that it
+// holds now; remove an entry once it holds at the full body size (go
+// test without -race, with -reliability.ampall). Empty: every checkout
+// case is held to the same rules as the other areas'.
 var pendingCheckout = map[string]bool{
 	// Accepted (200, the string echoed back in a 6 MiB answer).
 	"C create cart.cart_id huge":               true,
@@ -110,7 +111,6 @@ func TestAmplification(t *testing.T) {
 	// Round 1: every case, checked one by one.
 	var biggest, mostAlloc uint64
 	var biggestName, mostAllocName string
-	var pendingHeld []string
 	type alloc struct {
 		name  string
 		bytes uint64
@@ -127,11 +127,13 @@ func TestAmplification(t *testing.T) {
 			failure = fmt.Sprintf("refusing it allocated %.1f MiB, more than %.1f MiB", float64(ms.TotalAlloc-before)/(1<<20), float64(limit)/(1<<20))
 		}
 		switch {
-		case pendingCheckout[c.name] && failure == "":
-			pendingHeld = append(pendingHeld, c.name)
-			continue
 		case pendingCheckout[c.name]:
-			t.Logf("%s: pending the checkout change: %.200s", c.name, failure)
+			t.Run(c.name, func(t *testing.T) {
+				if failure == "" {
+					t.Skip("checkout: pending lead; it holds now (at this body size): remove it from pendingCheckout")
+				}
+				t.Skipf("checkout: pending lead: %.200s", failure)
+			})
 			continue
 		case failure != "":
 			t.Errorf("%s: %s", c.name, failure)
@@ -150,9 +152,6 @@ func TestAmplification(t *testing.T) {
 	slices.SortFunc(allocs, func(a, b alloc) int { return cmp.Compare(b.bytes, a.bytes) })
 	for _, a := range allocs[:min(12, len(allocs))] {
 		t.Logf("allocated %6.1f MiB: %s", float64(a.bytes)/(1<<20), a.name)
-	}
-	for _, name := range pendingHeld {
-		t.Errorf("%s: refused as it should be: remove it from pendingCheckout", name)
 	}
 	t.Logf("%d hostile requests; largest error answer %d bytes (%s); most allocated by one request %.1f MiB (%s)",
 		len(cases), biggest, biggestName, float64(mostAlloc)/(1<<20), mostAllocName)
