@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 )
 
 // Kind classifies an error so that adapters can map it to a wire status
@@ -21,6 +22,7 @@ const (
 	KindFailedPrecondition             // the resource is in a state that does not allow the operation
 	KindPermissionDenied               // the caller is known but may not do this
 	KindUnauthenticated                // the caller could not be identified
+	KindUnavailable                    // a dependency cannot take the request now (a full disk); the caller may retry later; details are not shown to callers
 )
 
 var kindNames = [...]string{
@@ -31,6 +33,7 @@ var kindNames = [...]string{
 	KindFailedPrecondition: "failed precondition",
 	KindPermissionDenied:   "permission denied",
 	KindUnauthenticated:    "unauthenticated",
+	KindUnavailable:        "unavailable",
 }
 
 // String returns the kind's lower-case name, as used in error messages.
@@ -122,6 +125,7 @@ var (
 	ErrPermissionDenied   error = &kindSentinel{KindPermissionDenied}
 	ErrUnauthenticated    error = &kindSentinel{KindUnauthenticated}
 	ErrInternal           error = &kindSentinel{KindInternal}
+	ErrUnavailable        error = &kindSentinel{KindUnavailable}
 )
 
 // E returns an error of the given kind with a caller-safe message.
@@ -147,14 +151,27 @@ func InvalidField(field, rule, message string) *Error {
 }
 
 // KindOf returns the kind of the first *Error in err's chain, or
-// KindInternal when there is none. A nil error has no kind; KindOf(nil)
+// KindInternal when there is none. An internal or foreign error caused by a
+// full disk, an exhausted quota or a read-only file system is
+// KindUnavailable: the request was fine and may succeed later, so callers
+// get "try again" rather than "bug". A nil error has no kind; KindOf(nil)
 // returns KindInternal and callers must check for nil first.
 func KindOf(err error) Kind {
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(err, &e) && e.Kind != KindInternal {
 		return e.Kind
 	}
+	if outOfSpace(err) {
+		return KindUnavailable
+	}
 	return KindInternal
+}
+
+// outOfSpace reports whether err comes from storage that cannot take
+// writes for now: no space left, quota exceeded, or a file system that was
+// remounted read-only (what Linux does after an I/O error).
+func outOfSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EROFS)
 }
 
 // ViolationsOf returns the field violations carried by err, if any.
@@ -168,12 +185,18 @@ func ViolationsOf(err error) []FieldViolation {
 
 // Message returns the caller-safe message of err: the message of its first
 // *Error (without the wrapped cause, which may hold internals), or
-// "internal error" for errors of KindInternal and foreign errors.
+// "internal error" for errors of KindInternal and foreign errors. Errors of
+// KindUnavailable describe infrastructure (a disk, a file), so they all read
+// "service unavailable, try again later".
 func Message(err error) string {
-	var e *Error
-	if !errors.As(err, &e) || e.Kind == KindInternal {
+	switch KindOf(err) {
+	case KindInternal:
 		return "internal error"
+	case KindUnavailable:
+		return "service unavailable, try again later"
 	}
+	var e *Error
+	errors.As(err, &e)
 	msg := e.Message
 	if len(e.Violations) > 0 {
 		parts := make([]string, len(e.Violations))

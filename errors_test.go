@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ func TestKinds(t *testing.T) {
 		deliverykit.KindFailedPrecondition: deliverykit.ErrFailedPrecondition,
 		deliverykit.KindPermissionDenied:   deliverykit.ErrPermissionDenied,
 		deliverykit.KindUnauthenticated:    deliverykit.ErrUnauthenticated,
+		deliverykit.KindUnavailable:        deliverykit.ErrUnavailable,
 	}
 	for kind, sentinel := range sentinels {
 		err := fmt.Errorf("outer: %w", fmt.Errorf("middle: %w", deliverykit.E(kind, "inner")))
@@ -38,6 +41,40 @@ func TestKinds(t *testing.T) {
 	}
 	if got := deliverykit.KindOf(io.EOF); got != deliverykit.KindInternal {
 		t.Errorf("KindOf(foreign) = %v", got)
+	}
+}
+
+// TestOutOfSpaceIsUnavailable: a write that failed because the disk is
+// full, the quota is used up or the file system went read-only is
+// KindUnavailable however it was wrapped, unless an area already gave it a
+// kind of its own; its message never shows the file or the errno.
+func TestOutOfSpaceIsUnavailable(t *testing.T) {
+	pathErr := func(errno syscall.Errno) error {
+		return &fs.PathError{Op: "write", Path: "/var/lib/dk/secret.db", Err: errno}
+	}
+	tests := []struct {
+		name     string
+		err      error
+		wantKind deliverykit.Kind
+		wantMsg  string
+	}{
+		{"bare ENOSPC", syscall.ENOSPC, deliverykit.KindUnavailable, "service unavailable, try again later"},
+		{"path error EDQUOT", pathErr(syscall.EDQUOT), deliverykit.KindUnavailable, "service unavailable, try again later"},
+		{"internal wrapping EROFS", deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: commit: %w", pathErr(syscall.EROFS)), deliverykit.KindUnavailable, "service unavailable, try again later"},
+		{"fmt wrapping internal wrapping ENOSPC", fmt.Errorf("checkout: %w", deliverykit.Errorf(deliverykit.KindInternal, "put: %w", syscall.ENOSPC)), deliverykit.KindUnavailable, "service unavailable, try again later"},
+		{"explicit kind", deliverykit.E(deliverykit.KindUnavailable, "storage/bolt: /var/lib/dk/secret.db was replaced"), deliverykit.KindUnavailable, "service unavailable, try again later"},
+		{"other errno stays internal", pathErr(syscall.EIO), deliverykit.KindInternal, "internal error"},
+		{"an area's own kind wins", deliverykit.Errorf(deliverykit.KindConflict, "lost: %w", syscall.ENOSPC), deliverykit.KindConflict, "lost: no space left on device"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := deliverykit.KindOf(tt.err); got != tt.wantKind {
+				t.Errorf("KindOf = %v, want %v", got, tt.wantKind)
+			}
+			if got := deliverykit.Message(tt.err); got != tt.wantMsg {
+				t.Errorf("Message = %q, want %q", got, tt.wantMsg)
+			}
+		})
 	}
 }
 

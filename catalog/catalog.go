@@ -74,6 +74,34 @@ type Catalog struct {
 	// answered without distances rather than with invented ones.
 	PostalAreas  []PostalArea  `json:"postal_areas,omitempty"`
 	ReturnPolicy *ReturnPolicy `json:"return_policy,omitempty"`
+	// VATRate is the VAT included in shipping prices, in basis points
+	// (2500 is 25 %), for products that set none. Zero means prices carry
+	// no VAT: price components then show vat 0 and net_price = price.
+	VATRate int `json:"vat_rate,omitempty"`
+	// Fallback is offered when no category has an option for an address,
+	// so that a checkout always has a result. Nil: no fallback; such a
+	// session has no options and cannot be completed.
+	Fallback *Fallback `json:"fallback,omitempty"`
+}
+
+// Fallback is the merchant's catch-all delivery, offered only when no
+// category serves an address (a country or postal code no filter admits, a
+// cart too heavy for every product). It ships with one of the catalog's
+// products, so its result names a carrier product reference like any other.
+type Fallback struct {
+	// ID is the fallback category's id; it must not be a category id.
+	ID         string `json:"id"`
+	ExternalID string `json:"external_id,omitempty"`
+	// Product is the ref of the carrier product that ships it (a DELIVERY
+	// or MAILBOX product): its lead and transit times give the estimate.
+	Product     string            `json:"product"`
+	DisplayName map[string]string `json:"display_name"`
+	// ETDText is the estimate shown instead of dates ("3–7 business
+	// days"), per locale; optional.
+	ETDText map[string]string `json:"etd_text,omitempty"`
+	// Prices price the fallback like a category's; the first that matches
+	// applies. Without a matching rule the fallback is not offered.
+	Prices []PriceRule `json:"prices"`
 }
 
 // Warehouse is where goods leave from. Its time zone decides what "today",
@@ -133,6 +161,21 @@ type Product struct {
 	// Days lists the weekdays the carrier collects ("mon".."sun"); empty
 	// means Monday to Friday. Holidays are skipped either way.
 	Days []string `json:"days,omitempty"`
+	// VATRate overrides the catalog's VATRate for this product (basis
+	// points); zero means the catalog's.
+	VATRate int `json:"vat_rate,omitempty"`
+	// Supports says what the customer may enter for this product; a
+	// checkout result reports it as shipping.supports.
+	Supports Supports `json:"supports,omitzero"`
+}
+
+// Supports lists what a customer can add to a delivery of a product.
+type Supports struct {
+	CourierInstructions bool `json:"courier_instructions,omitempty"`
+	CustomerNumber      bool `json:"customer_number,omitempty"`
+	DoorCode            bool `json:"door_code,omitempty"`
+	// Search means pickup points can be searched by address.
+	Search bool `json:"search,omitempty"`
 }
 
 // DayRange is an inclusive range of days.
@@ -162,16 +205,27 @@ type Category struct {
 	// offered: a price is never guessed.
 	Prices []PriceRule `json:"prices"`
 	Filter Filter      `json:"filter,omitempty"`
+	// CustomWarningText is a notice shown with the category, per locale.
+	CustomWarningText map[string]string `json:"custom_warning_text,omitempty"`
+	// Tags label the category for the merchant's front-end ("eco").
+	Tags []string `json:"tags,omitempty"`
 	// MaxLocations caps the pickup locations offered per product
 	// (PICKUP and INSTORE); 0 means 10.
 	MaxLocations int `json:"max_locations,omitempty"`
+	// MaxDistanceKm is how far (great-circle kilometres) a location may be
+	// from the address to be offered; 0 means 50. Locations are offered
+	// only for an address the geocoder can place: never arbitrary ones.
+	MaxDistanceKm int `json:"max_distance_km,omitempty"`
 }
 
 // Addon is an extra service bought with an option.
 type Addon struct {
-	ID          string            `json:"id"`
+	ID string `json:"id"`
+	// ExternalID is the merchant's id for the addon.
+	ExternalID  string            `json:"external_id,omitempty"`
 	Type        AddonType         `json:"type"`
 	DisplayName map[string]string `json:"display_name"`
+	Description map[string]string `json:"description,omitempty"`
 	Price       int64             `json:"price"`
 	Preselected bool              `json:"preselected,omitempty"`
 }
@@ -187,7 +241,8 @@ type PriceRule struct {
 	FreeAbove int64 `json:"free_above,omitempty"`
 	// Attributes must all be present on the cart.
 	Attributes []string `json:"attributes,omitempty"`
-	// Voucher must be among the purchase's vouchers.
+	// Voucher must be among the purchase's vouchers (compared without
+	// regard to case).
 	Voucher string `json:"voucher,omitempty"`
 	// MinWeight and MaxWeight (grams, inclusive; MaxWeight 0 means no
 	// maximum) form a weight band for the cart's total weight.
@@ -270,6 +325,8 @@ type ReturnPolicy struct {
 // ProductInfo describes a carrier product for other areas (tracking checks
 // carrier_product_ref values with it).
 type ProductInfo struct {
+	// Ref is the product's reference, its one identity on every area's
+	// wire; ExternalID the merchant's own id for it.
 	Ref          string
 	CarrierID    string
 	CarrierName  string
@@ -291,6 +348,19 @@ func (c *Catalog) Product(ref string) (ProductInfo, bool) {
 		}
 	}
 	return ProductInfo{}, false
+}
+
+// VATRateOf returns the VAT rate in basis points that applies to the
+// product with the given ref: its own, else the catalog's.
+func (c *Catalog) VATRateOf(ref string) int {
+	for _, cr := range c.Carriers {
+		for _, p := range cr.Products {
+			if p.Ref == ref && p.VATRate > 0 {
+				return p.VATRate
+			}
+		}
+	}
+	return c.VATRate
 }
 
 // ProductRefs returns every product ref of the catalog, sorted.

@@ -74,6 +74,21 @@ func TestValidate(t *testing.T) {
 			l.Closed = []string{"tomorrow"}
 		}, []string{"pickup_locations[0].carrier", "pickup_locations[0].type", "pickup_locations[0].address.coordinates",
 			"pickup_locations[0].hours.mon[0]", "pickup_locations[0].closed[0]"}},
+		{"valid fallback and VAT", func(c *Catalog) {
+			c.VATRate = 2500
+			c.Carriers[0].Products[0].VATRate = 1200
+			c.Fallback = &Fallback{ID: "fb", Product: "np-home", DisplayName: map[string]string{"en-US": "Standard"},
+				ETDText: map[string]string{"sv-SE": "3–7 dagar"}, Prices: []PriceRule{{Currency: "SEK", Price: 9900}}}
+		}, nil},
+		{"fallback", func(c *Catalog) {
+			c.Fallback = &Fallback{ID: "home", Product: "np-point", DisplayName: map[string]string{"sv-SE": "Standard"},
+				ETDText: map[string]string{"fi-FI": "x"}, Prices: []PriceRule{{Currency: "SEK", Price: -1}}}
+		}, []string{"fallback.id", "fallback.product", "fallback.display_name.en-US", "fallback.etd_text.fi-FI", "fallback.prices[0].price"}},
+		{"fallback without product or prices", func(c *Catalog) {
+			c.Fallback = &Fallback{ID: "fb", Product: "nope", DisplayName: map[string]string{"en-US": "Standard"}}
+		}, []string{"fallback.product", "fallback.prices"}},
+		{"VAT rates", func(c *Catalog) { c.VATRate = -1; c.Carriers[0].Products[1].VATRate = 10001 },
+			[]string{"vat_rate", "carriers[0].products[1].vat_rate"}},
 		{"return policy", func(c *Catalog) { c.ReturnPolicy = &ReturnPolicy{Currency: "", ReturnCost: -1} },
 			[]string{"return_policy.currency", "return_policy.return_cost"}},
 	}

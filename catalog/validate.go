@@ -211,6 +211,9 @@ func (c *Catalog) validate(v *validator) {
 			if pr.CutOff != "" && !clockTime.MatchString(pr.CutOff) {
 				v.bad(q+".cut_off", "time", "must be a time like 15:00")
 			}
+			if pr.VATRate < 0 || pr.VATRate > maxVATRate {
+				v.bad(q+".vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
+			}
 			for k, d := range pr.Days {
 				if dayIndex(d) < 0 {
 					v.bad(fmt.Sprintf("%s.days[%d]", q, k), "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
@@ -271,6 +274,7 @@ func (c *Catalog) validate(v *validator) {
 				v.bad(q+".type", "oneof", "must be one of CUSTOM, CARRY_IN, LEAVE_AT_DOOR, UNWRAPPING")
 			}
 			v.names(q+".display_name", a.DisplayName, locales, true)
+			v.names(q+".description", a.Description, locales, false)
 			if a.Price < 0 {
 				v.bad(q+".price", "gte", "must not be negative")
 			}
@@ -278,21 +282,10 @@ func (c *Catalog) validate(v *validator) {
 		if len(cat.Prices) == 0 {
 			v.bad(p+".prices", "required", "at least one price rule is required")
 		}
-		for j, r := range cat.Prices {
-			q := fmt.Sprintf("%s.prices[%d]", p, j)
-			v.currency(q+".currency", r.Currency)
-			if r.Price < 0 {
-				v.bad(q+".price", "gte", "must not be negative")
-			}
-			if r.FreeAbove < 0 {
-				v.bad(q+".free_above", "gte", "must not be negative")
-			}
-			if r.MinWeight < 0 {
-				v.bad(q+".min_weight", "gte", "must not be negative")
-			}
-			if r.MaxWeight != 0 && r.MaxWeight < r.MinWeight {
-				v.bad(q+".max_weight", "gtefield", "must not be less than min_weight")
-			}
+		v.prices(p+".prices", cat.Prices)
+		v.names(p+".custom_warning_text", cat.CustomWarningText, locales, false)
+		for j, t := range cat.Tags {
+			v.required(fmt.Sprintf("%s.tags[%d]", p, j), t)
 		}
 		for j, cc := range cat.Filter.Countries {
 			v.country(fmt.Sprintf("%s.filter.countries[%d]", p, j), cc)
@@ -315,6 +308,9 @@ func (c *Catalog) validate(v *validator) {
 		}
 		if cat.MaxLocations < 0 {
 			v.bad(p+".max_locations", "gte", "must not be negative")
+		}
+		if cat.MaxDistanceKm < 0 || cat.MaxDistanceKm > 20000 {
+			v.bad(p+".max_distance_km", "range", "must be between 0 and 20000")
 		}
 	}
 
@@ -359,6 +355,31 @@ func (c *Catalog) validate(v *validator) {
 		v.required(p+".prefix", a.Prefix)
 		v.coords(p+".coordinates", &a.Coordinates, true)
 	}
+	if c.VATRate < 0 || c.VATRate > maxVATRate {
+		v.bad("vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
+	}
+	if fb := c.Fallback; fb != nil {
+		if v.required("fallback.id", fb.ID) && cats[fb.ID] {
+			v.bad("fallback.id", "unique", "%q is already a category id", fb.ID)
+		}
+		if v.required("fallback.product", fb.Product) {
+			switch dt, ok := products[fb.Product]; {
+			case !ok:
+				v.bad("fallback.product", "exists", "%q is not the ref of a carrier product", fb.Product)
+			case dt.AtLocation():
+				v.bad("fallback.product", "delivery_type", "product %q delivers %s; a fallback needs a DELIVERY or MAILBOX product", fb.Product, dt)
+			}
+		}
+		v.names("fallback.display_name", fb.DisplayName, locales, true)
+		if defaultLocale != "" && len(fb.DisplayName) > 0 && fb.DisplayName[defaultLocale] == "" {
+			v.bad("fallback.display_name."+defaultLocale, "required", "the default locale needs a name")
+		}
+		v.names("fallback.etd_text", fb.ETDText, locales, false)
+		if len(fb.Prices) == 0 {
+			v.bad("fallback.prices", "required", "at least one price rule is required")
+		}
+		v.prices("fallback.prices", fb.Prices)
+	}
 	if rp := c.ReturnPolicy; rp != nil {
 		v.currency("return_policy.currency", rp.Currency)
 		if rp.ReturnCost < 0 {
@@ -369,6 +390,29 @@ func (c *Catalog) validate(v *validator) {
 		}
 		if rp.ReturnTimeDays < 0 {
 			v.bad("return_policy.return_time_days", "gte", "must not be negative")
+		}
+	}
+}
+
+// maxVATRate is 100 % in basis points.
+const maxVATRate = 10000
+
+// prices checks a list of price rules.
+func (v *validator) prices(field string, rules []PriceRule) {
+	for j, r := range rules {
+		q := fmt.Sprintf("%s[%d]", field, j)
+		v.currency(q+".currency", r.Currency)
+		if r.Price < 0 {
+			v.bad(q+".price", "gte", "must not be negative")
+		}
+		if r.FreeAbove < 0 {
+			v.bad(q+".free_above", "gte", "must not be negative")
+		}
+		if r.MinWeight < 0 {
+			v.bad(q+".min_weight", "gte", "must not be negative")
+		}
+		if r.MaxWeight != 0 && r.MaxWeight < r.MinWeight {
+			v.bad(q+".max_weight", "gtefield", "must not be less than min_weight")
 		}
 	}
 }

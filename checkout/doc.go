@@ -13,14 +13,14 @@
 //	|----------|----------|-----------------------------------|----------|------------------------------------------------------|
 //	| (none)   | Create   | purchase country, currency,       | ACTIVE   | id, widget token and html_snippet returned;          |
 //	|          |          | locale(s) and cart given          |          | options computed, one preselected                    |
-//	| ACTIVE   | Update   | cart and/or customer given        | ACTIVE   | options recomputed when the cart, the address they   |
-//	|          |          |                                   |          | are for, or their expiry changed; choice kept if     |
+//	| ACTIVE   | Update   | cart, customer, search address,   | ACTIVE   | options recomputed when the cart, the address they   |
+//	|          |          | external_id and/or meta given     |          | are for, or their expiry changed; choice kept if     |
 //	|          |          |                                   |          | still offered; expires_at extended                   |
 //	| ACTIVE   | Select   | widget token; option of the       | ACTIVE   | selection USER_CHOICE; shipping_price updated        |
 //	|          | (widget) | session, addons of its category   |          |                                                      |
 //	| ACTIVE   | Complete | customer with address; not        | COMPLETE | without a choice the preselected option for the      |
 //	|          |          | expired; an option exists for     |          | customer's address is taken; tos_id set; frozen;     |
-//	|          |          | the address                       |          | OrderRecorder told after the commit                  |
+//	|          |          | the address; external_id free     |          | OrderRecorder told after the commit                  |
 //	| COMPLETE | any      |                                   | COMPLETE | refused: PermissionDenied (HTTP 403) "the session is |
 //	|          | change   |                                   |          | completed", never a silent no-op                     |
 //
@@ -40,27 +40,63 @@
 // Options are computed for the customer's address once the merchant gives
 // it, else for the search address, else for the purchase country. A
 // customer address that differs from the search address therefore
-// regenerates the options. The search address gets its coordinates from
-// the engine's geocoder.
+// regenerates the options. Coordinates the merchant sends with either
+// address are used as given; otherwise the engine's geocoder places the
+// postal code and the search address reports where.
+//
+// # What a result says
+//
+// A carrier product has two identities on the wire, and only these:
+// shipping_method (in result.shipping and selected_shipping_option) is the
+// carrier product's reference from the catalog ("north-parcel-point"), the
+// same value a tracking order's carrier_product_ref, a shipment's
+// shipping_method and a delivery session's carrier.product_id carry; and
+// external_method_id is the merchant's own id for the product (the
+// catalog's external_id, empty when it has none). delivery_time.id (and
+// time_slot.id) identifies the chosen option itself: category, product and
+// pickup location; delivery_time.expires is when that offer lapses.
+// delivery_type is lower case (delivery, pickup, mailbox, instore).
+//
+// Prices are minor units and include VAT. Every price component carries
+// its value, the VAT part of it and the rate in basis points (2500 is
+// 25 %): the product's vat_rate, else the catalog's. A catalog that sets no
+// rate carries no VAT: vat and vat_rate are then 0 and net_price equals
+// price. Voucher codes (cart.vouchers, or the older single cart.voucher)
+// are lower-cased, echoed in cart.vouchers and match the catalog's voucher
+// price rules without regard to case.
+//
+// When no category serves an address, the catalog's fallback (if it has
+// one) is offered, preselected, and the result's selection is
+// FALLBACK_FROM_PRESELECTED_CHOICE, or FALLBACK_FROM_USER_CHOICE when the
+// customer's earlier choice is no longer offered. Without a fallback such
+// a session is created and readable, with no selected_shipping_option and
+// no result, and completing it is FailedPrecondition naming
+// customer.address.
+//
+// # Order numbers
+//
+// external_id (on create, update or complete) is the merchant's order
+// number; the completed session's tracking order gets it as its
+// external_id, or the cart id when none was given, or the tos_id. Complete
+// refuses, before anything is frozen, a number that is already another
+// completed session's or (with Options.Orders) a tracking order's: Conflict
+// (HTTP 409) naming external_id. CreateFromOrder opens a new session from a
+// completed one (its cart, customer and search address); give it an
+// external_id of its own, since the original's is taken. Summaries lists a
+// completed session and the sessions created from it.
 //
 // # What is stored
 //
 // The stored session keeps what its options were computed from (cart
-// values, locales, address, its coordinates and the computation's "now"),
-// not the options: those are mostly copies of the catalog (location
-// addresses and opening hours) and made a record about 17 KB, where it is
-// now about 1 KB (about 1.2 KB of heap per active session in the memory
-// store, BenchmarkSessionHeap). Reading a session computes the options
-// again with options.Engine.ComputeAt, which gives exactly the result of
-// the original computation without geocoding again, as long as the site's
-// catalog is the same. A small cache (recordCacheSize sessions, by record
-// version) spares decoding and recomputing when a session is read again
-// soon after it was read. Writes do not fill it: under heavy checkout
-// traffic most sessions written are not read within the cache's reach,
-// and the options it would hold for them are pointer-rich heap the
-// garbage collector marks again and again (a create was 8 % slower with
-// writes filling it). Records written before this kept their
-// options in the record; they are served as stored until the next change.
+// values and vouchers, locales, address, its coordinates and the
+// computation's "now"), not the options, which are mostly copies of the
+// catalog. Reading a session computes the options again with
+// options.Engine.ComputeAt, which gives exactly the result of the original
+// computation without geocoding again, as long as the site's catalog is the
+// same. A small cache of recently read sessions, by record version, spares
+// decoding and recomputing when a session is read again soon; writes do
+// not fill it. Records of earlier releases keep reading: those that stored
+// their options are served as stored until the next change.
 //
 // # Widget
 //

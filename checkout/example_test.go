@@ -63,8 +63,8 @@ func Example() {
 	_, err = svc.Update(ctx, "demo-site", checkout.UpdateRequest{ID: v.Session.ID, Cart: &checkout.Cart{}})
 	fmt.Println("update after complete:", deliverykit.KindOf(err))
 	// Output:
-	// created: siw_000001 ACTIVE pickup/north-parcel-point/np-se-101 4900
-	// updated: home/north-parcel-home 0
+	// created: siw_000001 ACTIVE north-parcel-point 4900
+	// updated: north-parcel-home 0
 	// completed: COMPLETE tos_000003 USER_CHOICE Home delivery 0
 	// delivered: Fri 20 Nov to Mon 23 Nov
 	// update after complete: permission denied

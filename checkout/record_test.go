@@ -185,10 +185,10 @@ func TestStoredOptionsOfEarlierRecords(t *testing.T) {
 // The record cache answers only for the version it was given, and holds
 // at most recordCacheSize sessions.
 func TestRecordCache(t *testing.T) {
-	var c recordCache
+	c := recordCache{budget: 64 << 10}
 	res := &options.Result{Locale: "sv-SE"}
 	rec := &record{ID: "1", Options: res, OptionsInput: &optionsInput{Currency: "SEK"}}
-	c.put("s/1", 7, rec)
+	c.put("s/1", 7, rec, 1000)
 	for _, tc := range []struct {
 		key     string
 		version uint64
@@ -211,15 +211,31 @@ func TestRecordCache(t *testing.T) {
 	if got := c.get("s/1", 7); got.ID != "1" {
 		t.Errorf("cached record changed with the caller's: id %q", got.ID)
 	}
-	c.put("s/legacy", 1, &record{StoredOptions: res, Options: res})
+	c.put("s/legacy", 1, &record{StoredOptions: res, Options: res}, 1000)
 	if got := c.get("s/legacy", 1); got != nil {
 		t.Errorf("a record with its options stored (an earlier version's) was cached")
 	}
-	for i := range 3 * recordCacheSize {
-		c.put(fmt.Sprintf("s/%d", i), 1, rec)
+	// The budget holds, whatever the sizes; a record over an eighth of it
+	// is served but not kept.
+	for i := range 1000 {
+		c.put(fmt.Sprintf("s/%d", i), 1, rec, 100+i%3000)
+		if c.used > c.budget {
+			t.Fatalf("after %d puts: %d bytes cached, over the budget %d", i+1, c.used, c.budget)
+		}
 	}
-	if n := len(c.m); n != recordCacheSize {
-		t.Errorf("%d entries; want the bound %d", n, recordCacheSize)
+	var sum int64
+	for _, e := range c.m {
+		sum += e.size
+	}
+	if sum != c.used || len(c.m) < 10 {
+		t.Errorf("%d entries of %d bytes, accounted %d", len(c.m), sum, c.used)
+	}
+	if got := c.put("s/huge", 1, rec, int(c.budget/8)); got != rec || c.get("s/huge", 1) != nil {
+		t.Errorf("a record over an eighth of the budget was cached")
+	}
+	off := recordCache{budget: -1}
+	if got := off.put("s/1", 1, rec, 10); got != rec || off.get("s/1", 1) != nil {
+		t.Errorf("a cache turned off cached")
 	}
 }
 
@@ -301,7 +317,7 @@ func TestRecordCacheFollowsWrites(t *testing.T) {
 		t.Errorf("a change to a record read for a change reached the cached record")
 	}
 	// Nor when the read for a change finds the cache empty.
-	f.svc.cache = recordCache{}
+	f.svc.cache = recordCache{budget: DefaultCacheBytes}
 	forChange, err = f.svc.load(ctx, "demo-site", v.Session.ID)
 	if err != nil {
 		t.Fatal(err)

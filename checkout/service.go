@@ -1,13 +1,16 @@
 package checkout
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"math"
+	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -31,13 +34,23 @@ type OrderRecorder interface {
 	RecordOrder(ctx context.Context, order CompletedOrder) error
 }
 
+// OrderChecker is asked before a session completes whether an order with
+// the given external id may be recorded for the site. It is declared here,
+// by its caller; tracking answers it through an adapter.
+type OrderChecker interface {
+	CheckOrder(ctx context.Context, site, externalID string) error
+}
+
 // CompletedOrder is what a completed checkout hands to the OrderRecorder:
 // everything tracking needs to open an order.
 type CompletedOrder struct {
-	Site        string
-	SessionID   string
-	TosID       string
-	CartID      string // the merchant's cart id: the order's external id
+	Site      string
+	SessionID string
+	TosID     string
+	CartID    string // the merchant's cart id
+	// ExternalID is the order's external id: the merchant's order
+	// number, else the cart id, else the tos_id.
+	ExternalID  string
 	Country     string // purchase country
 	Currency    string
 	Locale      string
@@ -91,6 +104,10 @@ type Options struct {
 	Engines EngineSource
 	// Recorder, when set, receives every completed checkout.
 	Recorder OrderRecorder
+	// Orders, when set, is asked before a session completes whether its
+	// order number is free; its error (a Conflict naming external_id)
+	// fails the completion and nothing is frozen.
+	Orders OrderChecker
 	// OnRecordError is called when Recorder fails. The checkout itself
 	// has succeeded by then (the customer has paid); the default logs the
 	// failure with slog so the order can be recorded again by hand.
@@ -103,8 +120,14 @@ type Options struct {
 	// DefaultSessionTTL.
 	SessionTTL time.Duration
 	// WidgetBaseURL is where html_snippet loads the widget from, ending
-	// in "/". Default: DefaultWidgetBaseURL.
+	// in "/": the public https URL merchants' pages reach this service at
+	// (wiring sets it from its PublicURL). Default: DefaultWidgetBaseURL, a
+	// path, which works only on pages of this service's own origin.
 	WidgetBaseURL string
+	// CacheBytes bounds the cache of recently read sessions (an estimate
+	// of the heap the cached sessions hold). Zero means DefaultCacheBytes;
+	// negative turns the cache off.
+	CacheBytes int64
 }
 
 // Service keeps checkout shipping sessions (area C). It is safe for
@@ -113,6 +136,7 @@ type Service struct {
 	store    storage.Store
 	engines  EngineSource
 	recorder OrderRecorder
+	orders   OrderChecker
 	onRecErr func(context.Context, CompletedOrder, error)
 	clock    deliverykit.Clock
 	ids      deliverykit.IDSource
@@ -127,6 +151,11 @@ var (
 	sessions = storage.Collection[record]{Name: "checkout.sessions"}
 	tokens   = storage.Collection[tokenRecord]{Name: "checkout.widget_tokens"}
 	tosIndex = storage.Collection[string]{Name: "checkout.tos"}
+	// externalIDs maps site + order external id → the completed session
+	// that holds it; clones maps site + origin tos_id + session id → the
+	// session created from that order.
+	externalIDs = storage.Collection[string]{Name: "checkout.external_ids"}
+	clones      = storage.Collection[string]{Name: "checkout.clones"}
 )
 
 // record is the stored session.
@@ -140,6 +169,14 @@ type record struct {
 	Cart          Cart           `json:"cart"`
 	SearchAddress *SearchAddress `json:"search_address,omitempty"`
 	Customer      *Customer      `json:"customer,omitempty"`
+	// SearchCoordinates are coordinates the merchant sent with the search
+	// address (SearchAddress.Coordinates is where the service placed it).
+	SearchCoordinates *Coordinates `json:"search_coordinates,omitempty"`
+	ExternalID        string       `json:"external_id,omitempty"`
+	Meta              Meta         `json:"meta,omitempty"`
+	// Origin is the tos_id of the completed session this one was created
+	// from (session.createFromOrder).
+	Origin string `json:"origin,omitempty"`
 	// Options are the delivery options in effect. They are not stored:
 	// refresh computes them and records in OptionsInput what they were
 	// computed from, and load computes them again from that, exactly
@@ -156,13 +193,16 @@ type record struct {
 	OptionsFor    catalog.Address `json:"options_for"`
 	Choice        string          `json:"choice,omitempty"` // option id the customer chose
 	Addons        []string        `json:"addons,omitempty"`
-	TosID         string          `json:"tos_id,omitempty"`
-	WidgetToken   string          `json:"widget_token"`
-	CreatedAt     time.Time       `json:"created_at"`
-	UpdatedAt     time.Time       `json:"updated_at"`
-	ExpiresAt     time.Time       `json:"expires_at"`
-	CompletedAt   time.Time       `json:"completed_at,omitzero"`
-	Revision      int             `json:"revision"` // counts committed writes
+	// ChoiceDropped is set when new options no longer offered the
+	// customer's choice, until the customer chooses again.
+	ChoiceDropped bool      `json:"choice_dropped,omitempty"`
+	TosID         string    `json:"tos_id,omitempty"`
+	WidgetToken   string    `json:"widget_token"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	CompletedAt   time.Time `json:"completed_at,omitzero"`
+	Revision      int       `json:"revision"` // counts committed writes
 }
 
 // optionsInput is what a session's options were computed from, besides
@@ -172,7 +212,12 @@ type optionsInput struct {
 	Locales    []string `json:"locales,omitempty"`
 	CartValue  int64    `json:"cart_value"`
 	Attributes []string `json:"attributes,omitempty"`
+	Vouchers   []string `json:"vouchers,omitempty"`
 	Quantities []int    `json:"quantities,omitempty"` // one per cart item
+	// Weights (grams per unit) and Dimensions are per cart item too,
+	// absent in records written before items carried them.
+	Weights    []int                 `json:"weights,omitempty"`
+	Dimensions []*catalog.Dimensions `json:"dimensions,omitempty"`
 	// At is the computation's "now": estimates and expiry depend on it.
 	At time.Time `json:"at"`
 	// Coordinates are where the geocoder placed OptionsFor (nil: it
@@ -183,9 +228,16 @@ type optionsInput struct {
 // request is the options request in rebuilds, for the address addr.
 func (in *optionsInput) request(addr catalog.Address) options.Request {
 	req := options.Request{Currency: in.Currency, Locales: in.Locales, CartValue: in.CartValue,
-		Attributes: in.Attributes, Address: addr}
-	for _, q := range in.Quantities {
-		req.Items = append(req.Items, options.Item{Quantity: q})
+		Attributes: in.Attributes, Vouchers: in.Vouchers, Address: addr}
+	for i, q := range in.Quantities {
+		it := options.Item{Quantity: q}
+		if i < len(in.Weights) {
+			it.Weight = in.Weights[i]
+		}
+		if i < len(in.Dimensions) {
+			it.Dimensions = in.Dimensions[i]
+		}
+		req.Items = append(req.Items, it)
 	}
 	return req
 }
@@ -204,7 +256,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Engines == nil {
 		return nil, errors.New("checkout: Options.Engines is required")
 	}
-	s := &Service{store: store, engines: opts.Engines, recorder: opts.Recorder, onRecErr: opts.OnRecordError,
+	s := &Service{store: store, engines: opts.Engines, recorder: opts.Recorder, orders: opts.Orders, onRecErr: opts.OnRecordError,
 		clock: opts.Clock, ids: opts.IDs, ttl: opts.SessionTTL, base: opts.WidgetBaseURL}
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
@@ -217,6 +269,13 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	}
 	if s.base == "" {
 		s.base = DefaultWidgetBaseURL
+	}
+	if err := checkWidgetBase(s.base); err != nil {
+		return nil, err
+	}
+	s.cache.budget = opts.CacheBytes
+	if s.cache.budget == 0 {
+		s.cache.budget = DefaultCacheBytes
 	}
 	if s.onRecErr == nil {
 		s.onRecErr = func(ctx context.Context, o CompletedOrder, err error) {
@@ -249,6 +308,9 @@ func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*
 	if err := checkCart(&cart, req.PurchaseCurrency); err != nil {
 		return nil, err
 	}
+	if err := checkCoordinates(req.SearchAddress, req.Customer); err != nil {
+		return nil, err
+	}
 	engine, err := s.engines.Engine(site)
 	if err != nil {
 		return nil, err
@@ -257,26 +319,156 @@ func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*
 	rec := record{
 		ID: s.ids.NewID("siw_"), Site: site, Status: StatusActive,
 		Country: req.PurchaseCountry, Currency: req.PurchaseCurrency, Locales: locales,
-		Cart: cart, WidgetToken: s.ids.NewID("wt_"),
+		Cart: cart, Customer: req.Customer, ExternalID: req.ExternalID, Meta: req.Meta, WidgetToken: s.ids.NewID("wt_"),
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.ttl), Revision: 1,
 	}
-	if sa := req.SearchAddress; sa != nil {
-		rec.SearchAddress = &SearchAddress{PostalCode: sa.PostalCode, Country: cmpOr(sa.Country, req.PurchaseCountry)}
-	}
-	if err := s.refresh(ctx, engine, &rec); err != nil {
+	rec.setSearchAddress(req.SearchAddress)
+	return s.insert(ctx, engine, &rec)
+}
+
+// insert computes a new session's options and stores it with its widget
+// token.
+func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *record) (*View, error) {
+	if err := s.refresh(ctx, engine, rec); err != nil {
 		return nil, err
 	}
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := sessions.Put(tx, storage.Key(site, rec.ID), rec, storage.MustNotExist()); err != nil {
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		if _, err := sessions.Put(tx, storage.Key(rec.Site, rec.ID), *rec, storage.MustNotExist()); err != nil {
 			return err
 		}
-		_, err = tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: site, SessionID: rec.ID}, storage.MustNotExist())
+		if rec.Origin != "" {
+			if _, err := clones.Put(tx, storage.Key(rec.Site, rec.Origin, rec.ID), rec.ID, storage.MustNotExist()); err != nil {
+				return err
+			}
+		}
+		_, err := tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: rec.Site, SessionID: rec.ID}, storage.MustNotExist())
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("checkout: storing the session: %w", err)
 	}
-	return s.view(engine, &rec), nil
+	return s.view(engine, rec), nil
+}
+
+// setSearchAddress takes the merchant's search address; coordinates it
+// sends are kept apart and used as given.
+func (r *record) setSearchAddress(sa *SearchAddress) {
+	if sa == nil {
+		return
+	}
+	r.SearchAddress = &SearchAddress{PostalCode: sa.PostalCode, Country: cmp.Or(sa.Country, r.Country),
+		Region: sa.Region, City: sa.City, AddressLines: slices.Clone(sa.AddressLines)}
+	r.SearchCoordinates = nil
+	if c := sa.Coordinates; c != nil {
+		cc := *c
+		r.SearchCoordinates = &cc
+	}
+}
+
+// CreateFromOrder opens a new ACTIVE session with the cart, customer,
+// search address and locales of the completed session whose tos_id is
+// given (the session is "cloned by tos_id"). ExternalID and Meta, when
+// given, are the new session's; Locales, when given, replace the old ones.
+// The clone has no choice yet: its options are computed afresh. A tos_id
+// of another site is NotFound.
+func (s *Service) CreateFromOrder(ctx context.Context, site string, req CreateFromOrderRequest) (*View, error) {
+	if err := check(req); err != nil {
+		return nil, err
+	}
+	locales := req.Locales
+	if len(locales) > 0 {
+		if _, err := options.ParseLocales("locales", locales); err != nil {
+			return nil, err
+		}
+	}
+	var origin record
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		id, err := tosIndex.Get(tx, storage.Key(site, req.TosID))
+		if err != nil {
+			return err
+		}
+		it, err := sessions.Get(tx, storage.Key(site, id.Value))
+		origin = it.Value
+		return err
+	})
+	if errors.Is(err, deliverykit.ErrNotFound) {
+		return nil, &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "no completed session has this tos_id",
+			Violations: []deliverykit.FieldViolation{{Field: "tos_id", Rule: "exists", Message: "is not the tos_id of a completed session of this site"}}}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkout: reading the order's session: %w", err)
+	}
+	engine, err := s.engines.Engine(site)
+	if err != nil {
+		return nil, err
+	}
+	if len(locales) == 0 {
+		locales = origin.Locales
+	}
+	meta := req.Meta
+	if meta == nil {
+		meta = maps.Clone(origin.Meta)
+	}
+	now := s.clock.Now()
+	rec := record{
+		ID: s.ids.NewID("siw_"), Site: site, Status: StatusActive, Origin: req.TosID,
+		Country: origin.Country, Currency: origin.Currency, Locales: locales,
+		Cart: origin.Cart.clone(), Customer: origin.Customer.clone(), SearchAddress: origin.SearchAddress.clone(),
+		ExternalID: req.ExternalID, Meta: meta, WidgetToken: s.ids.NewID("wt_"),
+		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.ttl), Revision: 1,
+	}
+	if c := origin.SearchCoordinates; c != nil {
+		cc := *c
+		rec.SearchCoordinates = &cc
+	}
+	return s.insert(ctx, engine, &rec)
+}
+
+// MaxSummaries bounds the sessions Summaries lists.
+const MaxSummaries = 100
+
+// Summaries lists the sessions of an order: the completed session whose
+// tos_id is given and the sessions created from it (CreateFromOrder),
+// oldest first, at most MaxSummaries, each with its result. An unknown
+// tos_id lists nothing.
+func (s *Service) Summaries(ctx context.Context, site, tosID string) (*Summaries, error) {
+	if tosID == "" {
+		return nil, deliverykit.InvalidField("tos_id", "required", "is required")
+	}
+	if len(tosID) > 128 {
+		return nil, deliverykit.InvalidField("tos_id", "max", "must be at most 128 characters long")
+	}
+	var ids []string
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		if it, err := tosIndex.Get(tx, storage.Key(site, tosID)); err == nil {
+			ids = append(ids, it.Value)
+		} else if !errors.Is(err, deliverykit.ErrNotFound) {
+			return err
+		}
+		for it, err := range clones.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, tosID), Limit: MaxSummaries}) {
+			if err != nil {
+				return err
+			}
+			ids = append(ids, it.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checkout: listing the order's sessions: %w", err)
+	}
+	out := &Summaries{Results: []Summary{}}
+	engine, _ := s.engines.Engine(site)
+	for _, id := range ids[:min(len(ids), MaxSummaries)] {
+		r, err := s.loadShared(ctx, site, id)
+		if errors.Is(err, deliverykit.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.Results = append(out.Results, Summary{SessionID: r.ID, Result: s.view(engine, r).Session.Result})
+	}
+	return out, nil
 }
 
 // Get returns a session.
@@ -299,8 +491,11 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*
 	if err := check(req); err != nil {
 		return nil, err
 	}
-	if req.Cart == nil && req.Customer == nil {
-		return nil, deliverykit.InvalidField("cart", "required", "cart or customer is required")
+	if req.Cart == nil && req.Customer == nil && req.SearchAddress == nil && req.ExternalID == "" && req.Meta == nil {
+		return nil, deliverykit.InvalidField("cart", "required", "one of cart, customer, search_address, external_id and meta is required")
+	}
+	if err := checkCoordinates(req.SearchAddress, req.Customer); err != nil {
+		return nil, err
 	}
 	var cart Cart
 	if req.Cart != nil {
@@ -318,6 +513,15 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*
 		if req.Customer != nil {
 			r.Customer = req.Customer
 		}
+		if req.SearchAddress != nil {
+			r.setSearchAddress(req.SearchAddress)
+		}
+		if req.ExternalID != "" {
+			r.ExternalID = req.ExternalID
+		}
+		if req.Meta != nil {
+			r.Meta = req.Meta
+		}
 		return changed, nil
 	}, nil)
 	if err != nil {
@@ -334,10 +538,16 @@ func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest
 	if err := check(req); err != nil {
 		return nil, err
 	}
+	if err := checkCoordinates(nil, req.Customer); err != nil {
+		return nil, err
+	}
 	var tos string
 	rec, engine, err := s.modify(ctx, site, req.ID, func(r *record) (bool, error) {
 		if req.Customer != nil {
 			r.Customer = req.Customer
+		}
+		if req.ExternalID != "" {
+			r.ExternalID = req.ExternalID
 		}
 		c := r.Customer
 		if c == nil {
@@ -355,6 +565,14 @@ func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest
 		}
 		if len(vs) > 0 {
 			return false, deliverykit.Invalid(vs...)
+		}
+		// Checked before anything is frozen: a merchant order number that
+		// is already another order's is the caller's 409, not a
+		// completed session without a tracking order.
+		if s.orders != nil {
+			if err := s.orders.CheckOrder(ctx, site, r.orderExternalID()); err != nil {
+				return false, err
+			}
 		}
 		tos = s.ids.NewID("tos_")
 		return false, nil
@@ -434,11 +652,17 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 			return err
 		}
 		if rec.Status == StatusComplete {
-			_, err := tosIndex.Put(tx, storage.Key(site, rec.TosID), rec.ID, storage.MustNotExist())
-			return err
+			if _, err := tosIndex.Put(tx, storage.Key(site, rec.TosID), rec.ID, storage.MustNotExist()); err != nil {
+				return err
+			}
+			return claimExternalID(tx, &rec)
 		}
 		return nil
 	})
+	if errors.Is(err, errExternalIDTaken) {
+		return nil, nil, &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "external_id is already another session's order",
+			Violations: []deliverykit.FieldViolation{{Field: "external_id", Rule: "unique", Message: "is already the order number of another completed session"}}}
+	}
 	if errors.Is(err, deliverykit.ErrConflict) {
 		return nil, nil, errConflict
 	}
@@ -446,6 +670,34 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 		return nil, nil, fmt.Errorf("checkout: storing the session: %w", err)
 	}
 	return &rec, engine, nil
+}
+
+// errExternalIDTaken is what claimExternalID returns inside the write.
+var errExternalIDTaken = errors.New("checkout: external id taken")
+
+// claimExternalID records, in the completing write, that the session's
+// order number is its own; another completed session holding it already
+// fails the write. Completions racing for one number thus cannot both
+// succeed, whatever the recorder later does.
+func claimExternalID(tx storage.Tx, r *record) error {
+	key := storage.Key(r.Site, r.orderExternalID())
+	it, err := externalIDs.Get(tx, key)
+	switch {
+	case err == nil && it.Value != r.ID:
+		return errExternalIDTaken
+	case err == nil:
+		return nil
+	case !errors.Is(err, deliverykit.ErrNotFound):
+		return err
+	}
+	_, err = externalIDs.Put(tx, key, r.ID, storage.MustNotExist())
+	return err
+}
+
+// orderExternalID is the external id the session's order gets: the
+// merchant's order number, else its cart id, else the tos_id.
+func (r *record) orderExternalID() string {
+	return cmp.Or(r.ExternalID, r.Cart.CartID, r.TosID)
 }
 
 // load reads a session for a change: a record of its own, which the
@@ -493,7 +745,7 @@ func (s *Service) loadShared(ctx context.Context, site, id string) (*record, err
 	if err := s.restoreOptions(site, &it.Value); err != nil {
 		return nil, err
 	}
-	return s.cache.put(key, it.Version, &it.Value), nil
+	return s.cache.put(key, it.Version, &it.Value, len(raw.Value)), nil
 }
 
 // read returns the stored, still encoded session.
@@ -512,61 +764,6 @@ func (s *Service) read(ctx context.Context, key, id string) (storage.Record, err
 		return raw, fmt.Errorf("checkout: loading the session: %w", err)
 	}
 	return raw, nil
-}
-
-// recordCacheSize bounds recordCache: a record with its options is some
-// 15 KB, so at most some 15 MB, whatever the number of stored sessions.
-const recordCacheSize = 1024
-
-// recordCache maps a session's key and record version to the record with
-// its computed options. A record version never changes its content, so an
-// entry is never stale: a write makes a new version, which misses. Cached
-// records are shared and read-only. When full, an arbitrary entry makes
-// room (map iteration order); checkout traffic reads a session a few times
-// within minutes of writing it, so the recent entries that matter are
-// seldom the ones evicted.
-type recordCache struct {
-	mu sync.Mutex
-	m  map[string]cachedRecord
-}
-
-type cachedRecord struct {
-	version uint64
-	rec     *record
-}
-
-func (c *recordCache) get(key string, version uint64) *record {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[key]; ok && e.version == version {
-		return e.rec
-	}
-	return nil
-}
-
-// put remembers a copy of r as version, when its options are computed
-// from stored inputs (records of earlier versions, with their options
-// stored, are not cached), and returns the copy (r when it is not cached).
-// Neither r nor the copy may be modified afterwards: they share slices,
-// maps and pointed-to values.
-func (c *recordCache) put(key string, version uint64, r *record) *record {
-	if r.OptionsInput == nil || r.Options == nil || version == 0 {
-		return r
-	}
-	cp := *r
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]cachedRecord)
-	}
-	if _, ok := c.m[key]; !ok && len(c.m) >= recordCacheSize {
-		for k := range c.m {
-			delete(c.m, k)
-			break
-		}
-	}
-	c.m[key] = cachedRecord{version: version, rec: &cp}
-	return &cp
 }
 
 // restoreOptions sets r.Options from r.OptionsInput, or from the options a
@@ -603,6 +800,8 @@ func writable(r *record, now time.Time) error {
 }
 
 // checkCart fills the cart currency from the session and refuses another.
+// It lower-cases the vouchers, folds the older single voucher into them
+// and drops repeats.
 func checkCart(c *Cart, currency string) error {
 	if c.Currency == "" {
 		c.Currency = currency
@@ -610,23 +809,80 @@ func checkCart(c *Cart, currency string) error {
 	if c.Currency != currency {
 		return deliverykit.InvalidField("cart.currency", "eqfield", fmt.Sprintf("must be the purchase currency %s", currency))
 	}
+	vs := make([]string, 0, len(c.Vouchers)+1)
+	for _, v := range append(slices.Clone(c.Vouchers), c.Voucher) {
+		v = strings.ToLower(strings.TrimSpace(v))
+		if v != "" && !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	c.Vouchers, c.Voucher = nil, ""
+	if len(vs) > 0 {
+		c.Vouchers = vs
+	}
+	return nil
+}
+
+// checkCoordinates refuses coordinates off the globe in a search or
+// customer address (the struct tags check them too; this names them the
+// same way when a caller bypasses the tags).
+func checkCoordinates(sa *SearchAddress, c *Customer) error {
+	var vs []deliverykit.FieldViolation
+	add := func(field string, co *Coordinates) {
+		if co == nil {
+			return
+		}
+		if math.IsNaN(co.Lat) || co.Lat < -90 || co.Lat > 90 {
+			vs = append(vs, deliverykit.FieldViolation{Field: field + ".lat", Rule: "range", Message: "must be between -90 and 90"})
+		}
+		if math.IsNaN(co.Lng) || co.Lng < -180 || co.Lng > 180 {
+			vs = append(vs, deliverykit.FieldViolation{Field: field + ".lng", Rule: "range", Message: "must be between -180 and 180"})
+		}
+	}
+	if sa != nil {
+		add("search_address.coordinates", sa.Coordinates)
+	}
+	if c != nil && c.Address != nil {
+		add("customer.address.coordinates", c.Address.Coordinates)
+	}
+	if len(vs) > 0 {
+		return deliverykit.Invalid(vs...)
+	}
 	return nil
 }
 
 // optionsAddress is where options are computed for: the customer's
 // address once known, else the search address, else the purchase country.
+// Coordinates the merchant sent with that address place it.
 func (r *record) optionsAddress() catalog.Address {
 	if c := r.Customer; c != nil && c.Address != nil && c.Address.Country != "" {
-		return catalog.Address{Country: c.Address.Country, PostalCode: c.Address.PostalCode, City: c.Address.City}
+		return catalog.Address{Country: c.Address.Country, PostalCode: c.Address.PostalCode, City: c.Address.City,
+			Coordinates: c.Address.Coordinates.catalog()}
 	}
 	if sa := r.SearchAddress; sa != nil {
-		return catalog.Address{Country: cmpOr(sa.Country, r.Country), PostalCode: sa.PostalCode}
+		return catalog.Address{Country: cmp.Or(sa.Country, r.Country), PostalCode: sa.PostalCode, City: sa.City,
+			Coordinates: r.SearchCoordinates.catalog()}
 	}
 	return catalog.Address{Country: r.Country}
 }
 
+func (c *Coordinates) catalog() *catalog.Coordinates {
+	if c == nil {
+		return nil
+	}
+	return &catalog.Coordinates{Lat: c.Lat, Lng: c.Lng}
+}
+
 func sameAddress(a, b catalog.Address) bool {
-	return strings.EqualFold(a.Country, b.Country) && catalog.NormalizePostalCode(a.PostalCode) == catalog.NormalizePostalCode(b.PostalCode)
+	return strings.EqualFold(a.Country, b.Country) && catalog.NormalizePostalCode(a.PostalCode) == catalog.NormalizePostalCode(b.PostalCode) &&
+		sameCoordinates(a.Coordinates, b.Coordinates)
+}
+
+func sameCoordinates(a, b *catalog.Coordinates) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func (r *record) optionsExpired(now time.Time) bool {
@@ -645,9 +901,19 @@ func (r *record) optionsExpired(now time.Time) bool {
 // addons) only if that option is still offered.
 func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record) error {
 	addr := r.optionsAddress()
-	in := &optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, At: engine.Now()}
+	in := &optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, At: engine.Now(),
+		Vouchers: r.Cart.Vouchers}
+	weighed := slices.ContainsFunc(r.Cart.Items, func(it CartItem) bool { return it.Weight > 0 || it.Dimensions != nil })
 	for _, it := range r.Cart.Items {
 		in.Quantities = append(in.Quantities, int(it.Quantity))
+		if weighed {
+			in.Weights = append(in.Weights, int(it.Weight))
+			var d *catalog.Dimensions
+			if it.Dimensions != nil {
+				d = &catalog.Dimensions{Height: int(it.Dimensions.Height), Length: int(it.Dimensions.Length), Width: int(it.Dimensions.Width)}
+			}
+			in.Dimensions = append(in.Dimensions, d)
+		}
 		for _, a := range it.Attributes {
 			if !slices.Contains(in.Attributes, a) {
 				in.Attributes = append(in.Attributes, a)
@@ -667,7 +933,8 @@ func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record
 	r.OptionsInput = in
 	r.StoredOptions = nil
 	r.OptionsFor = addr
-	if sa := r.SearchAddress; sa != nil && sameAddress(addr, catalog.Address{Country: cmpOr(sa.Country, r.Country), PostalCode: sa.PostalCode}) {
+	if sa := r.SearchAddress; sa != nil && sameAddress(addr, catalog.Address{Country: cmp.Or(sa.Country, r.Country),
+		PostalCode: sa.PostalCode, Coordinates: r.SearchCoordinates.catalog()}) {
 		sa.Coordinates = nil
 		if res.Coordinates != nil {
 			sa.Coordinates = &Coordinates{Lat: res.Coordinates.Lat, Lng: res.Coordinates.Lng}
@@ -676,7 +943,7 @@ func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record
 	if r.Choice != "" {
 		cat, _, ok := res.Option(r.Choice)
 		if !ok {
-			r.Choice, r.Addons = "", nil
+			r.Choice, r.Addons, r.ChoiceDropped = "", nil, true
 			return nil
 		}
 		r.Addons = slices.DeleteFunc(r.Addons, func(id string) bool {
@@ -693,7 +960,7 @@ func (r *record) chosen() (*options.Category, *options.Option, []options.Addon) 
 	if r.Options == nil {
 		return nil, nil, nil
 	}
-	id := cmpOr(r.Choice, r.Options.Preselected)
+	id := cmp.Or(r.Choice, r.Options.Preselected)
 	cat, opt, ok := r.Options.Option(id)
 	if !ok {
 		return nil, nil, nil
@@ -707,16 +974,22 @@ func (r *record) chosen() (*options.Category, *options.Option, []options.Addon) 
 	return cat, opt, addons
 }
 
-func (r *record) selection() Selection {
-	if r.Choice != "" {
+// selection says how the chosen option, of category cat, came to be.
+func (r *record) selection(cat *options.Category) Selection {
+	switch {
+	case r.Choice != "":
 		return SelectionUser
+	case cat.Fallback && r.ChoiceDropped:
+		return SelectionFallbackFromUser
+	case cat.Fallback:
+		return SelectionFallbackFromPreselected
 	}
 	return SelectionPreselected
 }
 
 func (s *Service) completedOrder(r *record) CompletedOrder {
 	cat, opt, addons := r.chosen()
-	o := CompletedOrder{Site: r.Site, SessionID: r.ID, TosID: r.TosID, CartID: r.Cart.CartID, Country: r.Country,
+	o := CompletedOrder{Site: r.Site, SessionID: r.ID, TosID: r.TosID, CartID: r.Cart.CartID, ExternalID: r.orderExternalID(), Country: r.Country,
 		Currency: r.Currency, Locale: r.Options.Locale, Cart: r.Cart, CompletedAt: r.CompletedAt,
 		Category: *cat, DeliveryType: cat.DeliveryType, Option: *opt, Addons: addons, ShippingPrice: opt.Price}
 	if r.Customer != nil {
@@ -728,11 +1001,21 @@ func (s *Service) completedOrder(r *record) CompletedOrder {
 	return o
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
+// checkWidgetBase accepts an absolute http(s) URL or an absolute path,
+// ending in "/": the snippet loads <base>widget.js.
+func checkWidgetBase(base string) error {
+	u, err := url.Parse(base)
+	switch {
+	case err != nil:
+		return fmt.Errorf("checkout: Options.WidgetBaseURL: %w", err)
+	case !strings.HasSuffix(base, "/"):
+		return fmt.Errorf("checkout: Options.WidgetBaseURL %q must end in /", base)
+	case u.Scheme == "" && u.Host == "" && strings.HasPrefix(base, "/") && !strings.HasPrefix(base, "//"):
+		return nil
+	case (u.Scheme == "https" || u.Scheme == "http") && u.Host != "":
+		return nil
 	}
-	return b
+	return fmt.Errorf("checkout: Options.WidgetBaseURL %q must be an http(s) URL or a path", base)
 }
 
 // WidgetBaseURL returns where html_snippet loads the widget from. An HTTP

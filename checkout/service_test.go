@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/storage"
@@ -33,8 +34,18 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil)
+}
+
+// newFixtureWith is newFixture over the demo catalogs as edit leaves them.
+func newFixtureWith(t testing.TB, edit func(map[string]*catalog.Catalog)) *fixture {
+	t.Helper()
 	f := &fixture{clock: deliverykit.NewManualClock(testNow), store: memory.New()}
-	engines, err := NewEngines(config.Demo().Catalogs(), options.Options{Clock: f.clock})
+	cats := config.Demo().Catalogs()
+	if edit != nil {
+		edit(cats)
+	}
+	engines, err := NewEngines(cats, options.Options{Clock: f.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +97,7 @@ func TestCreate(t *testing.T) {
 		t.Errorf("cart currency = %q, want the purchase currency", s.Cart.Currency)
 	}
 	opt := s.SelectedShippingOption
-	if opt == nil || opt.ShippingMethod != "pickup/north-parcel-point/np-se-102" || opt.DeliveryType != "PICKUP" || opt.Carrier != "North Parcel" ||
+	if opt == nil || opt.ShippingMethod != "north-parcel-point" || opt.TimeSlot == nil || opt.TimeSlot.ID != "pickup/north-parcel-point/np-se-102" || opt.DeliveryType != "pickup" || opt.Carrier != "North Parcel" ||
 		opt.Price != 4900 || opt.Currency != "SEK" || opt.Location == nil || opt.Location.Name != "Grocer Södermalm" {
 		t.Fatalf("selected_shipping_option = %+v", opt)
 	}
@@ -99,7 +110,7 @@ func TestCreate(t *testing.T) {
 	r := s.Result
 	if r == nil || r.Selection != SelectionPreselected || r.Category.ID != "pickup" || r.Category.Name != "Pickup point" ||
 		r.Category.PresentedCategoryName != "Utlämningsställe" || r.Pricing.Price != 4900 ||
-		r.Pricing.PriceComponents[0].Type != PriceComponentShipping || r.Shipping.ExternalMethodID != "PICKUP" ||
+		r.Pricing.PriceComponents[0].Type != PriceComponentShipping || r.Shipping.ExternalMethodID != "NP-PP" || r.Shipping.ShippingMethod != "north-parcel-point" || r.Category.ExternalID != "PICKUP" ||
 		r.Shipping.Warehouse.Address.City != "Stockholm" {
 		t.Errorf("result = %+v", r)
 	}
@@ -112,7 +123,7 @@ func TestCreate(t *testing.T) {
 	if got := dt.CustomerDeliveryPromise.Earliest.Format(time.DateOnly) + "/" + dt.CustomerDeliveryPromise.Latest.Format(time.DateOnly); got != "2026-11-20/2026-11-24" {
 		t.Errorf("customer_delivery_promise = %s", got)
 	}
-	if !strings.Contains(v.HTMLSnippet, `data-deliverykit-token="wt_000002"`) || !strings.Contains(v.HTMLSnippet, `src="/v1/siw/_/widget.js"`) {
+	if !strings.Contains(v.HTMLSnippet, `data-deliverykit-token="wt_000002"`) || !strings.Contains(v.HTMLSnippet, `data-deliverykit-base="/v1/siw/_/"`) {
 		t.Errorf("html_snippet = %s", v.HTMLSnippet)
 	}
 	got, err := f.svc.Get(ctx, "demo-site", s.ID)
@@ -134,12 +145,17 @@ func TestCreateWithoutSearchAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// No address to place: pickup points without distances, names in German.
-	if loc := v.Session.SelectedShippingOption.Location; loc == nil || loc.Distance != nil {
-		t.Errorf("location = %+v, want one without distance", loc)
+	// No address to place: no arbitrary pickup point is preselected (home
+	// delivery is), names in German.
+	if loc := v.Session.SelectedShippingOption.Location; loc != nil {
+		t.Errorf("location = %+v, want none for an address that cannot be placed", loc)
 	}
-	if got := v.Session.Result.Category.PresentedCategoryName; got != "Abholstation" {
+	if got := v.Session.Result.Category.PresentedCategoryName; got != "Lieferung nach Hause" {
 		t.Errorf("presented name = %q", got)
+	}
+	st, err := f.svc.WidgetState(ctx, v.Token)
+	if err != nil || !st.NeedsPostalCode {
+		t.Errorf("widget state: %v, needs_postal_code %v", err, st != nil && st.NeedsPostalCode)
 	}
 }
 
@@ -209,8 +225,8 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := v.Session
-	if s.SelectedShippingOption.ShippingMethod != "pickup/swift-courier-locker/sc-se-102" || s.ShippingPrice != 0 || s.Result.Selection != SelectionUser {
-		t.Errorf("after cart update: option %q, price %d, selection %s", s.SelectedShippingOption.ShippingMethod, s.ShippingPrice, s.Result.Selection)
+	if s.SelectedShippingOption.TimeSlot.ID != "pickup/swift-courier-locker/sc-se-102" || s.ShippingPrice != 0 || s.Result.Selection != SelectionUser {
+		t.Errorf("after cart update: option %q, price %d, selection %s", s.SelectedShippingOption.TimeSlot.ID, s.ShippingPrice, s.Result.Selection)
 	}
 	if !s.ExpiresAt.Equal(testNow.Add(time.Hour + DefaultSessionTTL)) {
 		t.Errorf("expires_at = %v, want extended by the update", s.ExpiresAt)
@@ -290,8 +306,8 @@ func TestComplete(t *testing.T) {
 		t.Errorf("shipping_price = %d, selection %s", s.ShippingPrice, s.Result.Selection)
 	}
 	wantComponents := []PriceComponent{
-		{Type: PriceComponentShipping, ID: "home/north-parcel-home", Name: "Home Delivery", Price: 7900},
-		{Type: PriceComponentAddon, ID: "carry-in", Name: "Inbärning", Price: 19900},
+		{Type: PriceComponentShipping, ID: "home/north-parcel-home", Name: "Home Delivery", Value: 7900, VAT: 1580, VATRate: 2500},
+		{Type: PriceComponentAddon, ID: "carry-in", Name: "Inbärning", Value: 19900, VAT: 3980, VATRate: 2500},
 	}
 	if diff := cmp.Diff(wantComponents, s.Result.Pricing.PriceComponents); diff != "" {
 		t.Errorf("price_components (-want +got):\n%s", diff)
@@ -354,7 +370,20 @@ func TestCompleteGeneratesChoice(t *testing.T) {
 		t.Errorf("generated choice = %+v (%s)", s.SelectedShippingOption, s.Result.Selection)
 	}
 
-	// A customer address nothing delivers to cannot complete.
+	// An address no category serves gets the catalog's fallback.
+	v, _ = f.svc.Create(ctx, "demo-site", createRequest())
+	c, err = f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID, ExternalID: "order-no",
+		Customer: &Customer{Address: &CustomerAddress{PostalCode: "0150", Country: "NO"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{c.Session.Result.Selection, c.Session.Result.Category.ID, c.Session.Result.Shipping.ShippingMethod, c.Session.ShippingPrice}
+	if diff := cmp.Diff([]any{SelectionFallbackFromPreselected, "fallback", "north-parcel-home", int64(14900)}, got); diff != "" {
+		t.Errorf("fallback result (-want +got):\n%s", diff)
+	}
+
+	// Without a fallback, an address nothing delivers to cannot complete.
+	f = newFixtureWith(t, func(cats map[string]*catalog.Catalog) { cats["demo-site"].Fallback = nil })
 	v, _ = f.svc.Create(ctx, "demo-site", createRequest())
 	_, err = f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID, Customer: &Customer{Address: &CustomerAddress{PostalCode: "1000", Country: "NO"}}})
 	if !errors.Is(err, deliverykit.ErrFailedPrecondition) || !cmp.Equal(fields(err), []string{"customer.address"}) {
@@ -455,7 +484,7 @@ func TestWidget(t *testing.T) {
 	if diff := cmp.Diff([]string{"pickup:Utlämningsställe", "home:Hemleverans", "mailbox:Brevlåda", "instore:Hämta i butik"}, cats); diff != "" {
 		t.Errorf("categories (-want +got):\n%s", diff)
 	}
-	if st.Selected != v.Session.SelectedShippingOption.ShippingMethod || st.Locale != "sv-SE" || st.Currency != "SEK" || st.ShippingPrice != 4900 {
+	if st.Selected != v.Session.SelectedShippingOption.TimeSlot.ID || st.Locale != "sv-SE" || st.Currency != "SEK" || st.ShippingPrice != 4900 {
 		t.Errorf("state = %+v", st)
 	}
 	if o := st.Categories[0].Options[0]; o.EarliestDate != "2026-11-20" || o.LatestDate != "2026-11-24" || o.Location == nil {
@@ -469,7 +498,7 @@ func TestWidget(t *testing.T) {
 		t.Errorf("after select: %+v", st)
 	}
 	got, _ := f.svc.Get(ctx, "demo-site", v.Session.ID)
-	if got.Session.SelectedShippingOption.ShippingMethod != "home/swift-courier-express" || got.Session.ShippingPrice != 7900 || got.Session.Result.Selection != SelectionUser {
+	if got.Session.SelectedShippingOption.ShippingMethod != "swift-courier-express" || got.Session.ShippingPrice != 7900 || got.Session.Result.Selection != SelectionUser {
 		t.Errorf("session after select: %+v", got.Session.SelectedShippingOption)
 	}
 	tests := []struct {

@@ -18,8 +18,19 @@ type Selection string
 // without a customer choice carries: its option is the preselected one for
 // the customer's address.
 const (
+	SelectionUndefined   Selection = "RESULT_SELECTION_UNDEFINED"
 	SelectionPreselected Selection = "PRESELECTED_CHOICE"
 	SelectionUser        Selection = "USER_CHOICE"
+	// The fallback's selections: the catalog's fallback is the result
+	// because no carrier product serves the address. FROM_USER_CHOICE when
+	// the customer had chosen an option that is no longer offered.
+	SelectionFallbackFromUser        Selection = "FALLBACK_FROM_USER_CHOICE"
+	SelectionFallbackFromPreselected Selection = "FALLBACK_FROM_PRESELECTED_CHOICE"
+	// The failed fallbacks: nothing, not even a fallback, is offered.
+	// A session in that state has no result; these values are never
+	// stored and are listed for clients that switch on every value.
+	SelectionFallbackFailedForUser        Selection = "FALLBACK_FAILED_FOR_USER_CHOICE"
+	SelectionFallbackFailedForPreselected Selection = "FALLBACK_FAILED_FOR_PRESELECTED_CHOICE"
 )
 
 // PriceComponentType classifies a part of the shipping price.
@@ -27,8 +38,10 @@ type PriceComponentType string
 
 // The price component types.
 const (
-	PriceComponentShipping PriceComponentType = "PRICE_COMPONENT_TYPE_SHIPPING"
-	PriceComponentAddon    PriceComponentType = "PRICE_COMPONENT_TYPE_ADDON"
+	PriceComponentUndefined PriceComponentType = "PRICE_COMPONENT_TYPE_UNDEFINED"
+	PriceComponentShipping  PriceComponentType = "PRICE_COMPONENT_TYPE_SHIPPING"
+	PriceComponentAddon     PriceComponentType = "PRICE_COMPONENT_TYPE_ADDON"
+	PriceComponentReturn    PriceComponentType = "PRICE_COMPONENT_TYPE_RETURN"
 )
 
 // Session is the checkout shipping session as the API shows it (spec §2.5).
@@ -43,18 +56,27 @@ type Session struct {
 	ExpiresAt     time.Time      `json:"expires_at"`
 	Customer      *Customer      `json:"customer,omitempty"`
 	SearchAddress *SearchAddress `json:"search_address,omitempty"`
-	TosID         string         `json:"tos_id,omitempty"`
-	Result        *Result        `json:"result,omitempty"`
+	// ExternalID is the merchant's order number, as it sent it; completing
+	// makes it the tracking order's external id.
+	ExternalID string            `json:"external_id,omitempty"`
+	TosID      string            `json:"tos_id,omitempty"`
+	Result     *Result           `json:"result,omitempty"`
+	Meta       map[string]string `json:"meta,omitempty"`
 }
 
 // Cart is the merchant's cart. Amounts are minor units.
 type Cart struct {
-	CartID        string     `json:"cart_id,omitempty"`
-	TotalValue    int64      `json:"total_value,omitempty" validate:"gte=0"`
-	TotalDiscount int64      `json:"total_discount,omitempty" validate:"gte=0"`
-	Currency      string     `json:"currency,omitempty" validate:"omitempty,iso4217"`
-	PreOrder      bool       `json:"pre_order,omitempty"`
-	Items         []CartItem `json:"items,omitempty" validate:"dive"`
+	CartID        string `json:"cart_id,omitempty"`
+	TotalValue    int64  `json:"total_value,omitempty" validate:"gte=0"`
+	TotalDiscount int64  `json:"total_discount,omitempty" validate:"gte=0"`
+	Currency      string `json:"currency,omitempty" validate:"omitempty,iso4217"`
+	PreOrder      bool   `json:"pre_order,omitempty"`
+	// Vouchers are the purchase's voucher codes, lower-cased; they price
+	// through the catalog's voucher rules. Voucher is the single code
+	// older clients send: it joins Vouchers and is never echoed.
+	Vouchers []string   `json:"vouchers,omitempty" validate:"max=20,dive,max=64"`
+	Voucher  string     `json:"voucher,omitempty" validate:"max=64"`
+	Items    []CartItem `json:"items,omitempty" validate:"max=500,dive"`
 }
 
 // CartItem is one cart line.
@@ -64,16 +86,35 @@ type CartItem struct {
 	Attributes []string `json:"attributes,omitempty"`
 	OutOfStock bool     `json:"out_of_stock,omitempty"`
 	Quantity   int64    `json:"quantity,omitempty" validate:"gte=0,lte=100000"`
-	// Price is the unit price in minor units.
-	Price int64 `json:"price,omitempty" validate:"gte=0"`
+	// Price is the unit price in minor units; Discount the line's discount.
+	Price    int64  `json:"price,omitempty" validate:"gte=0,lte=100000000000"`
+	Discount int64  `json:"discount,omitempty" validate:"gte=0,lte=100000000000"`
+	Image    string `json:"image,omitempty" validate:"max=2048"`
+	// Weight is grams per unit; Dimensions millimetres. Both feed the
+	// catalog's weight bands and size filters.
+	Weight       int64       `json:"weight,omitempty" validate:"gte=0,lte=1000000"`
+	Dimensions   *Dimensions `json:"dimensions,omitempty"`
+	ShippingDate *time.Time  `json:"shipping_date,omitempty"`
+}
+
+// Dimensions are millimetres.
+type Dimensions struct {
+	Height int64 `json:"height,omitempty" validate:"gte=0,lte=100000"`
+	Length int64 `json:"length,omitempty" validate:"gte=0,lte=100000"`
+	Width  int64 `json:"width,omitempty" validate:"gte=0,lte=100000"`
 }
 
 // SearchAddress is the area options are searched for; it need not be the
 // customer's address. The service sets Coordinates when it can place it.
+// Coordinates sent by the merchant are used as given; without them the
+// service places the postal code and reports where.
 type SearchAddress struct {
-	PostalCode  string       `json:"postal_code,omitempty"`
-	Country     string       `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
-	Coordinates *Coordinates `json:"coordinates,omitempty"`
+	PostalCode   string       `json:"postal_code,omitempty" validate:"max=32"`
+	Country      string       `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
+	Region       string       `json:"region,omitempty" validate:"max=128"`
+	City         string       `json:"city,omitempty" validate:"max=128"`
+	AddressLines []string     `json:"address_lines,omitempty" validate:"max=10,dive,max=256"`
+	Coordinates  *Coordinates `json:"coordinates,omitempty"`
 }
 
 // Coordinates are WGS84 degrees.
@@ -85,36 +126,51 @@ type Coordinates struct {
 // Customer is who receives the goods; the merchant supplies it at the latest
 // in Complete.
 type Customer struct {
-	Email   string           `json:"email,omitempty" validate:"omitempty,email"`
-	Phone   string           `json:"phone,omitempty"`
+	Email   string           `json:"email,omitempty" validate:"omitempty,max=254,email"`
+	Phone   string           `json:"phone,omitempty" validate:"max=32"`
 	Address *CustomerAddress `json:"address,omitempty"`
 }
 
-// CustomerAddress is the delivery address.
+// CustomerAddress is the delivery address. Street, StreetNumber and
+// ApartmentNumber are the parts some carriers need apart; AddressLines is
+// the address as written. Coordinates, when given, place the address for
+// pickup-point distances instead of its postal code.
 type CustomerAddress struct {
-	Name         string   `json:"name,omitempty" validate:"max=256"`
-	AddressLines []string `json:"address_lines,omitempty" validate:"max=10,dive,max=256"`
-	City         string   `json:"city,omitempty" validate:"max=128"`
-	PostalCode   string   `json:"postal_code,omitempty" validate:"max=32"`
-	Country      string   `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
+	Name            string       `json:"name,omitempty" validate:"max=256"`
+	AddressLines    []string     `json:"address_lines,omitempty" validate:"max=10,dive,max=256"`
+	Street          string       `json:"street,omitempty" validate:"max=256"`
+	StreetNumber    string       `json:"street_number,omitempty" validate:"max=32"`
+	ApartmentNumber string       `json:"apartment_number,omitempty" validate:"max=32"`
+	City            string       `json:"city,omitempty" validate:"max=128"`
+	PostalCode      string       `json:"postal_code,omitempty" validate:"max=32"`
+	Region          string       `json:"region,omitempty" validate:"max=128"`
+	Country         string       `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
+	CareOf          string       `json:"care_of,omitempty" validate:"max=256"`
+	Attn            string       `json:"attn,omitempty" validate:"max=256"`
+	DoorCode        string       `json:"door_code,omitempty" validate:"max=32"`
+	Coordinates     *Coordinates `json:"coordinates,omitempty"`
 }
 
 // ShippingOption is the selected delivery option.
 type ShippingOption struct {
-	// ShippingMethod is the option id (stable across recomputation).
-	ShippingMethod string    `json:"shipping_method"`
-	DeliveryType   string    `json:"delivery_type"`
-	Carrier        string    `json:"carrier"`
-	Product        string    `json:"product"`
-	Price          int64     `json:"price,omitempty"`
-	Currency       string    `json:"currency"`
-	Location       *Location `json:"location,omitempty"`
-	TimeSlot       *TimeSlot `json:"time_slot,omitempty"`
+	// ShippingMethod is the carrier product's reference: the value
+	// tracking orders (carrier_product_ref) and shipments accept.
+	ShippingMethod string `json:"shipping_method"`
+	// DeliveryType is lower case: delivery, pickup, mailbox or instore.
+	DeliveryType string    `json:"delivery_type"`
+	Carrier      string    `json:"carrier"`
+	Product      string    `json:"product"`
+	Price        int64     `json:"price,omitempty"`
+	Currency     string    `json:"currency"`
+	Location     *Location `json:"location,omitempty"`
+	TimeSlot     *TimeSlot `json:"time_slot,omitempty"`
 	// Addons lists the ids of the chosen addons (an extension).
 	Addons []string `json:"addons,omitempty"`
 }
 
-// TimeSlot is a delivery window.
+// TimeSlot is a delivery window. ID identifies the chosen option (its
+// category, product and pickup location); Expires is when the offer lapses
+// and the options are computed again.
 type TimeSlot struct {
 	ID      string     `json:"id,omitempty"`
 	Expires *time.Time `json:"expires,omitempty"`
@@ -166,16 +222,43 @@ type Result struct {
 }
 
 // ResultShipping is the chosen shipping.
+//
+// ShippingMethod is the carrier product's reference and ExternalMethodID the
+// merchant's id for that product: the two identities a product has.
 type ResultShipping struct {
-	ShippingMethod   string          `json:"shipping_method"`
-	DeliveryType     string          `json:"delivery_type"`
-	Carrier          string          `json:"carrier"`
-	Product          string          `json:"product"`
-	Location         *Location       `json:"location,omitempty"`
-	DeliveryTime     *TimeSlot       `json:"delivery_time,omitempty"`
-	ExternalMethodID string          `json:"external_method_id,omitempty"`
-	Supports         map[string]bool `json:"supports,omitempty"`
-	Warehouse        *Warehouse      `json:"warehouse,omitempty"`
+	ShippingMethod   string            `json:"shipping_method"`
+	DeliveryType     string            `json:"delivery_type"`
+	Carrier          string            `json:"carrier"`
+	Product          string            `json:"product"`
+	Location         *Location         `json:"location,omitempty"`
+	DeliveryTime     *TimeSlot         `json:"delivery_time,omitempty"`
+	ExternalMethodID string            `json:"external_method_id,omitempty"`
+	Addons           []Addon           `json:"addons,omitempty"`
+	DeliveryAddons   []DeliveryAddon   `json:"delivery_addons,omitempty"`
+	Meta             map[string]string `json:"meta,omitempty"`
+	Supports         Supports          `json:"supports"`
+	Warehouse        *Warehouse        `json:"warehouse,omitempty"`
+}
+
+// Addon is a chosen addon as the result shows it: Code is its id.
+type Addon struct {
+	Code        string `json:"code"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// DeliveryAddon names a chosen addon by its id and the merchant's id.
+type DeliveryAddon struct {
+	ID              string `json:"id"`
+	ExternalAddonID string `json:"external_addon_id,omitempty"`
+}
+
+// Supports says what the customer may enter for the chosen product.
+type Supports struct {
+	CourierInstructions bool `json:"courier_instructions,omitempty"`
+	CustomerNumber      bool `json:"customer_number,omitempty"`
+	DoorCode            bool `json:"door_code,omitempty"`
+	Search              bool `json:"search,omitempty"`
 }
 
 // Warehouse is where the goods leave from.
@@ -188,24 +271,40 @@ type ResultCategory struct {
 	ID string `json:"id"`
 	// Name is in the catalog's default locale; PresentedCategoryName in
 	// the locale the customer saw.
-	Name                  string `json:"name"`
-	PresentedCategoryName string `json:"presented_category_name"`
-	CustomText            string `json:"custom_text,omitempty"`
+	Name                  string        `json:"name"`
+	PresentedCategoryName string        `json:"presented_category_name"`
+	ExternalID            string        `json:"external_id,omitempty"`
+	BasePrice             int64         `json:"base_price,omitempty"`
+	CustomText            string        `json:"custom_text,omitempty"`
+	CustomWarningText     string        `json:"custom_warning_text,omitempty"`
+	Tags                  []CategoryTag `json:"tags,omitempty"`
 }
 
-// Pricing is the shipping price and its parts.
+// CategoryTag labels a category.
+type CategoryTag struct {
+	Name string `json:"name"`
+}
+
+// Pricing is the shipping price and its parts, in minor units. Price
+// includes VAT; NetPrice is Price less the VAT of every component.
 type Pricing struct {
 	Currency        string           `json:"currency"`
 	Price           int64            `json:"price,omitempty"`
+	NetPrice        int64            `json:"net_price,omitempty"`
 	PriceComponents []PriceComponent `json:"price_components"`
 }
 
-// PriceComponent is one part of the shipping price.
+// PriceComponent is one part of the shipping price: the option itself
+// (SHIPPING) or an addon (ADDON). Value includes VAT; VAT is the part of
+// Value that is VAT, at VATRate basis points (2500 is 25 %), rounded to
+// the nearest minor unit.
 type PriceComponent struct {
-	Type  PriceComponentType `json:"type"`
-	ID    string             `json:"id,omitempty"`
-	Name  string             `json:"name,omitempty"`
-	Price int64              `json:"price,omitempty"`
+	Type    PriceComponentType `json:"type"`
+	ID      string             `json:"id,omitempty"`
+	Name    string             `json:"name,omitempty"`
+	Value   int64              `json:"value,omitempty"`
+	VAT     int64              `json:"vat,omitempty"`
+	VATRate int                `json:"vat_rate,omitempty"`
 }
 
 // DeliveryTime holds the promises of the chosen option.
@@ -227,23 +326,59 @@ type CreateRequest struct {
 	PurchaseCurrency string `json:"purchase_currency" validate:"required,iso4217"`
 	// Locales are the customer's locales ("sv-SE"), best first. Locale
 	// is accepted for clients that send one.
-	Locales       []string       `json:"locales,omitempty"`
-	Locale        string         `json:"locale,omitempty"`
+	Locales       []string       `json:"locales,omitempty" validate:"max=20,dive,max=35"`
+	Locale        string         `json:"locale,omitempty" validate:"max=35"`
 	Cart          *Cart          `json:"cart" validate:"required"`
 	SearchAddress *SearchAddress `json:"search_address,omitempty"`
+	Customer      *Customer      `json:"customer,omitempty"`
+	// ExternalID is the merchant's order number (see Session.ExternalID).
+	ExternalID string `json:"external_id,omitempty" validate:"max=256,keysafe"`
+	// Meta is the merchant's own data, echoed as session.meta.
+	Meta Meta `json:"meta,omitempty" validate:"max=32,dive,keys,max=64,endkeys,max=512"`
 }
 
-// UpdateRequest is the body of session.update: cart and/or customer.
+// Meta is a small map of the merchant's own strings.
+type Meta = map[string]string
+
+// UpdateRequest is the body of session.update: any of cart, customer,
+// search address, external id and meta. Options are computed again when
+// the cart or the address they are for changes.
 type UpdateRequest struct {
-	ID       string    `json:"id" validate:"required"`
-	Cart     *Cart     `json:"cart,omitempty"`
-	Customer *Customer `json:"customer,omitempty"`
+	ID            string         `json:"id" validate:"required,max=128"`
+	Cart          *Cart          `json:"cart,omitempty"`
+	Customer      *Customer      `json:"customer,omitempty"`
+	SearchAddress *SearchAddress `json:"search_address,omitempty"`
+	ExternalID    string         `json:"external_id,omitempty" validate:"max=256,keysafe"`
+	Meta          Meta           `json:"meta,omitempty" validate:"max=32,dive,keys,max=64,endkeys,max=512"`
 }
 
-// CompleteRequest is the body of session.complete.
+// CompleteRequest is the body of session.complete. ExternalID, when given,
+// replaces the session's: it is the tracking order's external id.
 type CompleteRequest struct {
-	ID       string    `json:"id" validate:"required"`
-	Customer *Customer `json:"customer,omitempty"`
+	ID         string    `json:"id" validate:"required,max=128"`
+	Customer   *Customer `json:"customer,omitempty"`
+	ExternalID string    `json:"external_id,omitempty" validate:"max=256,keysafe"`
+}
+
+// CreateFromOrderRequest is the body of session.createFromOrder: a new
+// ACTIVE session with the cart, customer and search address of the
+// completed session whose tos_id is given.
+type CreateFromOrderRequest struct {
+	TosID      string   `json:"tos_id" validate:"required,max=128"`
+	ExternalID string   `json:"external_id,omitempty" validate:"max=256,keysafe"`
+	Locales    []string `json:"locales,omitempty" validate:"max=20,dive,max=35"`
+	Meta       Meta     `json:"meta,omitempty" validate:"max=32,dive,keys,max=64,endkeys,max=512"`
+}
+
+// Summary is one entry of sessions_summaries.list.
+type Summary struct {
+	SessionID string  `json:"session_id"`
+	Result    *Result `json:"result,omitempty"`
+}
+
+// Summaries is what sessions_summaries.list answers.
+type Summaries struct {
+	Results []Summary `json:"results"`
 }
 
 // View is a session with its widget: what create, update and get answer.

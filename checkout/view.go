@@ -1,6 +1,7 @@
 package checkout
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -18,58 +19,97 @@ func (s *Service) view(engine *options.Engine, r *record) *View {
 	sess := Session{
 		ID: r.ID, Status: r.Status, Cart: r.Cart.clone(), ExpiresAt: r.ExpiresAt,
 		Customer: r.Customer.clone(), SearchAddress: r.SearchAddress.clone(), TosID: r.TosID,
+		ExternalID: r.ExternalID,
+	}
+	if r.Meta != nil {
+		sess.Meta = maps.Clone(r.Meta)
 	}
 	if cat, opt, addons := r.chosen(); opt != nil {
-		loc := location(opt.Location)
-		price := opt.Price
-		components := []PriceComponent{{Type: PriceComponentShipping, ID: opt.ID, Name: opt.Carrier.ProductName, Price: opt.Price}}
-		var addonIDs []string
-		for _, a := range addons {
-			price += a.Price
-			addonIDs = append(addonIDs, a.ID)
-			components = append(components, PriceComponent{Type: PriceComponentAddon, ID: a.ID, Name: a.Name, Price: a.Price})
-		}
-		sess.ShippingPrice = price
-		sess.SelectedShippingOption = &ShippingOption{
-			ShippingMethod: opt.ID, DeliveryType: string(cat.DeliveryType),
-			Carrier: opt.Carrier.Name, Product: opt.Carrier.ProductName,
-			Price: price, Currency: opt.Currency, Location: loc, Addons: addonIDs,
-		}
-		supports := map[string]bool{}
-		for _, a := range cat.Addons {
-			supports[strings.ToLower(string(a.Type))] = true
-		}
-		window := &Window{Earliest: opt.ETD.Earliest, Latest: opt.ETD.Latest}
-		name := cat.Name
-		if engine != nil {
-			for _, c := range engine.Catalog().Categories {
-				if c.ID == cat.ID {
-					name = cmpOr(c.DisplayName[engine.Catalog().Locales[0]], name)
-				}
-			}
-		}
-		sess.Result = &Result{
-			Shipping: &ResultShipping{
-				ShippingMethod: opt.ID, DeliveryType: string(cat.DeliveryType),
-				Carrier: opt.Carrier.Name, Product: opt.Carrier.ProductName, Location: loc,
-				DeliveryTime:     &TimeSlot{ID: opt.ID, Start: opt.ETD.Earliest, End: opt.ETD.Latest},
-				ExternalMethodID: cmpOr(cat.ExternalID, opt.Carrier.ExternalID),
-				Warehouse:        &Warehouse{Address: address(cat.Warehouse.Address)},
-			},
-			Category:  &ResultCategory{ID: cat.ID, Name: name, PresentedCategoryName: cat.Name, CustomText: cat.CustomText},
-			Pricing:   &Pricing{Currency: opt.Currency, Price: price, PriceComponents: components},
-			Selection: r.selection(),
-			DeliveryTime: &DeliveryTime{
-				PickupFromMerchant:      &Window{Earliest: opt.ETD.Handover, Latest: opt.ETD.Handover},
-				CustomerDeliveryPromise: window,
-				CarrierDeliveryPromise:  window,
-			},
-		}
-		if len(supports) > 0 {
-			sess.Result.Shipping.Supports = supports
-		}
+		sess.SelectedShippingOption, sess.Result = s.result(engine, r, cat, opt, addons)
+		sess.ShippingPrice = sess.Result.Pricing.Price
 	}
 	return &View{Session: sess, HTMLSnippet: Snippet(s.base, r.WidgetToken), Token: r.WidgetToken}
+}
+
+// result renders the chosen option as the selected option and the result.
+func (s *Service) result(engine *options.Engine, r *record, cat *options.Category, opt *options.Option, addons []options.Addon) (*ShippingOption, *Result) {
+	loc := location(opt.Location)
+	dt := strings.ToLower(string(cat.DeliveryType))
+	ship := component(PriceComponentShipping, opt.ID, opt.Carrier.ProductName, opt.Price, opt.Carrier.VATRate)
+	pricing := &Pricing{Currency: opt.Currency, Price: ship.Value, NetPrice: ship.Value - ship.VAT, PriceComponents: []PriceComponent{ship}}
+	var addonIDs []string
+	var rAddons []Addon
+	var dAddons []DeliveryAddon
+	for _, a := range addons {
+		c := component(PriceComponentAddon, a.ID, a.Name, a.Price, opt.Carrier.VATRate)
+		pricing.PriceComponents = append(pricing.PriceComponents, c)
+		pricing.Price += c.Value
+		pricing.NetPrice += c.Value - c.VAT
+		addonIDs = append(addonIDs, a.ID)
+		rAddons = append(rAddons, Addon{Code: a.ID, Name: a.Name, Description: a.Description})
+		dAddons = append(dAddons, DeliveryAddon{ID: a.ID, ExternalAddonID: a.ExternalID})
+	}
+	slot := &TimeSlot{ID: opt.ID, Start: opt.ETD.Earliest, End: opt.ETD.Latest}
+	if !opt.ExpireTime.IsZero() {
+		exp := opt.ExpireTime
+		slot.Expires = &exp
+	}
+	selected := &ShippingOption{
+		ShippingMethod: opt.Carrier.ProductRef, DeliveryType: dt,
+		Carrier: opt.Carrier.Name, Product: opt.Carrier.ProductName,
+		Price: pricing.Price, Currency: opt.Currency, Location: loc, TimeSlot: slot, Addons: addonIDs,
+	}
+	name := cat.Name
+	if engine != nil && !cat.Fallback {
+		for _, c := range engine.Catalog().Categories {
+			if c.ID == cat.ID {
+				name = cmp.Or(c.DisplayName[engine.Catalog().Locales[0]], name)
+			}
+		}
+	} else if engine != nil && engine.Catalog().Fallback != nil {
+		name = cmp.Or(engine.Catalog().Fallback.DisplayName[engine.Catalog().Locales[0]], name)
+	}
+	var tags []CategoryTag
+	for _, t := range cat.Tags {
+		tags = append(tags, CategoryTag{Name: t})
+	}
+	sup := opt.Carrier.Supports
+	window := &Window{Earliest: opt.ETD.Earliest, Latest: opt.ETD.Latest}
+	res := &Result{
+		Shipping: &ResultShipping{
+			ShippingMethod: opt.Carrier.ProductRef, DeliveryType: dt,
+			Carrier: opt.Carrier.Name, Product: opt.Carrier.ProductName, Location: loc,
+			DeliveryTime:     slot,
+			ExternalMethodID: opt.Carrier.ExternalID,
+			Addons:           rAddons,
+			DeliveryAddons:   dAddons,
+			Supports: Supports{CourierInstructions: sup.CourierInstructions, CustomerNumber: sup.CustomerNumber,
+				DoorCode: sup.DoorCode, Search: sup.Search},
+			Warehouse: &Warehouse{Address: address(cat.Warehouse.Address)},
+		},
+		Category: &ResultCategory{ID: cat.ID, Name: name, PresentedCategoryName: cat.Name, ExternalID: cat.ExternalID,
+			BasePrice: cat.BasePrice, CustomText: cat.CustomText, CustomWarningText: cat.CustomWarningText, Tags: tags},
+		Pricing:   pricing,
+		Selection: r.selection(cat),
+		DeliveryTime: &DeliveryTime{
+			PickupFromMerchant:      &Window{Earliest: opt.ETD.Handover, Latest: opt.ETD.Handover},
+			CustomerDeliveryPromise: window,
+			CarrierDeliveryPromise:  window,
+		},
+	}
+	return selected, res
+}
+
+// component is a price component of value (VAT included) at rate basis
+// points. The VAT part is value × rate / (10000 + rate), rounded half up.
+func component(t PriceComponentType, id, name string, value int64, rate int) PriceComponent {
+	c := PriceComponent{Type: t, ID: id, Name: name, Value: value, VATRate: rate}
+	if rate > 0 && value > 0 {
+		// value ≤ 10^11 (validated prices) and rate ≤ 10^4: no overflow.
+		d := int64(10000 + rate)
+		c.VAT = (value*int64(rate)*2 + d) / (2 * d)
+	}
+	return c
 }
 
 func address(a catalog.Address) *LocationAddress {

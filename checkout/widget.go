@@ -3,13 +3,16 @@ package checkout
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -23,10 +26,33 @@ import (
 //go:embed widget.js
 var WidgetJS []byte
 
+// BootstrapScript is the inline script of every html_snippet. It defines
+// the window._sw queue at once, so a front-end may call
+// window._sw(function (api) { … }) right after inserting the snippet, and
+// loads the widget script from the container's data-deliverykit-base once
+// (when the widget is already loaded it just looks for the new container).
+// Its text is the same for every session and deployment of a release, so a
+// merchant's Content-Security-Policy can allow it by BootstrapScriptHash.
+const BootstrapScript = `window._sw=window._sw||function(){(window._sw.q=window._sw.q||[]).push(arguments)};` +
+	`(function(d){if(window.deliverykitCheckout){window.deliverykitCheckout.scan();return}` +
+	`if(window._sw.loading)return;var c=d.getElementById("shipwallet-container");if(!c)return;` +
+	`window._sw.loading=1;var s=d.createElement("script");s.src=c.getAttribute("data-deliverykit-base")+"widget.js";` +
+	`s.async=true;(d.head||d.body).appendChild(s)})(document);`
+
+// BootstrapScriptHash is the CSP source expression of BootstrapScript
+// ("'sha256-…'"): add it to script-src beside the widget's origin.
+var BootstrapScriptHash = func() string {
+	sum := sha256.Sum256([]byte(BootstrapScript))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+// The snippet: the container existing front-ends look up by its id, with a
+// loading skeleton, and the bootstrap script.
 var snippetTmpl = template.Must(template.New("snippet").Parse(
-	`<div class="deliverykit-checkout" data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
+	`<div id="shipwallet-container" class="deliverykit-checkout" data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
+		`<div class="dk-skeleton" role="status" aria-busy="true">Loading delivery options…</div>` +
 		`<noscript>Turn on JavaScript to choose a delivery option.</noscript></div>` +
-		`<script src="{{.Base}}widget.js" defer></script>`))
+		`<script>{{.Bootstrap}}</script>`))
 
 // Snippet returns the markup a merchant drops into its checkout page: a
 // container bound to one session's widget token and the script that
@@ -47,7 +73,9 @@ func Snippet(base, token string) string {
 		}
 		rendered := renderSnippet(base, snippetPlaceholder)
 		if before, after, ok := strings.Cut(rendered, snippetPlaceholder); ok && !strings.Contains(after, snippetPlaceholder) {
-			snippetParts.Store(base, [2]string{before, after})
+			if snippetBases.Add(1) <= maxSnippetBases {
+				snippetParts.Store(base, [2]string{before, after})
+			}
 			return before + token + after
 		}
 	}
@@ -59,12 +87,23 @@ func Snippet(base, token string) string {
 const snippetPlaceholder = "deliverykit_token_placeholder_7f3a"
 
 // snippetParts caches, by base, the markup before and after the token.
-// Bases are few (one per Service), so it does not grow with traffic.
-var snippetParts sync.Map
+// Bases are few (one per Service, from configuration); past
+// maxSnippetBases a caller passing bases of its own gets them rendered
+// each time, so the cache cannot grow with traffic.
+var (
+	snippetParts sync.Map
+	snippetBases atomic.Int64
+)
+
+const maxSnippetBases = 16
 
 func renderSnippet(base, token string) string {
 	var b bytes.Buffer
-	if err := snippetTmpl.Execute(&b, struct{ Base, Token string }{base, token}); err != nil {
+	data := struct {
+		Base, Token string
+		Bootstrap   template.JS
+	}{base, token, template.JS(BootstrapScript)}
+	if err := snippetTmpl.Execute(&b, data); err != nil {
 		panic("checkout: snippet template: " + err.Error()) // static template, string fields: cannot fail
 	}
 	return b.String()
@@ -95,6 +134,28 @@ type WidgetState struct {
 	Addons        []string         `json:"addons,omitempty"`
 	ShippingPrice int64            `json:"shipping_price"`
 	Categories    []WidgetCategory `json:"categories"`
+	// NeedsPostalCode is set when pickup points could not be offered
+	// because the address could not be placed: the widget asks for a
+	// postal code instead of showing arbitrary points.
+	NeedsPostalCode bool `json:"needs_postal_code,omitempty"`
+	// Summary is what the widget reports to the merchant's front-end
+	// (the _sw events) and compares to tell what changed.
+	Summary WidgetSummary `json:"summary"`
+}
+
+// WidgetSummary is the chosen delivery as the merchant's front-end reads
+// it from the widget's events: the same values as the session's result.
+type WidgetSummary struct {
+	ShippingMethod   string `json:"shipping_method,omitempty"`
+	DeliveryType     string `json:"delivery_type,omitempty"`
+	ExternalMethodID string `json:"external_method_id,omitempty"`
+	CategoryName     string `json:"category_name,omitempty"`
+	// PickupLocation is the chosen location's external id.
+	PickupLocation string         `json:"pickup_location,omitempty"`
+	Price          int64          `json:"price"`
+	Currency       string         `json:"currency"`
+	TotalValue     int64          `json:"total_value"`
+	SearchAddress  *SearchAddress `json:"search_address,omitempty"`
 }
 
 // WidgetCategory is a category as the widget shows it.
@@ -186,7 +247,7 @@ func (s *Service) Select(ctx context.Context, token string, req SelectRequest) (
 					return deliverykit.InvalidField(fmt.Sprintf("addon_ids[%d]", i), "exists", fmt.Sprintf("%q is not an addon of this option", id))
 				}
 			}
-			r.Choice = req.OptionID
+			r.Choice, r.ChoiceDropped = req.OptionID, false
 			r.Addons = slices.Compact(slices.Sorted(slices.Values(req.AddonIDs)))
 			return nil
 		})
@@ -202,12 +263,22 @@ func widgetState(r *record) *WidgetState {
 		return st
 	}
 	st.Locale = r.Options.Locale
-	if _, opt, addons := r.chosen(); opt != nil {
+	st.NeedsPostalCode = r.Options.Unplaced
+	st.Summary = WidgetSummary{Currency: r.Currency, TotalValue: r.Cart.TotalValue, SearchAddress: r.SearchAddress.clone()}
+	if cat, opt, addons := r.chosen(); opt != nil {
 		st.Selected = opt.ID
 		st.ShippingPrice = opt.Price
 		for _, a := range addons {
 			st.Addons = append(st.Addons, a.ID)
 			st.ShippingPrice += a.Price
+		}
+		st.Summary.ShippingMethod = opt.Carrier.ProductRef
+		st.Summary.DeliveryType = strings.ToLower(string(cat.DeliveryType))
+		st.Summary.ExternalMethodID = opt.Carrier.ExternalID
+		st.Summary.CategoryName = cat.Name
+		st.Summary.Price = st.ShippingPrice
+		if opt.Location != nil {
+			st.Summary.PickupLocation = opt.Location.ExternalID
 		}
 	}
 	for _, c := range r.Options.Categories {

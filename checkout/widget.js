@@ -1,12 +1,31 @@
 // deliverykit checkout widget: renders the shipping selector of one
 // checkout session into every element carrying data-deliverykit-token.
 //
-// Client-side API (window.deliverykitCheckout):
-//   suspend()  freeze the widget while the merchant updates the session
-//   resume()   unfreeze it and reload the session's state
-// Event: "deliverykit:shipping-option-change" bubbles from the widget
-// element when the customer changes the option; detail holds option_id,
-// addon_ids, shipping_price and currency.
+// Front-end API, the one merchant front-ends of this API use:
+//   window._sw(function (api) { … })   run fn with the api (queued calls
+//                                      made before this script loaded run
+//                                      when it starts)
+//   api.on(event, handler)             subscribe to an event
+//   api.suspend()                      freeze the widget while the merchant
+//                                      updates the session
+//   api.resume()                       reload the session's state and
+//                                      unfreeze; fires data_changed
+// Events and handler arguments:
+//   data_changed (data, meta)          meta: initial_load, price_changed,
+//       delivery_type_changed, shipping_method_changed,
+//       pickup_location_changed, search_address_changed,
+//       external_method_id_changed, category_name_changed
+//   summary_changed (data, meta)       meta: total_value_changed,
+//       delivery_address_changed, billing_address_changed
+//   shipping_option_changed (option)   the chosen option, with its price
+// data is the chosen delivery: shipping_method, delivery_type,
+// external_method_id, category_name, pickup_location, price, currency,
+// total_value, search_address.
+//
+// window.deliverykitCheckout offers suspend() and resume() as well, and the
+// DOM event "deliverykit:shipping-option-change" bubbles from the widget
+// element on every choice (detail: option_id, addon_ids, shipping_price,
+// currency).
 (function () {
   "use strict";
   if (window.deliverykitCheckout) {
@@ -15,6 +34,24 @@
   }
   var widgets = [];
   var uid = 0;
+  var handlers = {};
+
+  function emit(name) {
+    var args = Array.prototype.slice.call(arguments, 1);
+    (handlers[name] || []).forEach(function (h) {
+      try { h.apply(null, args); } catch (e) { setTimeout(function () { throw e; }); }
+    });
+  }
+
+  var api = {
+    on: function (name, handler) {
+      if (typeof handler !== "function") return api;
+      (handlers[name] = handlers[name] || []).push(handler);
+      return api;
+    },
+    suspend: function () { widgets.forEach(function (w) { w.suspend(); }); },
+    resume: function () { return Promise.all(widgets.map(function (w) { return w.resume(); })); },
+  };
 
   var css =
     ".dk-widget{font:16px/1.4 system-ui,sans-serif;max-width:40rem;box-sizing:border-box}" +
@@ -101,10 +138,36 @@
     var w = this;
     w.root.setAttribute("aria-busy", "true");
     return w.request("GET", "widget/state").then(
-      function (s) { w.render(s); },
+      function (s) { w.render(s); w.report(s.summary); },
       function (e) { w.fail(e); }
     );
   };
+
+  // report fires data_changed (and summary_changed when the cart total
+  // moved) with what changed since the last report.
+  Widget.prototype.report = function (now) {
+    if (!now) return;
+    var was = this.reported;
+    this.reported = now;
+    var first = !was;
+    was = was || {};
+    function changed(k) { return !first && JSON.stringify(was[k]) !== JSON.stringify(now[k]); }
+    emit("data_changed", copy(now), {
+      initial_load: first,
+      price_changed: changed("price"),
+      delivery_type_changed: changed("delivery_type"),
+      shipping_method_changed: changed("shipping_method"),
+      pickup_location_changed: changed("pickup_location"),
+      search_address_changed: changed("search_address"),
+      external_method_id_changed: changed("external_method_id"),
+      category_name_changed: changed("category_name"),
+    });
+    if (changed("total_value")) {
+      emit("summary_changed", copy(now), { total_value_changed: true, delivery_address_changed: false, billing_address_changed: false });
+    }
+  };
+
+  function copy(v) { return v == null ? v : JSON.parse(JSON.stringify(v)); }
 
   Widget.prototype.fail = function (e) {
     this.root.removeAttribute("aria-busy");
@@ -124,6 +187,11 @@
           bubbles: true,
           detail: { option_id: s.selected, addon_ids: s.addons || [], shipping_price: s.shipping_price, currency: s.currency },
         }));
+        var option = copy(s.summary) || {};
+        option.id = s.selected;
+        option.addons = s.addons || [];
+        emit("shipping_option_changed", option);
+        w.report(s.summary);
       },
       function (e) { w.fail(e); }
     );
@@ -131,6 +199,10 @@
 
   Widget.prototype.render = function (s) {
     var w = this;
+    // The form is rebuilt on every state: keep the keyboard where the
+    // shopper is (the focused option or addon, found again by its value).
+    var active = document.activeElement;
+    var refocus = active && w.root.contains(active) && active.value ? active.type + ":" + active.value : null;
     w.state = s;
     var locale = s.locale || undefined;
     var frozen = s.status !== "ACTIVE" || w.suspended;
@@ -138,7 +210,7 @@
     form.setAttribute("aria-label", "Delivery options");
     form.addEventListener("submit", function (ev) { ev.preventDefault(); });
     if (!s.categories.length) form.appendChild(el("p", null, "No delivery option is available for this address."));
-    s.categories.forEach(function (c) {
+    s.categories.forEach(function (c, ci) {
       var fs = el("fieldset");
       fs.appendChild(el("legend", null, c.name));
       if (c.custom_text) fs.appendChild(el("p", "dk-meta", c.custom_text));
@@ -146,7 +218,9 @@
         var label = el("label", "dk-option");
         var input = el("input");
         input.type = "radio";
-        input.name = w.group;
+        // One radio group per category: arrow keys move within it, Tab
+        // goes to the next category.
+        input.name = w.group + "-" + ci;
         input.value = o.id;
         input.checked = o.id === s.selected;
         input.disabled = frozen;
@@ -181,6 +255,8 @@
         }
         label.appendChild(main);
         label.appendChild(el("span", "dk-price", money(o.price, s.currency, locale)));
+        input.setAttribute("aria-label", [title, o.location ? o.carrier + " " + o.product : null,
+          dates(o.earliest_date, o.latest_date, locale), money(o.price, s.currency, locale)].filter(Boolean).join(", "));
         fs.appendChild(label);
       });
       var chosenHere = c.options.some(function (o) { return o.id === s.selected; });
@@ -190,6 +266,7 @@
           var box = el("input");
           box.type = "checkbox";
           box.value = a.id;
+          box.setAttribute("aria-label", a.name + ", " + money(a.price, s.currency, locale));
           box.checked = (s.addons || []).indexOf(a.id) >= 0;
           box.disabled = frozen;
           box.addEventListener("change", function () {
@@ -209,6 +286,10 @@
     form.appendChild(total);
     w.root.replaceChildren(form);
     w.root.setAttribute("aria-busy", frozen && w.suspended ? "true" : "false");
+    if (refocus) {
+      var again = Array.prototype.find.call(form.querySelectorAll("input"), function (i) { return i.type + ":" + i.value === refocus; });
+      if (again) again.focus();
+    }
   };
 
   Widget.prototype.suspend = function () {
@@ -233,11 +314,14 @@
     });
   }
 
-  window.deliverykitCheckout = {
-    suspend: function () { widgets.forEach(function (w) { w.suspend(); }); },
-    resume: function () { return Promise.all(widgets.map(function (w) { return w.resume(); })); },
-    scan: scan,
-  };
+  window.deliverykitCheckout = { suspend: api.suspend, resume: api.resume, scan: scan };
+
+  // The snippet's bootstrap queued the calls made before this script ran
+  // in window._sw.q; from now on _sw runs its function at once.
+  var queued = (window._sw && window._sw.q) || [];
+  window._sw = function (fn) { if (typeof fn === "function") fn(api); };
+  queued.forEach(function (args) { window._sw.apply(null, args); });
+
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", scan);
   else scan();
 })();

@@ -50,16 +50,23 @@ type endpoint func(w http.ResponseWriter, r *http.Request, site string) error
 // in methods is answered 405 with an Allow header, in the area's shape; a nil
 // map answers 404 after authentication (the area's catch-all).
 func (s *server) route(a area, pattern string, methods map[string]endpoint) {
-	s.mux.Handle(pattern, s.dispatch(a, methods, true))
+	s.mux.Handle(pattern, s.dispatch(a, pattern, methods, true))
 }
 
 // routePublic registers routes that take no API key: customer pages, the
 // widget (which carries its own token) and the customer return form.
 func (s *server) routePublic(a area, pattern string, methods map[string]endpoint) {
-	s.mux.Handle(pattern, s.dispatch(a, methods, false))
+	s.mux.Handle(pattern, s.dispatch(a, pattern, methods, false))
 }
 
-func (s *server) dispatch(a area, methods map[string]endpoint, authenticated bool) http.Handler {
+// dispatch authenticates, applies the rate limits and calls the method's
+// endpoint. Rate limits come before anything that reads the body or the
+// store: an authenticated request counts against its site; a request
+// without a key, or with a refused one, against its client address; a
+// request carrying a widget token also against that token, so neither
+// many addresses nor many tokens get a caller further.
+func (s *server) dispatch(a area, pattern string, methods map[string]endpoint, authenticated bool) http.Handler {
+	headers := routeHeaders[pattern]
 	allow := make([]string, 0, len(methods))
 	for m := range methods {
 		allow = append(allow, m)
@@ -69,15 +76,28 @@ func (s *server) dispatch(a area, methods map[string]endpoint, authenticated boo
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := requestInfoFrom(r.Context())
 		info.style = a.style
+		info.headers = headers
 		var site string
 		if authenticated {
 			var ok bool
 			site, ok = s.authenticate(a, r)
 			if !ok {
-				s.writeError(w, r, a.style, deliverykit.E(deliverykit.KindUnauthenticated, "missing or invalid API key"))
+				if s.limitAddress(w, r, a.style) {
+					s.writeError(w, r, a.style, deliverykit.E(deliverykit.KindUnauthenticated, "missing or invalid API key"))
+				}
 				return
 			}
 			info.site = site
+			if !s.limit(w, r, a.style, s.limits.site, site) {
+				return
+			}
+		} else {
+			if !s.limitAddress(w, r, a.style) {
+				return
+			}
+			if tok := r.Header.Get(widgetTokenHeader); tok != "" && !s.limit(w, r, a.style, s.limits.token, tok) {
+				return
+			}
 		}
 		if methods == nil {
 			s.writeError(w, r, a.style, deliverykit.E(deliverykit.KindNotFound, "no such endpoint: "+r.URL.Path))

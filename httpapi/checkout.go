@@ -3,7 +3,6 @@ package httpapi
 import (
 	_ "embed"
 	"net/http"
-	"strings"
 
 	"github.com/deliverykit/deliverykit/checkout"
 )
@@ -35,13 +34,10 @@ type checkoutViewResponse struct {
 func (s *server) registerCheckout(svc *checkout.Service) {
 	a := areaCheckout
 	base := a.base
-	snippet := func(r *http.Request, v *checkout.View) string {
-		wb := svc.WidgetBaseURL()
-		if !strings.HasPrefix(wb, "/") || strings.HasPrefix(wb, "//") {
-			return v.HTMLSnippet
-		}
-		return checkout.Snippet(origin(r)+wb, v.Token)
-	}
+	// The snippet loads the widget from the service's configured base
+	// (checkout.Options.WidgetBaseURL), never from the request's Host
+	// header, which the caller chooses.
+	snippet := func(_ *http.Request, v *checkout.View) string { return v.HTMLSnippet }
 	s.route(a, base+"/session.create", map[string]endpoint{
 		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
 			var req checkout.CreateRequest
@@ -81,6 +77,30 @@ func (s *server) registerCheckout(svc *checkout.Service) {
 				return err
 			}
 			writeJSON(w, http.StatusOK, c)
+			return nil
+		},
+	})
+	s.route(a, base+"/session.createFromOrder", map[string]endpoint{
+		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
+			var req checkout.CreateFromOrderRequest
+			if err := decodeJSON(r, &req); err != nil {
+				return err
+			}
+			v, err := svc.CreateFromOrder(r.Context(), site, req)
+			if err != nil {
+				return err
+			}
+			writeJSON(w, http.StatusOK, checkoutViewResponse{Session: v.Session, HTMLSnippet: snippet(r, v)})
+			return nil
+		},
+	})
+	s.route(a, base+"/sessions_summaries.list", map[string]endpoint{
+		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
+			sum, err := svc.Summaries(r.Context(), site, r.URL.Query().Get("tos_id"))
+			if err != nil {
+				return err
+			}
+			writeJSON(w, http.StatusOK, sum)
 			return nil
 		},
 	})
@@ -158,14 +178,4 @@ func (s *server) registerCheckout(svc *checkout.Service) {
 		}),
 		http.MethodOptions: preflight,
 	})
-}
-
-// origin is the scheme and host the request was addressed to. Behind a
-// TLS-terminating proxy, configure checkout.Options.WidgetBaseURL instead.
-func origin(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }

@@ -31,7 +31,7 @@ func newBenchCheckoutServer(b *testing.B) *server {
 	svc := newCheckoutService(b, deliverykit.SystemClock{}, nil)
 	var keys auth.Keyring
 	keys.Add("demo-site", auth.HashKey("demo-key"))
-	return newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Checkout: svc})
+	return newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Checkout: svc, RateLimits: noRateLimits})
 }
 
 // benchCreate sends a session.create and returns it with its answer.

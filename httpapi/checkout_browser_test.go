@@ -51,10 +51,14 @@ func siwHTTP(t *testing.T, doc *apiDoc, method, url, body string) map[string]any
 // the session back over the API after each step.
 func TestCheckoutWidgetInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
-	svc := newCheckoutService(t, deliverykit.NewManualClock(siwNow), nil)
-	s, _ := newTestServer(t, Options{Checkout: svc})
-	api := httptest.NewServer(s.handler)
+	// The API's URL is the widget's configured base: the server starts
+	// first and gets its handler once the service knows the URL.
+	var handler http.Handler
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	defer api.Close()
+	svc := newCheckoutServiceAt(t, deliverykit.NewManualClock(siwNow), nil, api.URL+"/v1/siw/_/")
+	s, _ := newTestServer(t, Options{Checkout: svc})
+	handler = s.handler
 	doc := checkoutAPI(t)
 
 	created := siwHTTP(t, doc, "POST", api.URL+"/v1/siw/session.create", siwCreate)
@@ -122,7 +126,7 @@ func TestCheckoutWidgetInBrowser(t *testing.T) {
 		t.Errorf("event detail = %v", detail)
 	}
 	sess := getSession()
-	if jsonPath(sess, "selected_shipping_option.shipping_method") != "pickup/north-parcel-point/np-se-104" ||
+	if jsonPath(sess, "selected_shipping_option.time_slot.id") != "pickup/north-parcel-point/np-se-104" ||
 		jsonPath(sess, "selected_shipping_option.location.name") != "Kiosk Kungsholmen" ||
 		jsonPath(sess, "shipping_price") != float64(4900) || jsonPath(sess, "result.selection") != "USER_CHOICE" {
 		t.Errorf("session after the click: %v", sess["selected_shipping_option"])
@@ -138,7 +142,7 @@ func TestCheckoutWidgetInBrowser(t *testing.T) {
 	if detail["option_id"] != next || next == "pickup/north-parcel-point/np-se-104" {
 		t.Errorf("keyboard choice: event %v, checked %v", detail, next)
 	}
-	if got := jsonPath(getSession(), "selected_shipping_option.shipping_method"); got != next {
+	if got := jsonPath(getSession(), "selected_shipping_option.time_slot.id"); got != next {
 		t.Errorf("session after the keyboard choice: %v, want %v", got, next)
 	}
 

@@ -26,11 +26,18 @@ var siwNow = time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC)
 
 func newCheckoutService(t testing.TB, clock deliverykit.Clock, rec checkout.OrderRecorder) *checkout.Service {
 	t.Helper()
+	return newCheckoutServiceAt(t, clock, rec, "http://example.com/v1/siw/_/")
+}
+
+// newCheckoutServiceAt is newCheckoutService with the widget served from
+// base.
+func newCheckoutServiceAt(t testing.TB, clock deliverykit.Clock, rec checkout.OrderRecorder, base string) *checkout.Service {
+	t.Helper()
 	engines, err := checkout.NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, IDs: deliverykit.RandomIDs{}, Recorder: rec})
+	svc, err := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, IDs: deliverykit.RandomIDs{}, Recorder: rec, WidgetBaseURL: base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +110,10 @@ func TestCheckoutHTTPFlow(t *testing.T) {
 		t.Errorf("create: %s", r.raw)
 	}
 	snippet := r.body["html_snippet"].(string)
-	if !strings.Contains(snippet, `src="http://example.com/v1/siw/_/widget.js"`) || !strings.Contains(snippet, token) {
+	if !strings.Contains(snippet, `data-deliverykit-base="http://example.com/v1/siw/_/"`) || !strings.Contains(snippet, token) {
 		t.Errorf("html_snippet = %s", snippet)
 	}
-	if got := jsonPath(sess, "selected_shipping_option.shipping_method"); got != "pickup/north-parcel-point/np-se-101" {
+	if got := jsonPath(sess, "selected_shipping_option.shipping_method"); got != "north-parcel-point" {
 		t.Errorf("preselected = %v", got)
 	}
 	if got := jsonPath(sess, "result.pricing.price_components.0.type"); got != "PRICE_COMPONENT_TYPE_SHIPPING" {
@@ -130,7 +137,7 @@ func TestCheckoutHTTPFlow(t *testing.T) {
 		t.Errorf("widget select: %d %s", r.status, r.raw)
 	}
 	r = e.do("GET", "/v1/siw/session.get?id="+id, siwKey, "")
-	if jsonPath(r.body, "session.selected_shipping_option.shipping_method") != "home/north-parcel-home" ||
+	if jsonPath(r.body, "session.selected_shipping_option.shipping_method") != "north-parcel-home" ||
 		jsonPath(r.body, "session.shipping_price") != float64(27800) || jsonPath(r.body, "session.result.selection") != "USER_CHOICE" {
 		t.Errorf("get after select: %s", r.raw)
 	}
@@ -193,6 +200,17 @@ func TestCheckoutHTTPErrors(t *testing.T) {
 		{"locales as a string", "POST", "/v1/siw/session.create", siwKey, strings.Replace(siwCreate, `["sv-SE"]`, `"sv-SE"`, 1), 400, []string{"locales"}},
 		{"null cart", "POST", "/v1/siw/session.create", siwKey, `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"], "cart": null}`, 400, []string{"cart"}},
 		{"items as an object", "POST", "/v1/siw/session.create", siwKey, `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"], "cart": {"items": {}}}`, 400, []string{"cart.items"}},
+		{"voucher as a number", "POST", "/v1/siw/session.create", siwKey, strings.Replace(siwCreate, `"total_value": 45000`, `"total_value": 45000, "vouchers": [7]`, 1), 400, []string{"cart.vouchers"}},
+		{"vouchers as an object", "POST", "/v1/siw/session.create", siwKey, strings.Replace(siwCreate, `"total_value": 45000`, `"total_value": 45000, "vouchers": {"a": 1}`, 1), 400, []string{"cart.vouchers"}},
+		{"older voucher as a list", "POST", "/v1/siw/session.create", siwKey, strings.Replace(siwCreate, `"total_value": 45000`, `"total_value": 45000, "voucher": ["a"]`, 1), 400, []string{"cart.voucher"}},
+		{"customer email as a number", "POST", "/v1/siw/session.complete", siwKey, `{"id": "` + id + `", "customer": {"email": 5}}`, 400, []string{"customer.email"}},
+		{"customer door code as an object", "POST", "/v1/siw/session.update", siwKey, `{"id": "` + id + `", "customer": {"address": {"door_code": {}}}}`, 400, []string{"customer.address.door_code"}},
+		{"latitude off the globe", "POST", "/v1/siw/session.update", siwKey, `{"id": "` + id + `", "search_address": {"country": "SE", "coordinates": {"lat": 95, "lng": 18}}}`, 400, []string{"search_address.coordinates.lat"}},
+		{"longitude off the globe", "POST", "/v1/siw/session.complete", siwKey, `{"id": "` + id + `", "customer": {"address": {"country": "SE", "postal_code": "11157", "coordinates": {"lat": 59, "lng": -200}}}}`, 400, []string{"customer.address.coordinates.lng"}},
+		{"meta too large", "POST", "/v1/siw/session.update", siwKey, `{"id": "` + id + `", "meta": {"k": "` + strings.Repeat("x", 513) + `"}}`, 400, []string{"meta[k]"}},
+		{"clone of an unknown order", "POST", "/v1/siw/session.createFromOrder", siwKey, `{"tos_id": "tos_nope"}`, 404, []string{"tos_id"}},
+		{"clone without tos_id", "POST", "/v1/siw/session.createFromOrder", siwKey, `{}`, 400, []string{"tos_id"}},
+		{"summaries without tos_id", "GET", "/v1/siw/sessions_summaries.list", siwKey, "", 400, []string{"tos_id"}},
 		{"unknown session", "GET", "/v1/siw/session.get?id=siw_nope", siwKey, "", 404, []string{"id"}},
 		{"missing id", "GET", "/v1/siw/session.get", siwKey, "", 400, []string{"id"}},
 		{"another site's session", "GET", "/v1/siw/session.get?id=" + id, map[string]string{"Authorization": bearer("demo-key-2")}, "", 404, []string{"id"}},
@@ -300,7 +318,7 @@ func TestCheckoutWidgetAssets(t *testing.T) {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	want := []string{"/_/swagger.json", "/_/widget.js", "/_/widget/select", "/_/widget/state", "/session.complete", "/session.create", "/session.get", "/session.update"}
+	want := []string{"/_/swagger.json", "/_/widget.js", "/_/widget/select", "/_/widget/state", "/session.complete", "/session.create", "/session.createFromOrder", "/session.get", "/session.update", "/sessions_summaries.list"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("documented paths (-want +got):\n%s", diff)
 	}
@@ -314,8 +332,21 @@ func TestCheckoutSnippetBase(t *testing.T) {
 	s, _ := newTestServer(t, Options{Checkout: svc})
 	e := &siwEnv{t: t, handler: s.handler, doc: checkoutAPI(t)}
 	body := e.do("POST", "/v1/siw/session.create", siwKey, siwCreate).body
-	if sn, _ := body["html_snippet"].(string); !strings.Contains(sn, `src="https://cdn.example/dk/widget.js"`) {
+	if sn, _ := body["html_snippet"].(string); !strings.Contains(sn, `data-deliverykit-base="https://cdn.example/dk/"`) {
 		t.Errorf("html_snippet = %s", sn)
+	}
+	// The Host header the caller sends changes nothing: the snippet comes
+	// from the configuration only.
+	id := jsonPath(body, "session.id").(string)
+	for _, host := range []string{"evil.example", "127.0.0.1:9", strings.Repeat("h", 200) + ".example"} {
+		req := httptest.NewRequest("GET", "/v1/siw/session.get?id="+id, nil)
+		req.Host = host
+		req.Header.Set("Authorization", siwKey["Authorization"])
+		rec := httptest.NewRecorder()
+		s.handler.ServeHTTP(rec, req)
+		if strings.Contains(rec.Body.String(), host) || !strings.Contains(rec.Body.String(), `https://cdn.example/dk/`) {
+			t.Errorf("Host %s: the answer names the host or lacks the configured base", host)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -35,6 +36,9 @@ type wireError struct {
 	rpcCode    int    // canonical RPC code for styleRPC
 	message    string
 	violations []deliverykit.FieldViolation
+	// retryAfter, when positive, is sent as Retry-After in whole seconds
+	// (rounded up): on 429 and 503, when the caller may try again.
+	retryAfter time.Duration
 }
 
 // Canonical RPC codes (the numbering every RPC client library knows).
@@ -47,8 +51,13 @@ const (
 	rpcAborted            = 10
 	rpcUnimplemented      = 12
 	rpcInternal           = 13
+	rpcUnavailable        = 14
 	rpcUnauthenticated    = 16
 )
+
+// unavailableRetryAfter is the Retry-After of a 503: a full disk is not
+// fixed in a second, and clients retrying at once would only add load.
+const unavailableRetryAfter = 30 * time.Second
 
 // kindStatus is the one table from error kind to HTTP status and RPC code.
 // FailedPrecondition is 400, not 409: 409 tells checkout clients that a
@@ -62,6 +71,7 @@ var kindStatus = map[deliverykit.Kind]struct{ status, rpc int }{
 	deliverykit.KindPermissionDenied:   {http.StatusForbidden, rpcPermissionDenied},
 	deliverykit.KindUnauthenticated:    {http.StatusUnauthorized, rpcUnauthenticated},
 	deliverykit.KindInternal:           {http.StatusInternalServerError, rpcInternal},
+	deliverykit.KindUnavailable:        {http.StatusServiceUnavailable, rpcUnavailable},
 }
 
 // errBodyTooLarge is returned by decodeJSON when the body passes the limit.
@@ -77,19 +87,26 @@ func toWire(err error) wireError {
 	// The violations are capped (validation.Cap) before the message,
 	// which lists them too, is built: an error that somehow holds
 	// thousands of them is still a small body.
+	// Message hides the text of internal and unavailable errors by the
+	// kind given here, which is err's.
 	vs := validation.Cap(deliverykit.ViolationsOf(err))
-	message := deliverykit.Message(err)
-	var de *deliverykit.Error
-	if errors.As(err, &de) && de.Kind != deliverykit.KindInternal {
-		message = deliverykit.Message(&deliverykit.Error{Kind: de.Kind, Message: de.Message, Violations: vs})
+	var message string
+	if de := (*deliverykit.Error)(nil); errors.As(err, &de) {
+		message = deliverykit.Message(&deliverykit.Error{Kind: k, Message: de.Message, Violations: vs})
+	} else {
+		message = deliverykit.Message(err)
 	}
-	return wireError{
+	we := wireError{
 		status:     m.status,
 		kind:       k.String(),
 		rpcCode:    m.rpc,
 		message:    message,
 		violations: vs,
 	}
+	if k == deliverykit.KindUnavailable {
+		we.retryAfter = unavailableRetryAfter
+	}
+	return we
 }
 
 // maxWireText bounds the message and the path an error body repeats, in
@@ -98,12 +115,34 @@ func toWire(err error) wireError {
 // in it names a long value (an unknown path, a malformed etag).
 const maxWireText = 3 << 10
 
-// writeError writes err in the area's style. Internal errors are logged with
-// the trace id and shown to the caller only as "internal error".
+// tooManyRequests is the answer to a request over its rate limit.
+func tooManyRequests(retryAfter time.Duration) wireError {
+	return wireError{
+		status:     http.StatusTooManyRequests,
+		kind:       "too many requests",
+		rpcCode:    rpcResourceExhausted,
+		message:    "rate limit exceeded; retry after " + strconv.FormatInt(retrySeconds(retryAfter), 10) + " s",
+		retryAfter: retryAfter,
+	}
+}
+
+// retrySeconds is d in whole seconds, rounded up, at least 1: Retry-After
+// takes an integer, and 0 would invite an immediate retry that fails again.
+func retrySeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	return max(s, 1)
+}
+
+// writeError writes err in the area's style. Internal and unavailable
+// errors are logged with the trace id and shown to the caller only as
+// "internal error" or "service unavailable".
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, style errorStyle, err error) {
 	we := toWire(err)
-	if we.status == http.StatusInternalServerError {
-		s.log.ErrorContext(r.Context(), "internal error", "trace_id", traceID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
+	switch we.status {
+	case http.StatusInternalServerError:
+		s.log.ErrorContext(r.Context(), "internal error", "trace_id", traceID(r.Context()), "method", r.Method, "path", logPath(r.URL.Path), "err", err)
+	case http.StatusServiceUnavailable:
+		s.log.ErrorContext(r.Context(), "service unavailable", "trace_id", traceID(r.Context()), "method", r.Method, "path", logPath(r.URL.Path), "err", err)
 	}
 	s.writeWire(w, r, style, we)
 }
@@ -111,6 +150,9 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, style errorS
 func (s *server) writeWire(w http.ResponseWriter, r *http.Request, style errorStyle, we wireError) {
 	we.message = validation.Clip(we.message, maxWireText)
 	we.violations = validation.Cap(we.violations)
+	if we.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(retrySeconds(we.retryAfter), 10))
+	}
 	switch style {
 	case styleRPC:
 		writeJSON(w, we.status, rpcBody(we))
@@ -174,7 +216,7 @@ func logAttrs(r *http.Request, status int, d time.Duration) []slog.Attr {
 	return []slog.Attr{
 		slog.String("trace_id", traceID(r.Context())),
 		slog.String("method", r.Method),
-		slog.String("path", r.URL.Path),
+		slog.String("path", logPath(r.URL.Path)),
 		slog.Int("status", status),
 		slog.Duration("duration", d),
 	}

@@ -21,6 +21,16 @@
 //   - An error lists at most 20 field violations, the first in field
 //     order, then one with an empty field and the rule "truncated" that
 //     counts the rest; an error body stays a few KiB whatever the request.
+//   - Requests are rate limited per site, per widget token and per client
+//     address (Options.RateLimits); over a limit the answer is 429 with
+//     Retry-After. A store that cannot write for now (a full disk) makes
+//     503 with Retry-After.
+//   - Every answer carries security headers: customer pages may not be
+//     framed or cached and send no Referer; JSON answers cannot run or be
+//     framed; the widget's script may be loaded by any page.
+//   - GET /healthz answers while the process serves; GET /readyz answers
+//     200 only while the server should get traffic (Options.Ready, see
+//     Readiness).
 //   - Errors are written in the area's shape (see the README): areas A, B, C
 //     and F {"error", "trace_id", "details"}, area D {"code", "message",
 //     "details"}, area E {"timestamp", "status", "error", "message", "path"}.
@@ -65,11 +75,19 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxBodyBytes limits request bodies. Default: DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// Clock stamps error bodies that carry a time. Default: the system clock.
+	// Clock stamps error bodies that carry a time and drives the rate
+	// limits. Default: the system clock.
 	Clock deliverykit.Clock
 	// Health, when set, is called by GET /healthz; an error makes it 503.
 	// The example server checks that the store answers.
 	Health func(context.Context) error
+	// Ready, when set, is called by GET /readyz; an error makes it 503.
+	// Readiness.Check is meant for it: the store takes writes and the
+	// server is not shutting down. When nil, /readyz answers as /healthz.
+	Ready func(context.Context) error
+	// RateLimits limits requests per site, widget token and client
+	// address. The zero value applies the documented defaults.
+	RateLimits RateLimits
 	// Tracking, when set, serves area A under /v1/delivery_tracking and
 	// the customer tracking page.
 	Tracking *tracking.Service
@@ -96,6 +114,8 @@ type server struct {
 	maxBody int64
 	clock   deliverykit.Clock
 	health  func(context.Context) error
+	ready   func(context.Context) error
+	limits  limiters
 	mux     *http.ServeMux
 	handler http.Handler // mux behind the middleware
 }
@@ -113,6 +133,8 @@ func newServer(opts Options) *server {
 		maxBody: opts.MaxBodyBytes,
 		clock:   opts.Clock,
 		health:  opts.Health,
+		ready:   opts.Ready,
+		limits:  newLimiters(opts.RateLimits),
 		mux:     http.NewServeMux(),
 	}
 	if s.keys == nil {
@@ -127,7 +149,11 @@ func newServer(opts Options) *server {
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}
+	if s.ready == nil {
+		s.ready = s.health
+	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
 	if opts.Tracking != nil {
 		s.registerTracking(opts.Tracking)
 	}
@@ -153,7 +179,9 @@ func newServer(opts Options) *server {
 		s.route(a, a.base+"/", nil)
 	}
 	s.mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeWire(w, r, styleREST, wireError{status: http.StatusNotFound, kind: "not found", message: "no such endpoint: " + r.URL.Path})
+		if s.limitAddress(w, r, styleREST) {
+			s.writeWire(w, r, styleREST, wireError{status: http.StatusNotFound, kind: "not found", message: "no such endpoint: " + r.URL.Path})
+		}
 	}))
 	s.handler = s.middleware(s.mux)
 	return s
@@ -162,9 +190,22 @@ func newServer(opts Options) *server {
 func (s *server) now() time.Time { return s.clock.Now() }
 
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
-	if s.health != nil {
-		if err := s.health(r.Context()); err != nil {
-			s.log.ErrorContext(r.Context(), "health check failed", "trace_id", traceID(r.Context()), "err", err)
+	s.check(w, r, "health check failed", s.health)
+}
+
+// readyz tells a load balancer whether to send traffic here. It is not
+// rate limited: Readiness writes at most once per interval whatever the
+// number of callers.
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+	s.check(w, r, "not ready", s.ready)
+}
+
+// check answers {"status": "ok"} or, when fn fails, 503 {"status":
+// "unavailable"}; the reason goes to the log only.
+func (s *server) check(w http.ResponseWriter, r *http.Request, what string, fn func(context.Context) error) {
+	if fn != nil {
+		if err := fn(r.Context()); err != nil {
+			s.log.ErrorContext(r.Context(), what, "trace_id", traceID(r.Context()), "err", err)
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 			return
 		}

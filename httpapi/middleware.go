@@ -17,7 +17,8 @@ type requestInfo struct {
 	traceID string
 	site    string
 	style   errorStyle
-	maxBody int64 // the body limit, for refusing a declared length early
+	maxBody int64        // the body limit, for refusing a declared length early
+	headers headerPolicy // the security headers of the route
 }
 
 type infoKey struct{}
@@ -57,8 +58,10 @@ func newTraceID() string {
 
 // statusWriter records the status for the access log and whether anything
 // was written, so a panic after the header went out is not answered twice.
+// It adds the route's security headers as the header goes out.
 type statusWriter struct {
 	http.ResponseWriter
+	info   *requestInfo
 	status int
 	bytes  int64
 }
@@ -66,13 +69,14 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.info.headers.apply(w.Header())
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.WriteHeader(http.StatusOK)
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += int64(n)
@@ -82,9 +86,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// middleware wraps every request: trace id, body limit, panic recovery and
-// the access log. Query strings and headers are not logged: they may hold
-// tokens, e-mail addresses and API keys.
+// middleware wraps every request: trace id, body limit, security headers,
+// panic recovery and the access log. Query strings and headers are not
+// logged: they may hold tokens, e-mail addresses and API keys; paths are
+// logged with their page tokens redacted (logPath).
 func (s *server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -97,14 +102,14 @@ func (s *server) middleware(next http.Handler) http.Handler {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
 		}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, info: info}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
 				s.log.ErrorContext(r.Context(), "panic serving request",
-					"trace_id", info.traceID, "method", r.Method, "path", r.URL.Path,
+					"trace_id", info.traceID, "method", r.Method, "path", logPath(r.URL.Path),
 					"panic", p, "stack", string(debug.Stack()))
 				if sw.status == 0 {
 					s.writeWire(sw, r, info.style, wireError{status: http.StatusInternalServerError, kind: "internal", rpcCode: rpcInternal, message: "internal error"})

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -90,6 +91,22 @@ func (s *server) registerReturns(svc *returns.Service) {
 			return nil
 		},
 	})
+	// Extension: a new status page link for a return, whose old link then
+	// stops working (expired, or sent to the wrong person).
+	s.route(areaReturns, base+"/merchant/return/{returnId}/status-link", map[string]endpoint{
+		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
+			id, err := returnsPathID(r, "returnId")
+			if err != nil {
+				return err
+			}
+			res, err := svc.RenewStatusLink(r.Context(), site, id)
+			if err != nil {
+				return err
+			}
+			writeJSON(w, http.StatusOK, res)
+			return nil
+		},
+	})
 	s.route(areaReturns, base+"/merchant/items/returned", map[string]endpoint{
 		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
 			var in returns.ReturnedItemsInput
@@ -166,13 +183,18 @@ func (s *server) registerReturns(svc *returns.Service) {
 // returnStatusPage serves the customer's status page. The token in the
 // path is the only credential, so the page is never cached or sent on as a
 // referrer; an unknown token gets a localized 404 page that says nothing
-// more.
+// more, an expired or replaced one a 410 page that says so.
 func (s *server) returnStatusPage(w http.ResponseWriter, r *http.Request, svc *returns.Service) error {
 	tag := page.Language(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"))
 	status := http.StatusOK
 	var buf bytes.Buffer
 	_, ret, err := svc.ReturnByToken(r.Context(), r.PathValue("token"))
 	switch {
+	case errors.Is(err, returns.ErrStatusLinkExpired):
+		// 410: the link existed and will not work again; the page tells
+		// the customer to ask for a new one.
+		status = http.StatusGone
+		err = page.RenderExpired(&buf, tag)
 	case deliverykit.KindOf(err) == deliverykit.KindNotFound:
 		status = http.StatusNotFound
 		err = page.RenderNotFound(&buf, tag)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -173,6 +174,26 @@ func TestReturnsJourneyHTTP(t *testing.T) {
 	if gone.status != 404 || !strings.Contains(gone.raw, `id="notfound"`) {
 		t.Errorf("unknown token %d:\n%s", gone.status, gone.raw)
 	}
+
+	// The merchant renews the link: the old one answers 410 with a page
+	// that says it expired and shows nothing of the return.
+	retID := strconv.FormatFloat(ret.body["id"].(float64), 'f', 0, 64)
+	renewed := must(returnsDo(t, h, "POST", "/returns/merchant/return/"+retID+"/status-link", "demo-key", ""), 200)
+	newPath, _ := strings.CutPrefix(renewed.body["statusUrl"].(string), "http://127.0.0.1:8080")
+	if newPath == pagePath || renewed.body["id"] != ret.body["id"] {
+		t.Fatalf("renewed return: %s", renewed.raw)
+	}
+	old := returnsDo(t, h, "GET", pagePath, "", "")
+	if old.status != 410 || !strings.Contains(old.raw, `<p id="expired">This return link has expired. Please ask the shop you bought from for a new link.</p>`) ||
+		strings.Contains(old.raw, `id="status"`) || old.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("replaced link %d:\n%s", old.status, old.raw)
+	}
+	if pg := returnsDo(t, h, "GET", newPath, "", ""); pg.status != 200 || !strings.Contains(pg.raw, `data-status="COMPLETED"`) {
+		t.Errorf("renewed link %d:\n%s", pg.status, pg.raw)
+	}
+	if r := returnsDo(t, h, "POST", "/returns/merchant/return/"+retID+"/status-link", "", ""); r.status != 401 {
+		t.Errorf("renew without a key: %d", r.status)
+	}
 }
 
 func TestReturnsHTTPErrors(t *testing.T) {
@@ -269,14 +290,14 @@ func TestReturnsOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths, _ := doc["paths"].(map[string]any)
-	for _, p := range []string{"/merchant/order", "/merchant/order/{orderId}", "/merchant/return", "/merchant/return/{returnId}", "/merchant/items/returned",
-		"/merchant/refund/transaction", "/merchant/refund/transaction/{refundTransactionId}/refunded", "/customer/return", "/customer/return/{token}"} {
+	for _, p := range []string{"/merchant/order", "/merchant/order/{orderId}", "/merchant/return", "/merchant/return/{returnId}", "/merchant/return/{returnId}/status-link",
+		"/merchant/items/returned", "/merchant/refund/transaction", "/merchant/refund/transaction/{refundTransactionId}/refunded", "/customer/return", "/customer/return/{token}"} {
 		if _, ok := paths[p]; !ok {
 			t.Errorf("OpenAPI document lacks %s", p)
 		}
 	}
-	if len(paths) != 9 {
-		t.Errorf("OpenAPI document has %d paths, want 9", len(paths))
+	if len(paths) != 10 {
+		t.Errorf("OpenAPI document has %d paths, want 10", len(paths))
 	}
 }
 

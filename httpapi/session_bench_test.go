@@ -31,7 +31,7 @@ func BenchmarkSessionCreateHTTP(b *testing.B) {
 	}
 	var keys auth.Keyring
 	keys.Add("demo-site", auth.HashKey("demo-key"))
-	s := newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Session: svc})
+	s := newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Session: svc, RateLimits: noRateLimits})
 	b.ReportAllocs()
 	for b.Loop() {
 		req := httptest.NewRequest("POST", "/delivery/v1/sessions", strings.NewReader(sessBody))

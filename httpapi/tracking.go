@@ -116,6 +116,11 @@ func (s *server) registerTracking(svc *tracking.Service) {
 			var buf bytes.Buffer
 			status := http.StatusOK
 			switch {
+			case errors.Is(err, tracking.ErrLinkExpired):
+				// 410: the link existed and will not work again; the
+				// page tells the customer to ask for a new one.
+				status = http.StatusGone
+				err = page.RenderExpired(&buf, tag)
 			case errors.Is(err, deliverykit.ErrNotFound):
 				status = http.StatusNotFound
 				err = page.RenderNotFound(&buf, tag)

@@ -75,7 +75,7 @@ var trackingSpec = openAPISpec{
 		enums: trackingEnums,
 		names: trackingSchemaNames,
 		// The JSON names that hold RFC 3339 timestamps.
-		dateTimeFields: map[string]bool{"start": true, "end": true, "earliest": true, "latest": true, "time": true, "created_at": true, "scheduled_at": true, "triggered_at": true},
+		dateTimeFields: map[string]bool{"start": true, "end": true, "earliest": true, "latest": true, "time": true, "created_at": true, "scheduled_at": true, "triggered_at": true, "expires_at": true},
 	},
 	ops: trackingOps,
 }
@@ -84,7 +84,7 @@ var trackingSpec = openAPISpec{
 var trackingHTML = map[string]any{"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}
 
 var trackingOps = []openAPIOp{
-	{method: "post", path: "/generate_tracking_page_link", summary: "Generate a customer tracking page link for an order (order_id: tos_id or external_id) or a parcel (tracking_number).",
+	{method: "post", path: "/generate_tracking_page_link", summary: "Generate a customer tracking page link for an order (order_id: tos_id or external_id) or a parcel (tracking_number). Extensions: the link works until expires_at (the call extends it); rotate: true gives the order a new token, and links handed out before stop working.",
 		request: tracking.GenerateTrackingPageLinkRequest{}, response: tracking.GenerateTrackingPageLinkResponse{}},
 	{method: "post", path: "/order", summary: "Register a tracking order. The same external_id with identical content returns the same id; with different content it is 409.",
 		request: tracking.CreateTrackingOrderRequest{}, response: tracking.CreateTrackingOrderResponse{}},
@@ -102,7 +102,8 @@ var trackingOps = []openAPIOp{
 		request: notify.RetriggerRequest{}, response: notify.RetriggerResponse{}},
 	{method: "get", path: "/_/page/{token}", summary: "Extension: the customer tracking page (HTML) the portal link opens; the token is the credential. Query locale (e.g. sv-SE) or Accept-Language picks English, Swedish or German.",
 		query: []string{"locale"}, extension: true, public: true,
-		content: trackingHTML, errors: map[string]any{"404": map[string]any{"description": "unknown token (an HTML page)", "content": trackingHTML}}},
+		content: trackingHTML, errors: map[string]any{"404": map[string]any{"description": "unknown token (an HTML page)", "content": trackingHTML},
+			"410": map[string]any{"description": "expired or replaced token: an HTML page asking the customer to get a new link from the shop", "content": trackingHTML}}},
 	{method: "get", path: "/_/openapi.json", summary: "Extension: this document.", extension: true, public: true, errors: map[string]any{}},
 }
 

@@ -370,4 +370,36 @@ func TestTrackingPageHTTP(t *testing.T) {
 	if rec.Code != 405 {
 		t.Errorf("POST page = %d", rec.Code)
 	}
+
+	// Expired and replaced links answer 410 with a page that says so and
+	// shows nothing of the order.
+	page := func(path string) (int, string) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		e.h(t).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		return rec.Code, rec.Body.String()
+	}
+	_, rotated := call{method: "POST", path: "/v1/delivery_tracking/generate_tracking_page_link", header: authed("demo-key"),
+		body: `{"order_id": "ORD-1", "locale": "en-GB", "rotate": true}`}.do(t, e.h(t))
+	fresh := strings.TrimPrefix(rotated["tracking_link"].(string), "http://portal.test")
+	if fresh == path || rotated["expires_at"] != "2027-02-20T10:00:00Z" {
+		t.Fatalf("rotated link = %v", rotated)
+	}
+	const expired = "This tracking link has expired. Please ask the shop you ordered from for a new link."
+	for _, c := range []struct {
+		name, path string
+		advance    time.Duration
+		status     int
+		want       string
+	}{
+		{"replaced link", strings.Split(path, "?")[0], 0, 410, expired},
+		{"rotated link", fresh, 0, 200, "Order ORD-1"},
+		{"rotated link at the end of its lifetime", fresh, tracking.DefaultLinkLifetime, 410, expired},
+	} {
+		e.clock.Advance(c.advance)
+		status, body := page(c.path)
+		if status != c.status || !strings.Contains(body, c.want) || c.status == 410 && strings.Contains(body, "ORD-1") {
+			t.Errorf("%s: status %d, want %d with %q:\n%s", c.name, status, c.status, c.want, body)
+		}
+	}
 }

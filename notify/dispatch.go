@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -140,11 +141,17 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 	return sendErr == nil && err == nil, err
 }
 
-// backoff is RetryBase × 2^(attempts−1), at most RetryMax.
+// backoff is RetryBase × 2^(attempts−1), at most RetryMax. The doubling
+// is checked: with a RetryMax near the largest Duration it would
+// otherwise wrap to a negative wait and retry at once, forever.
 func (s *Service) backoff(attempts int) time.Duration {
 	d := s.opts.RetryBase
 	for i := 1; i < attempts && d < s.opts.RetryMax; i++ {
-		d *= 2
+		next, ok := checked.Mul(d, 2)
+		if !ok {
+			return s.opts.RetryMax
+		}
+		d = next
 	}
 	return min(d, s.opts.RetryMax)
 }

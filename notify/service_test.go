@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -191,6 +192,18 @@ func TestBackoffCapped(t *testing.T) {
 	for _, tt := range tests {
 		if got := s.backoff(tt.attempts); got != tt.want {
 			t.Errorf("backoff(%d) = %v, want %v", tt.attempts, got, tt.want)
+		}
+	}
+	// A RetryMax near the largest Duration: 2^62 ns doubled would wrap
+	// to a negative wait.
+	huge := &Service{opts: Options{RetryBase: 1 << 62, RetryMax: math.MaxInt64}}
+	for _, attempts := range []int{1, 2, 3, 64} {
+		want := time.Duration(1 << 62)
+		if attempts > 1 {
+			want = math.MaxInt64
+		}
+		if got := huge.backoff(attempts); got != want {
+			t.Errorf("huge backoff(%d) = %v, want %v", attempts, got, want)
 		}
 	}
 }

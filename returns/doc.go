@@ -35,6 +35,29 @@
 // makes it REFUNDED (spec §3); marking it again changes nothing and says
 // it is already REFUNDED.
 //
+// # Customers
+//
+// CreateReturn is the one call a customer makes without a key: the order's
+// foreign id and e-mail address are the credential. An unknown site, an
+// unknown order and a wrong e-mail address get the same NotFound, and cost
+// the same: the decision reads one index record (a decoy of the same size
+// when there is none) and compares SHA-256 digests of the addresses in
+// constant time; only a match reads the order. Orders imported by versions
+// that did not store the digest are read to compare until their first
+// return stores it.
+//
+// # Status page links
+//
+// A return's statusUrl carries a token of 128 random bits; it works for
+// Options.StatusLinkLifetime (DefaultStatusLinkLifetime, 180 days) after
+// the return was created or the link renewed. ReturnByToken answers an
+// expired or replaced token with NotFound whose cause is
+// ErrStatusLinkExpired; the status page then answers 410 Gone with a page
+// telling the customer to ask the shop for a new link, never the return.
+// RenewStatusLink (POST /merchant/return/{returnId}/status-link) gives the
+// return a new link and ends the old one at once. Tokens stored before
+// links expired count from their return's creation.
+//
 // # Money
 //
 // Amounts are decimal numbers in major units on the wire (12.50). Inside,
@@ -49,12 +72,22 @@
 // # Pages
 //
 // List calls take a PageRequest (ParsePageQuery reads it from a query
-// string) and answer with Page, Spring Data's envelope. Ids of orders,
-// returns and refund transactions come from Tx.NextSequence and are
-// unique across sites. Each site also keeps a gap-free rank per record in
+// string) and answer with Page, Spring Data's envelope. Each site also
+// keeps a gap-free rank per record in
 // id order, so the default id order (ascending or descending, with or
 // without afterId) reads one rank record, log2(n) more for afterId, and
 // one page of an ordered scan, whatever the page number. Any other sort,
 // afterDate and the refund status filter read all of the site's rows of
 // that kind, then sort (ties by id) and slice.
+//
+// # Ids
+//
+// Ids of orders, returns and refund transactions are integers numbered per
+// site and kind: a site's first order is 1, its next 2, and so on. An id
+// is unique within its site and reveals only how many records of its kind
+// that site has created, never anything about other sites. Data stored by
+// earlier versions, whose ids were one sequence shared by every site, keeps
+// its ids; a site's new ids continue above its highest existing id (so
+// the first new id of such a site also shows how far the shared sequence
+// had got when that site last created a record).
 package returns

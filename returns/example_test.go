@@ -2,6 +2,7 @@ package returns_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -89,4 +90,39 @@ func ExampleService_ListOrders() {
 	fmt.Println("| total", page.TotalElements, "pages", page.TotalPages, "last", page.Last)
 	// Output:
 	// C B | total 3 pages 2 last false
+}
+
+// A status page link works for StatusLinkLifetime; the merchant renews an
+// expired one, and the old link then reports that it expired.
+func ExampleService_RenewStatusLink() {
+	ctx := context.Background()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	svc := returns.New(memory.New(), returns.Options{
+		Clock: clock, IDs: &deliverykit.SequentialIDs{}, PublicURL: "https://shop.example",
+		StatusLinkLifetime: 30 * 24 * time.Hour,
+	})
+	_, err := svc.ImportOrder(ctx, "my-site", returns.OrderInput{
+		ForeignID: "1001", CurrencyCode: "EUR", Email: "anna@example.com",
+		Items: []returns.OrderItemInput{{ForeignLineItemID: "a", SKU: "MUG", Quantity: 1, PurchasePriceAmount: returns.PriceInput{Amount: "9.50"}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	ret, err := svc.CreateReturn(ctx, returns.CustomerReturnInput{SiteID: "my-site", ForeignOrderID: "1001", Email: "anna@example.com",
+		Items: []returns.CustomerReturnItemInput{{ForeignLineItemID: "a", Quantity: 1}}})
+	if err != nil {
+		panic(err)
+	}
+	clock.Advance(31 * 24 * time.Hour)
+	_, _, err = svc.ReturnByToken(ctx, "rt_000001")
+	fmt.Println(ret.StatusURL, "expired:", errors.Is(err, returns.ErrStatusLinkExpired))
+	renewed, err := svc.RenewStatusLink(ctx, "my-site", ret.ID)
+	if err != nil {
+		panic(err)
+	}
+	_, _, err = svc.ReturnByToken(ctx, "rt_000002")
+	fmt.Println(renewed.StatusURL, "works:", err == nil)
+	// Output:
+	// https://shop.example/returns/customer/return/rt_000001 expired: true
+	// https://shop.example/returns/customer/return/rt_000002 works: true
 }

@@ -2,11 +2,14 @@ package returns
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -32,6 +35,10 @@ func errNoOrderForCustomer() error {
 // already on returns (units declined at inspection can be asked for
 // again). The return gets the policy's costs, a calculated refund and the
 // status AWAITING_RETURN.
+//
+// The endpoint is public, so an unknown order and a wrong e-mail are not
+// only the same answer but the same work (see customerOrder): the time of
+// the answer does not tell a caller whether an order exists.
 func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Return, error) {
 	if err := checkStruct(in); err != nil {
 		return Return{}, err
@@ -43,41 +50,29 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 	pol := s.policy(site)
 	now := s.now()
 	token := s.ids.NewID("rt_")
+	digest := emailDigest(in.Email)
 	var out Return
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		oit, err := s.lookupOrder(tx, site, in.ForeignOrderID, IDForeign)
+		oit, err := s.customerOrder(tx, site, in.ForeignOrderID, digest)
 		if err != nil {
-			if errors.Is(err, deliverykit.ErrNotFound) {
-				return errNoOrderForCustomer()
-			}
 			return err
 		}
 		o := oit.Value
-		if !equalFoldConst(o.Email, in.Email) {
-			return errNoOrderForCustomer()
-		}
 		if pol.Disabled {
 			return deliverykit.E(deliverykit.KindFailedPrecondition, "the merchant does not take returns")
 		}
 		if pol.WindowDays > 0 && now.After(o.CreatedAt.AddDate(0, 0, pol.WindowDays)) {
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the return window of %d days for this order has passed", pol.WindowDays)
 		}
-		var costs costsRecord
-		if pol.Costs != nil {
-			c, ok := pol.Costs[o.Currency]
-			if !ok {
-				return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the merchant's return policy has no costs in %s", o.Currency)
-			}
-			costs = costsRecord{Shipment: c.ReturnShipment, Handling: c.ReturnHandling}
-			if in.Exchange {
-				costs.Exchange = c.Exchange
-			}
+		costs, err := policyCosts(pol, o.Currency, in.Exchange)
+		if err != nil {
+			return err
 		}
 		r := returnRecord{OrderID: o.ID, Order: &orderSummaryRecord{ForeignID: o.ForeignID, CreatedAt: o.CreatedAt},
 			Token: token, Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs}
 		var vs []deliverykit.FieldViolation
 		used := map[string]bool{}
-		var items int64
+		var items checked.Sum[int64]
 		for i, it := range in.Items {
 			p := "items[" + strconv.Itoa(i) + "]"
 			idx := -1
@@ -102,7 +97,12 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 				continue
 			}
 			ol.InReturn += it.Quantity
-			items += ol.Price * int64(it.Quantity)
+			if items.AddProduct(ol.Price, int64(it.Quantity)); items.Overflowed() >= 0 {
+				// Unreachable while ImportOrder checks the order's sum;
+				// a 400 rather than a wrapped refund if that changes.
+				vs = append(vs, deliverykit.FieldViolation{Field: p + ".quantity", Rule: checked.Rule, Message: "makes the refund of the items larger than an amount can be"})
+				break
+			}
 			r.Lines = append(r.Lines, returnLine{ID: uint64(len(r.Lines) + 1), OrderLine: idx, Quantity: it.Quantity, Reason: it.Reason})
 		}
 		if len(vs) > 0 {
@@ -112,19 +112,18 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if pol.RefundShipping && !o.ShippingRefunded && allOnReturn(o) {
 			shipping = o.Shipping
 		}
-		r.Estimate = max(0, items+shipping-costs.total())
-		if r.ID, err = returnsColl.NextSequence(tx); err != nil {
+		sum, _ := items.Total()
+		var ok bool
+		if r.Estimate, ok = refundAmount(sum, shipping, costs); !ok {
+			return errArithmetic("the refund estimate")
+		}
+		if r.ID, r.Rank, err = s.returns.next(tx, site); err != nil {
 			return err
 		}
-		n, err := s.returns.count(tx, site)
-		if err != nil {
-			return err
-		}
-		r.Rank = n + 1
 		if err := s.returns.insert(tx, site, r.ID, r.Rank, r); err != nil {
 			return err
 		}
-		if _, err := returnByToken.Put(tx, token, tokenRecord{Site: site, ReturnID: r.ID}, storage.MustNotExist()); err != nil {
+		if _, err := returnByToken.Put(tx, token, tokenRecord{Site: site, ReturnID: r.ID, ExpiresAt: now.Add(s.linkLifetime)}, storage.MustNotExist()); err != nil {
 			return err
 		}
 		o.ReturnIDs = append(o.ReturnIDs, r.ID)
@@ -135,6 +134,56 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		return err
 	})
 	return out, err
+}
+
+// customerOrder finds the order a customer names by site, foreign id and
+// e-mail digest, or answers errNoOrderForCustomer. It does the same work
+// whether the order is unknown or the e-mail is wrong, so the time of the
+// answer does not tell which: one read of the foreign-id index (a missing
+// record is replaced by a decoy of the same size and decoded just the
+// same), and one constant-time comparison of SHA-256 digests. Only a
+// match reads the order. An order imported before the index carried the
+// digest is read to compare its e-mail (the old timing, for those orders
+// only); a successful return stores the digest in its index.
+func (s *Service) customerOrder(tx storage.Tx, site, foreignID string, digest []byte) (storage.Item[orderRecord], error) {
+	var none storage.Item[orderRecord]
+	key := storage.Key(site, foreignID)
+	rec, err := tx.Get(orderByForeignID.Name, key)
+	found := err == nil
+	switch {
+	case errors.Is(err, deliverykit.ErrNotFound):
+		rec = storage.Record{Key: key, Value: slices.Clone(missingOrderIndex), Version: 1}
+	case err != nil:
+		return none, err
+	}
+	ix, err := orderByForeignID.Decode(rec)
+	if err != nil {
+		return none, err
+	}
+	stored := ix.Value.EmailDigest
+	var legacy *storage.Item[orderRecord]
+	if found && stored == nil {
+		it, err := ordersColl.Get(tx, orderKey(site, ix.Value.ID))
+		if err != nil {
+			return none, err
+		}
+		legacy, stored = &it, emailDigest(it.Value.Email)
+	}
+	if subtle.ConstantTimeCompare(stored, digest) != 1 || !found {
+		return none, errNoOrderForCustomer()
+	}
+	if legacy != nil {
+		ix.Value.EmailDigest = stored
+		if _, err := orderByForeignID.Put(tx, key, ix.Value, storage.VersionIs(ix.Version)); err != nil {
+			return none, err
+		}
+		return *legacy, nil
+	}
+	it, err := ordersColl.Get(tx, orderKey(site, ix.Value.ID))
+	if err != nil {
+		return none, err
+	}
+	return it, nil
 }
 
 func allOnReturn(o orderRecord) bool {
@@ -429,8 +478,13 @@ func (s *Service) finish(tx storage.Tx, site string, pol Policy, o *orderRecord,
 		ol.Approved += l.Approved
 		approved += l.Approved
 		if l.Approved > 0 {
-			amt := ol.Price * int64(l.Approved)
-			rf.Items += amt
+			amt, ok := lineAmount(ol.Price, l.Approved)
+			if ok {
+				rf.Items, ok = checked.Add(rf.Items, amt)
+			}
+			if !ok {
+				return nil, errArithmetic("the refund of the items")
+			}
 			name := ol.ProductTitle
 			if ol.VariantTitle != "" {
 				name += " - " + ol.VariantTitle
@@ -450,16 +504,15 @@ func (s *Service) finish(tx storage.Tx, site string, pol Policy, o *orderRecord,
 		rf.Shipping = o.Shipping
 		o.ShippingRefunded = true
 	}
-	rf.Amount = max(0, rf.Items+rf.Shipping-rf.Costs.total())
-	id, err := refundsColl.NextSequence(tx)
+	var ok bool
+	if rf.Amount, ok = refundAmount(rf.Items, rf.Shipping, rf.Costs); !ok {
+		return nil, errArithmetic("the refund")
+	}
+	id, rank, err := s.refunds.next(tx, site)
 	if err != nil {
 		return nil, err
 	}
-	n, err := s.refunds.count(tx, site)
-	if err != nil {
-		return nil, err
-	}
-	rf.ID, rf.Rank = id, n+1
+	rf.ID, rf.Rank = id, rank
 	if err := s.refunds.insert(tx, site, rf.ID, rf.Rank, rf); err != nil {
 		return nil, err
 	}

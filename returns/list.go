@@ -1,6 +1,7 @@
 package returns
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -32,6 +33,30 @@ func (r ranked[T]) count(tx storage.Tx, site string) (uint64, error) {
 		return n, nil
 	}
 	return 0, nil
+}
+
+// next returns the id and rank of the site's next record. Ids are per
+// site: one more than the id of the site's last record (the record of its
+// last rank), so an id tells nothing about other sites. Records stored
+// when ids came from one sequence shared by every site keep their ids;
+// the site's next id is above the highest of them, because ranks follow
+// ids. Like count, it must run in the Update that inserts the record.
+func (r ranked[T]) next(tx storage.Tx, site string) (id, rank uint64, err error) {
+	prefix := storage.KeyPrefix(site)
+	for it, err := range r.ranks.Scan(tx, storage.Range{Prefix: prefix, Reverse: true, Limit: 1}) {
+		if err != nil {
+			return 0, 0, err
+		}
+		n, err := storage.ParseUint64Key(strings.TrimPrefix(it.Key, prefix))
+		if err != nil {
+			return 0, 0, deliverykit.Errorf(deliverykit.KindInternal, "returns: bad rank key %q: %w", it.Key, err)
+		}
+		if it.Value.ID == math.MaxUint64 {
+			return 0, 0, deliverykit.Errorf(deliverykit.KindInternal, "returns: the ids of %s of site %q are exhausted", r.coll.Name, site)
+		}
+		return it.Value.ID + 1, n + 1, nil
+	}
+	return 1, 1, nil
 }
 
 // insert stores rec under id with the site's next rank, which it returns.

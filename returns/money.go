@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/currency"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/checked"
 )
 
 // Amount is a sum of money in exact integer minor units together with the
@@ -47,8 +48,10 @@ func (a Amount) String() string {
 	return digits
 }
 
-// Bounds that keep every sum of the area inside int64 without overflow
-// checks on each addition: maxLines × maxQuantity × maxMinor < 2^63. The
+// Bounds of the amounts the area accepts. With them every sum of an order
+// fits in int64 (maxLines × maxQuantity × maxMinor < 2^63), and the sums
+// are computed with overflow checks anyway (internal/checked), so that a
+// bound loosened later turns into a 400, never into a wrapped amount. The
 // tags refer to maxLines and maxQuantity by name (max_lines,
 // max_quantity; see validate.go).
 const (
@@ -59,6 +62,32 @@ const (
 	// most 19 digits, so longer amounts cannot be valid anyway.
 	maxDecimalLength = 32
 )
+
+// lineAmount is price × quantity, or false when it does not fit.
+func lineAmount(price int64, quantity int) (int64, bool) {
+	return checked.Mul(price, int64(quantity))
+}
+
+// refundAmount is items + shipping − costs, never below zero, or false
+// when a step does not fit.
+func refundAmount(items, shipping int64, costs costsRecord) (int64, bool) {
+	total, ok := costs.total()
+	if !ok {
+		return 0, false
+	}
+	v, ok := checked.Add(items, shipping)
+	if !ok {
+		return 0, false
+	}
+	v, ok = checked.Sub(v, total)
+	return max(0, v), ok
+}
+
+// errArithmetic is the error of a sum of stored amounts that does not fit,
+// which the checks at import and in the policy make impossible.
+func errArithmetic(what string) error {
+	return deliverykit.Errorf(deliverykit.KindInternal, "returns: %s does not fit in int64", what)
+}
 
 // currencyScale returns the normalised ISO 4217 code and its number of
 // decimals (the standard, non-cash rounding of golang.org/x/text/currency).

@@ -1,5 +1,7 @@
 package returns
 
+import "github.com/deliverykit/deliverykit"
+
 // Policy is a merchant's return policy as this package needs it. The
 // merchant catalog owns policies; the caller adapts it to Policies.
 type Policy struct {
@@ -39,4 +41,28 @@ type StaticPolicies map[string]Policy
 func (p StaticPolicies) Policy(site string) (Policy, bool) {
 	pol, ok := p[site]
 	return pol, ok
+}
+
+// policyCosts returns the costs of a return in currency under pol. A
+// policy is configuration, not a client, but its costs are still checked
+// like any amount (0…10^12 minor units each), so that the sums of a
+// return always fit.
+func policyCosts(pol Policy, currency string, exchange bool) (costsRecord, error) {
+	if pol.Costs == nil {
+		return costsRecord{}, nil
+	}
+	c, ok := pol.Costs[currency]
+	if !ok {
+		return costsRecord{}, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the merchant's return policy has no costs in %s", currency)
+	}
+	for _, v := range []int64{c.ReturnShipment, c.ReturnHandling, c.Exchange} {
+		if v < 0 || v > maxMinor {
+			return costsRecord{}, deliverykit.Errorf(deliverykit.KindInternal, "returns: the return policy's costs in %s are outside 0…%d minor units", currency, int64(maxMinor))
+		}
+	}
+	costs := costsRecord{Shipment: c.ReturnShipment, Handling: c.ReturnHandling}
+	if exchange {
+		costs.Exchange = c.Exchange
+	}
+	return costs, nil
 }

@@ -3,13 +3,17 @@ package returns
 import (
 	"time"
 
+	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
 // Collections. Every primary key is storage.Key(site, storage.Uint64Key(id)),
 // so a prefix scan of one site reads that site's rows in id order and never
-// another's. Ids come from Tx.NextSequence of the primary collection and are
-// unique across sites.
+// another's. Ids are per site and kind: one more than the id of the site's
+// last record of that kind (ranked.next), so they count that site's
+// records only. Records stored before were numbered by one sequence per
+// kind shared by every site (Tx.NextSequence); they keep their ids, and a
+// site's new ids continue above its highest one.
 //
 // The rank collections hold, per site, the n-th record in id order at
 // storage.Key(site, storage.Uint64Key(n)) (n = 1, 2, 3 … without gaps,
@@ -43,11 +47,20 @@ type rankRecord struct {
 
 type idRecord struct {
 	ID uint64 `json:"id"`
+	// EmailDigest is emailDigest of the order's e-mail, in the
+	// foreign-id index only: the customer return decides on it without
+	// reading the order (see CreateReturn). Orders imported before it
+	// existed have none.
+	EmailDigest []byte `json:"emailDigest,omitempty"`
 }
 
 type tokenRecord struct {
 	Site     string `json:"site"`
 	ReturnID uint64 `json:"returnId"`
+	// ExpiresAt is when the status link stops working. Tokens stored
+	// before links expired have none: they expire StatusLinkLifetime after
+	// their return's creation.
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 }
 
 // orderRecord is an order as stored. Money is in minor units of Currency.
@@ -92,7 +105,23 @@ type costsRecord struct {
 	Exchange int64 `json:"exchange,omitempty"`
 }
 
-func (c costsRecord) total() int64 { return c.Shipment + c.Handling + c.Exchange }
+// total is the sum of the costs, or false when it does not fit; a policy
+// with costs outside 0…maxMinor is refused (policyCosts), so stored costs
+// always fit.
+func (c costsRecord) total() (int64, bool) {
+	t, ok := checked.Add(c.Shipment, c.Handling)
+	if ok {
+		t, ok = checked.Add(t, c.Exchange)
+	}
+	return t, ok
+}
+
+// returnCost is the label and handling part of the costs (the wire's
+// returnCost), with the same guarantee as total.
+func (c costsRecord) returnCost() int64 {
+	t, _ := checked.Add(c.Shipment, c.Handling)
+	return t
+}
 
 // returnRecord is a return as stored.
 type returnRecord struct {

@@ -1,14 +1,17 @@
 package returns
 
 import (
+	"cmp"
 	"context"
-	"crypto/subtle"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -32,17 +35,30 @@ type Options struct {
 	// e.g. "https://returns.example.com". Default: none, so statusUrl is
 	// the bare path.
 	PublicURL string
+	// StatusLinkLifetime is how long a return's status page link works
+	// after it was made (when the return was created, or when
+	// RenewStatusLink replaced it). An expired link shows a page saying so,
+	// never the return. Default DefaultStatusLinkLifetime.
+	StatusLinkLifetime time.Duration
 }
+
+// DefaultStatusLinkLifetime is how long a status page link works: a return
+// takes weeks to ship back, inspect and refund, and customers look at the
+// page until the money has arrived, or later when they dispute a card
+// payment (which card schemes allow for about 120 days). Past half a year
+// an old link in a mailbox should no longer show what was returned.
+const DefaultStatusLinkLifetime = 180 * 24 * time.Hour
 
 // Service is the returns area: orders, returns, inspections and refund
 // transactions of every site, kept in one store. It is safe for concurrent
 // use.
 type Service struct {
-	store     storage.Store
-	clock     deliverykit.Clock
-	ids       deliverykit.IDSource
-	policies  Policies
-	publicURL string
+	store        storage.Store
+	clock        deliverykit.Clock
+	ids          deliverykit.IDSource
+	policies     Policies
+	publicURL    string
+	linkLifetime time.Duration
 
 	orders  ranked[orderRecord]
 	returns ranked[returnRecord]
@@ -52,11 +68,12 @@ type Service struct {
 // New returns a Service keeping its state in store.
 func New(store storage.Store, opts Options) *Service {
 	s := &Service{
-		store:     store,
-		clock:     opts.Clock,
-		ids:       opts.IDs,
-		policies:  opts.Policies,
-		publicURL: strings.TrimRight(opts.PublicURL, "/"),
+		store:        store,
+		clock:        opts.Clock,
+		ids:          opts.IDs,
+		policies:     opts.Policies,
+		publicURL:    strings.TrimRight(opts.PublicURL, "/"),
+		linkLifetime: cmp.Or(max(opts.StatusLinkLifetime, 0), DefaultStatusLinkLifetime),
 		orders: ranked[orderRecord]{coll: ordersColl, ranks: orderRanks,
 			id: func(o orderRecord) uint64 { return o.ID }, created: func(o orderRecord) time.Time { return o.CreatedAt }},
 		returns: ranked[returnRecord]{coll: returnsColl, ranks: returnRanks,
@@ -112,6 +129,10 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 		vs = append(vs, deliverykit.FieldViolation{Field: "shippingAmount", Rule: "gte", Message: "must not be negative"})
 	}
 	seen := map[string]bool{}
+	// The order's value, Σ price × quantity + shipping, must fit: every
+	// refund is a part of it.
+	var value checked.Sum[int64]
+	value.Add(max(rec.Shipping, 0))
 	for i, it := range in.Items {
 		p := "items[" + strconv.Itoa(i) + "]"
 		if seen[it.ForeignLineItemID] {
@@ -125,6 +146,10 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 		if perr == nil && terr == nil && (price < 0 || tax < 0 || tax > price) {
 			vs = append(vs, deliverykit.FieldViolation{Field: p + ".purchasePriceAmount", Rule: "range", Message: "amount and itemTax must not be negative and itemTax must not exceed amount"})
 		}
+		if value.AddProduct(max(price, 0), int64(it.Quantity)); value.Overflowed() == i+1 {
+			vs = append(vs, deliverykit.FieldViolation{Field: p + ".quantity", Rule: checked.Rule,
+				Message: "makes the order's value (price × quantity over the items plus shipping) larger than an amount can be"})
+		}
 		rec.Lines = append(rec.Lines, orderLine{
 			ID: uint64(i + 1), ForeignLineItemID: it.ForeignLineItemID, SKU: it.SKU,
 			ProductTitle: it.ProductTitle, VariantTitle: it.VariantTitle,
@@ -136,12 +161,12 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 	}
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		rec := rec
-		id, err := ordersColl.NextSequence(tx)
+		id, rank, err := s.orders.next(tx, site)
 		if err != nil {
 			return err
 		}
-		rec.ID = id
-		if _, err := orderByForeignID.Put(tx, storage.Key(site, rec.ForeignID), idRecord{ID: id}, storage.MustNotExist()); err != nil {
+		rec.ID, rec.Rank = id, rank
+		if _, err := orderByForeignID.Put(tx, storage.Key(site, rec.ForeignID), idRecord{ID: id, EmailDigest: emailDigest(rec.Email)}, storage.MustNotExist()); err != nil {
 			if errors.Is(err, deliverykit.ErrConflict) {
 				return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "an order with this foreignId already exists",
 					Violations: []deliverykit.FieldViolation{{Field: "foreignId", Rule: "unique", Message: "is already imported"}}}
@@ -158,11 +183,6 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 				return err
 			}
 		}
-		n, err := s.orders.count(tx, site)
-		if err != nil {
-			return err
-		}
-		rec.Rank = n + 1
 		return s.orders.insert(tx, site, id, rec.Rank, rec)
 	})
 	if err != nil {
@@ -277,11 +297,14 @@ func (s *Service) GetReturn(ctx context.Context, site string, id uint64) (Return
 }
 
 // ReturnByToken returns the site and detail of the return whose status
-// page token is token: what the public status page shows.
+// page token is token: what the public status page shows. An unknown token
+// is NotFound; an expired or replaced one is NotFound with
+// ErrStatusLinkExpired as its cause.
 func (s *Service) ReturnByToken(ctx context.Context, token string) (string, Return, error) {
 	if token == "" || hasNUL(token) {
 		return "", Return{}, notFound("return")
 	}
+	now := s.now()
 	var site string
 	var out Return
 	err := s.store.View(ctx, func(tx storage.Tx) error {
@@ -293,6 +316,9 @@ func (s *Service) ReturnByToken(ctx context.Context, token string) (string, Retu
 		r, err := returnsColl.Get(tx, orderKey(site, t.Value.ReturnID))
 		if err != nil {
 			return err
+		}
+		if !now.Before(s.linkExpiry(t.Value, r.Value)) {
+			return errStatusLinkExpired()
 		}
 		o, err := ordersColl.Get(tx, orderKey(site, r.Value.OrderID))
 		if err != nil {
@@ -395,8 +421,23 @@ func (s *Service) ListReturns(ctx context.Context, site string, pr PageRequest) 
 
 func (s *Service) statusURL(token string) string { return s.publicURL + StatusPagePath + token }
 
-// equalFoldConst compares e-mail addresses case-insensitively without an
-// early exit on the first differing byte.
-func equalFoldConst(a, b string) bool {
-	return subtle.ConstantTimeCompare([]byte(strings.ToLower(strings.TrimSpace(a))), []byte(strings.ToLower(strings.TrimSpace(b)))) == 1
+// emailDigest is the SHA-256 of an e-mail address without surrounding
+// space, in lower case: what the customer return compares, so that the
+// comparison takes the same time whatever the addresses' lengths.
+func emailDigest(email string) []byte {
+	h := sha256.New()
+	h.Write([]byte("deliverykit/returns e-mail\x00"))
+	h.Write([]byte(strings.ToLower(strings.TrimSpace(email))))
+	return h.Sum(nil)
 }
+
+// missingOrderIndex is what the customer return decodes when no order has
+// the foreign id: an index record of the same shape and size as a real
+// one, so that an unknown order costs what a known one does.
+var missingOrderIndex = func() []byte {
+	b, err := json.Marshal(idRecord{ID: 1, EmailDigest: emailDigest("")})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()

@@ -379,13 +379,14 @@ func TestTenantIsolation(t *testing.T) {
 	if _, err := f.svc.ReportReturnedItems(f.ctx, "site-a", ReturnedItemsInput{ReturnID: ra.ID, Items: []ReturnedItemInput{{SKU: "JACKET-M", Quantity: 1, Approved: true}}}); err != nil {
 		t.Fatal(err)
 	}
+	f.importOrder(t, "site-a", "A-2")
 	f.importOrder(t, "site-b", "A-1") // the same foreign id is another order at another site
 
 	checks := []struct {
 		name string
 		err  error
 	}{
-		{"order by id", second(f.svc.GetOrder(f.ctx, "site-b", "1", IDService))},
+		{"order by id", second(f.svc.GetOrder(f.ctx, "site-b", "2", IDService))},
 		{"return by id", second(f.svc.GetReturn(f.ctx, "site-b", ra.ID))},
 		{"mark refund", second(f.svc.MarkRefunded(f.ctx, "site-b", 1))},
 		{"report", second(f.svc.ReportReturnedItems(f.ctx, "site-b", ReturnedItemsInput{ReturnID: ra.ID, Items: []ReturnedItemInput{{SKU: "JACKET-M", Quantity: 1}}}))},
@@ -396,9 +397,11 @@ func TestTenantIsolation(t *testing.T) {
 			t.Errorf("%s from site-b: %v, want not found", c.name, c.err)
 		}
 	}
-	ob, err := f.svc.GetOrder(f.ctx, "site-b", "A-1", IDForeign)
-	if err != nil || ob.ID == a.ID || len(ob.Returns) != 0 {
-		t.Errorf("site-b's A-1 = %+v, %v", ob, err)
+	// Ids are per site: site-b's first order is 1 as site-a's is, and it
+	// is site-b's own.
+	ob, err := f.svc.GetOrder(f.ctx, "site-b", "1", IDService)
+	if err != nil || ob.ID != a.ID || len(ob.Returns) != 0 || ob.OrderRefund.RefundStatus != RefundNone {
+		t.Errorf("site-b's order 1 = %+v, %v", ob, err)
 	}
 	orders, _ := f.svc.ListOrders(f.ctx, "site-b", PageRequest{})
 	rets, _ := f.svc.ListReturns(f.ctx, "site-b", PageRequest{})

@@ -1,6 +1,7 @@
 package returns
 
 import (
+	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -72,7 +73,9 @@ func orderRefund(o orderRecord, refunds []refundRecord) OrderRefund {
 	out := OrderRefund{CurrencyCode: o.Currency, AmountRefunded: o.amount(0), RefundStatus: refundStatusOf(refunds), Transactions: []RefundTransaction{}}
 	for _, r := range refunds {
 		if r.Status == TxRefunded {
-			out.AmountRefunded.Minor += r.Amount
+			// Refunds of an order never add up to more than its
+			// items and shipping, which fit (ImportOrder checks).
+			out.AmountRefunded.Minor, _ = checked.Add(out.AmountRefunded.Minor, r.Amount)
 		}
 		out.Transactions = append(out.Transactions, refundTransaction(r))
 	}
@@ -96,7 +99,7 @@ func refundTransaction(r refundRecord) RefundTransaction {
 	return RefundTransaction{
 		ID: r.ID, ReturnID: r.ReturnID, Status: r.Status, RefundType: "BASIC", CurrencyCode: r.Currency, Source: "RETURN",
 		TotalAmount: a(r.Amount), ItemsAmount: a(r.Items), ShippingRefundAmount: a(r.Shipping),
-		ExchangeCost: a(r.Costs.Exchange), ReturnCost: a(r.Costs.Shipment + r.Costs.Handling), GiftCardAddition: a(0),
+		ExchangeCost: a(r.Costs.Exchange), ReturnCost: a(r.Costs.returnCost()), GiftCardAddition: a(0),
 	}
 }
 
@@ -114,7 +117,8 @@ func (s *Service) returnView(tx storage.Tx, site string, o orderRecord, r return
 	}
 	for i, l := range r.Lines {
 		ol := o.Lines[l.OrderLine]
-		out.CalculatedRefund.Lines[i] = CalculatedRefundLine{ForeignLineItemID: ol.ForeignLineItemID, Quantity: l.Quantity, Amount: o.amount(ol.Price * int64(l.Quantity))}
+		amt, _ := lineAmount(ol.Price, l.Quantity) // fits: ImportOrder checks every line
+		out.CalculatedRefund.Lines[i] = CalculatedRefundLine{ForeignLineItemID: ol.ForeignLineItemID, Quantity: l.Quantity, Amount: o.amount(amt)}
 		out.Items[i] = returnItem(o, r, l)
 	}
 	for i, sh := range r.Shipments {
@@ -133,9 +137,15 @@ func (s *Service) returnView(tx storage.Tx, site string, o orderRecord, r return
 	return out, nil
 }
 
+// costsTotal is the total of stored costs, which always fits (policyCosts).
+func costsTotal(c costsRecord) int64 {
+	t, _ := c.total()
+	return t
+}
+
 func returnCosts(o orderRecord, c costsRecord) ReturnCosts {
 	return ReturnCosts{CurrencyCode: o.Currency, ReturnShipmentCost: o.amount(c.Shipment), ReturnHandlingCost: o.amount(c.Handling),
-		ExchangeCost: o.amount(c.Exchange), FailedDeliveryCost: o.amount(0), TotalCost: o.amount(c.total())}
+		ExchangeCost: o.amount(c.Exchange), FailedDeliveryCost: o.amount(0), TotalCost: o.amount(costsTotal(c))}
 }
 
 // returnItem shows a line of a return. Before inspection it is
@@ -185,7 +195,7 @@ func (s *Service) refundEntry(o orderRecord, r refundRecord, orderStatus RefundS
 		RefundDetails: RefundDetails{
 			RefundAmounts: RefundAmounts{TotalItemRefundAmount: a(r.Items), ShippingRefundAmount: a(r.Shipping)},
 			ReturnCosts: EntryReturnCosts{CurrencyCode: r.Currency, ReturnShipmentCost: a(r.Costs.Shipment), ReturnHandlingCost: a(r.Costs.Handling),
-				FailedDeliveryCost: a(0), ExchangeCost: a(r.Costs.Exchange), TotalReturnCost: a(r.Costs.total())},
+				FailedDeliveryCost: a(0), ExchangeCost: a(r.Costs.Exchange), TotalReturnCost: a(costsTotal(r.Costs))},
 			Items: make([]RefundEntryItem, len(r.Lines)),
 		},
 	}

@@ -200,7 +200,7 @@ func categories(res *options.Result) []DeliveryCategory {
 			DeliveryType:  DeliveryType(c.DeliveryType),
 			DisplayName:   c.Name,
 			SortOrder:     int32(c.SortOrder),
-			OptionsSource: OptionsSourceCarrier,
+			OptionsSource: source(c),
 			ExternalID:    c.ExternalID,
 			Preselected:   c.Preselected,
 			Warehouse: &Warehouse{
@@ -214,11 +214,41 @@ func categories(res *options.Result) []DeliveryCategory {
 			dc.Addons = append(dc.Addons, Addon{ID: a.ID, DisplayName: a.Name, Price: Int64(a.Price), AddonType: AddonType(a.Type), Preselected: a.Preselected})
 		}
 		for _, o := range c.Options {
-			dc.DeliveryOptions = append(dc.DeliveryOptions, option(o))
+			do := option(o)
+			if c.ETDText != "" {
+				// The fallback's estimate in words replaces dates the
+				// merchant did not promise.
+				do.ETD = ETD{Custom: &CustomETD{Text: c.ETDText}}
+			}
+			dc.DeliveryOptions = append(dc.DeliveryOptions, do)
 		}
 		out = append(out, dc)
 	}
 	return out
+}
+
+// source says where a category's options come from: the catalog's
+// fallback, offered because no carrier product serves the delivery, or the
+// carriers.
+func source(c options.Category) OptionsSource {
+	if c.Fallback {
+		return OptionsSourceFallback
+	}
+	return OptionsSourceCarrier
+}
+
+// productIDs makes carrier.product_id the carrier product reference in
+// categories stored before it was (they held the carrier's own product id
+// there and the reference in the meta).
+func productIDs(cats []DeliveryCategory) {
+	for i := range cats {
+		for j := range cats[i].DeliveryOptions {
+			c := &cats[i].DeliveryOptions[j].Carrier
+			if ref := c.Meta[MetaProductRef]; ref != "" {
+				c.ProductID = ref
+			}
+		}
+	}
 }
 
 func option(o options.Option) DeliveryOption {
@@ -231,7 +261,7 @@ func option(o options.Option) DeliveryOption {
 		Carrier: Carrier{
 			Name:        o.Carrier.Name,
 			ProductName: o.Carrier.ProductName,
-			ProductID:   o.Carrier.ProductID,
+			ProductID:   o.Carrier.ProductRef,
 			ExternalID:  ext,
 			SortOrder:   int32(o.Carrier.SortOrder),
 			Meta:        map[string]string{MetaProductRef: o.Carrier.ProductRef},

@@ -69,7 +69,11 @@
 // naming the field (deliveries[0].line_items[1].weight). Amounts must not
 // be negative, coordinates must be in range, country and currency codes
 // are ISO 3166-1 alpha-2 and ISO 4217, region codes ISO 3166-2 without the
-// country prefix, and locales have the lc-CC form.
+// country prefix, and locales have the lc-CC form. A delivery's total
+// weight (quantity × weight summed over its line items) must fit in a
+// 64-bit integer: the line item that takes it over is InvalidArgument with
+// rule "overflow" (deliveries[0].line_items[3].weight), so an absurd cart
+// is refused rather than wrapped into a light one.
 //
 // # How options are computed
 //

@@ -87,12 +87,12 @@ func Example() {
 	fmt.Println("agentic checkout", session.ACPVersion+":", len(ad.FulfillmentOptions), "options, chosen", ad.FulfillmentOptionID)
 	// Output:
 	// sessions/000001 ACTIVE returns cost 4900
-	//   Pickup point: 10 options from 4900
+	//   Pickup point: 8 options from 4900
 	//   Home delivery: 2 options from 7900
 	//   Mailbox: 1 options from 2900
-	//   Collect in store: 2 options from 0
+	//   Collect in store: 1 options from 0
 	// patched, etag changed: true home delivery now 0
 	// stale etag: conflict
 	// COMPLETED tos_000002 order-1001
-	// agentic checkout 2025-09-29: 15 options, chosen home/north-parcel-home
+	// agentic checkout 2025-09-29: 12 options, chosen home/north-parcel-home
 }

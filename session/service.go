@@ -244,6 +244,9 @@ func (s *Service) Get(ctx context.Context, site, name string) (*Session, error) 
 			return nil, err
 		}
 	}
+	for i := range it.Value.Deliveries {
+		productIDs(it.Value.Deliveries[i].DeliveryCategories)
+	}
 	return withEtag(it.Value.Session, it.Version), nil
 }
 

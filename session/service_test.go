@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -222,6 +223,23 @@ func TestCreateValidation(t *testing.T) {
 			s.Deliveries[0].LineItems[0].Dimensions = &session.Dimensions{Height: 10, Length: 10, Width: -1}
 		}, []string{"deliveries[0].line_items[0].dimensions.width"}},
 		{"quantity 0", func(s *session.Session) { s.Deliveries[0].LineItems[0].Quantity = 0 }, []string{"deliveries[0].line_items[0].quantity"}},
+		// MaxInt32 × MaxInt32 is just under 2^62 g: after the 800 g tent,
+		// the third such line takes the sum past MaxInt64 (the engine
+		// sums in int), where a wrapped total came out light enough for
+		// the mailbox.
+		{"total weight overflows", func(s *session.Session) {
+			li := s.Deliveries[0].LineItems[0]
+			li.Quantity, li.Weight = math.MaxInt32, i32(math.MaxInt32)
+			s.Deliveries[0].LineItems = []session.LineItem{s.Deliveries[0].LineItems[0], li, li, li, li}
+		}, []string{"deliveries[0].line_items[3].weight"}},
+		{"total weight overflows in the second delivery", func(s *session.Session) {
+			d := s.Deliveries[0]
+			d.ID = "d2"
+			li := d.LineItems[0]
+			li.Quantity, li.Weight = math.MaxInt32, i32(math.MaxInt32)
+			d.LineItems = []session.LineItem{li, li, {SKU: "x", Title: "X", Quantity: 1}, li, li, li}
+			s.Deliveries = append(s.Deliveries, d)
+		}, []string{"deliveries[1].line_items[3].weight"}},
 		{"negative price", func(s *session.Session) { s.Deliveries[0].LineItems[0].Price = -1 }, []string{"deliveries[0].line_items[0].price"}},
 		{"negative item discount", func(s *session.Session) { s.Deliveries[0].LineItems[0].Discount = -1 }, []string{"deliveries[0].line_items[0].discount"}},
 		{"missing sku and title", func(s *session.Session) {

@@ -351,9 +351,12 @@ const MetaProductRef = "product_ref"
 type Carrier struct {
 	Name        string `json:"name"`
 	ProductName string `json:"product_name"`
-	ProductID   string `json:"product_id"`
+	// ProductID is the carrier product reference: the value a checkout's
+	// shipping_method, a tracking order's carrier_product_ref and a
+	// shipment's shipping_method carry for the same product.
+	ProductID string `json:"product_id"`
 	// ExternalID is the product's external id in the catalog, or its
-	// product ref when the catalog gives none (the field is required).
+	// reference when the catalog gives none (the field is required).
 	ExternalID string            `json:"external_id"`
 	SortOrder  int32             `json:"sort_order,omitempty"`
 	Meta       map[string]string `json:"meta,omitempty"`

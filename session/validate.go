@@ -2,12 +2,14 @@ package session
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/internal/validation"
 )
 
@@ -146,6 +148,9 @@ func checkSession(in *Session) error {
 		if c := d.RecipientContact; c != nil && c.Address != nil {
 			checkAddress(&vs, p+"recipient_contact.address.", c.Address)
 		}
+		if len(d.LineItems) <= MaxLineItems {
+			checkWeight(&vs, p, d.LineItems)
+		}
 		if len(d.Nodes) > MaxNodes {
 			continue
 		}
@@ -177,6 +182,25 @@ func allShort(ss []string, n int) bool {
 		}
 	}
 	return true
+}
+
+// checkWeight refuses a delivery whose total weight, Σ quantity × weight
+// over its line items, does not fit the int the options engine sums it
+// in: a wrapped sum would make an enormous cart light enough for a
+// mailbox. The line item whose weight takes the sum over is named.
+// Non-positive quantities and weights are reported by the tags.
+func checkWeight(vs *violations, prefix string, items []LineItem) {
+	var total checked.Sum[int]
+	for j, li := range items {
+		if li.Weight == nil || *li.Weight <= 0 || li.Quantity <= 0 {
+			continue
+		}
+		if total.AddProduct(int(li.Quantity), int(*li.Weight)); total.Overflowed() >= 0 {
+			vs.add(fmt.Sprintf("%sline_items[%d].weight", prefix, j), checked.Rule,
+				fmt.Sprintf("makes the delivery's total weight (quantity × weight over line_items) larger than %d g", math.MaxInt))
+			return
+		}
+	}
 }
 
 // checkAddress adds the rules tags cannot say.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -55,6 +56,7 @@ func (s *Service) checkCreate(site string, req CreateShipmentRequest) (*plan, er
 	if err := checkSite(site, req.SiteID); err != nil {
 		return nil, err
 	}
+	req = withShippingMethod(req)
 	pl := &plan{req: req}
 	var vs []deliverykit.FieldViolation
 	// Over the limit, the tags refuse the list with one violation; the
@@ -82,6 +84,30 @@ func (s *Service) checkCreate(site string, req CreateShipmentRequest) (*plan, er
 		pl.req.DirectionType = DirectionOutbound
 	}
 	return pl, nil
+}
+
+// withShippingMethod gives every delivery that names no carrier product the
+// request's shipping_method, and a parcel without deliveries one delivery
+// with it. The caller's slices are left as they were.
+func withShippingMethod(req CreateShipmentRequest) CreateShipmentRequest {
+	if req.ShippingMethod == "" || len(req.Parcels) > MaxParcels {
+		return req // over the limit, the tags refuse the parcels unseen
+	}
+	req.Parcels = slices.Clone(req.Parcels)
+	for i := range req.Parcels {
+		p := &req.Parcels[i]
+		if len(p.Deliveries) == 0 {
+			p.Deliveries = []DeliveryInput{{CarrierProductRef: req.ShippingMethod}}
+			continue
+		}
+		p.Deliveries = slices.Clone(p.Deliveries)
+		for j := range p.Deliveries {
+			if p.Deliveries[j].CarrierProductRef == "" {
+				p.Deliveries[j].CarrierProductRef = req.ShippingMethod
+			}
+		}
+	}
+	return req
 }
 
 // normalizedRequest is what is compared when an external_id is created

@@ -257,12 +257,17 @@ type CreateShipmentRequest struct {
 	// returns the first shipment; with other content it is a Conflict.
 	ExternalID string `json:"external_id,omitempty" validate:"omitempty,max_ref"`
 	// DirectionType is OUTBOUND (the default) or RETURN.
-	DirectionType DirectionType     `json:"direction_type,omitempty" validate:"omitempty,oneof=OUTBOUND RETURN"`
-	Reference     string            `json:"reference,omitempty" validate:"omitempty,max_shipment_reference"`
-	Attributes    map[string]string `json:"attributes,omitempty" validate:"max_shipment_attributes,dive,keys,max_id,endkeys,max_name"`
-	Sender        *Sender           `json:"sender" validate:"required"`
-	Receiver      *Receiver         `json:"receiver" validate:"required"`
-	Parcels       []ParcelInput     `json:"parcels" validate:"required,min=1,max_parcels,dive"`
+	DirectionType DirectionType `json:"direction_type,omitempty" validate:"omitempty,oneof=OUTBOUND RETURN"`
+	// ShippingMethod is a carrier product reference (a checkout's
+	// shipping_method, a delivery session's carrier.product_id) for every
+	// delivery that names none; a parcel without deliveries gets one
+	// delivery with it.
+	ShippingMethod string            `json:"shipping_method,omitempty" validate:"max_id"`
+	Reference      string            `json:"reference,omitempty" validate:"omitempty,max_shipment_reference"`
+	Attributes     map[string]string `json:"attributes,omitempty" validate:"max_shipment_attributes,dive,keys,max_id,endkeys,max_name"`
+	Sender         *Sender           `json:"sender" validate:"required"`
+	Receiver       *Receiver         `json:"receiver" validate:"required"`
+	Parcels        []ParcelInput     `json:"parcels" validate:"required,min=1,max_parcels,dive"`
 	// OutboundShipmentID connects a RETURN shipment to the outbound
 	// shipment it returns: parcels added later to the outbound shipment
 	// are added to it too.

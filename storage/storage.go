@@ -63,6 +63,14 @@ type Store interface {
 	Close() error
 }
 
+// Prober is implemented by stores that can tell more about their health
+// than a successful write: bolt checks that the file it has open is still
+// the file at its path. Readiness checks call Probe before writing; an
+// error means the store should not receive traffic.
+type Prober interface {
+	Probe(ctx context.Context) error
+}
+
 // Tx is one transaction. Collection names and keys are non-empty strings;
 // an empty one is an InvalidArgument error.
 type Tx interface {

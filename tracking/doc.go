@@ -22,6 +22,30 @@
 // reaches one order of one site and nothing else; GET /parcels?token= with
 // another site's key is not found.
 //
+// # Link lifetime and rotation
+//
+// A token works for Options.LinkLifetime (DefaultLinkLifetime, 90 days)
+// after it was last handed out: at registration, by GenerateLink (whose
+// answer carries expires_at) and with every step or alert passed to the
+// Observer, whose notifications carry the link. An expired token is
+// NotFound with ErrLinkExpired as its cause; the customer page answers it
+// with 410 Gone and a page that tells the customer to ask the shop for a
+// new link, never with the order. GenerateLink replaces an expired token
+// with a new one, and with rotate: true (an extension of the request)
+// replaces a live one, for example after a link went to the wrong person:
+// links handed out before then show the expired page. Tokens stored
+// before links expired count from their order's registration.
+//
+// # Carts
+//
+// Cart amounts are int32 minor units on the wire, and so are the sums the
+// customer page shows (items_price, items_discount, price). Registration
+// refuses, naming the field with rule "overflow", a cart whose
+// price × quantity or discount × quantity of an item (cart.items[1].quantity,
+// cart.items[1].discount), whose sums over the items (cart.items) or whose
+// total + shipping_price (cart.shipping_price) exceed 2147483647: a
+// wrapped sum would show a negative price.
+//
 // # Progress steps
 //
 // A step event appends a ProgressItem placed by its time: carriers deliver

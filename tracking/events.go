@@ -105,7 +105,7 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 	}
 	now := s.opts.Clock.Now().UTC()
 	var changes []Change
-	err := s.store.Update(ctx, func(tx storage.Tx) error {
+	err := s.updateWithToken(ctx, "", func(tx storage.Tx, fresh string) error {
 		changes = changes[:0]
 		p, err := s.eventParcel(tx, site, ev.TrackingNumber, carrier)
 		if err != nil {
@@ -156,8 +156,28 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 			return nil
 		}
 		rec.LastEventAt = now
-		_, err = parcels.Put(tx, p.Key, rec, storage.VersionIs(p.Version))
-		return err
+		if _, err = parcels.Put(tx, p.Key, rec, storage.VersionIs(p.Version)); err != nil {
+			return err
+		}
+		if len(changes) == 0 {
+			return nil
+		}
+		// The observer's notifications carry the link: keep it working
+		// for another LinkLifetime (a new token when it expired).
+		o := ord.Value
+		_, replaced, err := s.keepLink(tx, site, &o, now, false, fresh)
+		if err != nil {
+			return err
+		}
+		if replaced {
+			if _, err := orders.Put(tx, ord.Key, o, storage.VersionIs(ord.Version)); err != nil {
+				return err
+			}
+		}
+		for i := range changes {
+			changes[i].TrackingLink = s.portalLink(o.Token, "")
+		}
+		return nil
 	})
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package tracking_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -113,4 +114,37 @@ func ExampleService_GenerateLink() {
 	fmt.Println(res.TrackingLink)
 	// Output:
 	// https://track.my-shop.example/v1/delivery_tracking/_/page/tt_000003?locale=sv-SE
+}
+
+// A link works for LinkLifetime after it was last handed out; rotate
+// replaces the token, and the old link then reports that it expired.
+func ExampleService_GenerateLink_rotate() {
+	ctx := context.Background()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC))
+	svc, _ := tracking.New(memory.New(), tracking.Options{
+		Products:     tracking.StaticProducts{"p": {Ref: "p", CarrierID: "c"}},
+		PortalURL:    "https://track.my-shop.example",
+		LinkLifetime: 30 * 24 * time.Hour,
+		Clock:        clock,
+		IDs:          &deliverykit.SequentialIDs{},
+	})
+	_, err := svc.CreateOrder(ctx, "my-site", tracking.CreateTrackingOrderRequest{
+		ExternalID: "ORD-7", CarrierProductRef: "p", Sender: &tracking.Sender{Name: "My Shop"},
+		Receiver: &tracking.Receiver{Name: "Bo"}, Destination: &tracking.Destination{Address: &tracking.Address{}},
+		DeliveryType: tracking.OrderDeliveryUnknown,
+	})
+	if err != nil {
+		panic(err)
+	}
+	clock.Advance(time.Hour)
+	res, err := svc.GenerateLink(ctx, "my-site", tracking.GenerateTrackingPageLinkRequest{OrderID: "ORD-7", Locale: "sv-SE", Rotate: true})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.TrackingLink, "until", res.ExpiresAt)
+	_, err = svc.OrderByToken(ctx, "tt_000003", "")
+	fmt.Println("old link expired:", errors.Is(err, tracking.ErrLinkExpired))
+	// Output:
+	// https://track.my-shop.example/v1/delivery_tracking/_/page/tt_000004?locale=sv-SE until 2026-12-20T09:00:00Z
+	// old link expired: true
 }

@@ -121,14 +121,10 @@ func (s *Service) Parcels(ctx context.Context, site string, q ParcelsQuery) (*Ge
 		var only []storage.Item[parcelRecord]
 		switch {
 		case q.Token != "":
-			t, err := tokens.Get(tx, q.Token)
-			if errors.Is(err, storage.ErrNotFound) || err == nil && t.Value.Site != site {
+			_, it, err := s.liveToken(tx, site, q.Token, now)
+			if errors.Is(err, storage.ErrNotFound) {
 				return notFoundField("tracking link", "token", "is not a tracking token of the site")
 			}
-			if err != nil {
-				return err
-			}
-			it, err := orders.Get(tx, storage.Key(site, t.Value.TosID))
 			if err != nil {
 				return err
 			}
@@ -204,7 +200,8 @@ func (s *Service) Parcels(ctx context.Context, site string, q ParcelsQuery) (*Ge
 // OrderByToken returns the order a customer tracking link names, for the
 // customer page. The token is the only credential: it is 128 random bits,
 // and it reaches exactly one order of one site. It also returns the site
-// name for the page header.
+// name for the page header. An unknown token is NotFound; an expired or
+// replaced one is NotFound with ErrLinkExpired as its cause.
 func (s *Service) OrderByToken(ctx context.Context, token, locale string) (*PrivateOrder, error) {
 	tag := language.English
 	if locale != "" {
@@ -215,18 +212,14 @@ func (s *Service) OrderByToken(ctx context.Context, token, locale string) (*Priv
 	now := s.opts.Clock.Now().UTC()
 	var po *PrivateOrder
 	err := s.store.View(ctx, func(tx storage.Tx) error {
-		t, err := tokens.Get(tx, token)
+		t, it, err := s.liveToken(tx, "", token, now)
 		if errors.Is(err, storage.ErrNotFound) {
 			return deliverykit.E(deliverykit.KindNotFound, "no such tracking link")
 		}
 		if err != nil {
 			return err
 		}
-		it, err := orders.Get(tx, storage.Key(t.Value.Site, t.Value.TosID))
-		if err != nil {
-			return err
-		}
-		po, err = s.privateOrder(tx, t.Value.Site, &it.Value, tag, locale, now)
+		po, err = s.privateOrder(tx, t.Site, &it.Value, tag, locale, now)
 		return err
 	})
 	return po, err
@@ -265,10 +258,10 @@ func (s *Service) privateOrder(tx storage.Tx, site string, o *orderRecord, tag l
 	}
 	if c := o.Request.Cart; c != nil {
 		po.Cart = computeCart(c, tag)
-		for _, it := range c.Items {
+		for i, it := range c.Items {
 			po.Items = append(po.Items, DisplayItem{
 				Discount: it.Discount, Image: it.Image, Name: it.Name, Price: it.Price,
-				Quantity: it.Quantity, SKU: it.SKU, TotalPrice: it.Price * it.Quantity,
+				Quantity: it.Quantity, SKU: it.SKU, TotalPrice: po.Cart.Items[i].TotalPrice,
 			})
 		}
 	}

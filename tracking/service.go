@@ -23,6 +23,12 @@ const (
 	DefaultPortalURL            = "http://127.0.0.1:8080"
 	DefaultCarrierFallbackAfter = 48 * time.Hour
 	DefaultMaxOrders            = 100
+	// DefaultLinkLifetime is how long a tracking link works: delivery
+	// takes days to weeks, and a customer may come back to the page
+	// during a 30-day return window and the return's own transit. Past
+	// that, a link forwarded or left in an old mailbox should no longer
+	// show the customer's name, address and goods.
+	DefaultLinkLifetime = 90 * 24 * time.Hour
 )
 
 // Site is what tracking shows about a merchant site.
@@ -55,6 +61,13 @@ type Options struct {
 	// MaxOrders caps GET /orders without external_id. Default
 	// DefaultMaxOrders.
 	MaxOrders int
+	// LinkLifetime is how long a tracking link (its token) works after it
+	// was last handed out: when the order was registered, when
+	// GenerateLink returned it, or when a parcel event was passed to the
+	// Observer (whose notifications carry the link). An expired link
+	// shows a page saying so, never the order. Default
+	// DefaultLinkLifetime.
+	LinkLifetime time.Duration
 	// Clock and IDs default to the system clock and RandomIDs. Tokens
 	// come from IDs: in production it must be RandomIDs.
 	Clock deliverykit.Clock
@@ -91,6 +104,9 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	}
 	if opts.MaxOrders <= 0 {
 		opts.MaxOrders = DefaultMaxOrders
+	}
+	if opts.LinkLifetime <= 0 {
+		opts.LinkLifetime = DefaultLinkLifetime
 	}
 	return &Service{store: store, opts: opts}, nil
 }
@@ -130,6 +146,10 @@ type parcelRecord struct {
 type tokenRecord struct {
 	Site  string `json:"site"`
 	TosID string `json:"tos_id"`
+	// ExpiresAt is when the link stops working. Tokens stored before
+	// links expired have none: they expire LinkLifetime after their
+	// order's registration.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 }
 
 type idRecord struct {
@@ -211,6 +231,7 @@ func (s *Service) createOrder(ctx context.Context, site, tosID string, req Creat
 		Request:     req,
 		CreatedAt:   s.opts.Clock.Now().UTC(),
 	}
+	expires := rec.CreatedAt.Add(s.opts.LinkLifetime)
 	id := rec.TosID
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		extKey := storage.Key(site, req.ExternalID)
@@ -249,7 +270,7 @@ func (s *Service) createOrder(ctx context.Context, site, tosID string, req Creat
 				return err
 			}
 		}
-		_, err := tokens.Put(tx, rec.Token, tokenRecord{Site: site, TosID: rec.TosID}, storage.MustNotExist())
+		_, err := tokens.Put(tx, rec.Token, tokenRecord{Site: site, TosID: rec.TosID, ExpiresAt: expires}, storage.MustNotExist())
 		return err
 	})
 	if err != nil {
@@ -410,8 +431,14 @@ func parseLocale(field, locale string) (language.Tag, error) {
 // GenerateLink returns the customer tracking page link of an order, named
 // by order_id (tos_id or external_id) or by the tracking number of one of
 // its parcels. When both are given, the parcel must belong to the order.
-// The link carries the order's token, 128 random bits made when the order
-// was registered, so every link of one order is the same page.
+// The link carries the order's token, 128 random bits, so every link of
+// one order is the same page.
+//
+// The link works for Options.LinkLifetime from this call (expires_at in
+// the answer): a call extends the token's life, writing at most once a
+// day. When the token has expired, or when the request asks to rotate it,
+// the order gets a new token and the old link stops working for good (its
+// page says it expired).
 func (s *Service) GenerateLink(ctx context.Context, site string, req GenerateTrackingPageLinkRequest) (*GenerateTrackingPageLinkResponse, error) {
 	if err := checkSite(site, &req.SiteID); err != nil {
 		return nil, err
@@ -426,53 +453,88 @@ func (s *Service) GenerateLink(ctx context.Context, site string, req GenerateTra
 	if _, err := parseLocale("locale", req.Locale); err != nil {
 		return nil, err
 	}
+	now := s.opts.Clock.Now().UTC()
 	var o orderRecord
+	var expires time.Time
+	var action linkAction
 	err := s.store.View(ctx, func(tx storage.Tx) error {
-		if req.OrderID != "" {
-			it, err := getOrder(tx, site, req.OrderID)
-			if errors.Is(err, storage.ErrNotFound) || errors.Is(err, deliverykit.ErrNotFound) {
-				return &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "tracking order not found",
-					Violations: []deliverykit.FieldViolation{violation("order_id", "exists", "names no tracking order of the site")}}
-			}
-			if err != nil {
-				return err
-			}
-			o = it.Value
+		it, err := s.linkOrder(tx, site, req)
+		if err != nil {
+			return err
 		}
-		if req.TrackingNumber != "" {
-			ps, err := parcelsByNumber(tx, site, req.TrackingNumber)
-			if err != nil {
-				return err
-			}
-			if len(ps) == 0 {
-				return &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "parcel not found",
-					Violations: []deliverykit.FieldViolation{violation("tracking_number", "exists", "names no parcel of the site")}}
-			}
-			if o.TosID != "" {
-				for _, p := range ps {
-					if p.Value.TosID == o.TosID {
-						return nil
-					}
-				}
-				return deliverykit.InvalidField("tracking_number", "belongs", "is not a parcel of the order named by order_id")
-			}
-			tos, err := oneOrder(ps)
-			if err != nil {
-				return err
-			}
-			it, err := orders.Get(tx, storage.Key(site, tos))
-			if err != nil {
-				return err
-			}
-			o = it.Value
-		}
-		return nil
+		o = it.Value
+		expires, action, err = s.linkState(tx, &o, now, req.Rotate)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	if action != linkKeep {
+		fresh := ""
+		if action == linkReplace {
+			fresh = s.opts.IDs.NewID("tt_")
+		}
+		err = s.updateWithToken(ctx, fresh, func(tx storage.Tx, fresh string) error {
+			it, err := orders.Get(tx, storage.Key(site, o.TosID))
+			if err != nil {
+				return err
+			}
+			o = it.Value
+			var replaced bool
+			if expires, replaced, err = s.keepLink(tx, site, &o, now, req.Rotate, fresh); err != nil {
+				return err
+			}
+			if replaced {
+				_, err = orders.Put(tx, it.Key, o, storage.VersionIs(it.Version))
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	links := s.links(site, &o, req.Locale)
-	return &GenerateTrackingPageLinkResponse{TrackingLink: links.Links[0].URL, TrackingLinks: links}, nil
+	return &GenerateTrackingPageLinkResponse{TrackingLink: links.Links[0].URL, TrackingLinks: links, ExpiresAt: formatTime(expires)}, nil
+}
+
+// linkOrder finds the order a GenerateTrackingPageLinkRequest names.
+func (s *Service) linkOrder(tx storage.Tx, site string, req GenerateTrackingPageLinkRequest) (storage.Item[orderRecord], error) {
+	var none, o storage.Item[orderRecord]
+	if req.OrderID != "" {
+		it, err := getOrder(tx, site, req.OrderID)
+		if errors.Is(err, storage.ErrNotFound) || errors.Is(err, deliverykit.ErrNotFound) {
+			return none, &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "tracking order not found",
+				Violations: []deliverykit.FieldViolation{violation("order_id", "exists", "names no tracking order of the site")}}
+		}
+		if err != nil {
+			return none, err
+		}
+		o = it
+	}
+	if req.TrackingNumber == "" {
+		return o, nil
+	}
+	ps, err := parcelsByNumber(tx, site, req.TrackingNumber)
+	if err != nil {
+		return none, err
+	}
+	if len(ps) == 0 {
+		return none, &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "parcel not found",
+			Violations: []deliverykit.FieldViolation{violation("tracking_number", "exists", "names no parcel of the site")}}
+	}
+	if o.Value.TosID != "" {
+		for _, p := range ps {
+			if p.Value.TosID == o.Value.TosID {
+				return o, nil
+			}
+		}
+		return none, deliverykit.InvalidField("tracking_number", "belongs", "is not a parcel of the order named by order_id")
+	}
+	tos, err := oneOrder(ps)
+	if err != nil {
+		return none, err
+	}
+	return orders.Get(tx, storage.Key(site, tos))
 }
 
 // oneOrder returns the order of parcels found by tracking number, which

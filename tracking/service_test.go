@@ -3,6 +3,7 @@ package tracking
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -152,6 +153,21 @@ func TestCreateOrderValidation(t *testing.T) {
 			r.Cart.Items = []CartItem{{SKU: "X", Quantity: 0, Price: -1}}
 		}, []string{"cart.items[0].name required", "cart.items[0].price gte", "cart.items[0].quantity gt"}},
 		{"unknown product", func(r *CreateTrackingOrderRequest) { r.CarrierProductRef = "nope" }, []string{"carrier_product_ref known"}},
+		{"item total overflows", func(r *CreateTrackingOrderRequest) {
+			r.Cart.Items[1].Quantity, r.Cart.Items[1].Price = 2, math.MaxInt32/2+1
+		}, []string{"cart.items[1].quantity overflow"}},
+		{"item discount overflows", func(r *CreateTrackingOrderRequest) {
+			r.Cart.Items[0].Quantity, r.Cart.Items[0].Price, r.Cart.Items[0].Discount = 65_536, 1, 32_768
+		}, []string{"cart.items[0].discount overflow"}},
+		{"items price sum overflows", func(r *CreateTrackingOrderRequest) {
+			r.Cart.Items[0].Price, r.Cart.Items[1].Quantity, r.Cart.Items[1].Price = math.MaxInt32-19_800, 2, 9_901
+		}, []string{"cart.items overflow"}},
+		{"items discount sum overflows", func(r *CreateTrackingOrderRequest) {
+			r.Cart.Items[0].Discount, r.Cart.Items[1].Discount = math.MaxInt32, 1
+		}, []string{"cart.items overflow"}},
+		{"total plus shipping overflows", func(r *CreateTrackingOrderRequest) {
+			r.Cart.Total, r.Cart.ShippingPrice = math.MaxInt32, 1
+		}, []string{"cart.shipping_price overflow"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -315,12 +315,19 @@ type GenerateTrackingPageLinkRequest struct {
 	Locale         string `json:"locale" validate:"required,max_locale"`
 	OrderID        string `json:"order_id,omitempty" validate:"max_ref"`
 	TrackingNumber string `json:"tracking_number,omitempty" validate:"max_id"`
+	// Rotate (an extension) gives the order a new token: links handed out
+	// before stop working, for example after one was forwarded to the
+	// wrong person.
+	Rotate bool `json:"rotate,omitempty"`
 }
 
 // GenerateTrackingPageLinkResponse answers POST /generate_tracking_page_link.
 type GenerateTrackingPageLinkResponse struct {
 	TrackingLink  string         `json:"tracking_link"`
 	TrackingLinks *TrackingLinks `json:"tracking_links"`
+	// ExpiresAt (an extension) is when the portal link stops working
+	// unless handed out again (RFC 3339).
+	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
 // TrackingLinks holds at least the portal link.

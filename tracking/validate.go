@@ -98,8 +98,9 @@ func rangeOrder(field, start, end string) []deliverykit.FieldViolation {
 }
 
 // orderRules checks what tags cannot say about a CreateTrackingOrderRequest:
-// time ranges in order, opening intervals that end after they start and
-// do not overlap within a day.
+// cart products and sums that fit the wire's int32, time ranges in order,
+// opening intervals that end after they start and do not overlap within a
+// day.
 func orderRules(r *CreateTrackingOrderRequest) []deliverykit.FieldViolation {
 	var vs []deliverykit.FieldViolation
 	if p := r.Promises; p != nil {
@@ -111,6 +112,10 @@ func orderRules(r *CreateTrackingOrderRequest) []deliverykit.FieldViolation {
 				vs = append(vs, rangeOrder("promises."+x.name, x.r.Start, x.r.End)...)
 			}
 		}
+	}
+	if r.Cart != nil {
+		_, bad := sumCart(r.Cart)
+		vs = append(vs, bad...)
 	}
 	if d := r.Destination; d != nil && d.OperationalHours != nil {
 		for _, day := range d.OperationalHours.days() {

@@ -158,13 +158,34 @@ func (r Orders) record(ctx context.Context, site, tosID string, req tracking.Cre
 	return nil
 }
 
-// externalID is the merchant's id of a completed checkout: its cart id, or
-// the tos_id when the merchant sent none.
+// externalID is the merchant's id of a completed checkout: its order
+// number, else its cart id, else the tos_id.
 func externalID(o checkout.CompletedOrder) string {
+	if o.ExternalID != "" {
+		return o.ExternalID
+	}
 	if o.CartID != "" {
 		return o.CartID
 	}
 	return o.TosID
+}
+
+// CheckOrder implements checkout.OrderChecker: an external id that is
+// already a tracking order of the site is a Conflict naming external_id,
+// answered before the session completes.
+func (r Orders) CheckOrder(ctx context.Context, site, externalID string) error {
+	if r.Tracking == nil || externalID == "" {
+		return nil
+	}
+	res, err := r.Tracking.Orders(ctx, site, tracking.OrdersQuery{ExternalID: externalID})
+	if err != nil {
+		return fmt.Errorf("checking external id %q: %w", externalID, err)
+	}
+	if len(res.Orders) > 0 {
+		return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "external_id is already a tracking order",
+			Violations: []deliverykit.FieldViolation{{Field: "external_id", Rule: "unique", Message: "is already the external id of a tracking order of this site"}}}
+	}
+	return nil
 }
 
 func trackingOrder(o checkout.CompletedOrder, siteName string) (tracking.CreateTrackingOrderRequest, error) {
@@ -187,6 +208,11 @@ func trackingOrder(o checkout.CompletedOrder, siteName string) (tracking.CreateT
 	if a := o.Customer.Address; a != nil {
 		req.Receiver.Address = &tracking.Address{
 			Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.Country,
+			Street: a.Street, StreetNumber: a.StreetNumber, ApartmentNumber: a.ApartmentNumber, Region: a.Region,
+			CareOf: a.CareOf, Attn: a.Attn, DoorCode: a.DoorCode,
+		}
+		if c := a.Coordinates; c != nil {
+			req.Receiver.Address.Coordinates = &tracking.Coordinates{Lat: c.Lat, Lng: c.Lng}
 		}
 	}
 	if loc := o.Option.Location; loc != nil {

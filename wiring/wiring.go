@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout"
@@ -58,6 +59,11 @@ type Options struct {
 	// clock and RandomIDs.
 	Clock deliverykit.Clock
 	IDs   deliverykit.IDSource
+	// TrackingLinkLifetime and StatusLinkLifetime are how long customer
+	// tracking links and return status page links work. Defaults:
+	// tracking.DefaultLinkLifetime and returns.DefaultStatusLinkLifetime.
+	TrackingLinkLifetime time.Duration
+	StatusLinkLifetime   time.Duration
 }
 
 // Services are the areas built by New.
@@ -92,21 +98,23 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		return nil, fmt.Errorf("notify: %w", err)
 	}
 	ts, err := tracking.New(store, tracking.Options{
-		Products:  CatalogProducts(catalogs),
-		Observer:  NotifyObserver(ns, opts.Logger),
-		Sites:     sites,
-		PortalURL: opts.PublicURL,
-		Clock:     opts.Clock,
-		IDs:       opts.IDs,
+		Products:     CatalogProducts(catalogs),
+		Observer:     NotifyObserver(ns, opts.Logger),
+		Sites:        sites,
+		PortalURL:    opts.PublicURL,
+		LinkLifetime: opts.TrackingLinkLifetime,
+		Clock:        opts.Clock,
+		IDs:          opts.IDs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tracking: %w", err)
 	}
 	rs := returns.New(store, returns.Options{
-		Policies:  CatalogPolicies(catalogs),
-		PublicURL: opts.PublicURL,
-		Clock:     opts.Clock,
-		IDs:       opts.IDs,
+		Policies:           CatalogPolicies(catalogs),
+		PublicURL:          opts.PublicURL,
+		StatusLinkLifetime: opts.StatusLinkLifetime,
+		Clock:              opts.Clock,
+		IDs:                opts.IDs,
 	})
 	engines, err := checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock})
 	if err != nil {
@@ -114,10 +122,12 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	}
 	orders := Orders{Tracking: ts, Returns: rs, SiteNames: names}
 	cs, err := checkout.New(store, checkout.Options{
-		Engines:  engines,
-		Recorder: orders,
-		Clock:    opts.Clock,
-		IDs:      opts.IDs,
+		Engines:       engines,
+		WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
+		Recorder:      orders,
+		Orders:        orders,
+		Clock:         opts.Clock,
+		IDs:           opts.IDs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("checkout: %w", err)

@@ -3,6 +3,7 @@ package wiring_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,7 +15,9 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/deliverykit/deliverykit/wiring"
 )
 
@@ -212,5 +215,44 @@ func TestShipmentToTracking(t *testing.T) {
 	e.h.ServeHTTP(rec, req)
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "^XA") {
 		t.Errorf("label: %d %.100s", rec.Code, rec.Body.String())
+	}
+}
+
+// TestLinkLifetimes: New passes the link lifetimes to tracking and
+// returns.
+func TestLinkLifetimes(t *testing.T) {
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC))
+	svcs, err := wiring.New(memory.New(), config.Demo(), wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{},
+		TrackingLinkLifetime: time.Hour, StatusLinkLifetime: 2 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	_, err = svcs.Tracking.CreateOrder(ctx, "demo-site", tracking.CreateTrackingOrderRequest{
+		ExternalID: "ORD-1", CarrierProductRef: "north-parcel-home", Sender: &tracking.Sender{Name: "Shop"},
+		Receiver: &tracking.Receiver{Name: "Alva"}, Destination: &tracking.Destination{Address: &tracking.Address{Country: "SE"}},
+		DeliveryType: tracking.OrderDeliveryDelivery,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := svcs.Tracking.GenerateLink(ctx, "demo-site", tracking.GenerateTrackingPageLinkRequest{OrderID: "ORD-1", Locale: "sv-SE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svcs.Returns.ImportOrder(ctx, "demo-site", returns.OrderInput{ForeignID: "O-1", CurrencyCode: "SEK", Email: "a@example.com",
+		Items: []returns.OrderItemInput{{ForeignLineItemID: "a", SKU: "A", Quantity: 1, PurchasePriceAmount: returns.PriceInput{Amount: "10"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	ret, err := svcs.Returns.CreateReturn(ctx, returns.CustomerReturnInput{SiteID: "demo-site", ForeignOrderID: "O-1", Email: "a@example.com",
+		Items: []returns.CustomerReturnItemInput{{ForeignLineItemID: "a", Quantity: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := ret.StatusURL[strings.LastIndex(ret.StatusURL, "/")+1:]
+	clock.Advance(2 * time.Hour)
+	_, _, err = svcs.Returns.ReturnByToken(ctx, token)
+	if link.ExpiresAt != "2026-11-20T09:00:00Z" || !errors.Is(err, returns.ErrStatusLinkExpired) {
+		t.Errorf("tracking link expires %s, want 2026-11-20T09:00:00Z; status link after 2h: %v", link.ExpiresAt, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +16,10 @@ import (
 // DefaultMaxLocations is the number of pickup locations offered per product
 // when the category does not say.
 const DefaultMaxLocations = 10
+
+// DefaultMaxDistanceKm is how far a pickup location may be from the
+// address when the category does not say.
+const DefaultMaxDistanceKm = 50
 
 // DefaultOptionTTL is how long computed options stay valid (ExpireTime).
 const DefaultOptionTTL = 30 * time.Minute
@@ -104,12 +109,14 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 		cs := make([]Carrier, len(cc.Products))
 		ps := make([]*Carrier, len(cc.Products))
 		for sort, ref := range cc.Products {
-			pe := e.products[ref]
-			cs[sort] = Carrier{ID: pe.carrier.ID, Name: pe.carrier.Name, ProductID: pe.product.ID,
-				ProductName: pe.product.Name, ProductRef: ref, ExternalID: pe.product.ExternalID, SortOrder: sort}
+			cs[sort] = e.carrier(ref, sort)
 			ps[sort] = &cs[sort]
 		}
 		e.carriers[cc.ID] = ps
+	}
+	if fb := cat.Fallback; fb != nil {
+		c := e.carrier(fb.Product, 0)
+		e.carriers[fallbackKey] = []*Carrier{&c}
 	}
 	coords := map[string][]catalog.Coordinates{}
 	for i := range cat.PickupLocations {
@@ -128,6 +135,18 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 		n.index = NewIndex(coords[key])
 	}
 	return e, nil
+}
+
+// fallbackKey keys the fallback's carrier in Engine.carriers; it starts
+// with a NUL so that no category id can be the same.
+const fallbackKey = "\x00fallback"
+
+// carrier describes the product with the given ref at a sort position.
+func (e *Engine) carrier(ref string, sort int) Carrier {
+	pe := e.products[ref]
+	return Carrier{ID: pe.carrier.ID, Name: pe.carrier.Name, ProductID: pe.product.ID,
+		ProductName: pe.product.Name, ProductRef: ref, ExternalID: pe.product.ExternalID, SortOrder: sort,
+		VATRate: cmp.Or(pe.product.VATRate, e.cat.VATRate), Supports: pe.product.Supports}
 }
 
 // Catalog returns the engine's catalog (read-only).
@@ -177,6 +196,10 @@ type Result struct {
 	// Preselected is the id of the option offered as the default ("" when
 	// there is no option at all).
 	Preselected string `json:"preselected,omitempty"`
+	// Unplaced is set when the address could not be placed (an unknown
+	// postal code) and a category that offers pickup locations had none to
+	// offer for that reason: ask the customer for a postal code.
+	Unplaced bool `json:"unplaced,omitempty"`
 }
 
 // Category is a catalog category with its options for one request.
@@ -191,13 +214,24 @@ type Category struct {
 	Addons       []Addon              `json:"addons,omitempty"`
 	Options      []Option             `json:"options"`
 	Preselected  bool                 `json:"preselected,omitempty"`
+	// Fallback marks the catalog's fallback, offered because no category
+	// served the request; ETDText is its estimate in words, if configured.
+	Fallback          bool     `json:"fallback,omitempty"`
+	ETDText           string   `json:"etd_text,omitempty"`
+	CustomWarningText string   `json:"custom_warning_text,omitempty"`
+	Tags              []string `json:"tags,omitempty"`
+	// BasePrice is the category's price before vouchers and free-shipping
+	// thresholds, in minor units.
+	BasePrice int64 `json:"base_price,omitempty"`
 }
 
 // Addon is a category addon with its localized name.
 type Addon struct {
 	ID          string            `json:"id"`
+	ExternalID  string            `json:"external_id,omitempty"`
 	Type        catalog.AddonType `json:"type"`
 	Name        string            `json:"name"`
+	Description string            `json:"description,omitempty"`
 	Price       int64             `json:"price"`
 	Preselected bool              `json:"preselected,omitempty"`
 }
@@ -227,6 +261,9 @@ type Carrier struct {
 	ProductRef  string `json:"product_ref"`
 	ExternalID  string `json:"external_id,omitempty"`
 	SortOrder   int    `json:"sort_order"`
+	// VATRate is the VAT included in the price, in basis points.
+	VATRate  int              `json:"vat_rate,omitempty"`
+	Supports catalog.Supports `json:"supports,omitzero"`
 }
 
 // Location is a pickup location with its distance from the address, when
@@ -307,10 +344,7 @@ func (e *Engine) ComputeAt(req Request, now time.Time, at *catalog.Coordinates) 
 // locale.
 func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.Coordinates) *Result {
 	res := &Result{Locale: locale, Coordinates: at}
-	weight := 0
-	for _, it := range req.Items {
-		weight += max(it.Quantity, 0) * max(it.Weight, 0)
-	}
+	weight := cartWeight(req.Items)
 	country := strings.ToUpper(req.Address.Country)
 	postal := catalog.NormalizePostalCode(req.Address.PostalCode)
 	expire := now.Add(e.ttl)
@@ -327,16 +361,22 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 		if !ok {
 			continue
 		}
+		base, _ := priceFor(cc.Prices, Request{Currency: req.Currency, Attributes: req.Attributes}, weight)
 		wh, _ := e.cat.Warehouse(cc.Warehouse)
 		cal := e.cals[wh.ID]
 		cat := Category{
 			ID: cc.ID, ExternalID: cc.ExternalID, DeliveryType: cc.DeliveryType, SortOrder: cc.SortOrder,
-			Name:       e.loc.name(cc.DisplayName, res.Locale),
-			CustomText: e.loc.name(cc.CustomText, res.Locale),
-			Warehouse:  wh,
+			Name:              e.loc.name(cc.DisplayName, res.Locale),
+			CustomText:        e.loc.name(cc.CustomText, res.Locale),
+			CustomWarningText: e.loc.name(cc.CustomWarningText, res.Locale),
+			Tags:              cc.Tags,
+			BasePrice:         base,
+			Warehouse:         wh,
 		}
 		for _, a := range cc.Addons {
-			cat.Addons = append(cat.Addons, Addon{ID: a.ID, Type: a.Type, Name: e.loc.name(a.DisplayName, res.Locale), Price: a.Price, Preselected: a.Preselected})
+			cat.Addons = append(cat.Addons, Addon{ID: a.ID, ExternalID: a.ExternalID, Type: a.Type,
+				Name: e.loc.name(a.DisplayName, res.Locale), Description: e.loc.name(a.Description, res.Locale),
+				Price: a.Price, Preselected: a.Preselected})
 		}
 		maxLocs := cmp.Or(cc.MaxLocations, DefaultMaxLocations)
 		perProduct := 1
@@ -361,7 +401,7 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 				cat.Options = append(cat.Options, opt)
 				continue
 			}
-			locs := e.locations(pe.carrier.ID, country, at, maxLocs)
+			locs := e.locations(pe.carrier.ID, country, at, maxLocs, float64(cmp.Or(cc.MaxDistanceKm, DefaultMaxDistanceKm))*1000)
 			for i := range locs {
 				o := opt
 				o.Location = &locs[i].Location
@@ -369,6 +409,9 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 				o.ETD = cal.collectable(o.ETD, locs[i].avail)
 				cat.Options = append(cat.Options, o)
 			}
+		}
+		if cc.DeliveryType.AtLocation() && at == nil {
+			res.Unplaced = true
 		}
 		if cc.DeliveryType.AtLocation() && at != nil {
 			// Nearest first across the category's products: the
@@ -389,6 +432,11 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 	slices.SortStableFunc(res.Categories, func(a, b Category) int {
 		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
 	})
+	if len(res.Categories) == 0 && len(req.Categories) == 0 {
+		if fb, ok := e.fallback(locale, req, now, weight); ok {
+			res.Categories = []Category{fb}
+		}
+	}
 	if len(res.Categories) > 0 {
 		c := &res.Categories[0]
 		c.Preselected = true
@@ -398,6 +446,47 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 	return res
 }
 
+// fallback is the catalog's fallback category for a request no category
+// serves, if the catalog has one and one of its price rules applies.
+func (e *Engine) fallback(locale string, req Request, now time.Time, weight int) (Category, bool) {
+	fb := e.cat.Fallback
+	if fb == nil {
+		return Category{}, false
+	}
+	price, ok := priceFor(fb.Prices, req, weight)
+	if !ok {
+		return Category{}, false
+	}
+	base, _ := priceFor(fb.Prices, Request{Currency: req.Currency, Attributes: req.Attributes}, weight)
+	pe := e.products[fb.Product]
+	wh, _ := e.cat.Warehouse("")
+	opt := Option{
+		ID: fb.ID + "/" + fb.Product, CategoryID: fb.ID, Carrier: e.carriers[fallbackKey][0],
+		Price: price, Currency: req.Currency, ETD: e.cals[wh.ID].etd(now, req.ReadyAt, pe.plan),
+		ExpireTime: now.Add(e.ttl),
+	}
+	return Category{
+		ID: fb.ID, ExternalID: fb.ExternalID, DeliveryType: pe.product.DeliveryType,
+		Name: e.loc.name(fb.DisplayName, locale), ETDText: e.loc.name(fb.ETDText, locale),
+		Warehouse: wh, BasePrice: base, Fallback: true, Options: []Option{opt},
+	}, true
+}
+
+// cartWeight is the total weight of the items in grams. It saturates at the
+// largest int rather than wrapping: a cart too heavy to count is too heavy
+// for every weight band and filter, never a light one.
+func cartWeight(items []Item) int {
+	total := 0
+	for _, it := range items {
+		q, w := max(it.Quantity, 0), max(it.Weight, 0)
+		if w != 0 && q > (math.MaxInt-total)/w {
+			return math.MaxInt
+		}
+		total += q * w
+	}
+	return total
+}
+
 // located is a location offered, with when it is open.
 type located struct {
 	Location
@@ -405,21 +494,22 @@ type located struct {
 }
 
 // locations returns a carrier's locations in a country: the nearest max to
-// at with distances, or, when at is unknown, the first max in catalog order
-// without distances (never a made-up distance).
-func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max int) []located {
+// at within maxMeters, nearest first, with distances. An address the
+// geocoder could not place (at nil) gets none: offering arbitrary points,
+// or points without distances, misleads more than asking for a postal
+// code does (Result.Unplaced says so).
+func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max int, maxMeters float64) []located {
 	n := e.networks[carrier+"\x00"+country]
-	if n == nil {
+	if n == nil || at == nil {
 		return nil
 	}
-	if at == nil {
-		out := make([]located, min(max, len(n.locs)))
-		for i := range out {
-			out[i] = located{Location: Location{PickupLocation: n.locs[i]}, avail: &n.avail[i]}
-		}
-		return out
-	}
 	near := n.index.Nearest(*at, max)
+	for i, nb := range near {
+		if nb.Meters > maxMeters {
+			near = near[:i]
+			break
+		}
+	}
 	out := make([]located, len(near))
 	dists := make([]Distance, len(near)) // one allocation for all
 	for i, nb := range near {
@@ -486,7 +576,7 @@ func priceFor(rules []catalog.PriceRule, req Request, weight int) (int64, bool) 
 		if r.Currency != req.Currency {
 			continue
 		}
-		if r.Voucher != "" && !slices.Contains(req.Vouchers, r.Voucher) {
+		if r.Voucher != "" && !slices.ContainsFunc(req.Vouchers, func(v string) bool { return strings.EqualFold(v, r.Voucher) }) {
 			continue
 		}
 		if weight < r.MinWeight || r.MaxWeight > 0 && weight > r.MaxWeight {

@@ -3,6 +3,7 @@ package options
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -129,7 +130,8 @@ func TestComputeFiltersAndPrices(t *testing.T) {
 		{"excluded attribute", func(r *Request) { r.Attributes = []string{"dangerous"} }, []summary{pickup}},
 		{"required attribute and postal range", func(r *Request) { r.Attributes = []string{"small"} }, []summary{pickup, home(4900), mailbox}},
 		{"outside postal range", func(r *Request) { r.Attributes = []string{"small"}; r.Address.PostalCode = "411 05" },
-			[]summary{{"pickup", []string{"pickup/np-point/gbg", "pickup/np-point/solna", "pickup/np-point/soder"}, 3900}, home(4900)}},
+			// Göteborg: the one point within 50 km, none of Stockholm's.
+			[]summary{{"pickup", []string{"pickup/np-point/gbg"}, 3900}, home(4900)}},
 		{"other country", func(r *Request) { r.Address = catalog.Address{Country: "DE", PostalCode: "10178"} }, nil},
 		{"no price in currency", func(r *Request) { r.Currency = "EUR" }, nil},
 		{"category restriction", func(r *Request) { r.Categories = []string{"home"} }, []summary{home(4900)}},
@@ -246,21 +248,40 @@ func TestComputePickupDistances(t *testing.T) {
 		t.Errorf("coordinates = %v, want the address's own", res.Coordinates)
 	}
 
-	// A postal code the catalog cannot place: locations without distances.
+	// A postal code the catalog cannot place: no arbitrary locations, and
+	// the result says the address needs placing.
 	res, err = e.Compute(ctx, Request{Currency: "SEK", Address: catalog.Address{Country: "SE", PostalCode: "981 00"}, Categories: []string{"pickup"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Coordinates != nil {
-		t.Errorf("coordinates = %v for an unknown postal code", res.Coordinates)
+	if res.Coordinates != nil || len(res.Categories) != 0 || !res.Unplaced {
+		t.Errorf("unplaced address: coordinates %v, %d categories, unplaced %v", res.Coordinates, len(res.Categories), res.Unplaced)
 	}
-	for _, o := range res.Categories[0].Options {
-		if o.Location.Distance != nil {
-			t.Errorf("%s has a distance %+v for an unplaced address", o.ID, o.Location.Distance)
+
+	// Nothing beyond the category's maximum distance: from Uppsala (about
+	// 65 km) no Stockholm point; with 100 km allowed, the nearest three.
+	uppsala := catalog.Coordinates{Lat: 59.8586, Lng: 17.6389}
+	for _, tc := range []struct {
+		maxKm int
+		want  int
+	}{{0, 0}, {100, 3}} {
+		cat := testCatalog()
+		cat.Categories[1].MaxDistanceKm = tc.maxKm
+		e, err := New(cat, Options{Clock: deliverykit.NewManualClock(thursday)})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if n := len(res.Categories[0].Options); n != 3 {
-		t.Errorf("%d options, want MaxLocations=3", n)
+		res, err := e.Compute(ctx, Request{Currency: "SEK", Address: catalog.Address{Country: "SE", Coordinates: &uppsala}, Categories: []string{"pickup"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range res.Categories {
+			n += len(c.Options)
+		}
+		if n != tc.want {
+			t.Errorf("max_distance_km %d: %d locations from Uppsala, want %d", tc.maxKm, n, tc.want)
+		}
 	}
 }
 
@@ -475,6 +496,86 @@ func TestEstimate(t *testing.T) {
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, estimate(tt.meters)); diff != "" {
 			t.Errorf("estimate(%v) (-want +got):\n%s", tt.meters, diff)
+		}
+	}
+}
+
+// The fallback is offered, alone and preselected, exactly when no category
+// serves a request; vouchers match without regard to case.
+func TestFallbackAndVouchers(t *testing.T) {
+	cat := testCatalog()
+	cat.VATRate = 2500
+	cat.Fallback = &catalog.Fallback{ID: "fallback", ExternalID: "FB", Product: "np-home",
+		DisplayName: map[string]string{"en-US": "Standard shipping", "sv-SE": "Standardfrakt"},
+		ETDText:     map[string]string{"sv-SE": "3–7 arbetsdagar"},
+		Prices:      []catalog.PriceRule{{Currency: "SEK", Price: 0, Voucher: "FREESHIP"}, {Currency: "SEK", Price: 14900}}}
+	e, err := New(cat, Options{Clock: deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		req  Request
+		want []summary
+	}{
+		{"served: no fallback", Request{Currency: "SEK", Locales: []string{"sv-SE"}, Address: catalog.Address{Country: "SE", PostalCode: "11157"}},
+			[]summary{{"pickup", []string{"pickup/np-point/sergel", "pickup/np-point/oster", "pickup/np-point/soder"}, 3900}, {"home", []string{"home/np-home", "home/sc-exp"}, 4900}}},
+		{"voucher in any case", Request{Currency: "SEK", Locales: []string{"sv-SE"}, Vouchers: []string{"freeship"}, Address: catalog.Address{Country: "SE", PostalCode: "11157"}},
+			[]summary{{"pickup", []string{"pickup/np-point/sergel", "pickup/np-point/oster", "pickup/np-point/soder"}, 3900}, {"home", []string{"home/np-home", "home/sc-exp"}, 0}}},
+		{"unserved country", Request{Currency: "SEK", Locales: []string{"sv-SE"}, Address: catalog.Address{Country: "NO"}},
+			[]summary{{"fallback", []string{"fallback/np-home"}, 14900}}},
+		{"unserved, voucher", Request{Currency: "SEK", Locales: []string{"sv-SE"}, Vouchers: []string{"FreeShip"}, Address: catalog.Address{Country: "NO"}},
+			[]summary{{"fallback", []string{"fallback/np-home"}, 0}}},
+		{"no fallback price", Request{Currency: "EUR", Locales: []string{"sv-SE"}, Address: catalog.Address{Country: "NO"}}, nil},
+		{"categories asked for", Request{Currency: "SEK", Locales: []string{"sv-SE"}, Categories: []string{"home"}, Address: catalog.Address{Country: "NO"}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := e.Compute(t.Context(), tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, summarize(res)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if len(res.Categories) == 1 && res.Categories[0].Fallback {
+				c := res.Categories[0]
+				got := []any{c.Name, c.ETDText, c.ExternalID, c.BasePrice, c.Options[0].Carrier.ProductRef, c.Options[0].Carrier.VATRate, res.Preselected}
+				want := []any{"Standardfrakt", "3–7 arbetsdagar", "FB", int64(14900), "np-home", 2500, "fallback/np-home"}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("fallback category (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// A cart too heavy to count saturates rather than wrapping into a light
+// one: it is offered nothing with a weight limit.
+func TestCartWeightSaturates(t *testing.T) {
+	tests := []struct {
+		items []Item
+		want  int
+	}{
+		{nil, 0},
+		{[]Item{{Quantity: 2, Weight: 1500}, {Quantity: 1, Weight: 0}, {Quantity: -1, Weight: 9}}, 3000},
+		{[]Item{{Quantity: math.MaxInt / 2, Weight: 3}}, math.MaxInt},
+		{[]Item{{Quantity: 1, Weight: math.MaxInt}, {Quantity: 1, Weight: 1}}, math.MaxInt},
+	}
+	for _, tc := range tests {
+		if got := cartWeight(tc.items); got != tc.want {
+			t.Errorf("cartWeight(%v) = %d, want %d", tc.items, got, tc.want)
+		}
+	}
+	e := newEngine(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	res, err := e.Compute(t.Context(), Request{Currency: "SEK", Locales: []string{"sv-SE"}, Address: catalog.Address{Country: "SE", PostalCode: "11157"},
+		Items: []Item{{Quantity: math.MaxInt / 1000, Weight: 1 << 40}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Categories {
+		if c.ID == "pickup" {
+			t.Errorf("an overweight cart is offered %s", c.ID)
 		}
 	}
 }

@@ -27,17 +27,55 @@ type localizer struct {
 	chosen *boundedCache[string]
 }
 
-// boundedCache is a concurrent map that stops growing at max entries, so
-// that a flood of made-up keys cannot grow it without limit; entries are
-// never evicted, so a key once cached stays cheap.
+// The locale caches hold what clients send, so every dimension is
+// bounded: how long a list or a locale may be to be cached at all, and
+// how many bytes a cache may hold. A request outside the bounds is
+// answered exactly the same, only without the cache.
+const (
+	// MaxCachedPreferences is the longest preference list whose display
+	// locale is cached; longer lists are checked and matched every time.
+	// Browsers send a handful of languages.
+	MaxCachedPreferences = 8
+	// maxCachedLocaleBytes is the longest single locale cached, and
+	// maxCachedListBytes the longest joined list: lc-CC is 5 bytes, the
+	// longest usual tags (zh-Hant-TW) about 10.
+	maxCachedLocaleBytes = 32
+	maxCachedListBytes   = MaxCachedPreferences * (maxCachedLocaleBytes + 1)
+	// LocaleCacheBytes is the memory budget of each engine's cache of
+	// chosen display locales, and of the one process-wide cache of valid
+	// locales: about 1,500 lists of three locales. When a cache reaches
+	// its budget it is emptied and fills again, so a flood of made-up
+	// lists costs at most the budget and cannot keep the lists real
+	// customers send out for long.
+	LocaleCacheBytes = 256 << 10
+	// cacheEntryOverhead is what an entry costs besides its key's bytes:
+	// the map's entry, the key's and value's headers and the boxed
+	// value (measured with BenchmarkLocaleCacheFlood).
+	cacheEntryOverhead = 160
+)
+
+// boundedCache is a concurrent map of at most budget bytes (keys plus
+// cacheEntryOverhead per entry). Reaching the budget replaces the map by
+// an empty one: simpler than tracking recency, and a cache of a few
+// hundred kilobytes refills within a few thousand requests.
 type boundedCache[V any] struct {
-	m   sync.Map
-	n   atomic.Int64
-	max int64
+	gen    atomic.Pointer[cacheGen]
+	budget int64
+}
+
+type cacheGen struct {
+	m     sync.Map
+	bytes atomic.Int64
+}
+
+func newBoundedCache[V any](budget int64) *boundedCache[V] {
+	c := &boundedCache[V]{budget: budget}
+	c.gen.Store(&cacheGen{})
+	return c
 }
 
 func (c *boundedCache[V]) get(k string) (V, bool) {
-	v, ok := c.m.Load(k)
+	v, ok := c.gen.Load().m.Load(k)
 	if !ok {
 		var zero V
 		return zero, false
@@ -45,17 +83,31 @@ func (c *boundedCache[V]) get(k string) (V, bool) {
 	return v.(V), true
 }
 
+// put stores a copy of k (a key may be a slice of a large request body,
+// which must not stay reachable through the cache).
 func (c *boundedCache[V]) put(k string, v V) {
-	if c.n.Load() >= c.max {
+	cost := int64(len(k)) + cacheEntryOverhead
+	g := c.gen.Load()
+	if _, ok := g.m.Load(k); ok {
 		return
 	}
-	if _, loaded := c.m.LoadOrStore(k, v); !loaded {
-		c.n.Add(1)
+	if g.bytes.Add(cost) > c.budget {
+		// Whoever swaps starts the new generation; a put racing with the
+		// swap may land in the old one, which is then garbage.
+		fresh := &cacheGen{}
+		if !c.gen.CompareAndSwap(g, fresh) {
+			fresh = c.gen.Load()
+		}
+		g = fresh
+		g.bytes.Add(cost)
+	}
+	if _, loaded := g.m.LoadOrStore(strings.Clone(k), v); loaded {
+		g.bytes.Add(-cost)
 	}
 }
 
-// maxChosen bounds localizer.chosen and the cache of valid locales.
-const maxChosen = 4096
+// bytes is the accounted size of the current generation.
+func (c *boundedCache[V]) bytes() int64 { return c.gen.Load().bytes.Load() }
 
 // chooseFor checks a request's preferences and returns its display locale.
 func (l localizer) chooseFor(field string, locales []string) (string, error) {
@@ -63,8 +115,12 @@ func (l localizer) chooseFor(field string, locales []string) (string, error) {
 	// never the key of another list; a list with a NUL in a locale is
 	// invalid and must not find the entry of the valid list it spells,
 	// nor [""] that of the empty list.
-	key := strings.Join(locales, "\x00")
-	cacheable := len(locales) > 0 && strings.Count(key, "\x00") == len(locales)-1
+	var key string
+	cacheable := len(locales) > 0 && len(locales) <= MaxCachedPreferences
+	if cacheable {
+		key = strings.Join(locales, "\x00")
+		cacheable = len(key) <= maxCachedListBytes && strings.Count(key, "\x00") == len(locales)-1
+	}
 	if cacheable {
 		if loc, ok := l.chosen.get(key); ok {
 			return loc, nil
@@ -86,7 +142,7 @@ func newLocalizer(locales []string) localizer {
 	for i, l := range locales {
 		tags[i] = language.Make(l)
 	}
-	return localizer{supported: locales, matcher: language.NewMatcher(tags), chosen: &boundedCache[string]{max: maxChosen}}
+	return localizer{supported: locales, matcher: language.NewMatcher(tags), chosen: newBoundedCache[string](LocaleCacheBytes)}
 }
 
 // ParseLocales checks locales of the lc-CC form and reports the first bad
@@ -103,7 +159,9 @@ func ParseLocales(field string, locales []string) ([]language.Tag, error) {
 			return nil, deliverykit.InvalidField(fmt.Sprintf("%s[%d]", field, i), "locale",
 				fmt.Sprintf("%q is not a locale like sv-SE (language-COUNTRY)", l))
 		}
-		validLocales.put(l, t)
+		if len(l) <= maxCachedLocaleBytes {
+			validLocales.put(l, t)
+		}
 		tags[i] = t
 	}
 	return tags, nil
@@ -112,7 +170,7 @@ func ParseLocales(field string, locales []string) ([]language.Tag, error) {
 // validLocales remembers the tags of locales that passed the check: the
 // regular expression and language.Parse are most of a request's
 // validation, and requests carry the same few locales again and again.
-var validLocales = &boundedCache[language.Tag]{max: maxChosen}
+var validLocales = newBoundedCache[language.Tag](LocaleCacheBytes)
 
 // choose returns the catalog locale for the preferences: the first
 // preference the catalog supports wins (a close match such as en-GB for

@@ -10,9 +10,21 @@
 // (API key demo-key) and demo-site-2 (API key demo-key-2). Those keys are
 // public; the demo configuration is for development only.
 //
-// SIGINT or SIGTERM stops the server gracefully: it stops accepting
-// connections, lets requests in flight finish (up to -shutdown-timeout), then
-// closes the store, so the bolt file is always closed cleanly.
+// SIGINT or SIGTERM stops the server gracefully: GET /readyz starts
+// answering 503 so that load balancers stop sending traffic, the server
+// keeps serving for -drain-delay while they notice, then stops accepting
+// connections, lets requests in flight finish (up to -shutdown-timeout), and
+// closes the store, so the bolt file is always closed cleanly. GET /healthz
+// answers while the process serves; GET /readyz only while the store takes
+// writes (probed at most every 5 seconds) and the server is not stopping.
+//
+// Requests are rate limited per site, per widget token and per client
+// address (see httpapi.RateLimits for the defaults):
+//
+//	-rate-limits site=500:1000           # a site may send 500 requests a second, 1000 at once
+//	-rate-limits address=off,widget=10   # no limit per address; 10 a second per widget token
+//	-rate-limits off                     # no rate limits at all
+//	-trusted-proxies 10.0.0.0/8          # read the client address from X-Forwarded-For of these proxies
 //
 // With -store postgres, any number of servers may run on one database behind
 // a load balancer. Keep the password out of -dsn, where other local users can
@@ -28,8 +40,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,7 +60,10 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stderr, nil); err != nil {
+	// After the first signal the default action is back: a second one
+	// stops the process at once, drain or not.
+	context.AfterFunc(ctx, stop)
+	if err := run(ctx, os.Args[1:], os.Stderr, hooks{}); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "server:", err)
 		}
@@ -55,15 +73,18 @@ func main() {
 
 // flags are the command line of the server.
 type flags struct {
-	addr            string
-	db              string
-	dsn             string
-	store           string
-	configPath      string
-	logLevel        slog.Level
-	shutdownTimeout time.Duration
-	publicURL       string
-	notifyInterval  time.Duration
+	addr                                     string
+	db                                       string
+	dsn                                      string
+	store                                    string
+	configPath                               string
+	logLevel                                 slog.Level
+	shutdownTimeout                          time.Duration
+	publicURL                                string
+	notifyInterval                           time.Duration
+	trackingLinkLifetime, statusLinkLifetime time.Duration
+	drainDelay                               time.Duration
+	rateLimits                               httpapi.RateLimits
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
@@ -79,8 +100,20 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown")
 	fs.StringVar(&f.publicURL, "public-url", "", "scheme and host customers reach the server at, for tracking and return links; empty: http://<listening address>")
 	fs.DurationVar(&f.notifyInterval, "notify-interval", 10*time.Second, "how often due customer notifications are sent")
+	fs.DurationVar(&f.trackingLinkLifetime, "tracking-link-lifetime", 0, "how long a customer tracking link works after it was last handed out; 0: 90 days")
+	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
+	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice")
+	fs.Func("rate-limits", "rate limits: off, or a comma-separated list of site, widget and address = off, RATE or RATE:BURST (requests a second, requests at once); unlisted classes keep their defaults", func(v string) error {
+		return parseRateLimits(v, &f.rateLimits)
+	})
+	fs.Func("trusted-proxies", "comma-separated addresses or CIDR blocks of the reverse proxies whose X-Forwarded-For names the client; empty: the connection's address is the client", func(v string) error {
+		return parseProxies(v, &f.rateLimits.TrustedProxies)
+	})
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	if f.drainDelay < 0 {
+		return f, fmt.Errorf("-drain-delay must not be negative, got %v", f.drainDelay)
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -99,10 +132,81 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	return f, nil
 }
 
-// run serves until ctx is done. ready, when not nil, is called with the
-// listening address once the server accepts connections (tests listen on
-// port 0).
-func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr string)) error {
+// parseRateLimits reads -rate-limits into rl.
+func parseRateLimits(v string, rl *httpapi.RateLimits) error {
+	if v == "off" {
+		rl.Site, rl.WidgetToken, rl.Address = httpapi.NoRateLimit, httpapi.NoRateLimit, httpapi.NoRateLimit
+		return nil
+	}
+	for item := range strings.SplitSeq(v, ",") {
+		name, spec, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return fmt.Errorf("%q: want class=off, class=RATE or class=RATE:BURST", item)
+		}
+		var dst *httpapi.RateLimit
+		switch name {
+		case "site":
+			dst = &rl.Site
+		case "widget":
+			dst = &rl.WidgetToken
+		case "address":
+			dst = &rl.Address
+		default:
+			return fmt.Errorf("%q: unknown class %q, want site, widget or address", item, name)
+		}
+		if spec == "off" {
+			*dst = httpapi.NoRateLimit
+			continue
+		}
+		rateText, burstText, hasBurst := strings.Cut(spec, ":")
+		r, err := strconv.ParseFloat(rateText, 64)
+		if err != nil || !(r > 0) || r > 1e9 {
+			return fmt.Errorf("%q: the rate must be a positive number of requests a second", item)
+		}
+		*dst = httpapi.RateLimit{PerSecond: r}
+		if hasBurst {
+			b, err := strconv.Atoi(burstText)
+			if err != nil || b <= 0 {
+				return fmt.Errorf("%q: the burst must be a positive whole number", item)
+			}
+			dst.Burst = b
+		}
+	}
+	return nil
+}
+
+// parseProxies reads -trusted-proxies: addresses or CIDR blocks.
+func parseProxies(v string, dst *[]netip.Prefix) error {
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(item); err == nil {
+			*dst = append(*dst, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil {
+			return fmt.Errorf("%q is neither an address nor a CIDR block", item)
+		}
+		*dst = append(*dst, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return nil
+}
+
+// hooks let tests follow the server's life; nil fields are not called.
+type hooks struct {
+	// listening gets the address once the server accepts connections
+	// (tests listen on port 0).
+	listening func(addr string)
+	// draining is called at shutdown once /readyz answers 503, while the
+	// server still serves, before -drain-delay.
+	draining func()
+}
+
+// run serves until ctx is done.
+func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	f, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -136,17 +240,21 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
-	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: publicURL, Logger: log})
+	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: publicURL, Logger: log,
+		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime})
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	readiness := httpapi.NewReadiness(store, httpapi.ReadinessOptions{})
 	handler := svcs.Handler(httpapi.Options{
 		Keys:   cfg.Keyring(),
 		Logger: log,
 		Health: func(ctx context.Context) error {
 			return store.View(ctx, func(storage.Tx) error { return nil })
 		},
+		Ready:      readiness.Check,
+		RateLimits: f.rateLimits,
 	})
 
 	// Notifications are sent by a loop that ends with the server, before
@@ -173,14 +281,26 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("deliverykit listening", "addr", ln.Addr().String(), "store", f.store, "db", dbName(f))
-	if ready != nil {
-		ready(ln.Addr().String())
+	if h.listening != nil {
+		h.listening(ln.Addr().String())
 	}
 
 	select {
 	case err := <-served:
 		return err
 	case <-ctx.Done():
+	}
+	readiness.Drain()
+	log.Info("shutting down: /readyz answers 503", "drain_delay", f.drainDelay)
+	if h.draining != nil {
+		h.draining()
+	}
+	if f.drainDelay > 0 {
+		select {
+		case err := <-served:
+			return err
+		case <-time.After(f.drainDelay):
+		}
 	}
 	log.Info("shutting down: finishing requests in flight")
 	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +19,11 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func get(t *testing.T, url string, header map[string]string) int {
@@ -56,7 +60,7 @@ func TestRunServesAndStops(t *testing.T) {
 			addrc := make(chan string, 1)
 			done := make(chan error, 1)
 			go func() {
-				done <- run(ctx, append(args, "-addr", "127.0.0.1:0"), io.Discard, func(a string) { addrc <- a })
+				done <- run(ctx, append(args, "-addr", "127.0.0.1:0"), io.Discard, hooks{listening: func(a string) { addrc <- a }})
 			}()
 			var base string
 			select {
@@ -72,6 +76,7 @@ func TestRunServesAndStops(t *testing.T) {
 				want   int
 			}{
 				{"/healthz", nil, 200},
+				{"/readyz", nil, 200},
 				{"/v1/delivery_tracking/orders?site_id=demo-site", nil, 401},
 				{"/v1/delivery_tracking/no-such-endpoint", map[string]string{"Authorization": "Bearer " + key}, 404},
 				{"/returns/merchant/no-such-endpoint", map[string]string{"X-Api-Key": "demo-key-2"}, 404},
@@ -105,9 +110,18 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"-config", badConfig}, "sites[0].api_key_sha256[0]"},
 		{[]string{"-config", filepath.Join(dir, "missing.json")}, "missing.json"},
 		{[]string{"-store", "memory", "-addr", "256.0.0.1:1"}, "256.0.0.1"},
+		{[]string{"-rate-limits", "site"}, `want class=off, class=RATE or class=RATE:BURST`},
+		{[]string{"-rate-limits", "shop=5"}, `unknown class "shop"`},
+		{[]string{"-rate-limits", "site=0"}, "the rate must be a positive number"},
+		{[]string{"-rate-limits", "site=-1"}, "the rate must be a positive number"},
+		{[]string{"-rate-limits", "site=NaN"}, "the rate must be a positive number"},
+		{[]string{"-rate-limits", "site=5:0"}, "the burst must be a positive whole number"},
+		{[]string{"-rate-limits", "site=5:x"}, "the burst must be a positive whole number"},
+		{[]string{"-trusted-proxies", "10.0.0.0/8,proxy.internal"}, `"proxy.internal" is neither an address nor a CIDR block`},
+		{[]string{"-drain-delay", "-1s"}, "-drain-delay must not be negative"},
 	}
 	for _, tt := range tests {
-		err := run(context.Background(), tt.args, io.Discard, nil)
+		err := run(context.Background(), tt.args, io.Discard, hooks{})
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("run(%q) = %v, want error containing %q", tt.args, err, tt.wantErr)
 		}
@@ -248,4 +262,102 @@ func readMarker(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return v
+}
+
+func TestRateLimitFlags(t *testing.T) {
+	off := httpapi.NoRateLimit
+	tests := []struct {
+		args []string
+		want httpapi.RateLimits
+	}{
+		{nil, httpapi.RateLimits{}},
+		{[]string{"-rate-limits", "off"}, httpapi.RateLimits{Site: off, WidgetToken: off, Address: off}},
+		{[]string{"-rate-limits", "site=500:1000"}, httpapi.RateLimits{Site: httpapi.RateLimit{PerSecond: 500, Burst: 1000}}},
+		{[]string{"-rate-limits", "address=off, widget=2.5"}, httpapi.RateLimits{Address: off, WidgetToken: httpapi.RateLimit{PerSecond: 2.5}}},
+		{[]string{"-rate-limits", "site=1", "-rate-limits", "site=7:9"}, httpapi.RateLimits{Site: httpapi.RateLimit{PerSecond: 7, Burst: 9}}},
+		{[]string{"-trusted-proxies", "10.1.2.3/8, 192.0.2.7,::ffff:198.51.100.1,2001:db8::/32"}, httpapi.RateLimits{TrustedProxies: []netip.Prefix{
+			netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
+			netip.MustParsePrefix("198.51.100.1/32"), netip.MustParsePrefix("2001:db8::/32"),
+		}}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			f, err := parseFlags(tt.args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, f.rateLimits, cmpopts.EquateComparable(netip.Prefix{})); diff != "" {
+				t.Errorf("rate limits (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// start runs the server on a memory store with args and returns its base
+// URL, the channel run's result arrives on and the function that stops it.
+func start(t *testing.T, h hooks, args ...string) (string, <-chan error, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	listening := h.listening
+	h.listening = func(a string) {
+		if listening != nil {
+			listening(a)
+		}
+		addrc <- a
+	}
+	go func() {
+		done <- run(ctx, append([]string{"-store", "memory", "-addr", "127.0.0.1:0"}, args...), io.Discard, h)
+	}()
+	select {
+	case a := <-addrc:
+		return "http://" + a, done, cancel
+	case err := <-done:
+		t.Fatalf("run returned before listening: %v", err)
+	}
+	return "", nil, nil
+}
+
+// TestRateLimitsApply: the flags reach the handler. With one request a
+// second and no burst, a site's second request in a row is 429 with
+// Retry-After, and another site is not affected.
+func TestRateLimitsApply(t *testing.T) {
+	base, done, stop := start(t, hooks{}, "-rate-limits", "site=0.001:1")
+	url := base + "/v1/delivery_tracking/orders?external_id=x"
+	other := map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key-2"))}
+	for i, tt := range []struct {
+		header map[string]string
+		want   int
+	}{{trackingAuth, 200}, {trackingAuth, 429}, {other, 200}} {
+		if got := get(t, url, tt.header); got != tt.want {
+			t.Errorf("request %d: %d, want %d", i, got, tt.want)
+		}
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShutdownDrains: at shutdown /readyz turns 503 while the server still
+// answers everything else; before, it is 200.
+func TestShutdownDrains(t *testing.T) {
+	type answers struct{ Readyz, Healthz int }
+	var base string
+	var during answers
+	base, done, stop := start(t, hooks{draining: func() {
+		during = answers{get(t, base+"/readyz", nil), get(t, base+"/healthz", nil)}
+	}})
+	before := answers{get(t, base+"/readyz", nil), get(t, base+"/healthz", nil)}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(answers{200, 200}, before); diff != "" {
+		t.Errorf("before shutdown (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(answers{503, 200}, during); diff != "" {
+		t.Errorf("while draining (-want +got):\n%s", diff)
+	}
 }

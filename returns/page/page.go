@@ -65,6 +65,7 @@ type view struct {
 	Lang       string
 	T          map[string]string
 	Found      bool
+	Expired    bool
 	ReturnID   uint64
 	OrderID    string
 	Status     string
@@ -121,6 +122,13 @@ func RenderNotFound(w io.Writer, tag language.Tag) error {
 	return tmpl.Execute(w, view{Lang: tag.String(), T: texts(tag)})
 }
 
+// RenderExpired writes the page shown for a link whose token expired or
+// was replaced: it says so and tells the customer to ask the shop for a
+// new link, and shows nothing of the return.
+func RenderExpired(w io.Writer, tag language.Tag) error {
+	return tmpl.Execute(w, view{Lang: tag.String(), T: texts(tag), Expired: true})
+}
+
 func money(tag language.Tag, a returns.Amount, code string) string {
 	s := a.String()
 	if tag != language.English {
@@ -149,7 +157,8 @@ func texts(tag language.Tag) map[string]string {
 
 var en = map[string]string{
 	"title": "Your return", "notfound": "This return link is not valid. Please check the link in your e-mail.",
-	"order": "Order", "return": "Return", "created": "Registered on", "items": "Items", "quantity": "Quantity",
+	"expired": "This return link has expired. Please ask the shop you bought from for a new link.",
+	"order":   "Order", "return": "Return", "created": "Registered on", "items": "Items", "quantity": "Quantity",
 	"costs": "Return costs", "refund": "Refund",
 	"status.AWAITING_RETURN": "Waiting for your parcel", "status.IN_TRANSIT": "Your parcel is on its way to us",
 	"status.AWAITING_REFUND": "Inspected, refund on its way", "status.AWAITING_EXCHANGE": "Inspected, exchange on its way",
@@ -162,7 +171,8 @@ var en = map[string]string{
 
 var sv = map[string]string{
 	"title": "Din retur", "notfound": "Den här returlänken är inte giltig. Kontrollera länken i ditt mejl.",
-	"order": "Order", "return": "Retur", "created": "Registrerad", "items": "Artiklar", "quantity": "Antal",
+	"expired": "Den här returlänken har gått ut. Be butiken du handlade från om en ny länk.",
+	"order":   "Order", "return": "Retur", "created": "Registrerad", "items": "Artiklar", "quantity": "Antal",
 	"costs": "Returkostnad", "refund": "Återbetalning",
 	"status.AWAITING_RETURN": "Vi väntar på ditt paket", "status.IN_TRANSIT": "Ditt paket är på väg till oss",
 	"status.AWAITING_REFUND": "Kontrollerad, återbetalning på väg", "status.AWAITING_EXCHANGE": "Kontrollerad, byte på väg",
@@ -175,7 +185,8 @@ var sv = map[string]string{
 
 var de = map[string]string{
 	"title": "Ihre Rücksendung", "notfound": "Dieser Rücksendelink ist nicht gültig. Bitte prüfen Sie den Link in Ihrer E-Mail.",
-	"order": "Bestellung", "return": "Rücksendung", "created": "Angemeldet am", "items": "Artikel", "quantity": "Menge",
+	"expired": "Dieser Rücksendelink ist abgelaufen. Bitte fragen Sie den Shop, bei dem Sie gekauft haben, nach einem neuen Link.",
+	"order":   "Bestellung", "return": "Rücksendung", "created": "Angemeldet am", "items": "Artikel", "quantity": "Menge",
 	"costs": "Rücksendekosten", "refund": "Erstattung",
 	"status.AWAITING_RETURN": "Wir warten auf Ihr Paket", "status.IN_TRANSIT": "Ihr Paket ist unterwegs zu uns",
 	"status.AWAITING_REFUND": "Geprüft, Erstattung unterwegs", "status.AWAITING_EXCHANGE": "Geprüft, Umtausch unterwegs",

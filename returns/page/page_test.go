@@ -89,3 +89,23 @@ func TestRenderNotFound(t *testing.T) {
 		t.Errorf("not-found page:\n%s", b.String())
 	}
 }
+
+func TestRenderExpired(t *testing.T) {
+	tests := []struct {
+		tag  language.Tag
+		want string
+	}{
+		{language.English, `<p id="expired">This return link has expired. Please ask the shop you bought from for a new link.</p>`},
+		{language.Swedish, `<p id="expired">Den här returlänken har gått ut. Be butiken du handlade från om en ny länk.</p>`},
+		{language.German, `<p id="expired">Dieser Rücksendelink ist abgelaufen. Bitte fragen Sie den Shop, bei dem Sie gekauft haben, nach einem neuen Link.</p>`},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		if err := RenderExpired(&b, tt.tag); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tt.want) || strings.Contains(b.String(), `id="status"`) || strings.Contains(b.String(), `id="notfound"`) {
+			t.Errorf("%s expired page:\n%s", tt.tag, b.String())
+		}
+	}
+}

@@ -53,7 +53,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,6 +104,7 @@ type Options struct {
 type Store struct {
 	db     *bbolt.DB
 	path   string
+	file   fs.FileInfo // the file as opened, for Probe
 	closed atomic.Bool
 
 	// Group commit: Updates wait in pending; the one leader at a time
@@ -111,7 +114,10 @@ type Store struct {
 	leading bool
 }
 
-var _ storage.Store = (*Store)(nil)
+var (
+	_ storage.Store  = (*Store)(nil)
+	_ storage.Prober = (*Store)(nil)
+)
 
 // Open opens or creates the store file at path with mode 0600. It fails
 // when another process holds the file: bbolt takes an exclusive lock for
@@ -125,7 +131,14 @@ func Open(path string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage/bolt: open %s: %w", path, err)
 	}
-	return &Store{db: db, path: path}, nil
+	// bbolt does not expose its file, so the path is read right after it
+	// was opened and locked; Probe compares later readings with this one.
+	fi, err := os.Stat(path)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("storage/bolt: open %s: %w", path, err)
+	}
+	return &Store{db: db, path: path, file: fi}, nil
 }
 
 // boltOptions maps opts to bbolt's options.
@@ -146,6 +159,30 @@ func boltOptions(opts *Options) *bbolt.Options {
 
 // Path returns the file the store was opened on.
 func (s *Store) Path() string { return s.path }
+
+// Probe reports whether the file the store has open is still the file at
+// its path (same device and inode). A file removed or replaced under a
+// running store still takes writes, but they go to a file that nothing
+// will open again: every write is lost at the next restart. Such a store
+// is KindUnavailable; only a restart on the right file mends it.
+func (s *Store) Probe(ctx context.Context) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fi, err := os.Stat(s.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return deliverykit.Errorf(deliverykit.KindUnavailable, "storage/bolt: %s was removed while the store has it open; writes would be lost: restore the file and restart", s.path)
+	case err != nil:
+		return deliverykit.Errorf(deliverykit.KindUnavailable, "storage/bolt: checking the file: %w", err)
+	case !os.SameFile(s.file, fi):
+		return deliverykit.Errorf(deliverykit.KindUnavailable, "storage/bolt: %s was replaced by another file while the store has the old one open; writes would be lost: restart on the right file", s.path)
+	}
+	return nil
+}
 
 // View runs fn in a bbolt read transaction.
 func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {

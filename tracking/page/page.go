@@ -32,6 +32,7 @@ type view struct {
 	Lang     string
 	Title    string
 	NotFound string
+	Expired  bool // NotFound says the link expired
 	Heading  string
 	From     string
 	Labels   map[string]string
@@ -79,6 +80,15 @@ func Render(w io.Writer, order *tracking.PrivateOrder, tag language.Tag, opts Op
 func RenderNotFound(w io.Writer, tag language.Tag) error {
 	p := printer(tag)
 	return tmpl.Execute(w, view{Lang: tag.String(), Title: p.Sprintf("Tracking link not found"), NotFound: p.Sprintf("This tracking link is not valid.")})
+}
+
+// RenderExpired writes the page shown for a link whose token expired or
+// was replaced: it says so and tells the customer to ask the shop for a
+// new link. It shows nothing of the order.
+func RenderExpired(w io.Writer, tag language.Tag) error {
+	p := printer(tag)
+	return tmpl.Execute(w, view{Lang: tag.String(), Title: p.Sprintf("Tracking link expired"), Expired: true,
+		NotFound: p.Sprintf("This tracking link has expired. Please ask the shop you ordered from for a new link.")})
 }
 
 func build(o *tracking.PrivateOrder, tag language.Tag, opts Options) view {

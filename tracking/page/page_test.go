@@ -82,6 +82,26 @@ func TestRenderNotFound(t *testing.T) {
 	}
 }
 
+func TestRenderExpired(t *testing.T) {
+	tests := []struct {
+		tag  language.Tag
+		want string
+	}{
+		{language.English, `<p data-testid="expired">This tracking link has expired. Please ask the shop you ordered from for a new link.</p>`},
+		{language.Swedish, `<p data-testid="expired">Den här spårningslänken har gått ut. Be butiken du handlade från om en ny länk.</p>`},
+		{language.German, `<p data-testid="expired">Dieser Sendungslink ist abgelaufen. Bitte fragen Sie den Shop, bei dem Sie bestellt haben, nach einem neuen Link.</p>`},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		if err := RenderExpired(&b, tt.tag); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tt.want) || strings.Contains(b.String(), `data-testid="order"`) {
+			t.Errorf("%s page = %s", tt.tag, b.String())
+		}
+	}
+}
+
 func TestCatalogComplete(t *testing.T) {
 	keys := []string{
 		"STEP_CONFIRMED_BY_MERCHANT", "STEP_PREPARED_BY_MERCHANT", "STEP_SUBMITTED_TO_CARRIER", "STEP_ON_ROUTE",
