@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/validation"
 )
 
 // errorStyle is the shape of an area's error body. The areas of the service
@@ -83,18 +84,36 @@ func toWire(err error) wireError {
 	}
 	k := deliverykit.KindOf(err)
 	m := kindStatus[k]
+	// The violations are capped (validation.Cap) before the message,
+	// which lists them too, is built: an error that somehow holds
+	// thousands of them is still a small body.
+	// Message hides the text of internal and unavailable errors by the
+	// kind given here, which is err's.
+	vs := validation.Cap(deliverykit.ViolationsOf(err))
+	var message string
+	if de := (*deliverykit.Error)(nil); errors.As(err, &de) {
+		message = deliverykit.Message(&deliverykit.Error{Kind: k, Message: de.Message, Violations: vs})
+	} else {
+		message = deliverykit.Message(err)
+	}
 	we := wireError{
 		status:     m.status,
 		kind:       k.String(),
 		rpcCode:    m.rpc,
-		message:    deliverykit.Message(err),
-		violations: deliverykit.ViolationsOf(err),
+		message:    message,
+		violations: vs,
 	}
 	if k == deliverykit.KindUnavailable {
 		we.retryAfter = unavailableRetryAfter
 	}
 	return we
 }
+
+// maxWireText bounds the message and the path an error body repeats, in
+// bytes of JSON. Violations are capped on their own (validation.Cap); a
+// message lists at most those and fits, so it is clipped only when a text
+// in it names a long value (an unknown path, a malformed etag).
+const maxWireText = 3 << 10
 
 // tooManyRequests is the answer to a request over its rate limit.
 func tooManyRequests(retryAfter time.Duration) wireError {
@@ -129,6 +148,8 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, style errorS
 }
 
 func (s *server) writeWire(w http.ResponseWriter, r *http.Request, style errorStyle, we wireError) {
+	we.message = validation.Clip(we.message, maxWireText)
+	we.violations = validation.Cap(we.violations)
 	if we.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.FormatInt(retrySeconds(we.retryAfter), 10))
 	}
@@ -141,7 +162,7 @@ func (s *server) writeWire(w http.ResponseWriter, r *http.Request, style errorSt
 			Status:    we.status,
 			Error:     http.StatusText(we.status),
 			Message:   we.message,
-			Path:      r.URL.Path,
+			Path:      validation.Clip(r.URL.Path, maxWireText),
 		})
 	default:
 		writeJSON(w, we.status, restBody{

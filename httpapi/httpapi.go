@@ -15,7 +15,12 @@
 //     missing lists are empty, an empty body is an empty object. A value of the
 //     wrong type is a 400 naming the field.
 //   - Request bodies are limited (Options.MaxBodyBytes, 1 MiB by default);
-//     past the limit the answer is 413.
+//     past the limit the answer is 413. A body over 64 KiB has its lists
+//     checked against their limits before it is decoded, so a list of
+//     empty entries is refused without becoming a struct per entry.
+//   - An error lists at most 20 field violations, the first in field
+//     order, then one with an empty field and the rule "truncated" that
+//     counts the rest; an error body stays a few KiB whatever the request.
 //   - Requests are rate limited per site, per widget token and per client
 //     address (Options.RateLimits); over a limit the answer is 429 with
 //     Retry-After. A store that cannot write for now (a full disk) makes

@@ -6,10 +6,13 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deliverykit/deliverykit/internal/validation"
 )
 
 // This file generates the areas' OpenAPI documents (openapi/*.json) from
@@ -103,9 +106,11 @@ func (g *openAPISchemas) object(t reflect.Type) map[string]any {
 			p = g.ref(f.Type)
 		}
 		_, isRef := p["$ref"]
-		rules := f.Tag.Get("validate")
-		if g.constraints && !isRef {
-			constrain(p, f.Type, rules)
+		// Aliases name limits (max_id, max_parcels); the document
+		// gives their numbers.
+		rules := validation.ExpandTag(f.Tag.Get("validate"))
+		if !isRef {
+			constrain(p, f.Type, rules, g.constraints)
 		}
 		if doc := g.fieldDocs[t.Name()+"."+name]; doc != "" {
 			if isRef {
@@ -132,15 +137,35 @@ func (g *openAPISchemas) object(t reflect.Type) map[string]any {
 	return s
 }
 
-// constrain turns validate rules into JSON Schema keywords.
-func constrain(p map[string]any, t reflect.Type, rules string) {
+// constrain turns validate rules into JSON Schema keywords. Limits (the
+// maximum length of a string, the most entries of a list or a map, the
+// form of an https URL) are always written, for the list's entries too
+// (the rules after dive); the other rules only with all.
+func constrain(p map[string]any, t reflect.Type, rules string, all bool) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	for _, r := range strings.Split(rules, ",") {
+	tags := strings.Split(rules, ",")
+	head, rest := tags, []string(nil)
+	if i := slices.Index(tags, "dive"); i >= 0 {
+		head, rest = tags[:i], tags[i+1:]
+	}
+	for _, r := range head {
 		k, v, _ := strings.Cut(r, "=")
 		n, _ := strconv.ParseFloat(v, 64)
+		limit := k == "max" || k == "lte"
 		switch {
+		case limit && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
+			p["maxItems"] = n
+		case limit && t.Kind() == reflect.Map:
+			p["maxProperties"] = n
+		case limit && t.Kind() == reflect.String:
+			p["maxLength"] = n
+		case k == "httpsurl":
+			p["format"] = "uri"
+			p["pattern"] = "^https://"
+			p["maxLength"] = validation.MaxURLLength
+		case !all:
 		case k == "gt" && t.Kind() == reflect.Int32:
 			p["minimum"] = n + 1
 		case k == "gte":
@@ -149,10 +174,6 @@ func constrain(p map[string]any, t reflect.Type, rules string) {
 			p["maximum"] = n
 		case k == "min" && t.Kind() == reflect.Slice:
 			p["minItems"] = n
-		case k == "max" && t.Kind() == reflect.Slice:
-			p["maxItems"] = n
-		case k == "max" && t.Kind() == reflect.String:
-			p["maxLength"] = n
 		case k == "iso3166_1_alpha2":
 			p["pattern"] = "^[A-Z]{2}$"
 		case k == "iso4217":
@@ -160,6 +181,27 @@ func constrain(p map[string]any, t reflect.Type, rules string) {
 		case k == "email":
 			p["format"] = "email"
 		}
+	}
+	if rest == nil {
+		return
+	}
+	var elem map[string]any
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		elem, _ = p["items"].(map[string]any)
+	case reflect.Map:
+		// Keys cannot be constrained in OpenAPI 3.0; the values can.
+		if len(rest) > 0 && rest[0] == "keys" {
+			end := slices.Index(rest, "endkeys")
+			if end < 0 {
+				return
+			}
+			rest = rest[end+1:]
+		}
+		elem, _ = p["additionalProperties"].(map[string]any)
+	}
+	if _, isRef := elem["$ref"]; elem != nil && !isRef {
+		constrain(elem, t.Elem(), strings.Join(rest, ","), all)
 	}
 }
 

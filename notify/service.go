@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -305,13 +306,16 @@ func (s *Service) List(ctx context.Context, site, externalID string) (*ListRespo
 	return out, nil
 }
 
+// validate checks requests with the module's shared validator and limits.
+var validate = validation.New()
+
 // Retrigger copies the site's notification id into a new one (new id, same
 // name, channel, tracking number and receiver; origin RETRIGGER) and sends
 // it at once. It returns the new id; a failed send leaves it FAILED and
 // retried by Dispatch, like any other. An unknown id is NotFound.
 func (s *Service) Retrigger(ctx context.Context, site, id string) (string, error) {
-	if id == "" {
-		return "", deliverykit.InvalidField("notification_id", "required", "is required")
+	if err := validate.Check(&RetriggerRequest{SiteID: site, NotificationID: id}); err != nil {
+		return "", err
 	}
 	now := s.opts.Clock.Now().UTC()
 	newID := s.opts.IDs.NewID("ntf_")

@@ -70,8 +70,8 @@ type ListResponse struct {
 
 // RetriggerRequest is the body of POST /notification.retrigger.
 type RetriggerRequest struct {
-	SiteID         string `json:"site_id"`
-	NotificationID string `json:"notification_id"`
+	SiteID         string `json:"site_id" validate:"max_id"`
+	NotificationID string `json:"notification_id" validate:"required,max_id"`
 }
 
 // RetriggerResponse answers POST /notification.retrigger.

@@ -55,6 +55,16 @@
 //     accepted (the test logs which), and unnamedFields lists answers
 //     known not to name their field; the test fails when either gap closes
 //     so that its entry is removed.
+//   - Amplification (amplification_test.go): every endpoint with a body or
+//     a query, checkout's included, gets the requests that cost most per
+//     byte: each list field filled to the body limit with empty entries,
+//     strings filling it, deep nesting, maps with as many keys as fit,
+//     numbers at the int32 and int64 edges, long query values and paths.
+//     Answers are never a 5xx, error answers stay under 8 KiB, refusals
+//     write nothing, and the live heap after a collection stays flat
+//     while the refusals are sent again; the largest allocations are
+//     logged. pendingCheckout names the checkout cases awaiting that
+//     area's limits.
 //   - Tenant isolation (isolation_test.go): demo-site-2's key against every
 //     endpoint with demo-site's ids, tokens and links gets 404 or 403 (or an
 //     empty list), none of demo-site's data and no write; customer tokens
@@ -75,6 +85,7 @@
 //	go test -race ./reliability/                  # what CI runs: 3 kills, ~35 s
 //	go test -run TestCrashSafety ./reliability/ -reliability.kills=50 -reliability.seed=7
 //	DELIVERYKIT_RELIABILITY_KILLS=50 go test -run TestCrashSafety ./reliability/
+//	go test -run TestAmplification ./reliability/ -reliability.amprounds=100   # ~4 min; -race uses quarter-size bodies
 //	bash .ci/fuzz.sh                              # every fuzz target, 4 s each (~3 min)
 //	FUZZTIME=5m bash .ci/fuzz.sh ./reliability    # longer fuzzing
 package reliability

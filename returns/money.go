@@ -51,11 +51,16 @@ func (a Amount) String() string {
 // Bounds of the amounts the area accepts. With them every sum of an order
 // fits in int64 (maxLines × maxQuantity × maxMinor < 2^63), and the sums
 // are computed with overflow checks anyway (internal/checked), so that a
-// bound loosened later turns into a 400, never into a wrapped amount.
+// bound loosened later turns into a 400, never into a wrapped amount. The
+// tags refer to maxLines and maxQuantity by name (max_lines,
+// max_quantity; see validate.go).
 const (
 	maxMinor    = 1_000_000_000_000 // 10^12 minor units per unit price or cost
 	maxQuantity = 10_000            // units of one line
 	maxLines    = 500               // lines of one order or request
+	// maxDecimalLength bounds the text of an amount: an int64 has at
+	// most 19 digits, so longer amounts cannot be valid anyway.
+	maxDecimalLength = 32
 )
 
 // lineAmount is price × quantity, or false when it does not fit.

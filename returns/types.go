@@ -98,42 +98,42 @@ func (t Timestamp) MarshalJSON() ([]byte, error) {
 // OrderInput is an order to import (POST /merchant/order, or the caller's
 // checkout wiring). Amounts are decimals in major units of CurrencyCode.
 type OrderInput struct {
-	ForeignID     string `json:"foreignId" validate:"required,max=200"`
-	ForeignName   string `json:"foreignName" validate:"max=200"`
+	ForeignID     string `json:"foreignId" validate:"required,max_ref"`
+	ForeignName   string `json:"foreignName" validate:"max_ref"`
 	ForeignNumber int64  `json:"foreignNumber" validate:"gte=0"`
-	CurrencyCode  string `json:"currencyCode" validate:"required"`
-	Email         string `json:"email" validate:"required,email,max=320"`
+	CurrencyCode  string `json:"currencyCode" validate:"required,max_code"`
+	Email         string `json:"email" validate:"required,max_email,email"`
 	// ShippingAmount is what the customer paid for shipping (an extension
 	// of the spec); it is refunded when the policy says so.
-	ShippingAmount Decimal          `json:"shippingAmount"`
-	Items          []OrderItemInput `json:"items" validate:"required,min=1,max=500,dive"`
+	ShippingAmount Decimal          `json:"shippingAmount" validate:"max_decimal"`
+	Items          []OrderItemInput `json:"items" validate:"required,min=1,max_lines,dive"`
 }
 
 // OrderItemInput is one line of an imported order. PurchasePriceAmount is
 // per unit, tax included; ItemTax is the tax part of it.
 type OrderItemInput struct {
-	ForeignLineItemID   string     `json:"foreignLineItemId" validate:"required,max=200"`
-	SKU                 string     `json:"sku" validate:"required,max=200"`
-	ProductTitle        string     `json:"productTitle" validate:"max=500"`
-	VariantTitle        string     `json:"variantTitle" validate:"max=500"`
-	Quantity            int        `json:"quantity" validate:"gte=1,lte=10000"`
+	ForeignLineItemID   string     `json:"foreignLineItemId" validate:"required,max_ref"`
+	SKU                 string     `json:"sku" validate:"required,max_ref"`
+	ProductTitle        string     `json:"productTitle" validate:"max_title"`
+	VariantTitle        string     `json:"variantTitle" validate:"max_title"`
+	Quantity            int        `json:"quantity" validate:"gte=1,max_quantity"`
 	PurchasePriceAmount PriceInput `json:"purchasePriceAmount"`
 }
 
 // PriceInput is a unit price as decimals in major units.
 type PriceInput struct {
-	Amount  Decimal `json:"amount"`
-	ItemTax Decimal `json:"itemTax"`
+	Amount  Decimal `json:"amount" validate:"max_decimal"`
+	ItemTax Decimal `json:"itemTax" validate:"max_decimal"`
 }
 
 // CustomerReturnInput is a customer's return request (POST
 // /customer/return). SiteID names the merchant; the e-mail must be the
 // order's.
 type CustomerReturnInput struct {
-	SiteID         string                    `json:"siteId" validate:"required"`
-	ForeignOrderID string                    `json:"foreignOrderId" validate:"required"`
-	Email          string                    `json:"email" validate:"required"`
-	Items          []CustomerReturnItemInput `json:"items" validate:"required,min=1,max=500,dive"`
+	SiteID         string                    `json:"siteId" validate:"required,max_id"`
+	ForeignOrderID string                    `json:"foreignOrderId" validate:"required,max_ref"`
+	Email          string                    `json:"email" validate:"required,max_email"`
+	Items          []CustomerReturnItemInput `json:"items" validate:"required,min=1,max_lines,dive"`
 	// Exchange asks for replacement goods instead of money (an extension
 	// of the spec): the policy's exchange cost applies and an inspected
 	// return waits in AWAITING_EXCHANGE instead of creating a refund.
@@ -142,34 +142,34 @@ type CustomerReturnInput struct {
 
 // CustomerReturnItemInput is one line the customer sends back.
 type CustomerReturnItemInput struct {
-	ForeignLineItemID string `json:"foreignLineItemId" validate:"required"`
-	Quantity          int    `json:"quantity" validate:"gte=1,lte=10000"`
-	Reason            string `json:"reason" validate:"max=500"`
+	ForeignLineItemID string `json:"foreignLineItemId" validate:"required,max_ref"`
+	Quantity          int    `json:"quantity" validate:"gte=1,max_quantity"`
+	Reason            string `json:"reason" validate:"max_title"`
 }
 
 // ReturnedItemsInput is the merchant's inspection report (POST
 // /merchant/items/returned). Exactly one of ForeignOrderID, ReturnID and
 // TrackingReference selects the return(s).
 type ReturnedItemsInput struct {
-	ForeignOrderID    string              `json:"foreignOrderId"`
+	ForeignOrderID    string              `json:"foreignOrderId" validate:"max_ref"`
 	ReturnID          uint64              `json:"returnId"`
-	TrackingReference string              `json:"trackingReference"`
-	Items             []ReturnedItemInput `json:"items" validate:"required,min=1,max=500,dive"`
+	TrackingReference string              `json:"trackingReference" validate:"max_ref"`
+	Items             []ReturnedItemInput `json:"items" validate:"required,min=1,max_lines,dive"`
 }
 
 // ReturnedItemInput reports units of one SKU as approved or declined.
 type ReturnedItemInput struct {
-	SKU      string `json:"sku" validate:"required"`
-	Quantity int    `json:"quantity" validate:"gte=1,lte=10000"`
+	SKU      string `json:"sku" validate:"required,max_ref"`
+	Quantity int    `json:"quantity" validate:"gte=1,max_quantity"`
 	Approved bool   `json:"approved"`
-	Comment  string `json:"comment" validate:"max=2000"`
+	Comment  string `json:"comment" validate:"max_text"`
 }
 
 // ShipmentInput is the return parcel handed to a carrier (MarkInTransit).
 type ShipmentInput struct {
-	ForeignID         string `json:"foreignId" validate:"max=200"`
-	Carrier           string `json:"carrier" validate:"required,max=200"`
-	TrackingReference string `json:"trackingReference" validate:"required,max=200"`
+	ForeignID         string `json:"foreignId" validate:"max_ref"`
+	Carrier           string `json:"carrier" validate:"required,max_ref"`
+	TrackingReference string `json:"trackingReference" validate:"required,max_ref"`
 }
 
 // ---- wire output ----

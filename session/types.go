@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -132,6 +133,11 @@ func (n *Int64) UnmarshalJSON(b []byte) error {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
+		// The error names the value, which may be as long as the body;
+		// a number has at most 20 characters, so its start says enough.
+		if len(s) > 40 {
+			s = strings.ToValidUTF8(s[:40], "") + "…"
+		}
 		what := "number " + s
 		if b[0] == '"' {
 			what = "string " + strconv.Quote(s)
@@ -174,6 +180,11 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	}
 	v, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
+		// The error names the value, which may be as long as the body;
+		// a date-time is short, so its start says enough.
+		if len(s) > 40 {
+			s = strings.ToValidUTF8(s[:40], "") + "…"
+		}
 		return &json.UnmarshalTypeError{Value: "string " + strconv.Quote(s) + " (want an RFC 3339 date-time)", Type: timeType}
 	}
 	t.Time = v.UTC()
@@ -188,14 +199,14 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 // treat output-only fields: clients may send back a session they read.
 type Session struct {
 	// Name is "sessions/{session_id}".
-	Name           string          `json:"name,omitempty"`
-	State          State           `json:"state,omitempty"`
-	Purchase       *Purchase       `json:"purchase,omitempty"`
-	Deliveries     []Delivery      `json:"deliveries,omitempty"`
-	CreateTime     Timestamp       `json:"create_time,omitzero"`
-	UpdateTime     Timestamp       `json:"update_time,omitzero"`
-	Etag           string          `json:"etag,omitempty"`
-	ReturnsPromise *ReturnsPromise `json:"returns_promise,omitempty"`
+	Name           string          `json:"name,omitempty" validate:"max_ref"`
+	State          State           `json:"state,omitempty" validate:"-"`
+	Purchase       *Purchase       `json:"purchase,omitempty" validate:"required"`
+	Deliveries     []Delivery      `json:"deliveries,omitempty" validate:"max_deliveries,dive"`
+	CreateTime     Timestamp       `json:"create_time,omitzero" validate:"-"`
+	UpdateTime     Timestamp       `json:"update_time,omitzero" validate:"-"`
+	Etag           string          `json:"etag,omitempty" validate:"max_id"`
+	ReturnsPromise *ReturnsPromise `json:"returns_promise,omitempty" validate:"-"`
 }
 
 // Purchase is what is being bought. Amounts are minor units.
@@ -204,20 +215,20 @@ type Purchase struct {
 	CurrencyCode  string   `json:"currency_code" validate:"required,iso4217"`
 	TotalDiscount Int64    `json:"total_discount,omitzero" validate:"gte=0"`
 	TotalValue    Int64    `json:"total_value,omitzero" validate:"gte=0"`
-	Vouchers      []string `json:"vouchers,omitempty" validate:"max=100"`
+	Vouchers      []string `json:"vouchers,omitempty" validate:"max_vouchers,dive,max_id"`
 	// Locales are the customer's preferences, best first ("sv-SE"); the
 	// first one the catalog supports names categories and addons.
-	Locales []string `json:"locales,omitempty" validate:"max=20"`
+	Locales []string `json:"locales,omitempty" validate:"max_locales,dive,max_locale"`
 }
 
 // Delivery is one shipment of the purchase to one recipient.
 type Delivery struct {
-	ID               string         `json:"id" validate:"required,max=128"`
-	LineItems        []LineItem     `json:"line_items" validate:"required,max=1000,dive"`
-	Fulfillments     []Fulfillment  `json:"fulfillments" validate:"required,max=100,dive"`
+	ID               string         `json:"id" validate:"required,max_id"`
+	LineItems        []LineItem     `json:"line_items" validate:"required,max_line_items,dive"`
+	Fulfillments     []Fulfillment  `json:"fulfillments" validate:"required,max_fulfillments,dive"`
 	RecipientContact *Contact       `json:"recipient_contact" validate:"required"`
-	Attributes       []string       `json:"attributes,omitempty" validate:"max=100"`
-	Nodes            []DeliveryNode `json:"nodes,omitempty" validate:"max=100,dive"`
+	Attributes       []string       `json:"attributes,omitempty" validate:"max_attributes,dive,max_name"`
+	Nodes            []DeliveryNode `json:"nodes,omitempty" validate:"max_nodes,dive"`
 
 	// Read-only: computed by the options engine, set on completion.
 	DeliveryCategories []DeliveryCategory `json:"delivery_categories,omitempty" validate:"-"`
@@ -228,15 +239,15 @@ type Delivery struct {
 // LineItem is one line of a delivery. Weight and Dimensions are pointers
 // to keep presence: an absent weight is allowed, a weight of 0 is not.
 type LineItem struct {
-	SKU        string      `json:"sku" validate:"required,max=128"`
-	Title      string      `json:"title" validate:"required,max=500"`
+	SKU        string      `json:"sku" validate:"required,max_id"`
+	Title      string      `json:"title" validate:"required,max_title"`
 	Quantity   int32       `json:"quantity" validate:"gt=0"`
 	Weight     *int32      `json:"weight,omitempty" validate:"omitnil,gt=0"`
 	Dimensions *Dimensions `json:"dimensions,omitempty"`
 	Discount   Int64       `json:"discount,omitzero" validate:"gte=0"`
 	Price      Int64       `json:"price,omitzero" validate:"gte=0"`
-	ImageURI   string      `json:"image_uri,omitempty"`
-	Attributes []string    `json:"attributes,omitempty" validate:"max=100"`
+	ImageURI   string      `json:"image_uri,omitempty" validate:"omitempty,httpsurl"`
+	Attributes []string    `json:"attributes,omitempty" validate:"max_attributes,dive,max_name"`
 }
 
 // Dimensions are millimetres; each is required and positive.
@@ -252,7 +263,7 @@ type Fulfillment struct {
 	Readiness *Readiness `json:"readiness" validate:"required"`
 	// CategoryTags restricts the delivery to the catalog categories with
 	// these ids; empty means every category.
-	CategoryTags []string `json:"category_tags,omitempty" validate:"max=100"`
+	CategoryTags []string `json:"category_tags,omitempty" validate:"max_category_tags,dive,max_id"`
 }
 
 // Readiness is when goods are ready; without LatestTime they stay ready
@@ -265,15 +276,15 @@ type Readiness struct {
 // Contact is a recipient or a location's contact.
 type Contact struct {
 	Address     *Address     `json:"address" validate:"required"`
-	Email       string       `json:"email,omitempty" validate:"omitempty,email"`
+	Email       string       `json:"email,omitempty" validate:"omitempty,max_email,email"`
 	PhoneNumber *PhoneNumber `json:"phone_number,omitempty"`
 }
 
 // PhoneNumber is a phone number split the way dialling needs it.
 type PhoneNumber struct {
-	CountryCode string `json:"country_code" validate:"required"`
-	Number      string `json:"number" validate:"required"`
-	Extension   string `json:"extension,omitempty"`
+	CountryCode string `json:"country_code" validate:"required,max_phone_country_code"`
+	Number      string `json:"number" validate:"required,max_phone_number"`
+	Extension   string `json:"extension,omitempty" validate:"max_phone_number"`
 }
 
 // Address is a postal address of the delivery session.
@@ -281,10 +292,10 @@ type Address struct {
 	CountryCode string `json:"country_code" validate:"required,iso3166_1_alpha2"`
 	// RegionCode is an ISO 3166-2 subdivision without the country prefix
 	// ("AB" for SE-AB).
-	RegionCode   string       `json:"region_code,omitempty"`
-	PostalCode   string       `json:"postal_code,omitempty"`
-	City         string       `json:"city,omitempty"`
-	AddressLines []string     `json:"address_lines,omitempty" validate:"max=10"`
+	RegionCode   string       `json:"region_code,omitempty" validate:"max_code"`
+	PostalCode   string       `json:"postal_code,omitempty" validate:"max_code"`
+	City         string       `json:"city,omitempty" validate:"max_name"`
+	AddressLines []string     `json:"address_lines,omitempty" validate:"max_address_lines,dive,max_name"`
 	Coordinates  *Coordinates `json:"coordinates,omitempty"`
 }
 
@@ -391,14 +402,14 @@ type Addon struct {
 
 // PickupLocation is a pickup point, locker or store.
 type PickupLocation struct {
-	ID               string            `json:"id" validate:"required"`
-	ExternalID       string            `json:"external_id" validate:"required"`
-	Title            string            `json:"title" validate:"required"`
+	ID               string            `json:"id" validate:"required,max_id"`
+	ExternalID       string            `json:"external_id" validate:"required,max_ref"`
+	Title            string            `json:"title" validate:"required,max_title"`
 	LocationType     LocationType      `json:"location_type,omitempty" validate:"omitempty,oneof=LOCATION_TYPE_UNSPECIFIED LOCKER STORE POSTOFFICE MANNED"`
 	VisitingContact  *Contact          `json:"visiting_contact,omitempty"`
 	DeliveryContact  *Contact          `json:"delivery_contact,omitempty"`
 	OperationalHours *OperationalHours `json:"operational_hours,omitempty"`
-	Sections         []Section         `json:"sections,omitempty" validate:"max=20,dive"`
+	Sections         []Section         `json:"sections,omitempty" validate:"max_sections,dive"`
 	// Distances are read-only: the engine's walking and driving estimates
 	// from the recipient's address.
 	Distances *Distances `json:"distances,omitempty" validate:"-"`
@@ -407,32 +418,32 @@ type PickupLocation struct {
 // OperationalHours lists opening ranges ("08:00-20:00") per weekday; a
 // location with none is available at all times.
 type OperationalHours struct {
-	Monday    []string `json:"monday,omitempty"`
-	Tuesday   []string `json:"tuesday,omitempty"`
-	Wednesday []string `json:"wednesday,omitempty"`
-	Thursday  []string `json:"thursday,omitempty"`
-	Friday    []string `json:"friday,omitempty"`
-	Saturday  []string `json:"saturday,omitempty"`
-	Sunday    []string `json:"sunday,omitempty"`
-	FreeText  []string `json:"free_text,omitempty"`
+	Monday    []string `json:"monday,omitempty" validate:"max_day_ranges,dive,max_code"`
+	Tuesday   []string `json:"tuesday,omitempty" validate:"max_day_ranges,dive,max_code"`
+	Wednesday []string `json:"wednesday,omitempty" validate:"max_day_ranges,dive,max_code"`
+	Thursday  []string `json:"thursday,omitempty" validate:"max_day_ranges,dive,max_code"`
+	Friday    []string `json:"friday,omitempty" validate:"max_day_ranges,dive,max_code"`
+	Saturday  []string `json:"saturday,omitempty" validate:"max_day_ranges,dive,max_code"`
+	Sunday    []string `json:"sunday,omitempty" validate:"max_day_ranges,dive,max_code"`
+	FreeText  []string `json:"free_text,omitempty" validate:"max_free_text,dive,max_title"`
 }
 
 // Section is a block of information shown with a location.
 type Section struct {
-	Title   string   `json:"title" validate:"required"`
-	Columns []Column `json:"columns" validate:"required,dive"`
+	Title   string   `json:"title" validate:"required,max_title"`
+	Columns []Column `json:"columns" validate:"required,max_columns,dive"`
 }
 
 // Column is one column of a Section.
 type Column struct {
-	Items []ColumnItem `json:"items" validate:"required"`
+	Items []ColumnItem `json:"items" validate:"required,max_column_items,dive"`
 }
 
 // ColumnItem is one entry of a Column.
 type ColumnItem struct {
-	IconURI string `json:"icon_uri,omitempty"`
-	Text    string `json:"text,omitempty"`
-	LinkURI string `json:"link_uri,omitempty"`
+	IconURI string `json:"icon_uri,omitempty" validate:"omitempty,httpsurl"`
+	Text    string `json:"text,omitempty" validate:"max_title"`
+	LinkURI string `json:"link_uri,omitempty" validate:"omitempty,httpsurl"`
 }
 
 // Distances estimate the way to a pickup location.
@@ -452,8 +463,8 @@ type Distance struct {
 type DeliveryNode struct {
 	Handoff  *Handoff        `json:"handoff,omitempty"`
 	Location *PickupLocation `json:"location,omitempty"`
-	Roles    []Role          `json:"roles,omitempty" validate:"max=10,dive,oneof=ROLE_UNSPECIFIED ORIGIN DESTINATION"`
-	Tags     []string        `json:"tags,omitempty" validate:"max=100"`
+	Roles    []Role          `json:"roles,omitempty" validate:"max_roles,dive,oneof=ROLE_UNSPECIFIED ORIGIN DESTINATION"`
+	Tags     []string        `json:"tags,omitempty" validate:"max_node_tags,dive,max_id"`
 }
 
 // Handoff is when goods are handed over at a node.
@@ -464,19 +475,19 @@ type Handoff struct {
 
 // DeliveryChoice is the customer's choice for one delivery.
 type DeliveryChoice struct {
-	DeliveryID string   `json:"delivery_id" validate:"required"`
-	OptionID   string   `json:"option_id" validate:"required"`
-	AddonIDs   []string `json:"addon_ids,omitempty" validate:"max=20"`
+	DeliveryID string   `json:"delivery_id" validate:"required,max_id"`
+	OptionID   string   `json:"option_id" validate:"required,max_ref"`
+	AddonIDs   []string `json:"addon_ids,omitempty" validate:"max_addons,dive,max_id"`
 	// ExternalID is the merchant's id for the delivery, used as the
 	// external id of the order.
-	ExternalID string `json:"external_id,omitempty" validate:"max=256"`
+	ExternalID string `json:"external_id,omitempty" validate:"max_ref"`
 }
 
 // CompleteRequest is the body of :complete.
 type CompleteRequest struct {
-	DeliveryChoices []DeliveryChoice `json:"delivery_choices" validate:"required,max=1000,dive"`
+	DeliveryChoices []DeliveryChoice `json:"delivery_choices" validate:"required,max_deliveries,dive"`
 	// Etag, when set, must equal the session's current etag.
-	Etag string `json:"etag,omitempty"`
+	Etag string `json:"etag,omitempty" validate:"max_id"`
 }
 
 // CompleteResponse is the answer of :complete.

@@ -102,6 +102,9 @@ func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef)
 	if err := checkSite(site, ref.SiteID); err != nil {
 		return nil, err
 	}
+	if err := check(&ref, nil); err != nil {
+		return nil, err
+	}
 	it, err := s.view(ctx, func(tx storage.Tx) (storage.Item[shipmentRecord], error) {
 		return loadShipment(tx, site, ref.ShipmentID, "shipment_id")
 	})

@@ -22,6 +22,9 @@ type plan struct {
 // checkParcel validates what tags cannot say about a parcel: the products
 // exist and have a carrier, a PICKUP delivery names its pickup point.
 func (s *Service) checkParcel(site, field string, p *ParcelInput) ([]Product, []deliverykit.FieldViolation) {
+	if len(p.Deliveries) > MaxParcelDeliveries {
+		return nil, nil // the tags refuse the list without a look at it
+	}
 	var vs []deliverykit.FieldViolation
 	prods := make([]Product, len(p.Deliveries))
 	for j, d := range p.Deliveries {
@@ -54,9 +57,14 @@ func (s *Service) checkCreate(site string, req CreateShipmentRequest) (*plan, er
 		return nil, err
 	}
 	req = withShippingMethod(req)
-	pl := &plan{req: req, products: make([][]Product, len(req.Parcels))}
+	pl := &plan{req: req}
 	var vs []deliverykit.FieldViolation
-	for i := range req.Parcels {
+	// Over the limit, the tags refuse the list with one violation; the
+	// parcels are not looked at.
+	if len(req.Parcels) <= MaxParcels {
+		pl.products = make([][]Product, len(req.Parcels))
+	}
+	for i := range pl.products {
 		var pvs []deliverykit.FieldViolation
 		pl.products[i], pvs = s.checkParcel(site, fmt.Sprintf("parcels[%d]", i), &req.Parcels[i])
 		vs = append(vs, pvs...)
@@ -82,8 +90,8 @@ func (s *Service) checkCreate(site string, req CreateShipmentRequest) (*plan, er
 // request's shipping_method, and a parcel without deliveries one delivery
 // with it. The caller's slices are left as they were.
 func withShippingMethod(req CreateShipmentRequest) CreateShipmentRequest {
-	if req.ShippingMethod == "" {
-		return req
+	if req.ShippingMethod == "" || len(req.Parcels) > MaxParcels {
+		return req // over the limit, the tags refuse the parcels unseen
 	}
 	req.Parcels = slices.Clone(req.Parcels)
 	for i := range req.Parcels {

@@ -122,6 +122,9 @@ func (s *Service) CancelDelivery(ctx context.Context, site string, ref DeliveryR
 	if err := checkSite(site, ref.SiteID); err != nil {
 		return nil, err
 	}
+	if err := check(&ref, nil); err != nil {
+		return nil, err
+	}
 	if err := exactlyOne([]string{"tracking_number", "delivery_id"}, ref.TrackingNumber, ref.DeliveryID); err != nil {
 		return nil, err
 	}
@@ -177,6 +180,9 @@ func (s *Service) CancelDelivery(ctx context.Context, site string, ref DeliveryR
 // carrier has picked up cannot be cancelled.
 func (s *Service) CancelShipment(ctx context.Context, site string, ref ShipmentRef) (*Shipment, error) {
 	if err := checkSite(site, ref.SiteID); err != nil {
+		return nil, err
+	}
+	if err := check(&ref, nil); err != nil {
 		return nil, err
 	}
 	return s.change(ctx, site,

@@ -12,23 +12,23 @@ import "time"
 
 // Address is a postal address, the shape of tracking's Address (§2.1).
 type Address struct {
-	AddressLines    []string     `json:"address_lines,omitempty"`
-	ApartmentNumber string       `json:"apartment_number,omitempty"`
-	Attn            string       `json:"attn,omitempty"`
-	BuildingName    string       `json:"building_name,omitempty"`
-	CareOf          string       `json:"care_of,omitempty"`
-	City            string       `json:"city,omitempty"`
+	AddressLines    []string     `json:"address_lines,omitempty" validate:"max_address_lines,dive,max_name"`
+	ApartmentNumber string       `json:"apartment_number,omitempty" validate:"max_code"`
+	Attn            string       `json:"attn,omitempty" validate:"max_name"`
+	BuildingName    string       `json:"building_name,omitempty" validate:"max_name"`
+	CareOf          string       `json:"care_of,omitempty" validate:"max_name"`
+	City            string       `json:"city,omitempty" validate:"max_name"`
 	Coordinates     *Coordinates `json:"coordinates,omitempty" validate:"omitempty"`
 	Country         string       `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
-	DoorCode        string       `json:"door_code,omitempty"`
-	FloorNumber     string       `json:"floor_number,omitempty"`
-	Name            string       `json:"name,omitempty"`
-	POBoxID         string       `json:"po_box_id,omitempty"`
-	PostalCode      string       `json:"postal_code,omitempty"`
-	Region          string       `json:"region,omitempty"`
-	Street          string       `json:"street,omitempty"`
-	StreetNumber    string       `json:"street_number,omitempty"`
-	Subregion       string       `json:"subregion,omitempty"`
+	DoorCode        string       `json:"door_code,omitempty" validate:"max_code"`
+	FloorNumber     string       `json:"floor_number,omitempty" validate:"max_code"`
+	Name            string       `json:"name,omitempty" validate:"max_name"`
+	POBoxID         string       `json:"po_box_id,omitempty" validate:"max_code"`
+	PostalCode      string       `json:"postal_code,omitempty" validate:"max_code"`
+	Region          string       `json:"region,omitempty" validate:"max_name"`
+	Street          string       `json:"street,omitempty" validate:"max_name"`
+	StreetNumber    string       `json:"street_number,omitempty" validate:"max_code"`
+	Subregion       string       `json:"subregion,omitempty" validate:"max_name"`
 }
 
 // Coordinates is a point in WGS 84 degrees.
@@ -40,25 +40,25 @@ type Coordinates struct {
 // Sender is who hands a parcel to the carrier. A label needs the return
 // address, so it is required.
 type Sender struct {
-	Name        string   `json:"name" validate:"required,max=256"`
+	Name        string   `json:"name" validate:"required,max_name"`
 	Address     *Address `json:"address" validate:"required"`
-	Email       string   `json:"email,omitempty" validate:"omitempty,email"`
-	PhoneNumber string   `json:"phone_number,omitempty" validate:"omitempty,max=64"`
+	Email       string   `json:"email,omitempty" validate:"omitempty,max_email,email"`
+	PhoneNumber string   `json:"phone_number,omitempty" validate:"omitempty,max_code"`
 }
 
 // Receiver is who receives a parcel: tracking's Receiver contact shape.
 // Address is the home address; a delivery to a pickup point names the
 // point in Delivery.Pickup.
 type Receiver struct {
-	Name        string   `json:"name" validate:"required,max=256"`
+	Name        string   `json:"name" validate:"required,max_name"`
 	Address     *Address `json:"address" validate:"required"`
-	Email       string   `json:"email,omitempty" validate:"omitempty,email"`
-	PhoneNumber string   `json:"phone_number,omitempty" validate:"omitempty,max=64"`
+	Email       string   `json:"email,omitempty" validate:"omitempty,max_email,email"`
+	PhoneNumber string   `json:"phone_number,omitempty" validate:"omitempty,max_code"`
 }
 
 // Pickup is a pickup point at the carrier (tracking's pickup shape).
 type Pickup struct {
-	ID           string             `json:"id" validate:"required"`
+	ID           string             `json:"id" validate:"required,max_id"`
 	Address      *Address           `json:"address,omitempty" validate:"omitempty"`
 	LocationType PickupLocationType `json:"location_type,omitempty" validate:"omitempty,oneof=UNKNOWN_PICKUP_LOCATION_TYPE LOCKER STORE POSTOFFICE MANNED AGE_VERIFICATION INDOOR"`
 }
@@ -73,8 +73,8 @@ type Dimensions struct {
 // LineItem is one SKU packed in a parcel, tracking's parcel line item shape.
 // Amounts are minor units of Currency.
 type LineItem struct {
-	SKU      string `json:"sku" validate:"required"`
-	Name     string `json:"name,omitempty"`
+	SKU      string `json:"sku" validate:"required,max_id"`
+	Name     string `json:"name,omitempty" validate:"max_title"`
 	Quantity int32  `json:"quantity" validate:"gt=0"`
 	Price    int32  `json:"price" validate:"gte=0"`
 	Currency string `json:"currency" validate:"required,iso4217"`
@@ -225,35 +225,53 @@ type TimeSpan struct {
 	End   time.Time `json:"end"`
 }
 
-// MaxParcels is the most parcels a shipment may have, at creation and
-// after shipments.addParcel.
-const MaxParcels = 100
+// The limits of the area's requests, besides the shared ones of strings
+// (see internal/validation): each is named once here and referred to by
+// name in the struct tags (validate.go registers the names). A list over
+// its limit is refused with one violation, before any of its entries is
+// looked at.
+const (
+	// MaxParcels is the most parcels a shipment may have, at creation
+	// and after shipments.addParcel.
+	MaxParcels = 100
+	// MaxParcelDeliveries is the most deliveries (carrier legs) of one
+	// parcel.
+	MaxParcelDeliveries = 10
+	// MaxParcelLineItems is the most line items of one parcel.
+	MaxParcelLineItems = 500
+	// MaxAttributes is the most attributes of a shipment.
+	MaxAttributes = 100
+	// MaxReferenceLength bounds a shipment's reference, printed on labels.
+	MaxReferenceLength = 64
+	// MaxInstructionsLength bounds the driver instructions of a pickup.
+	MaxInstructionsLength = 512
+)
 
 // CreateShipmentRequest is the body of POST /shipments.create and, with
 // PickupWindow, of POST /shipments.createAndBook.
 type CreateShipmentRequest struct {
 	// SiteID may be omitted; when given it must be the caller's site.
-	SiteID string `json:"site_id,omitempty"`
+	SiteID string `json:"site_id,omitempty" validate:"max_id"`
 	// ExternalID is the merchant's id of the shipment, unique per site:
 	// creating again with the same external_id and the same content
 	// returns the first shipment; with other content it is a Conflict.
-	ExternalID string `json:"external_id,omitempty" validate:"omitempty,max=256"`
+	ExternalID string `json:"external_id,omitempty" validate:"omitempty,max_ref"`
 	// DirectionType is OUTBOUND (the default) or RETURN.
 	DirectionType DirectionType `json:"direction_type,omitempty" validate:"omitempty,oneof=OUTBOUND RETURN"`
 	// ShippingMethod is a carrier product reference (a checkout's
 	// shipping_method, a delivery session's carrier.product_id) for every
 	// delivery that names none; a parcel without deliveries gets one
 	// delivery with it.
-	ShippingMethod string            `json:"shipping_method,omitempty" validate:"max=128"`
-	Reference      string            `json:"reference,omitempty" validate:"omitempty,max=64"`
-	Attributes     map[string]string `json:"attributes,omitempty"`
+	ShippingMethod string            `json:"shipping_method,omitempty" validate:"max_id"`
+	Reference      string            `json:"reference,omitempty" validate:"omitempty,max_shipment_reference"`
+	Attributes     map[string]string `json:"attributes,omitempty" validate:"max_shipment_attributes,dive,keys,max_id,endkeys,max_name"`
 	Sender         *Sender           `json:"sender" validate:"required"`
 	Receiver       *Receiver         `json:"receiver" validate:"required"`
-	Parcels        []ParcelInput     `json:"parcels" validate:"required,min=1,max=100,dive"` // max=MaxParcels
+	Parcels        []ParcelInput     `json:"parcels" validate:"required,min=1,max_parcels,dive"`
 	// OutboundShipmentID connects a RETURN shipment to the outbound
 	// shipment it returns: parcels added later to the outbound shipment
 	// are added to it too.
-	OutboundShipmentID string `json:"outbound_shipment_id,omitempty"`
+	OutboundShipmentID string `json:"outbound_shipment_id,omitempty" validate:"max_id"`
 	// PickupWindow is used by createAndBook only: when set, the pickup of
 	// every delivery is booked for it.
 	PickupWindow *DateTimeRangeStrict `json:"pickup_window,omitempty" validate:"omitempty"`
@@ -261,17 +279,17 @@ type CreateShipmentRequest struct {
 
 // ParcelInput is a parcel to create.
 type ParcelInput struct {
-	ExternalID string          `json:"external_id,omitempty" validate:"omitempty,max=256"`
+	ExternalID string          `json:"external_id,omitempty" validate:"omitempty,max_ref"`
 	Weight     int32           `json:"weight" validate:"gt=0,lte=1000000"`
 	Dimensions *Dimensions     `json:"dimensions,omitempty" validate:"omitempty"`
-	LineItems  []LineItem      `json:"line_items,omitempty" validate:"dive"`
-	Deliveries []DeliveryInput `json:"deliveries" validate:"required,min=1,max=10,dive"`
+	LineItems  []LineItem      `json:"line_items,omitempty" validate:"max_parcel_items,dive"`
+	Deliveries []DeliveryInput `json:"deliveries" validate:"required,min=1,max_parcel_deliveries,dive"`
 }
 
 // DeliveryInput is a carrier leg to create. DeliveryType defaults to the
 // carrier product's.
 type DeliveryInput struct {
-	CarrierProductRef string       `json:"carrier_product_ref" validate:"required"`
+	CarrierProductRef string       `json:"carrier_product_ref" validate:"required,max_id"`
 	DeliveryType      DeliveryType `json:"delivery_type,omitempty" validate:"omitempty,oneof=UNKNOWN DELIVERY PICKUP MAILBOX INSTORE INWAREHOUSE"`
 	Sender            *Sender      `json:"sender,omitempty" validate:"omitempty"`
 	Receiver          *Receiver    `json:"receiver,omitempty" validate:"omitempty"`
@@ -281,8 +299,8 @@ type DeliveryInput struct {
 // ShipmentRef names a shipment: POST /shipments.bookParcels and
 // /shipments.cancel.
 type ShipmentRef struct {
-	SiteID     string `json:"site_id,omitempty"`
-	ShipmentID string `json:"shipment_id" validate:"required"`
+	SiteID     string `json:"site_id,omitempty" validate:"max_id"`
+	ShipmentID string `json:"shipment_id" validate:"required,max_id"`
 }
 
 // GetShipmentQuery selects a shipment by exactly one of its id, its
@@ -296,42 +314,42 @@ type GetShipmentQuery struct {
 // BookPickupRequest books the carrier's pickup for one delivery (by
 // tracking number) or for every booked delivery of a shipment.
 type BookPickupRequest struct {
-	SiteID         string               `json:"site_id,omitempty"`
-	TrackingNumber string               `json:"tracking_number,omitempty"`
-	ShipmentID     string               `json:"shipment_id,omitempty"`
+	SiteID         string               `json:"site_id,omitempty" validate:"max_id"`
+	TrackingNumber string               `json:"tracking_number,omitempty" validate:"max_id"`
+	ShipmentID     string               `json:"shipment_id,omitempty" validate:"max_id"`
 	PickupWindow   *DateTimeRangeStrict `json:"pickup_window" validate:"required"`
 	// Address is where the carrier collects; default: the sender's.
 	Address *Address `json:"address,omitempty" validate:"omitempty"`
 	// Instructions are passed on to the carrier's driver.
-	Instructions string `json:"instructions,omitempty" validate:"omitempty,max=512"`
+	Instructions string `json:"instructions,omitempty" validate:"omitempty,max_instructions"`
 }
 
 // DeliveryRef names one delivery by its tracking number or, before
 // booking, by its id: POST /deliveries.cancel.
 type DeliveryRef struct {
-	SiteID         string `json:"site_id,omitempty"`
-	TrackingNumber string `json:"tracking_number,omitempty"`
-	DeliveryID     string `json:"delivery_id,omitempty"`
+	SiteID         string `json:"site_id,omitempty" validate:"max_id"`
+	TrackingNumber string `json:"tracking_number,omitempty" validate:"max_id"`
+	DeliveryID     string `json:"delivery_id,omitempty" validate:"max_id"`
 }
 
 // ConfirmPickupRequest records that the carrier collected a delivery
 // (extension endpoint POST /deliveries.confirmPickup, called by carrier
 // integrations). PickedUpAt defaults to now.
 type ConfirmPickupRequest struct {
-	SiteID         string `json:"site_id,omitempty"`
-	TrackingNumber string `json:"tracking_number" validate:"required"`
+	SiteID         string `json:"site_id,omitempty" validate:"max_id"`
+	TrackingNumber string `json:"tracking_number" validate:"required,max_id"`
 	PickedUpAt     string `json:"picked_up_at,omitempty" validate:"omitempty,datetime=2006-01-02T15:04:05Z07:00"`
 }
 
 // UpdateShipmentRequest changes a shipment. Absent (null) fields are left
 // as they are. What may change in which state is in the package doc.
 type UpdateShipmentRequest struct {
-	SiteID     string             `json:"site_id,omitempty"`
-	ShipmentID string             `json:"shipment_id" validate:"required"`
+	SiteID     string             `json:"site_id,omitempty" validate:"max_id"`
+	ShipmentID string             `json:"shipment_id" validate:"required,max_id"`
 	Sender     *Sender            `json:"sender,omitempty" validate:"omitempty"`
 	Receiver   *Receiver          `json:"receiver,omitempty" validate:"omitempty"`
-	Reference  *string            `json:"reference,omitempty" validate:"omitempty,max=64"`
-	Attributes *map[string]string `json:"attributes,omitempty"`
+	Reference  *string            `json:"reference,omitempty" validate:"omitempty,max_shipment_reference"`
+	Attributes *map[string]string `json:"attributes,omitempty" validate:"omitempty,max_shipment_attributes,dive,keys,max_id,endkeys,max_name"`
 }
 
 // AddParcelRequest adds a parcel to a shipment. ReturnParcel, when set, is
@@ -339,8 +357,8 @@ type UpdateShipmentRequest struct {
 // gets a copy of Parcel with the deliveries (carrier products) of the
 // return shipment's first parcel.
 type AddParcelRequest struct {
-	SiteID       string       `json:"site_id,omitempty"`
-	ShipmentID   string       `json:"shipment_id" validate:"required"`
+	SiteID       string       `json:"site_id,omitempty" validate:"max_id"`
+	ShipmentID   string       `json:"shipment_id" validate:"required,max_id"`
 	Parcel       *ParcelInput `json:"parcel" validate:"required"`
 	ReturnParcel *ParcelInput `json:"return_parcel,omitempty" validate:"omitempty"`
 }

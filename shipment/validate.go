@@ -10,7 +10,14 @@ import (
 
 // validate checks struct tags with JSON field names, so that a violation's
 // Field is the path the client sent ("parcels[0].deliveries[1].pickup.id").
-var validate = validation.New()
+var validate = validation.New(
+	validation.Max("max_parcels", MaxParcels),
+	validation.Max("max_parcel_deliveries", MaxParcelDeliveries),
+	validation.Max("max_parcel_items", MaxParcelLineItems),
+	validation.Max("max_shipment_attributes", MaxAttributes),
+	validation.Max("max_shipment_reference", MaxReferenceLength),
+	validation.Max("max_instructions", MaxInstructionsLength),
+)
 
 // check validates v's tags and returns an InvalidArgument error listing
 // every violation, plus extra (rules checked in code), sorted by field.

@@ -8,23 +8,23 @@ package tracking
 
 // Address is a postal address (§2.1). All fields are optional.
 type Address struct {
-	AddressLines    []string     `json:"address_lines,omitempty"`
-	ApartmentNumber string       `json:"apartment_number,omitempty"`
-	Attn            string       `json:"attn,omitempty"`
-	BuildingName    string       `json:"building_name,omitempty"`
-	CareOf          string       `json:"care_of,omitempty"`
-	City            string       `json:"city,omitempty"`
+	AddressLines    []string     `json:"address_lines,omitempty" validate:"max_address_lines,dive,max_name"`
+	ApartmentNumber string       `json:"apartment_number,omitempty" validate:"max_code"`
+	Attn            string       `json:"attn,omitempty" validate:"max_name"`
+	BuildingName    string       `json:"building_name,omitempty" validate:"max_name"`
+	CareOf          string       `json:"care_of,omitempty" validate:"max_name"`
+	City            string       `json:"city,omitempty" validate:"max_name"`
 	Coordinates     *Coordinates `json:"coordinates,omitempty" validate:"omitempty"`
 	Country         string       `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
-	DoorCode        string       `json:"door_code,omitempty"`
-	FloorNumber     string       `json:"floor_number,omitempty"`
-	Name            string       `json:"name,omitempty"`
-	POBoxID         string       `json:"po_box_id,omitempty"`
-	PostalCode      string       `json:"postal_code,omitempty"`
-	Region          string       `json:"region,omitempty"`
-	Street          string       `json:"street,omitempty"`
-	StreetNumber    string       `json:"street_number,omitempty"`
-	Subregion       string       `json:"subregion,omitempty"`
+	DoorCode        string       `json:"door_code,omitempty" validate:"max_code"`
+	FloorNumber     string       `json:"floor_number,omitempty" validate:"max_code"`
+	Name            string       `json:"name,omitempty" validate:"max_name"`
+	POBoxID         string       `json:"po_box_id,omitempty" validate:"max_code"`
+	PostalCode      string       `json:"postal_code,omitempty" validate:"max_code"`
+	Region          string       `json:"region,omitempty" validate:"max_name"`
+	Street          string       `json:"street,omitempty" validate:"max_name"`
+	StreetNumber    string       `json:"street_number,omitempty" validate:"max_code"`
+	Subregion       string       `json:"subregion,omitempty" validate:"max_name"`
 }
 
 // Coordinates is a point in WGS 84 degrees.
@@ -163,9 +163,9 @@ const (
 
 // CreateTrackingOrderRequest registers a tracking order (§2.2).
 type CreateTrackingOrderRequest struct {
-	SiteID            string            `json:"site_id" validate:"required"`
-	ExternalID        string            `json:"external_id" validate:"required,max=256,keysafe"`
-	CarrierProductRef string            `json:"carrier_product_ref" validate:"required,max=128,keysafe"`
+	SiteID            string            `json:"site_id" validate:"required,max_id"`
+	ExternalID        string            `json:"external_id" validate:"required,max_ref,keysafe"`
+	CarrierProductRef string            `json:"carrier_product_ref" validate:"required,max_id,keysafe"`
 	Sender            *Sender           `json:"sender" validate:"required"`
 	Receiver          *Receiver         `json:"receiver" validate:"required"`
 	Destination       *Destination      `json:"destination" validate:"required"`
@@ -176,23 +176,23 @@ type CreateTrackingOrderRequest struct {
 
 // Sender is the merchant side of an order.
 type Sender struct {
-	Name    string   `json:"name" validate:"required,max=256"`
+	Name    string   `json:"name" validate:"required,max_name"`
 	Address *Address `json:"address,omitempty" validate:"omitempty"`
 }
 
 // Receiver is the customer of an order.
 type Receiver struct {
-	Name           string   `json:"name" validate:"required,max=256"`
+	Name           string   `json:"name" validate:"required,max_name"`
 	Address        *Address `json:"address,omitempty" validate:"omitempty"`
 	BillingAddress *Address `json:"billing_address,omitempty" validate:"omitempty"`
-	Email          string   `json:"email,omitempty" validate:"omitempty,email"`
-	PhoneNumber    string   `json:"phone_number,omitempty"`
+	Email          string   `json:"email,omitempty" validate:"omitempty,max_email,email"`
+	PhoneNumber    string   `json:"phone_number,omitempty" validate:"max_code"`
 }
 
 // Destination is where an order goes.
 type Destination struct {
 	Address            *Address           `json:"address" validate:"required"`
-	LocationExternalID string             `json:"location_external_id,omitempty"`
+	LocationExternalID string             `json:"location_external_id,omitempty" validate:"max_ref"`
 	LocationType       PickupLocationType `json:"location_type,omitempty" validate:"omitempty,oneof=UNKNOWN_PICKUP_LOCATION_TYPE LOCKER STORE MANNED"`
 	OperationalHours   *OperationalHours  `json:"operational_hours,omitempty" validate:"omitempty"`
 }
@@ -200,13 +200,13 @@ type Destination struct {
 // OperationalHours lists the opening intervals of each weekday. A day
 // without intervals is closed; several intervals express breaks.
 type OperationalHours struct {
-	Mon []TimeRange `json:"mon,omitempty" validate:"dive"`
-	Tue []TimeRange `json:"tue,omitempty" validate:"dive"`
-	Wed []TimeRange `json:"wed,omitempty" validate:"dive"`
-	Thu []TimeRange `json:"thu,omitempty" validate:"dive"`
-	Fri []TimeRange `json:"fri,omitempty" validate:"dive"`
-	Sat []TimeRange `json:"sat,omitempty" validate:"dive"`
-	Sun []TimeRange `json:"sun,omitempty" validate:"dive"`
+	Mon []TimeRange `json:"mon,omitempty" validate:"max_opening_ranges,dive"`
+	Tue []TimeRange `json:"tue,omitempty" validate:"max_opening_ranges,dive"`
+	Wed []TimeRange `json:"wed,omitempty" validate:"max_opening_ranges,dive"`
+	Thu []TimeRange `json:"thu,omitempty" validate:"max_opening_ranges,dive"`
+	Fri []TimeRange `json:"fri,omitempty" validate:"max_opening_ranges,dive"`
+	Sat []TimeRange `json:"sat,omitempty" validate:"max_opening_ranges,dive"`
+	Sun []TimeRange `json:"sun,omitempty" validate:"max_opening_ranges,dive"`
 }
 
 // days returns the weekdays in order with their JSON names.
@@ -222,7 +222,7 @@ func (h *OperationalHours) days() []struct {
 
 // Cart is what the customer bought. Amounts are minor units.
 type Cart struct {
-	Items         []CartItem `json:"items" validate:"required,dive"`
+	Items         []CartItem `json:"items" validate:"required,max_cart_items,dive"`
 	Total         int32      `json:"total" validate:"gte=0"`
 	Discount      int32      `json:"discount" validate:"gte=0"`
 	Currency      string     `json:"currency,omitempty" validate:"omitempty,iso4217"`
@@ -233,12 +233,12 @@ type Cart struct {
 // CartItem is one SKU of a cart. Price is one item with discounts applied;
 // Discount is the discount on one item.
 type CartItem struct {
-	SKU      string `json:"sku" validate:"required"`
-	Name     string `json:"name" validate:"required,max=500"`
+	SKU      string `json:"sku" validate:"required,max_id"`
+	Name     string `json:"name" validate:"required,max_title"`
 	Quantity int32  `json:"quantity" validate:"gt=0"`
 	Price    int32  `json:"price" validate:"gte=0"`
 	Discount int32  `json:"discount" validate:"gte=0"`
-	Image    string `json:"image,omitempty" validate:"omitempty,url"`
+	Image    string `json:"image,omitempty" validate:"omitempty,httpsurl"`
 }
 
 // Promises are the merchant's delivery promises shown to the customer and
@@ -256,24 +256,24 @@ type CreateTrackingOrderResponse struct {
 
 // CreateParcelRequest registers a parcel of an order (§2.2).
 type CreateParcelRequest struct {
-	SiteID            string           `json:"site_id" validate:"required"`
-	TosID             string           `json:"tos_id" validate:"required,max=128,keysafe"`
-	TrackingNumber    string           `json:"tracking_number" validate:"required,max=128,keysafe"`
-	CarrierProductRef string           `json:"carrier_product_ref" validate:"required,max=128,keysafe"`
+	SiteID            string           `json:"site_id" validate:"required,max_id"`
+	TosID             string           `json:"tos_id" validate:"required,max_id,keysafe"`
+	TrackingNumber    string           `json:"tracking_number" validate:"required,max_id,keysafe"`
+	CarrierProductRef string           `json:"carrier_product_ref" validate:"required,max_id,keysafe"`
 	DirectionType     DirectionType    `json:"direction_type" validate:"required,oneof=UNKNOWN_DIRECTION_TYPE OUTBOUND RETURN UNSPECIFIED"`
 	DeliveryType      DeliveryType     `json:"delivery_type,omitempty" validate:"omitempty,oneof=UNKNOWN DELIVERY PICKUP MAILBOX INSTORE INWAREHOUSE"`
-	Attributes        map[string]any   `json:"attributes,omitempty"`
-	LineItems         []ParcelLineItem `json:"line_items,omitempty" validate:"dive"`
+	Attributes        map[string]any   `json:"attributes,omitempty" validate:"max_parcel_attributes,dive,keys,max_id,endkeys,omitempty,jsonsize=1024"`
+	LineItems         []ParcelLineItem `json:"line_items,omitempty" validate:"max_parcel_line_items,dive"`
 	Receiver          *ParcelReceiver  `json:"receiver,omitempty" validate:"omitempty"`
 	Sender            *ParcelSender    `json:"sender,omitempty" validate:"omitempty"`
 }
 
 // ParcelReceiver is who receives a parcel and where.
 type ParcelReceiver struct {
-	Name        string             `json:"name" validate:"required,max=256"`
+	Name        string             `json:"name" validate:"required,max_name"`
 	Destination *ParcelDestination `json:"destination" validate:"required"`
-	Email       string             `json:"email,omitempty" validate:"omitempty,email"`
-	PhoneNumber string             `json:"phone_number,omitempty"`
+	Email       string             `json:"email,omitempty" validate:"omitempty,max_email,email"`
+	PhoneNumber string             `json:"phone_number,omitempty" validate:"max_code"`
 }
 
 // ParcelDestination is a home address and/or a pickup point.
@@ -284,37 +284,37 @@ type ParcelDestination struct {
 
 // Pickup is a pickup point at the carrier.
 type Pickup struct {
-	ID           string             `json:"id" validate:"required"`
+	ID           string             `json:"id" validate:"required,max_id"`
 	Address      *Address           `json:"address,omitempty" validate:"omitempty"`
 	LocationType PickupLocationType `json:"location_type,omitempty" validate:"omitempty,oneof=UNKNOWN_PICKUP_LOCATION_TYPE LOCKER STORE POSTOFFICE MANNED AGE_VERIFICATION INDOOR"`
 }
 
 // ParcelSender is who sends a parcel.
 type ParcelSender struct {
-	Name    string   `json:"name" validate:"required,max=256"`
+	Name    string   `json:"name" validate:"required,max_name"`
 	Address *Address `json:"address,omitempty" validate:"omitempty"`
 }
 
 // ParcelLineItem is one SKU in a parcel. PrivateParcel.line_items has the
 // same shape.
 type ParcelLineItem struct {
-	SKU        string            `json:"sku" validate:"required"`
+	SKU        string            `json:"sku" validate:"required,max_id"`
 	Quantity   int32             `json:"quantity" validate:"gt=0"`
 	Price      int32             `json:"price" validate:"gte=0"`
 	Currency   string            `json:"currency" validate:"required,iso4217"`
 	Discount   int32             `json:"discount,omitempty" validate:"gte=0"`
-	Image      string            `json:"image,omitempty"`
-	Name       string            `json:"name,omitempty"`
-	Properties map[string]string `json:"properties,omitempty"`
+	Image      string            `json:"image,omitempty" validate:"omitempty,httpsurl"`
+	Name       string            `json:"name,omitempty" validate:"max_title"`
+	Properties map[string]string `json:"properties,omitempty" validate:"max_item_properties,dive,keys,max_id,endkeys,max_name"`
 	TotalPrice int32             `json:"total_price,omitempty" validate:"gte=0"`
 }
 
 // GenerateTrackingPageLinkRequest asks for a customer-facing link.
 type GenerateTrackingPageLinkRequest struct {
-	SiteID         string `json:"site_id" validate:"required"`
-	Locale         string `json:"locale" validate:"required"`
-	OrderID        string `json:"order_id,omitempty"`
-	TrackingNumber string `json:"tracking_number,omitempty"`
+	SiteID         string `json:"site_id" validate:"required,max_id"`
+	Locale         string `json:"locale" validate:"required,max_locale"`
+	OrderID        string `json:"order_id,omitempty" validate:"max_ref"`
+	TrackingNumber string `json:"tracking_number,omitempty" validate:"max_id"`
 	// Rotate (an extension) gives the order a new token: links handed out
 	// before stop working, for example after one was forwarded to the
 	// wrong person.
@@ -540,11 +540,11 @@ type TrackingParcelReceiver struct {
 // step appends to the parcel's history, an alert is kept with created_at =
 // Time.
 type Event struct {
-	SiteID         string `json:"site_id"`
-	TrackingNumber string `json:"tracking_number" validate:"required,max=128,keysafe"`
+	SiteID         string `json:"site_id" validate:"max_id"`
+	TrackingNumber string `json:"tracking_number" validate:"required,max_id,keysafe"`
 	// CarrierProductRef disambiguates a tracking number that two carriers
 	// of the site use; it is otherwise optional.
-	CarrierProductRef string    `json:"carrier_product_ref,omitempty" validate:"max=128,keysafe"`
+	CarrierProductRef string    `json:"carrier_product_ref,omitempty" validate:"max_id,keysafe"`
 	Time              string    `json:"time" validate:"required,datetime=2006-01-02T15:04:05Z07:00"`
 	Step              Step      `json:"step,omitempty" validate:"omitempty,step"`
 	Alert             AlertType `json:"alert,omitempty" validate:"omitempty,alert"`

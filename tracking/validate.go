@@ -15,6 +15,11 @@ import (
 // violation's Field is the path a client sent ("receiver.email"), plus the
 // tags only tracking uses.
 var validate = validation.New(
+	validation.Max("max_cart_items", MaxCartItems),
+	validation.Max("max_parcel_line_items", MaxParcelLineItems),
+	validation.Max("max_item_properties", MaxItemProperties),
+	validation.Max("max_parcel_attributes", MaxParcelAttributes),
+	validation.Max("max_opening_ranges", MaxOpeningRanges),
 	validation.Rule{Tag: "hhmmss", Message: "must be a time of day HH:MM:SS", Func: func(fl validator.FieldLevel) bool {
 		return hhmmss.MatchString(fl.Field().String())
 	}},
@@ -24,6 +29,24 @@ var validate = validation.New(
 	validation.Rule{Tag: "alert", Message: "must be an AlertType value other than ALERT_UNDEFINED", Func: func(fl validator.FieldLevel) bool {
 		return knownAlerts[AlertType(fl.Field().String())]
 	}},
+)
+
+// The limits of the area's requests, besides the shared ones of strings
+// (see internal/validation): each is named once here and referred to by
+// name in the struct tags. A list over its limit is refused with one
+// violation, before any of its entries is looked at.
+const (
+	// MaxCartItems bounds the lines of an order's cart.
+	MaxCartItems = 500
+	// MaxParcelLineItems bounds the lines of one parcel.
+	MaxParcelLineItems = 500
+	// MaxItemProperties bounds the properties of one parcel line.
+	MaxItemProperties = 50
+	// MaxParcelAttributes bounds a parcel's free-form attributes; each
+	// value takes at most 1 KiB as JSON.
+	MaxParcelAttributes = 50
+	// MaxOpeningRanges bounds the opening intervals of one weekday.
+	MaxOpeningRanges = 10
 )
 
 var hhmmss = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`)
@@ -96,6 +119,9 @@ func orderRules(r *CreateTrackingOrderRequest) []deliverykit.FieldViolation {
 	}
 	if d := r.Destination; d != nil && d.OperationalHours != nil {
 		for _, day := range d.OperationalHours.days() {
+			if len(day.ranges) > MaxOpeningRanges {
+				continue // reported by the tags, without a look at the ranges
+			}
 			prevEnd := ""
 			for i, tr := range day.ranges {
 				if !hhmmss.MatchString(tr.Start) || !hhmmss.MatchString(tr.End) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/shipment"
@@ -24,12 +25,12 @@ func TestAreasTagsAreWorded(t *testing.T) {
 		checkout.CreateRequest{}, checkout.UpdateRequest{}, checkout.CompleteRequest{}, checkout.SelectRequest{},
 		returns.CustomerReturnInput{}, returns.ShipmentInput{}, returns.ReturnedItemsInput{}, returns.OrderInput{},
 		tracking.Event{}, tracking.CreateTrackingOrderRequest{}, tracking.CreateParcelRequest{}, tracking.GenerateTrackingPageLinkRequest{},
-		session.Session{}, session.CompleteRequest{},
+		session.Session{}, session.CompleteRequest{}, notify.RetriggerRequest{},
 		shipment.CreateShipmentRequest{}, shipment.BookPickupRequest{}, shipment.ConfirmPickupRequest{}, shipment.UpdateShipmentRequest{}, shipment.AddParcelRequest{},
 	}
 	// Keywords that steer the validator but never name a violation, and
 	// the tags tracking registers as its own Rules.
-	notViolations := map[string]bool{"omitempty": true, "omitnil": true, "omitzero": true, "dive": true, "keys": true, "endkeys": true}
+	notViolations := map[string]bool{"omitempty": true, "omitnil": true, "omitzero": true, "dive": true, "keys": true, "endkeys": true, "": true}
 	areaRules := map[string]bool{"hhmmss": true, "step": true, "alert": true}
 
 	seen := map[reflect.Type]bool{}
@@ -45,7 +46,9 @@ func TestAreasTagsAreWorded(t *testing.T) {
 		seen[t] = true
 		for i := range t.NumField() {
 			f := t.Field(i)
-			tag := f.Tag.Get("validate")
+			// Aliases name limits; what a client sees is the tag they
+			// stand for.
+			tag := validation.ExpandTag(f.Tag.Get("validate"))
 			if tag != "-" {
 				for _, alt := range strings.FieldsFunc(tag, func(r rune) bool { return r == ',' || r == '|' }) {
 					name, _, _ := strings.Cut(alt, "=")
@@ -70,5 +73,45 @@ func TestAreasTagsAreWorded(t *testing.T) {
 	}
 	if len(used) < 10 {
 		t.Errorf("found only the tags %v: is the walk broken?", used)
+	}
+}
+
+// requestTypes are the bodies every area decodes from clients, by area.
+// A new request type goes here; TestRequestLimits then holds each of its
+// strings, lists and maps to a maximum.
+var requestTypes = map[string][]reflect.Type{
+	"tracking (A)": {
+		reflect.TypeFor[tracking.CreateTrackingOrderRequest](), reflect.TypeFor[tracking.CreateParcelRequest](),
+		reflect.TypeFor[tracking.GenerateTrackingPageLinkRequest](), reflect.TypeFor[tracking.Event](),
+	},
+	"notify (B)":  {reflect.TypeFor[notify.RetriggerRequest]()},
+	"session (D)": {reflect.TypeFor[session.Session](), reflect.TypeFor[session.CompleteRequest]()},
+	"returns (E)": {
+		reflect.TypeFor[returns.OrderInput](), reflect.TypeFor[returns.CustomerReturnInput](),
+		reflect.TypeFor[returns.ReturnedItemsInput](), reflect.TypeFor[returns.ShipmentInput](),
+	},
+	"shipment (F)": {
+		reflect.TypeFor[shipment.CreateShipmentRequest](), reflect.TypeFor[shipment.ShipmentRef](),
+		reflect.TypeFor[shipment.BookPickupRequest](), reflect.TypeFor[shipment.DeliveryRef](),
+		reflect.TypeFor[shipment.ConfirmPickupRequest](), reflect.TypeFor[shipment.UpdateShipmentRequest](),
+		reflect.TypeFor[shipment.AddParcelRequest](),
+	},
+}
+
+// shortFormats are the areas' own tags that accept only short values, so
+// they bound a string as max= does.
+var shortFormats = []string{"hhmmss", "step", "alert"}
+
+// TestRequestLimits walks every request type of every area and fails on a
+// string, list or map a client could make as large as the body: each must
+// have a maximum in its tags (see validation.Unbounded), so a new field
+// cannot slip in without one.
+func TestRequestLimits(t *testing.T) {
+	for area, types := range requestTypes {
+		t.Run(area, func(t *testing.T) {
+			if diff := cmp.Diff([]string(nil), validation.Unbounded(types, shortFormats...)); diff != "" {
+				t.Errorf("fields without a maximum (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -35,6 +35,8 @@
 //	                       slices and maps "must have at most 10 entries"
 //	oneof                  must be one of A, B, C
 //	email, url             must be an e-mail address, must be a URL
+//	httpsurl               must be an absolute https URL with a host, at most 2048 characters long
+//	jsonsize=N             must take at most N bytes as JSON
 //	iso4217                must be an ISO 4217 currency code
 //	iso3166_1_alpha2       must be an ISO 3166-1 alpha-2 country code
 //	datetime               must be an RFC 3339 timestamp (for the RFC 3339 layouts)
@@ -57,6 +59,33 @@
 //     when an area validates a request in pieces and joins the results;
 //   - the order is the same for any two requests with the same mistakes,
 //     which keeps golden files and client tests stable.
+//
+// # Limits
+//
+// Every string, list and map a client sends has a maximum, written in its
+// struct tag by name: the shared families (max_code 64, max_id 128,
+// max_ref and max_name 256, max_title 500, max_text 2000, max_email 254,
+// max_locale 35, max_locales 20, max_address_lines 10; limits.go) and the
+// area's own (Max("max_parcels", MaxParcels)), both registered as
+// validator aliases, so that a number is written once, as a Go constant.
+// Violations report the rule "max" and its usual sentence. A list's
+// maximum comes before its dive ("max_parcels,dive"): the validator then
+// refuses an over-long list with one violation without looking at its
+// entries. Unbounded finds fields without a maximum; a test runs it over
+// every area's request types.
+//
+// URLs a client gives for customers to see (images, links) carry
+// httpsurl: absolute https with a host, no user information, at most
+// MaxURLLength characters. Free-form values carry jsonsize=N.
+//
+// # The cap on violations
+//
+// Check and Join list at most MaxViolations violations, the first in the
+// package's order, and then one entry with an empty Field and the Rule
+// "truncated" whose Message counts the rest ("and 12345 more
+// violations"); fields and messages are clipped to a few hundred bytes.
+// An error body is a few KiB whatever the request. The HTTP adapter
+// applies the same Cap to every error it writes.
 //
 // # Errors that are not violations
 //

@@ -14,13 +14,13 @@ import (
 // table, then a sentence naming the tag, so that a tag nobody has worded
 // yet still yields a usable violation rather than an empty message.
 func (v *Validator) message(fe validator.FieldError) string {
-	if m, ok := v.custom[fe.Tag()]; ok {
+	if m, ok := v.custom[fe.ActualTag()]; ok {
 		return m
 	}
-	if f, ok := messages[fe.Tag()]; ok {
+	if f, ok := messages[fe.ActualTag()]; ok {
 		return f(fe)
 	}
-	return fmt.Sprintf("breaks the rule %q", fe.Tag())
+	return fmt.Sprintf("breaks the rule %q", fe.ActualTag())
 }
 
 // messages is the one wording of every built-in tag an area uses. Each
@@ -59,9 +59,13 @@ var messages = map[string]func(validator.FieldError) string{
 	},
 	"unique": fixed("must not contain duplicates"),
 
-	"email":              fixed("must be an e-mail address"),
-	"url":                fixed("must be a URL"),
-	"keysafe":            fixed("must not contain NUL characters"),
+	"email":    fixed("must be an e-mail address"),
+	"url":      fixed("must be a URL"),
+	"keysafe":  fixed("must not contain NUL characters"),
+	"httpsurl": fixed(fmt.Sprintf("must be an absolute https URL with a host, at most %d characters long", MaxURLLength)),
+	"jsonsize": func(fe validator.FieldError) string {
+		return "must take at most " + fe.Param() + " bytes as JSON"
+	},
 	"http_url":           fixed("must be an http or https URL"),
 	"uri":                fixed("must be a URI"),
 	"uuid":               fixed("must be a UUID"),

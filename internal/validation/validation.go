@@ -19,10 +19,16 @@ import (
 // parent and the tag's parameter through validator.FieldLevel); Message is
 // the sentence every violation of the tag carries, worded like the shared
 // table ("must be a time of day HH:MM:SS").
+//
+// A Rule with Alias instead makes Tag a name for other tags ("max=100"):
+// that is how a limit is named once, as a Go constant, and referred to by
+// name in tags (see Max). Violations then report the tag that failed
+// ("max"), worded by the shared table.
 type Rule struct {
 	Tag     string
 	Func    validator.Func
 	Message string
+	Alias   string
 }
 
 // Validator validates structs by their `validate` tags and reports
@@ -51,14 +57,35 @@ func New(rules ...Rule) *Validator {
 	}); err != nil {
 		panic(fmt.Sprintf("validation: registering keysafe: %v", err))
 	}
+	// httpsurl and jsonsize are every area's too; their sentences are in
+	// the shared table.
+	for tag, fn := range map[string]validator.Func{"httpsurl": isHTTPSURL, "jsonsize": jsonSizeAtMost} {
+		if err := v.RegisterValidation(tag, fn); err != nil {
+			panic(fmt.Sprintf("validation: registering %s: %v", tag, err))
+		}
+	}
 	custom := make(map[string]string, len(rules))
-	for _, r := range rules {
+	seen := map[string]bool{}
+	for _, r := range append(slices.Clone(shared), rules...) {
+		if r.Alias != "" {
+			if r.Tag == "" || r.Func != nil || r.Message != "" {
+				panic(fmt.Sprintf("validation: alias %q needs a tag and nothing but the tags it stands for", r.Tag))
+			}
+			if seen[r.Tag] || builtIn[r.Tag] {
+				panic(fmt.Sprintf("validation: rule %q is registered twice", r.Tag))
+			}
+			seen[r.Tag] = true
+			v.RegisterAlias(r.Tag, r.Alias)
+			registerAlias(r.Tag, r.Alias)
+			continue
+		}
 		if r.Tag == "" || r.Func == nil || r.Message == "" {
 			panic(fmt.Sprintf("validation: rule %q needs a tag, a function and a message", r.Tag))
 		}
-		if _, dup := custom[r.Tag]; dup || r.Tag == "keysafe" {
+		if seen[r.Tag] || builtIn[r.Tag] {
 			panic(fmt.Sprintf("validation: rule %q is registered twice", r.Tag))
 		}
+		seen[r.Tag] = true
 		if err := v.RegisterValidation(r.Tag, r.Func); err != nil {
 			panic(fmt.Sprintf("validation: registering rule %q: %v", r.Tag, err))
 		}
@@ -66,6 +93,9 @@ func New(rules ...Rule) *Validator {
 	}
 	return &Validator{v: v, custom: custom}
 }
+
+// builtIn are the tags New registers on every Validator itself.
+var builtIn = map[string]bool{"keysafe": true, "httpsurl": true, "jsonsize": true}
 
 // jsonName names a field in violations the way encoding/json names it on
 // the wire: the json tag's name, the Go name when the tag gives none, and
@@ -110,7 +140,7 @@ func (v *Validator) Check(s any, extra ...deliverykit.FieldViolation) error {
 	}
 	vs = append(vs, extra...)
 	sortViolations(vs)
-	return deliverykit.Invalid(vs...)
+	return deliverykit.Invalid(Cap(vs)...)
 }
 
 // Violations returns the tag violations of s, unsorted, with prefix put in
@@ -137,21 +167,24 @@ func (v *Validator) Violations(prefix string, s any) ([]deliverykit.FieldViolati
 		if len(path) >= root {
 			path = path[root:]
 		}
-		vs[i] = deliverykit.FieldViolation{Field: prefix + path, Rule: fe.Tag(), Message: v.message(fe)}
+		// ActualTag is the tag that failed, also when the field's tag
+		// names it through an alias ("max_id" → "max"): clients see the
+		// rule, not the name of its limit.
+		vs[i] = deliverykit.FieldViolation{Field: prefix + path, Rule: fe.ActualTag(), Message: v.message(fe)}
 	}
 	return vs, nil
 }
 
 // Join returns nil when vs is empty and otherwise a deliverykit.Invalid
-// error listing vs in the package's order. It sorts a copy: the caller's
-// slice is left as it was.
+// error listing vs in the package's order, capped like Check's. It sorts a
+// copy: the caller's slice is left as it was.
 func Join(vs ...deliverykit.FieldViolation) error {
 	if len(vs) == 0 {
 		return nil
 	}
 	vs = slices.Clone(vs)
 	sortViolations(vs)
-	return deliverykit.Invalid(vs...)
+	return deliverykit.Invalid(Cap(vs)...)
 }
 
 // sortViolations puts vs in the package's order: by field, array indices
