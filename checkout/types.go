@@ -66,42 +66,42 @@ type Session struct {
 
 // Cart is the merchant's cart. Amounts are minor units.
 type Cart struct {
-	CartID        string `json:"cart_id,omitempty"`
-	TotalValue    int64  `json:"total_value,omitempty" validate:"gte=0"`
-	TotalDiscount int64  `json:"total_discount,omitempty" validate:"gte=0"`
+	CartID        string `json:"cart_id,omitempty" validate:"max_ref"`
+	TotalValue    int64  `json:"total_value,omitempty" validate:"gte=0,checkout_amount"`
+	TotalDiscount int64  `json:"total_discount,omitempty" validate:"gte=0,checkout_amount"`
 	Currency      string `json:"currency,omitempty" validate:"omitempty,iso4217"`
 	PreOrder      bool   `json:"pre_order,omitempty"`
 	// Vouchers are the purchase's voucher codes, lower-cased; they price
 	// through the catalog's voucher rules. Voucher is the single code
 	// older clients send: it joins Vouchers and is never echoed.
-	Vouchers []string   `json:"vouchers,omitempty" validate:"max=20,dive,max=64"`
-	Voucher  string     `json:"voucher,omitempty" validate:"max=64"`
-	Items    []CartItem `json:"items,omitempty" validate:"max=500,dive"`
+	Vouchers []string   `json:"vouchers,omitempty" validate:"checkout_vouchers,dive,max_code"`
+	Voucher  string     `json:"voucher,omitempty" validate:"max_code"`
+	Items    []CartItem `json:"items,omitempty" validate:"checkout_cart_items,dive"`
 }
 
 // CartItem is one cart line.
 type CartItem struct {
-	SKU        string   `json:"sku,omitempty" validate:"required,max=128"`
-	Name       string   `json:"name,omitempty" validate:"max=500"`
-	Attributes []string `json:"attributes,omitempty"`
+	SKU        string   `json:"sku,omitempty" validate:"required,max_id"`
+	Name       string   `json:"name,omitempty" validate:"max_name"`
+	Attributes []string `json:"attributes,omitempty" validate:"checkout_attributes,dive,max_id"`
 	OutOfStock bool     `json:"out_of_stock,omitempty"`
-	Quantity   int64    `json:"quantity,omitempty" validate:"gte=0,lte=100000"`
+	Quantity   int64    `json:"quantity,omitempty" validate:"gte=0,checkout_quantity"`
 	// Price is the unit price in minor units; Discount the line's discount.
-	Price    int64  `json:"price,omitempty" validate:"gte=0,lte=100000000000"`
-	Discount int64  `json:"discount,omitempty" validate:"gte=0,lte=100000000000"`
-	Image    string `json:"image,omitempty" validate:"max=2048"`
+	Price    int64  `json:"price,omitempty" validate:"gte=0,checkout_amount"`
+	Discount int64  `json:"discount,omitempty" validate:"gte=0,checkout_amount"`
+	Image    string `json:"image,omitempty" validate:"omitempty,httpsurl"`
 	// Weight is grams per unit; Dimensions millimetres. Both feed the
 	// catalog's weight bands and size filters.
-	Weight       int64       `json:"weight,omitempty" validate:"gte=0,lte=1000000"`
+	Weight       int64       `json:"weight,omitempty" validate:"gte=0,checkout_weight"`
 	Dimensions   *Dimensions `json:"dimensions,omitempty"`
 	ShippingDate *time.Time  `json:"shipping_date,omitempty"`
 }
 
 // Dimensions are millimetres.
 type Dimensions struct {
-	Height int64 `json:"height,omitempty" validate:"gte=0,lte=100000"`
-	Length int64 `json:"length,omitempty" validate:"gte=0,lte=100000"`
-	Width  int64 `json:"width,omitempty" validate:"gte=0,lte=100000"`
+	Height int64 `json:"height,omitempty" validate:"gte=0,checkout_dimension"`
+	Length int64 `json:"length,omitempty" validate:"gte=0,checkout_dimension"`
+	Width  int64 `json:"width,omitempty" validate:"gte=0,checkout_dimension"`
 }
 
 // SearchAddress is the area options are searched for; it need not be the
@@ -109,11 +109,11 @@ type Dimensions struct {
 // Coordinates sent by the merchant are used as given; without them the
 // service places the postal code and reports where.
 type SearchAddress struct {
-	PostalCode   string       `json:"postal_code,omitempty" validate:"max=32"`
+	PostalCode   string       `json:"postal_code,omitempty" validate:"checkout_short"`
 	Country      string       `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
-	Region       string       `json:"region,omitempty" validate:"max=128"`
-	City         string       `json:"city,omitempty" validate:"max=128"`
-	AddressLines []string     `json:"address_lines,omitempty" validate:"max=10,dive,max=256"`
+	Region       string       `json:"region,omitempty" validate:"max_id"`
+	City         string       `json:"city,omitempty" validate:"max_id"`
+	AddressLines []string     `json:"address_lines,omitempty" validate:"max_address_lines,dive,max_name"`
 	Coordinates  *Coordinates `json:"coordinates,omitempty"`
 }
 
@@ -127,7 +127,7 @@ type Coordinates struct {
 // in Complete.
 type Customer struct {
 	Email   string           `json:"email,omitempty" validate:"omitempty,max=254,email"`
-	Phone   string           `json:"phone,omitempty" validate:"max=32"`
+	Phone   string           `json:"phone,omitempty" validate:"checkout_short"`
 	Address *CustomerAddress `json:"address,omitempty"`
 }
 
@@ -136,18 +136,18 @@ type Customer struct {
 // the address as written. Coordinates, when given, place the address for
 // pickup-point distances instead of its postal code.
 type CustomerAddress struct {
-	Name            string       `json:"name,omitempty" validate:"max=256"`
-	AddressLines    []string     `json:"address_lines,omitempty" validate:"max=10,dive,max=256"`
-	Street          string       `json:"street,omitempty" validate:"max=256"`
-	StreetNumber    string       `json:"street_number,omitempty" validate:"max=32"`
-	ApartmentNumber string       `json:"apartment_number,omitempty" validate:"max=32"`
-	City            string       `json:"city,omitempty" validate:"max=128"`
-	PostalCode      string       `json:"postal_code,omitempty" validate:"max=32"`
-	Region          string       `json:"region,omitempty" validate:"max=128"`
+	Name            string       `json:"name,omitempty" validate:"max_name"`
+	AddressLines    []string     `json:"address_lines,omitempty" validate:"max_address_lines,dive,max_name"`
+	Street          string       `json:"street,omitempty" validate:"max_name"`
+	StreetNumber    string       `json:"street_number,omitempty" validate:"checkout_short"`
+	ApartmentNumber string       `json:"apartment_number,omitempty" validate:"checkout_short"`
+	City            string       `json:"city,omitempty" validate:"max_id"`
+	PostalCode      string       `json:"postal_code,omitempty" validate:"checkout_short"`
+	Region          string       `json:"region,omitempty" validate:"max_id"`
 	Country         string       `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
-	CareOf          string       `json:"care_of,omitempty" validate:"max=256"`
-	Attn            string       `json:"attn,omitempty" validate:"max=256"`
-	DoorCode        string       `json:"door_code,omitempty" validate:"max=32"`
+	CareOf          string       `json:"care_of,omitempty" validate:"max_name"`
+	Attn            string       `json:"attn,omitempty" validate:"max_name"`
+	DoorCode        string       `json:"door_code,omitempty" validate:"checkout_short"`
 	Coordinates     *Coordinates `json:"coordinates,omitempty"`
 }
 
@@ -326,15 +326,15 @@ type CreateRequest struct {
 	PurchaseCurrency string `json:"purchase_currency" validate:"required,iso4217"`
 	// Locales are the customer's locales ("sv-SE"), best first. Locale
 	// is accepted for clients that send one.
-	Locales       []string       `json:"locales,omitempty" validate:"max=20,dive,max=35"`
-	Locale        string         `json:"locale,omitempty" validate:"max=35"`
+	Locales       []string       `json:"locales,omitempty" validate:"max_locales,dive,max_locale"`
+	Locale        string         `json:"locale,omitempty" validate:"max_locale"`
 	Cart          *Cart          `json:"cart" validate:"required"`
 	SearchAddress *SearchAddress `json:"search_address,omitempty"`
 	Customer      *Customer      `json:"customer,omitempty"`
 	// ExternalID is the merchant's order number (see Session.ExternalID).
-	ExternalID string `json:"external_id,omitempty" validate:"max=256,keysafe"`
+	ExternalID string `json:"external_id,omitempty" validate:"max_ref,keysafe"`
 	// Meta is the merchant's own data, echoed as session.meta.
-	Meta Meta `json:"meta,omitempty" validate:"max=32,dive,keys,max=64,endkeys,max=512"`
+	Meta Meta `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
 }
 
 // Meta is a small map of the merchant's own strings.
@@ -344,30 +344,30 @@ type Meta = map[string]string
 // search address, external id and meta. Options are computed again when
 // the cart or the address they are for changes.
 type UpdateRequest struct {
-	ID            string         `json:"id" validate:"required,max=128"`
+	ID            string         `json:"id" validate:"required,max_id"`
 	Cart          *Cart          `json:"cart,omitempty"`
 	Customer      *Customer      `json:"customer,omitempty"`
 	SearchAddress *SearchAddress `json:"search_address,omitempty"`
-	ExternalID    string         `json:"external_id,omitempty" validate:"max=256,keysafe"`
-	Meta          Meta           `json:"meta,omitempty" validate:"max=32,dive,keys,max=64,endkeys,max=512"`
+	ExternalID    string         `json:"external_id,omitempty" validate:"max_ref,keysafe"`
+	Meta          Meta           `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
 }
 
 // CompleteRequest is the body of session.complete. ExternalID, when given,
 // replaces the session's: it is the tracking order's external id.
 type CompleteRequest struct {
-	ID         string    `json:"id" validate:"required,max=128"`
+	ID         string    `json:"id" validate:"required,max_id"`
 	Customer   *Customer `json:"customer,omitempty"`
-	ExternalID string    `json:"external_id,omitempty" validate:"max=256,keysafe"`
+	ExternalID string    `json:"external_id,omitempty" validate:"max_ref,keysafe"`
 }
 
 // CreateFromOrderRequest is the body of session.createFromOrder: a new
 // ACTIVE session with the cart, customer and search address of the
 // completed session whose tos_id is given.
 type CreateFromOrderRequest struct {
-	TosID      string   `json:"tos_id" validate:"required,max=128"`
-	ExternalID string   `json:"external_id,omitempty" validate:"max=256,keysafe"`
-	Locales    []string `json:"locales,omitempty" validate:"max=20,dive,max=35"`
-	Meta       Meta     `json:"meta,omitempty" validate:"max=32,dive,keys,max=64,endkeys,max=512"`
+	TosID      string   `json:"tos_id" validate:"required,max_id"`
+	ExternalID string   `json:"external_id,omitempty" validate:"max_ref,keysafe"`
+	Locales    []string `json:"locales,omitempty" validate:"max_locales,dive,max_locale"`
+	Meta       Meta     `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
 }
 
 // Summary is one entry of sessions_summaries.list.

@@ -251,8 +251,8 @@ type WidgetOption struct {
 
 // SelectRequest is the widget's choice.
 type SelectRequest struct {
-	OptionID string   `json:"option_id" validate:"required"`
-	AddonIDs []string `json:"addon_ids,omitempty"`
+	OptionID string   `json:"option_id" validate:"required,max_ref"`
+	AddonIDs []string `json:"addon_ids,omitempty" validate:"checkout_addons,dive,max_id"`
 }
 
 // errBadToken hides whether a token ever existed.

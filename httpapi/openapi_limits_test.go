@@ -11,6 +11,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
@@ -22,7 +23,7 @@ import (
 // limits: every string's maxLength, every list's maxItems and every map's
 // maxProperties must be the one the Go type's tags give (aliases such as
 // max_id expanded), and an https URL field must say so. The checkout
-// document can be added to handWrittenRequests the same way.
+// document is held the same way.
 var handWrittenRequests = []struct {
 	doc   apiDocLoader
 	roots map[string]reflect.Type // component schema → Go request type
@@ -30,6 +31,13 @@ var handWrittenRequests = []struct {
 	{sessionAPI, map[string]reflect.Type{
 		"Session":         reflect.TypeFor[session.Session](),
 		"CompleteRequest": reflect.TypeFor[session.CompleteRequest](),
+	}},
+	{checkoutAPI, map[string]reflect.Type{
+		"CreateRequest":          reflect.TypeFor[checkout.CreateRequest](),
+		"UpdateRequest":          reflect.TypeFor[checkout.UpdateRequest](),
+		"CompleteRequest":        reflect.TypeFor[checkout.CompleteRequest](),
+		"CreateFromOrderRequest": reflect.TypeFor[checkout.CreateFromOrderRequest](),
+		"SelectRequest":          reflect.TypeFor[checkout.SelectRequest](),
 	}},
 	{returnsAPI, map[string]reflect.Type{
 		"OrderInput":          reflect.TypeFor[returns.OrderInput](),

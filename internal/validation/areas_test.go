@@ -1,6 +1,7 @@
 package validation_test
 
 import (
+	"github.com/deliverykit/deliverykit/checkout"
 	"reflect"
 	"sort"
 	"strings"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/returns"
@@ -84,7 +84,12 @@ var requestTypes = map[string][]reflect.Type{
 		reflect.TypeFor[tracking.CreateTrackingOrderRequest](), reflect.TypeFor[tracking.CreateParcelRequest](),
 		reflect.TypeFor[tracking.GenerateTrackingPageLinkRequest](), reflect.TypeFor[tracking.Event](),
 	},
-	"notify (B)":  {reflect.TypeFor[notify.RetriggerRequest]()},
+	"notify (B)": {reflect.TypeFor[notify.RetriggerRequest]()},
+	"checkout (C)": {
+		reflect.TypeFor[checkout.CreateRequest](), reflect.TypeFor[checkout.UpdateRequest](),
+		reflect.TypeFor[checkout.CompleteRequest](), reflect.TypeFor[checkout.CreateFromOrderRequest](),
+		reflect.TypeFor[checkout.SelectRequest](),
+	},
 	"session (D)": {reflect.TypeFor[session.Session](), reflect.TypeFor[session.CompleteRequest]()},
 	"returns (E)": {
 		reflect.TypeFor[returns.OrderInput](), reflect.TypeFor[returns.CustomerReturnInput](),
