@@ -59,7 +59,7 @@ var trackingSpec = openAPISpec{
 	securityDoc: "Authorization: Bearer <base64(API key)>",
 	errorSchema: map[string]any{
 		"type":        "object",
-		"description": "Every failure of areas A and B (status 400, 401, 403, 404, 405, 409, 413, 500). error is \"<kind>: <message>\"; details name the offending fields. At most 20 field violations are listed, in field order; when there are more, a last one with an empty field and the rule \"truncated\" says how many were left out (\"and 12 more violations\").",
+		"description": "Every failure of areas A and B (status 400, 401, 403, 404, 405, 409, 413, 429, 500, 503; 429 and 503 carry Retry-After in seconds). error is \"<kind>: <message>\"; details name the offending fields. At most 20 field violations are listed, in field order; when there are more, a last one with an empty field and the rule \"truncated\" says how many were left out (\"and 12 more violations\").",
 		"required":    []string{"error", "trace_id"},
 		"properties": map[string]any{
 			"error":    map[string]any{"type": "string", "example": "invalid argument: invalid request: carrier_product_ref: is not a carrier product of the site's catalog"},
