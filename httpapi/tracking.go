@@ -108,33 +108,38 @@ func (s *server) registerTracking(svc *tracking.Service) {
 	})
 	// Extension: the customer tracking page the portal link opens. It is
 	// public: the token in the path (128 random bits) is the credential,
-	// and it reaches one order only.
+	// and it reaches one order only. HEAD answers as GET, without the body.
+	trackingPage := func(w http.ResponseWriter, r *http.Request, _ string) error {
+		link, accept := r.URL.Query().Get("locale"), r.Header.Get("Accept-Language")
+		order, err := svc.OrderByToken(r.Context(), r.PathValue("token"), "")
+		var buf bytes.Buffer
+		status := http.StatusOK
+		switch {
+		case errors.Is(err, tracking.ErrLinkExpired):
+			// 410: the link existed and will not work again; the
+			// page tells the customer to ask for a new one.
+			status = http.StatusGone
+			err = page.RenderExpired(&buf, page.Language(link, "", accept))
+		case errors.Is(err, deliverykit.ErrNotFound):
+			status = http.StatusNotFound
+			err = page.RenderNotFound(&buf, page.Language(link, "", accept))
+		case err != nil:
+			return err
+		default:
+			err = page.Render(&buf, order, page.Language(link, order.Locale, accept), page.Options{Now: s.now()})
+		}
+		if err != nil {
+			return err
+		}
+		if r.Method == http.MethodHead {
+			w = headWriter{w}
+		}
+		writeHTML(w, status, buf.Bytes())
+		return nil
+	}
 	s.routePublic(areaTracking, tracking.PagePath+"{token}", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
-			tag := page.Match(r.URL.Query().Get("locale"), r.Header.Get("Accept-Language"))
-			order, err := svc.OrderByToken(r.Context(), r.PathValue("token"), tag.String())
-			var buf bytes.Buffer
-			status := http.StatusOK
-			switch {
-			case errors.Is(err, tracking.ErrLinkExpired):
-				// 410: the link existed and will not work again; the
-				// page tells the customer to ask for a new one.
-				status = http.StatusGone
-				err = page.RenderExpired(&buf, tag)
-			case errors.Is(err, deliverykit.ErrNotFound):
-				status = http.StatusNotFound
-				err = page.RenderNotFound(&buf, tag)
-			case err != nil:
-				return err
-			default:
-				err = page.Render(&buf, order, tag, page.Options{})
-			}
-			if err != nil {
-				return err
-			}
-			writeHTML(w, status, buf.Bytes())
-			return nil
-		},
+		http.MethodGet:  trackingPage,
+		http.MethodHead: trackingPage,
 	})
 	s.routePublic(areaTracking, base+"/_/openapi.json", map[string]endpoint{
 		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
@@ -179,3 +184,9 @@ func writeHTML(w http.ResponseWriter, status int, body []byte) {
 	w.WriteHeader(status)
 	w.Write(body)
 }
+
+// headWriter answers a HEAD request: the headers GET would send, the
+// Content-Length of its body included, and no body.
+type headWriter struct{ http.ResponseWriter }
+
+func (headWriter) Write(b []byte) (int, error) { return len(b), nil }

@@ -1,9 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,25 +16,31 @@ import (
 
 // TestTrackingPageInBrowser registers an order over HTTP, reports a few
 // carrier events, generates a Swedish tracking link and opens it in
-// Chromium on a phone-sized screen, asserting what the customer sees.
+// Chromium on a phone-sized screen, asserting what the customer sees; it
+// saves screenshots of the page in Swedish, German and English (see
+// trackingScreenshotDir), then lets the parcel reach its pickup point and
+// sees the alerts go.
 func TestTrackingPageInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	defer srv.Close()
-	e := newTrackingEnvPortal(t, srv.URL)
+	e := newTrackingEnvPortal(t, srv.URL) // the clock: 2026-11-22 10:00 UTC
 	h = e.h(t)
 	e.mustOrder(t)
 	key := authed("demo-key")
+	event := func(b string) {
+		t.Helper()
+		if resp, body := (call{method: "POST", path: "/v1/delivery_tracking/parcel.event", header: key, body: b}).do(t, h); resp.StatusCode != 200 {
+			t.Fatalf("event: %d %v", resp.StatusCode, body)
+		}
+	}
 	for _, b := range []string{
 		`{"tracking_number": "TN1", "time": "2026-11-22T07:00:00Z", "step": "STEP_SUBMITTED_TO_CARRIER"}`,
 		`{"tracking_number": "TN1", "time": "2026-11-22T08:00:00Z", "step": "STEP_ON_ROUTE", "estimated_time": {"start": "2026-11-23T08:00:00Z", "end": "2026-11-23T18:00:00Z"}}`,
 		`{"tracking_number": "TN1", "time": "2026-11-22T09:00:00Z", "alert": "ALERT_DELIVERY_ATTEMPT_FAILED", "estimated_time": {"start": "2026-11-24T08:00:00Z", "end": "2026-11-24T18:00:00Z"}}`,
-		`{"tracking_number": "TN1", "time": "2026-11-22T09:30:00Z", "step": "STEP_DELIVERED_TO_PICKUP_POINT"}`,
 	} {
-		if resp, body := (call{method: "POST", path: "/v1/delivery_tracking/parcel.event", header: key, body: b}).do(t, h); resp.StatusCode != 200 {
-			t.Fatalf("event: %d %v", resp.StatusCode, body)
-		}
+		event(b)
 	}
 	// Another site's order, which the page must never show.
 	other := strings.NewReplacer(`"demo-site"`, `"demo-site-2"`, "ORD-1", "OTHER-9", "Alva Berg", "Bo Ek").Replace(orderBody)
@@ -40,16 +50,18 @@ func TestTrackingPageInBrowser(t *testing.T) {
 	_, body := call{method: "POST", path: "/v1/delivery_tracking/generate_tracking_page_link", header: key,
 		body: `{"tracking_number": "TN1", "locale": "sv-SE"}`}.do(t, h)
 	link, _ := body["tracking_link"].(string)
-	if !strings.HasPrefix(link, srv.URL) {
+	if !strings.HasPrefix(link, srv.URL) || !strings.HasSuffix(link, "?locale=sv-SE") {
 		t.Fatalf("link = %q", link)
 	}
-
-	if err := chromedp.Do(ctx,
-		chromedp.EmulateViewport(375, 740),
-		chromedp.Navigate(link),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="current-step"]`)),
-	); err != nil {
-		t.Fatal(err)
+	open := func(url string) {
+		t.Helper()
+		if err := chromedp.Do(ctx,
+			chromedp.EmulateViewport(375, 740),
+			chromedp.Navigate(url),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="current-step"]`)),
+		); err != nil {
+			t.Fatal(err)
+		}
 	}
 	text := func(sel string) string {
 		t.Helper()
@@ -59,34 +71,68 @@ func TestTrackingPageInBrowser(t *testing.T) {
 		}
 		return v
 	}
+	alerts := func() string {
+		return evalJS[string](t, ctx, `Array.from(document.querySelectorAll('[data-testid="alert"]')).map(e => e.textContent).join("|")`)
+	}
+	check := func(checks []struct{ what, got, want string }) {
+		t.Helper()
+		for _, c := range checks {
+			if !strings.Contains(c.got, c.want) {
+				t.Errorf("%s = %q, want it to contain %q", c.what, c.got, c.want)
+			}
+		}
+	}
+
+	// On its way, after a failed attempt: both alerts are current. Times
+	// are Swedish (UTC+1 in November).
+	dir := trackingScreenshotDir(t)
+	for _, v := range []struct{ lang, url, step, zone, alert string }{
+		{"sv", link, "På väg", "Alla tider är svensk tid (CET).", "Transportören kunde inte leverera paketet. Ett nytt försök görs."},
+		{"de", strings.Replace(link, "sv-SE", "de-DE", 1), "Unterwegs", "Alle Zeitangaben in schwedischer Zeit (CET).", "Das Paket konnte nicht zugestellt werden."},
+		{"en", strings.Replace(link, "sv-SE", "en-GB", 1), "On its way", "All times are Swedish time (CET).", "The carrier could not deliver the parcel."},
+	} {
+		open(v.url)
+		check([]struct{ what, got, want string }{
+			{v.lang + " lang", evalJS[string](t, ctx, `document.documentElement.lang`), v.lang},
+			{v.lang + " current step", text(`[data-testid="current-step"]`), v.step},
+			{v.lang + " current step time", text(`[data-testid="current-step"]`), "2026-11-22 09:00"},
+			{v.lang + " time zone", text(`[data-testid="time-zone"]`), v.zone},
+			{v.lang + " alerts", alerts(), v.alert},
+			{v.lang + " expected delivery", text(`[data-testid="eta"]`), "2026-11-24 09:00–19:00"},
+		})
+		if n := evalJS[int](t, ctx, `document.querySelectorAll('[data-testid="alert"]').length`); n != 2 {
+			t.Errorf("%s: %d alerts, want 2 (attempt failed, estimate changed)", v.lang, n)
+		}
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saveTrackingScreenshot(t, dir, "tracking-page-"+v.lang+".png", png)
+	}
+
+	// At the pickup point: the alerts no longer apply.
+	event(`{"tracking_number": "TN1", "time": "2026-11-22T09:30:00Z", "step": "STEP_DELIVERED_TO_PICKUP_POINT"}`)
+	open(link)
 	heading, current := text(`[data-testid="order"]`), text(`[data-testid="current-step"]`)
 	carrier, location, hours := text(`[data-testid="carrier"]`), text(`[data-testid="location"]`), text(`[data-testid="hours"]`)
-	alerts := evalJS[string](t, ctx, `Array.from(document.querySelectorAll('[data-testid="alert"]')).map(e => e.textContent).join("|")`)
 	href := evalJS[string](t, ctx, `document.querySelector('[data-testid="carrier-link"]').href`)
 	steps := evalJS[int](t, ctx, `document.querySelectorAll('[data-testid="timeline"] li').length`)
-	lang := evalJS[string](t, ctx, `document.documentElement.lang`)
 	overflow := evalJS[bool](t, ctx, `document.documentElement.scrollWidth > window.innerWidth`)
 	page := evalJS[string](t, ctx, `document.body.innerText`)
-	checks := []struct{ what, got, want string }{
+	check([]struct{ what, got, want string }{
 		{"heading", heading, "Beställning ORD-1"},
 		{"current step", current, "Redo att hämtas"},
-		{"current step time", current, "2026-11-22 09:30"},
-		{"alerts", alerts, "Transportören kunde inte leverera paketet. Ett nytt försök görs."},
-		{"alerts", alerts, "Den beräknade leveranstiden har ändrats."},
+		{"current step time", current, "2026-11-22 10:30"},
 		{"carrier", carrier, "FastPost"},
-		{"expected delivery", text(`[data-testid="eta"]`), "2026-11-24 08:00–18:00"},
 		{"location", location, "Kiosk Central"},
 		{"hours", hours, "10:00-18:00"},
 		{"hours", hours, "Stängt"},
 		{"carrier link", href, "https://track.example/fp?id=TN1"},
-		{"lang", lang, "sv"},
 		{"page", page, "Historik"},
 		{"items", page, "2 × Mug"},
-	}
-	for _, c := range checks {
-		if !strings.Contains(c.got, c.want) {
-			t.Errorf("%s = %q, want it to contain %q", c.what, c.got, c.want)
-		}
+	})
+	if got := alerts(); got != "" {
+		t.Errorf("alerts after the parcel reached the pickup point: %q", got)
 	}
 	if steps != 3 {
 		t.Errorf("timeline has %d steps, want 3", steps)
@@ -108,6 +154,39 @@ func TestTrackingPageInBrowser(t *testing.T) {
 	if notFound != "Dieser Sendungslink ist ungültig." {
 		t.Errorf("not-found text = %q", notFound)
 	}
+}
+
+// trackingScreenshotDir is where TestTrackingPageInBrowser saves its
+// screenshots: the directory DELIVERYKIT_SCREENSHOTS names (made if
+// missing), else a temporary one removed after the test.
+func trackingScreenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("DELIVERYKIT_SCREENSHOTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// saveTrackingScreenshot checks that b is a PNG of a phone-wide page and
+// writes it to dir/name.
+func saveTrackingScreenshot(t *testing.T, dir, name string, b []byte) {
+	t.Helper()
+	cfg, err := png.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: not a PNG: %v", name, err)
+	}
+	if cfg.Width < 375 || cfg.Height < 300 {
+		t.Errorf("%s: %d×%d pixels, want a phone-wide page", name, cfg.Width, cfg.Height)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
 }
 
 // evalJS evaluates a JavaScript expression in the page and returns its

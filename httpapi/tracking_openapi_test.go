@@ -83,6 +83,13 @@ var trackingSpec = openAPISpec{
 // trackingHTML is the body of the customer tracking page.
 var trackingHTML = map[string]any{"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}
 
+const trackingPageSummary = "Extension: the customer tracking page (HTML) the portal link opens; the token is the credential. " +
+	"Its language (English, Swedish, Norwegian Bokmål, Danish, Finnish or German) is the query's locale (e.g. sv-SE), else the order's locale, else Accept-Language's; " +
+	"times are in the delivery's time zone (the order's time_zone), and alerts are shown while they are current."
+
+var trackingPageErrors = map[string]any{"404": map[string]any{"description": "unknown token (an HTML page)", "content": trackingHTML},
+	"410": map[string]any{"description": "expired or replaced token: an HTML page asking the customer to get a new link from the shop", "content": trackingHTML}}
+
 var trackingOps = []openAPIOp{
 	{method: "post", path: "/generate_tracking_page_link", summary: "Generate a customer tracking page link for an order (order_id: tos_id or external_id) or a parcel (tracking_number). Extensions: the link works until expires_at (the call extends it); rotate: true gives the order a new token, and links handed out before stop working.",
 		request: tracking.GenerateTrackingPageLinkRequest{}, response: tracking.GenerateTrackingPageLinkResponse{}},
@@ -100,10 +107,10 @@ var trackingOps = []openAPIOp{
 		query: []string{"site_id", "external_id"}, response: notify.ListResponse{}},
 	{method: "post", path: "/notification.retrigger", summary: "Send a notification again: creates a new notification (origin RETRIGGER) and sends it. Unknown id is 404.",
 		request: notify.RetriggerRequest{}, response: notify.RetriggerResponse{}},
-	{method: "get", path: "/_/page/{token}", summary: "Extension: the customer tracking page (HTML) the portal link opens; the token is the credential. Query locale (e.g. sv-SE) or Accept-Language picks English, Swedish or German.",
-		query: []string{"locale"}, extension: true, public: true,
-		content: trackingHTML, errors: map[string]any{"404": map[string]any{"description": "unknown token (an HTML page)", "content": trackingHTML},
-			"410": map[string]any{"description": "expired or replaced token: an HTML page asking the customer to get a new link from the shop", "content": trackingHTML}}},
+	{method: "get", path: "/_/page/{token}", summary: trackingPageSummary,
+		query: []string{"locale"}, extension: true, public: true, content: trackingHTML, errors: trackingPageErrors},
+	{method: "head", path: "/_/page/{token}", summary: "Extension: the headers of the customer tracking page, without its body.",
+		query: []string{"locale"}, extension: true, public: true, content: trackingHTML, errors: trackingPageErrors},
 	{method: "get", path: "/_/openapi.json", summary: "Extension: this document.", extension: true, public: true, errors: map[string]any{}},
 }
 

@@ -1,12 +1,15 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +34,7 @@ type trackingEnv struct {
 	track  *tracking.Service
 	notify *notify.Service
 	sent   *notify.LogSender
+	logs   *bytes.Buffer // the server's log
 }
 
 func newTrackingEnv(t *testing.T) *trackingEnv { return newTrackingEnvPortal(t, "http://portal.test") }
@@ -59,7 +63,7 @@ func newTrackingEnvPortal(t *testing.T, portal string) *trackingEnv {
 			if err := ns.Observe(ctx, notify.Event{
 				Site: c.Site, TosID: c.TosID, ExternalID: c.ExternalID, TrackingNumber: c.TrackingNumber,
 				Trigger: trigger, Time: c.Time, ReceiverName: c.ReceiverName, Email: c.Email, Phone: c.Phone,
-				TrackingLink: c.TrackingLink,
+				TrackingLink: c.TrackingLink, Locale: c.Locale,
 			}); err != nil {
 				t.Errorf("observe: %v", err)
 			}
@@ -69,7 +73,8 @@ func newTrackingEnvPortal(t *testing.T, portal string) *trackingEnv {
 		t.Fatal(err)
 	}
 	env.track, env.notify = ts, ns
-	env.s, _ = newTestServer(t, Options{Tracking: ts, Notify: ns})
+	env.s, env.logs = newTestServer(t, Options{Tracking: ts, Notify: ns})
+	env.s.clock = env.clock // the page's "now" is tracking's
 	return env
 }
 
@@ -401,5 +406,167 @@ func TestTrackingPageHTTP(t *testing.T) {
 		if status != c.status || !strings.Contains(body, c.want) || c.status == 410 && strings.Contains(body, "ORD-1") {
 			t.Errorf("%s: status %d, want %d with %q:\n%s", c.name, status, c.status, c.want, body)
 		}
+	}
+}
+
+// orderWith registers a copy of orderBody under external id ext with the
+// extra JSON members and a parcel tn, and returns the parcel's page path
+// (without a locale).
+func (e *trackingEnv) orderWith(t *testing.T, ext, extra, tn string) string {
+	t.Helper()
+	body := strings.Replace(orderBody, `"external_id": "ORD-1"`, `"external_id": "`+ext+`"`+extra, 1)
+	resp, res := call{method: "POST", path: "/v1/delivery_tracking/order", header: authed("demo-key"), body: body}.do(t, e.h(t))
+	if resp.StatusCode != 200 {
+		t.Fatalf("order: %d %v", resp.StatusCode, res)
+	}
+	resp, res = call{method: "POST", path: "/v1/delivery_tracking/parcel", header: authed("demo-key"),
+		body: `{"tos_id": "` + res["id"].(string) + `", "tracking_number": "` + tn + `", "carrier_product_ref": "fastpost-pickup", "direction_type": "OUTBOUND"}`}.do(t, e.h(t))
+	if resp.StatusCode != 200 {
+		t.Fatalf("parcel: %d %v", resp.StatusCode, res)
+	}
+	_, res = call{method: "POST", path: "/v1/delivery_tracking/generate_tracking_page_link", header: authed("demo-key"),
+		body: `{"order_id": "` + ext + `", "locale": "en"}`}.do(t, e.h(t))
+	return strings.Split(strings.TrimPrefix(res["tracking_link"].(string), "http://portal.test"), "?")[0]
+}
+
+func (e *trackingEnv) event(t *testing.T, body string) {
+	t.Helper()
+	if resp, res := (call{method: "POST", path: "/v1/delivery_tracking/parcel.event", header: authed("demo-key"), body: body}).do(t, e.h(t)); resp.StatusCode != 200 {
+		t.Fatalf("event: %d %v", resp.StatusCode, res)
+	}
+}
+
+// getPage requests a page path with an Accept-Language header.
+func (e *trackingEnv) getPage(t *testing.T, method, path, accept string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, nil)
+	if accept != "" {
+		req.Header.Set("Accept-Language", accept)
+	}
+	rec := httptest.NewRecorder()
+	e.h(t).ServeHTTP(rec, req)
+	return rec
+}
+
+// The page speaks the link's locale, then the order's, then the browser's;
+// shows times in the delivery's zone and names it; and shows an
+// out-for-delivery alert on its day only.
+func TestTrackingPageLanguageTimeAndAlerts(t *testing.T) {
+	e := newTrackingEnv(t) // the clock: 2026-11-22 10:00 UTC
+	plain := e.orderWith(t, "ORD-1", "", "TN1")
+	norwegian := e.orderWith(t, "ORD-2", `, "locale": "nb-NO"`, "TN2")
+	e.event(t, `{"tracking_number": "TN2", "time": "2026-11-22T08:00:00Z", "step": "STEP_ON_ROUTE"}`)
+	e.event(t, `{"tracking_number": "TN2", "time": "2026-11-22T09:00:00Z", "alert": "ALERT_OUT_FOR_DELIVERY"}`)
+
+	tests := []struct {
+		name, path, accept string
+		lang               string
+		want               []string
+	}{
+		{"the link's locale first", norwegian + "?locale=de-DE", "sv-SE,sv;q=0.9", "de",
+			[]string{"Bestellung ORD-2", "Alle Zeitangaben in schwedischer Zeit (CET).", "Unterwegs <time>2026-11-22 09:00</time>", "Das Paket wird heute zugestellt."}},
+		{"then the order's", norwegian, "sv-SE,sv;q=0.9", "nb",
+			[]string{"Bestilling ORD-2", "Alle tider er svensk tid (CET).", "På vei <time>2026-11-22 09:00</time>", "Pakken blir levert i dag."}},
+		{"a locale the customer typed in overrides the order's", norwegian + "?locale=fi-FI", "", "fi",
+			[]string{"Tilaus ORD-2", "Kaikki ajat ovat Ruotsin aikaa (CET).", "Paketti toimitetaan tänään."}},
+		{"a malformed locale is skipped", norwegian + "?locale=%25%25", "", "nb", []string{"Bestilling ORD-2"}},
+		{"then the browser's", plain, "da-DK,da;q=0.9,en;q=0.5", "da", []string{"Ordre ORD-1", "Alle tidspunkter er svensk tid (CET)."}},
+		{"then English", plain, "", "en", []string{"Order ORD-1", "All times are Swedish time (CET)."}},
+		{"not found, in the link's locale", tracking.PagePath + "tt_unknown?locale=sv", "de", "sv", []string{"Den här spårningslänken är inte giltig."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := e.getPage(t, "GET", tt.path, tt.accept)
+			page := rec.Body.String()
+			if !strings.Contains(page, `<html lang="`+tt.lang+`">`) {
+				t.Errorf("status %d, not in %s:\n%s", rec.Code, tt.lang, page)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("page lacks %q", w)
+				}
+			}
+		})
+	}
+
+	// The next day, yesterday's out-for-delivery alert is gone.
+	e.clock.Advance(24 * time.Hour)
+	page := e.getPage(t, "GET", norwegian, "").Body.String()
+	if strings.Contains(page, "Pakken blir levert i dag.") || !strings.Contains(page, "På vei") {
+		t.Errorf("the next day's page:\n%s", page)
+	}
+}
+
+// HEAD answers as GET does, headers and all, without the body; the
+// security headers are there; the token never reaches the log.
+func TestTrackingPageHead(t *testing.T) {
+	e := newTrackingEnv(t)
+	live := e.orderWith(t, "ORD-1", "", "TN1")
+	old := e.orderWith(t, "ORD-2", "", "TN2")
+	if resp, res := (call{method: "POST", path: "/v1/delivery_tracking/generate_tracking_page_link", header: authed("demo-key"),
+		body: `{"order_id": "ORD-2", "locale": "en", "rotate": true}`}).do(t, e.h(t)); resp.StatusCode != 200 {
+		t.Fatalf("rotate: %d %v", resp.StatusCode, res)
+	}
+	tests := []struct {
+		name, path string
+		status     int
+	}{
+		{"a live link", live + "?locale=sv-SE", 200},
+		{"an unknown token", tracking.PagePath + "tt_unknown", 404},
+		{"a replaced link", old, 410},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			get, head := e.getPage(t, "GET", tt.path, ""), e.getPage(t, "HEAD", tt.path, "")
+			if get.Code != tt.status || head.Code != tt.status {
+				t.Fatalf("GET %d, HEAD %d, want %d", get.Code, head.Code, tt.status)
+			}
+			if head.Body.Len() != 0 {
+				t.Errorf("HEAD has a body of %d bytes", head.Body.Len())
+			}
+			gh, hh := get.Header().Clone(), head.Header().Clone()
+			for _, h := range []http.Header{gh, hh} {
+				h.Del("X-Trace-Id")
+			}
+			if diff := cmp.Diff(gh, hh); diff != "" {
+				t.Errorf("headers (-GET +HEAD):\n%s", diff)
+			}
+			if got, want := hh.Get("Content-Length"), strconv.Itoa(get.Body.Len()); got != want {
+				t.Errorf("HEAD Content-Length = %s, want GET's body length %s", got, want)
+			}
+			for k, v := range map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+				"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"} {
+				if got := hh.Get(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+			if csp := hh.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+				t.Errorf("Content-Security-Policy = %q", csp)
+			}
+		})
+	}
+	logs := e.logs.String()
+	for _, p := range []string{live, old} {
+		if token := strings.TrimPrefix(p, tracking.PagePath); strings.Contains(logs, token) {
+			t.Errorf("the log shows the token %s:\n%s", token, logs)
+		}
+	}
+	if !strings.Contains(logs, "HEAD") {
+		t.Errorf("the HEAD requests are not in the log:\n%s", logs)
+	}
+}
+
+// An order registered with a Swedish locale gets Swedish notifications.
+func TestSwedishOrderSwedishNotification(t *testing.T) {
+	e := newTrackingEnv(t)
+	e.orderWith(t, "ORD-1", `, "locale": "sv-SE"`, "TN1")
+	e.event(t, `{"tracking_number": "TN1", "time": "2026-11-22T10:00:00Z", "alert": "ALERT_OUT_FOR_DELIVERY"}`)
+	if n, err := e.notify.Dispatch(t.Context()); n != 1 || err != nil {
+		t.Fatalf("dispatch = %d, %v", n, err)
+	}
+	m := e.sent.Sent()[0]
+	want := [4]string{"OUT_FOR_DELIVERY", "sv", "Ditt paket levereras i dag", "Ditt paket TN1 är ute för leverans och kommer i dag. Följ paketet: http://portal.test" + tracking.PagePath}
+	if diff := cmp.Diff(want, [4]string{string(m.Name), m.Language, m.Subject, m.Body[:len(want[3])]}); diff != "" {
+		t.Errorf("e-mail (-want +got):\n%s", diff)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit/internal/checked"
+	"github.com/deliverykit/deliverykit/internal/i18n"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -109,11 +110,14 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 	if sender == nil {
 		sendErr = errors.New("no sender for channel " + string(claimed.Channel))
 	} else {
-		subject, body := text(claimed.Name, claimed.TrackingNumber, claimed.TrackingLink)
+		tag := i18n.Match(claimed.Locale)
+		subject, body := text(tag, claimed.Name, claimed.TrackingNumber, claimed.TrackingLink)
+		lang, _ := tag.Base()
 		sendErr = sender.Send(ctx, Message{
 			NotificationID: claimed.ID, Site: claimed.Site, Name: claimed.Name, Channel: claimed.Channel,
 			Recipient: claimed.Recipient, ReceiverName: claimed.ReceiverName, ExternalID: claimed.ExternalID,
 			TrackingNumber: claimed.TrackingNumber, TrackingLink: claimed.TrackingLink, Subject: subject, Body: body,
+			Language: lang.String(),
 		})
 	}
 	// Settle with a fresh context: the send happened, so its outcome is

@@ -17,6 +17,19 @@
 //	| STEP_DELIVERED_TO_CONSUMER       | DELIVERED_TO_CONSUMER   | cancels the parcel's PICKUP_REMINDER  |
 //	| STEP_TERMINATED, STEP_SENT_BACK  | (none)                  | cancel the parcel's PICKUP_REMINDER   |
 //
+// # Language
+//
+// A message is written in the language of the order's locale
+// (Event.Locale, which tracking takes from the order: the checkout's
+// locale, or the locale a merchant registered the order with): English,
+// Swedish, Norwegian Bokmål, Danish, Finnish or German, from the module's
+// one message catalog, English for any other. Each name has its own
+// subject and body (the tracking number in it), followed by the tracking
+// link; a name of a custom rule without its own text gets a generic one.
+// Message.Language names the language, and e-mails say it in their
+// Content-Language header. A retriggered notification keeps the language
+// of the one it copies.
+//
 // # States
 //
 //	| state     | trigger                                   | next state | effects                                   |

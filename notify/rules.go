@@ -1,8 +1,10 @@
 package notify
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/deliverykit/deliverykit/internal/i18n"
+	"golang.org/x/text/language"
 )
 
 // Rule maps a parcel step or alert to a notification. A rule without a Name
@@ -42,28 +44,18 @@ func DefaultRules() []Rule {
 	}
 }
 
-// texts are the default English subject and body of each name. %s is the
-// tracking number.
-var texts = map[Name][2]string{
-	NameConfirmedByMerchant:   {"Your order is confirmed", "Your order is confirmed and is being prepared. Parcel %s."},
-	NameSubmittedToCarrier:    {"Your parcel is on its way", "Your parcel %s has been handed to the carrier."},
-	NameOutForDelivery:        {"Your parcel is out for delivery", "Your parcel %s is out for delivery today."},
-	NameDeliveryAttemptFailed: {"We missed you", "The carrier could not deliver your parcel %s. A new attempt will be made."},
-	NameReadyForPickup:        {"Your parcel is ready for pickup", "Your parcel %s is waiting at the pickup point."},
-	NamePickupReminder:        {"Reminder: your parcel is waiting", "Your parcel %s is still waiting at the pickup point."},
-	NameDeliveredToConsumer:   {"Your parcel has been delivered", "Your parcel %s has been delivered."},
-}
-
-// text returns the subject and body of a message; unknown names get a
-// generic text.
-func text(name Name, trackingNumber, link string) (string, string) {
-	t, ok := texts[name]
-	if !ok {
-		t = [2]string{"News about your parcel", "There is news about your parcel %s."}
+// text returns the subject and body of a message in the language of tag,
+// from the module's message catalog (notify.<NAME>.subject and .body); a
+// name the catalog has no text for (a custom rule's) gets the generic one.
+func text(tag language.Tag, name Name, trackingNumber, link string) (string, string) {
+	prefix := "notify." + string(name)
+	if key := prefix + ".subject"; i18n.Text(tag, key) == key {
+		prefix = "notify.generic"
 	}
-	body := fmt.Sprintf(t[1], trackingNumber)
+	subject := i18n.Text(tag, prefix+".subject")
+	body := i18n.Text(tag, prefix+".body", trackingNumber)
 	if link != "" {
-		body += " Track it: " + link
+		body += " " + i18n.Text(tag, "notify.track_it", link)
 	}
-	return t[0], body
+	return subject, body
 }

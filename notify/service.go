@@ -87,20 +87,22 @@ func New(store storage.Store, opts Options) (*Service, error) {
 
 // record is a stored notification.
 type record struct {
-	ID             string    `json:"id"`
-	Site           string    `json:"site"`
-	Status         Status    `json:"status"`
-	Name           Name      `json:"name"`
-	Channel        Channel   `json:"channel"`
-	Origin         Origin    `json:"origin"`
-	TrackingNumber string    `json:"tracking_number"`
-	ExternalID     string    `json:"external_id"`
-	TosID          string    `json:"tos_id,omitempty"`
-	Recipient      string    `json:"recipient,omitempty"`
-	ReceiverName   string    `json:"receiver_name,omitempty"`
-	TrackingLink   string    `json:"tracking_link,omitempty"`
-	ScheduledAt    time.Time `json:"scheduled_at"`
-	TriggeredAt    time.Time `json:"triggered_at,omitzero"`
+	ID             string  `json:"id"`
+	Site           string  `json:"site"`
+	Status         Status  `json:"status"`
+	Name           Name    `json:"name"`
+	Channel        Channel `json:"channel"`
+	Origin         Origin  `json:"origin"`
+	TrackingNumber string  `json:"tracking_number"`
+	ExternalID     string  `json:"external_id"`
+	TosID          string  `json:"tos_id,omitempty"`
+	Recipient      string  `json:"recipient,omitempty"`
+	ReceiverName   string  `json:"receiver_name,omitempty"`
+	TrackingLink   string  `json:"tracking_link,omitempty"`
+	// Locale is the order's locale, the language of the message.
+	Locale      string    `json:"locale,omitempty"`
+	ScheduledAt time.Time `json:"scheduled_at"`
+	TriggeredAt time.Time `json:"triggered_at,omitzero"`
 	// NextAttempt is when Dispatch next looks at it; its due-index key.
 	NextAttempt time.Time `json:"next_attempt,omitzero"`
 	Attempts    int       `json:"attempts,omitempty"`
@@ -205,7 +207,7 @@ func (s *Service) Observe(ctx context.Context, ev Event) error {
 			made = append(made, record{
 				ID: s.opts.IDs.NewID("ntf_"), Site: ev.Site, Status: StatusPending, Name: rule.Name, Channel: c,
 				Origin: OriginSystem, TrackingNumber: ev.TrackingNumber, ExternalID: ev.ExternalID, TosID: ev.TosID,
-				Recipient: to, ReceiverName: ev.ReceiverName, TrackingLink: ev.TrackingLink,
+				Recipient: to, ReceiverName: ev.ReceiverName, TrackingLink: ev.TrackingLink, Locale: ev.Locale,
 				ScheduledAt: at, NextAttempt: at,
 			})
 		}
@@ -332,7 +334,7 @@ func (s *Service) Retrigger(ctx context.Context, site, id string) (string, error
 		r := record{
 			ID: newID, Site: site, Status: StatusPending, Name: o.Name, Channel: o.Channel, Origin: OriginRetrigger,
 			TrackingNumber: o.TrackingNumber, ExternalID: o.ExternalID, TosID: o.TosID, Recipient: o.Recipient,
-			ReceiverName: o.ReceiverName, TrackingLink: o.TrackingLink, ScheduledAt: now, NextAttempt: now, RetriggerOf: o.ID,
+			ReceiverName: o.ReceiverName, TrackingLink: o.TrackingLink, Locale: o.Locale, ScheduledAt: now, NextAttempt: now, RetriggerOf: o.ID,
 		}
 		if _, err := byOrder.Put(tx, storage.Key(site, r.ExternalID, r.ID), marker{}, storage.MustNotExist()); err != nil {
 			return err

@@ -8,6 +8,8 @@ import (
 	"net/mail"
 	"net/smtp"
 	"strings"
+
+	"golang.org/x/text/language"
 )
 
 // SMTPSender sends EMAIL notifications through an SMTP server with
@@ -57,6 +59,9 @@ func composeMail(from, to *mail.Address, m Message) ([]byte, error) {
 	b.WriteString("MIME-Version: 1.0\r\n")
 	b.WriteString("Content-Type: text/plain; charset=utf-8\r\n")
 	b.WriteString("Content-Transfer-Encoding: 8bit\r\n")
+	if t, err := language.Parse(m.Language); err == nil && m.Language != "" {
+		b.WriteString("Content-Language: " + t.String() + "\r\n")
+	}
 	b.WriteString("\r\n")
 	body := strings.ReplaceAll(strings.ReplaceAll(m.Body, "\r\n", "\n"), "\n", "\r\n")
 	b.WriteString(body + "\r\n")

@@ -70,7 +70,8 @@ func TestSMTPSender(t *testing.T) {
 	s := &SMTPSender{Addr: addr, From: "Demo Store <noreply@shop.example>"}
 	err := s.Send(context.Background(), Message{
 		Recipient: "alva@example.com", Subject: "Ditt paket är på väg",
-		Body: "Your parcel TN1 is out for delivery.\nTrack it: https://portal.example/p/tt_1",
+		Body:     "Your parcel TN1 is out for delivery.\nTrack it: https://portal.example/p/tt_1",
+		Language: "sv",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +83,7 @@ func TestSMTPSender(t *testing.T) {
 		"To: <alva@example.com>",
 		"Subject: =?utf-8?q?Ditt_paket_=C3=A4r_p=C3=A5_v=C3=A4g?=",
 		"Content-Type: text/plain; charset=utf-8",
+		"Content-Language: sv\r\n",
 		"Your parcel TN1 is out for delivery.\r\nTrack it: https://portal.example/p/tt_1",
 	} {
 		if !strings.Contains(tr, want) {

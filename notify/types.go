@@ -95,6 +95,9 @@ type Event struct {
 	Email        string
 	Phone        string
 	TrackingLink string
+	// Locale is the order's locale ("sv-SE"); the notifications are
+	// written in its language (English when empty or not translated).
+	Locale string
 }
 
 // Message is what a Sender sends.
@@ -112,6 +115,9 @@ type Message struct {
 	TrackingLink   string
 	Subject        string
 	Body           string
+	// Language is the language Subject and Body are written in, a BCP 47
+	// language ("sv").
+	Language string
 }
 
 // Sender delivers messages of one channel. A returned error marks the

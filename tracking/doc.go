@@ -22,6 +22,16 @@
 // reaches one order of one site and nothing else; GET /parcels?token= with
 // another site's key is not found.
 //
+// # Locale and time zone
+//
+// An order may carry the customer's locale (an extension of POST /order;
+// checkouts and delivery sessions set it): observers get it with every
+// Change, so notifications speak it, and the customer page uses it when
+// its link names no locale. PrivateOrder.TimeZone is the delivery's time
+// zone for showing times: the destination's country's (single-zone
+// countries the catalogs serve), else Site.TimeZone, else the sender's
+// country's.
+//
 // # Link lifetime and rotation
 //
 // A token works for Options.LinkLifetime (DefaultLinkLifetime, 90 days)

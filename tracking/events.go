@@ -27,8 +27,12 @@ type Change struct {
 	ReceiverName string
 	Email        string
 	Phone        string
-	// TrackingLink is the customer page of the order (without a locale).
+	// TrackingLink is the customer page of the order (without a locale:
+	// the page speaks the order's Locale).
 	TrackingLink string
+	// Locale is the order's locale ("sv-SE"), empty when the order was
+	// registered without one: notifications are written in it.
+	Locale string
 }
 
 // EventObserver is told about committed parcel changes. It is declared here,
@@ -217,7 +221,7 @@ func (s *Service) change(site string, o *orderRecord, p *parcelRecord) Change {
 	c := Change{
 		Site: site, TosID: o.TosID, ExternalID: o.Request.ExternalID,
 		TrackingNumber: p.Request.TrackingNumber, DeliveryType: p.Request.DeliveryType,
-		TrackingLink: s.portalLink(o.Token, ""),
+		TrackingLink: s.portalLink(o.Token, ""), Locale: o.Request.Locale,
 	}
 	if r := o.Request.Receiver; r != nil {
 		c.ReceiverName, c.Email, c.Phone = r.Name, r.Email, r.PhoneNumber

@@ -1,6 +1,7 @@
 package tracking
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sort"
@@ -198,17 +199,12 @@ func (s *Service) Parcels(ctx context.Context, site string, q ParcelsQuery) (*Ge
 }
 
 // OrderByToken returns the order a customer tracking link names, for the
-// customer page. The token is the only credential: it is 128 random bits,
+// customer page; locale, or else the order's own, names the cart's
+// shipping component. The token is the only credential: it is 128 random bits,
 // and it reaches exactly one order of one site. It also returns the site
 // name for the page header. An unknown token is NotFound; an expired or
 // replaced one is NotFound with ErrLinkExpired as its cause.
 func (s *Service) OrderByToken(ctx context.Context, token, locale string) (*PrivateOrder, error) {
-	tag := language.English
-	if locale != "" {
-		if t, err := language.Parse(locale); err == nil {
-			tag = t
-		}
-	}
 	now := s.opts.Clock.Now().UTC()
 	var po *PrivateOrder
 	err := s.store.View(ctx, func(tx storage.Tx) error {
@@ -218,6 +214,12 @@ func (s *Service) OrderByToken(ctx context.Context, token, locale string) (*Priv
 		}
 		if err != nil {
 			return err
+		}
+		// Without a locale of its own, the page speaks the order's.
+		loc := cmp.Or(locale, it.Value.Request.Locale)
+		tag := language.English
+		if t, err := language.Parse(loc); err == nil {
+			tag = t
 		}
 		po, err = s.privateOrder(tx, t.Site, &it.Value, tag, locale, now)
 		return err
@@ -268,6 +270,8 @@ func (s *Service) privateOrder(tx storage.Tx, site string, o *orderRecord, tag l
 	for i := range ps {
 		po.Parcels = append(po.Parcels, *s.privateParcel(site, o, &ps[i].Value, now))
 	}
+	po.Locale = o.Request.Locale
+	po.TimeZone = s.timeZone(site, o, ps)
 	return po, nil
 }
 

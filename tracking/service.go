@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"reflect"
 	"strings"
@@ -39,6 +40,11 @@ type Site struct {
 	// returned as MERCHANT_PROVIDED_LINK. The placeholders {external_id},
 	// {tos_id} and {locale} are replaced by the query-escaped values.
 	MerchantLink string
+	// TimeZone is the IANA zone ("Europe/Stockholm") of the site's
+	// orders whose destination is in no country of the zone table (see
+	// PrivateOrder.TimeZone): the zone of the catalog's warehouse.
+	// Optional; New refuses an unknown zone.
+	TimeZone string
 }
 
 // Options configures a Service. Products is required.
@@ -107,6 +113,13 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	}
 	if opts.LinkLifetime <= 0 {
 		opts.LinkLifetime = DefaultLinkLifetime
+	}
+	for id, site := range opts.Sites {
+		if site.TimeZone != "" {
+			if _, err := time.LoadLocation(site.TimeZone); err != nil {
+				return nil, fmt.Errorf("tracking: Options.Sites[%q].TimeZone: %w", id, err)
+			}
+		}
 	}
 	return &Service{store: store, opts: opts}, nil
 }

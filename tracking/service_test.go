@@ -458,6 +458,7 @@ func TestOrders(t *testing.T) {
 			{Type: LinkServicePortal, URL: "https://portal.example/v1/delivery_tracking/_/page/tt_000003?locale=sv-SE"},
 			{Type: LinkMerchantProvided, URL: "https://shop-a.example/orders/ORD-1?lang=sv-SE"},
 		}},
+		TimeZone: "Europe/Stockholm",
 	}}
 	if diff := cmp.Diff(want, res.Orders); diff != "" {
 		t.Errorf("orders (-want +got):\n%s", diff)

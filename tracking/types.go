@@ -172,6 +172,10 @@ type CreateTrackingOrderRequest struct {
 	DeliveryType      OrderDeliveryType `json:"delivery_type" validate:"required,oneof=UNKNOWN DELIVERY PICKUP INSTORE"`
 	Cart              *Cart             `json:"cart,omitempty" validate:"omitempty"`
 	Promises          *Promises         `json:"promises,omitempty" validate:"omitempty"`
+	// Locale (an extension) is the customer's locale ("sv-SE"), as the
+	// checkout knew it: notifications are written in it, and the
+	// customer page uses it when the link names none.
+	Locale string `json:"locale,omitempty" validate:"omitempty,max=35"`
 }
 
 // Sender is the merchant side of an order.
@@ -367,6 +371,14 @@ type PrivateOrder struct {
 	SiteName               string            `json:"site_name,omitempty"`
 	TosID                  string            `json:"tos_id,omitempty"`
 	TrackingLinks          *TrackingLinks    `json:"tracking_links,omitempty"`
+	// Locale (an extension) is the order's locale as registered.
+	Locale string `json:"locale,omitempty"`
+	// TimeZone (an extension) is the IANA time zone of the delivery
+	// ("Europe/Stockholm"), the one the customer page shows times in:
+	// the zone of the destination's country, else the site's
+	// (Site.TimeZone), else the sender's country's; empty when none is
+	// known.
+	TimeZone string `json:"time_zone,omitempty"`
 }
 
 // PrivateOrderCart is the cart with its prices computed.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-playground/validator/v10"
+	"golang.org/x/text/language"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/validation"
@@ -103,6 +104,11 @@ func rangeOrder(field, start, end string) []deliverykit.FieldViolation {
 // day.
 func orderRules(r *CreateTrackingOrderRequest) []deliverykit.FieldViolation {
 	var vs []deliverykit.FieldViolation
+	if r.Locale != "" && len(r.Locale) <= 35 {
+		if _, err := language.Parse(r.Locale); err != nil {
+			vs = append(vs, violation("locale", "locale", "must be a locale such as sv-SE"))
+		}
+	}
 	if p := r.Promises; p != nil {
 		for _, x := range []struct {
 			name string

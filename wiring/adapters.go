@@ -88,6 +88,7 @@ func NotifyObserver(ns *notify.Service, log *slog.Logger) tracking.EventObserver
 			Email:          c.Email,
 			Phone:          c.Phone,
 			TrackingLink:   c.TrackingLink,
+			Locale:         c.Locale,
 		})
 		if err != nil {
 			log.ErrorContext(ctx, "recording a parcel change for notifications", "site", c.Site, "tos_id", c.TosID, "trigger", trigger, "err", err)
@@ -204,6 +205,7 @@ func trackingOrder(o checkout.CompletedOrder, siteName string) (tracking.CreateT
 			PhoneNumber: o.Customer.Phone,
 		},
 		DeliveryType: orderDeliveryType(o.DeliveryType),
+		Locale:       o.Locale,
 	}
 	if a := o.Customer.Address; a != nil {
 		req.Receiver.Address = &tracking.Address{
@@ -433,6 +435,9 @@ func sessionTrackingOrder(o session.CompletedOrder, siteName string) (tracking.C
 		Sender:            &tracking.Sender{Name: siteName},
 		Receiver:          &tracking.Receiver{Name: "customer"},
 		DeliveryType:      orderDeliveryType(catalog.DeliveryType(o.Category.DeliveryType)),
+	}
+	if ls := o.Purchase.Locales; len(ls) > 0 {
+		req.Locale = ls[0]
 	}
 	if wh := o.Category.Warehouse; wh != nil {
 		req.Sender.Address = sessionAddress(&wh.Address)

@@ -13,7 +13,7 @@ import (
 // Every field of the customer's address reaches the tracking order's
 // receiver, and the merchant's order number is the order's external id.
 func TestTrackingOrderReceiver(t *testing.T) {
-	o := checkout.CompletedOrder{Site: "s", TosID: "tos_1", CartID: "cart-1", ExternalID: "web-1", Country: "SE",
+	o := checkout.CompletedOrder{Site: "s", TosID: "tos_1", CartID: "cart-1", ExternalID: "web-1", Country: "SE", Locale: "sv-SE",
 		Option: options.Option{Carrier: &options.Carrier{ProductRef: "north-parcel-home"}},
 		Customer: checkout.Customer{Email: "a@example.com", Phone: "+46701234567", Address: &checkout.CustomerAddress{
 			Name: "Alva Berg", AddressLines: []string{"Storgatan 5"}, Street: "Storgatan", StreetNumber: "5", ApartmentNumber: "1102",
@@ -30,7 +30,7 @@ func TestTrackingOrderReceiver(t *testing.T) {
 	if diff := cmp.Diff(want, req.Receiver); diff != "" {
 		t.Errorf("receiver (-want +got):\n%s", diff)
 	}
-	if req.ExternalID != "web-1" || req.CarrierProductRef != "north-parcel-home" {
-		t.Errorf("external_id %q, carrier_product_ref %q", req.ExternalID, req.CarrierProductRef)
+	if req.ExternalID != "web-1" || req.CarrierProductRef != "north-parcel-home" || req.Locale != "sv-SE" {
+		t.Errorf("external_id %q, carrier_product_ref %q, locale %q", req.ExternalID, req.CarrierProductRef, req.Locale)
 	}
 }

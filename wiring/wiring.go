@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
@@ -89,7 +90,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	sites := make(map[string]tracking.Site, len(cfg.Sites))
 	names := make(map[string]string, len(cfg.Sites))
 	for _, s := range cfg.Sites {
-		sites[s.ID] = tracking.Site{Name: s.Name}
+		sites[s.ID] = tracking.Site{Name: s.Name, TimeZone: warehouseZone(catalogs[s.ID])}
 		names[s.ID] = s.Name
 	}
 
@@ -177,4 +178,13 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	opts.Shipment = s.Shipment
 	opts.Returns = s.Returns
 	return httpapi.New(opts)
+}
+
+// warehouseZone is the time zone of a catalog's first warehouse: the zone
+// of tracking pages whose destination names no country tracking knows.
+func warehouseZone(c *catalog.Catalog) string {
+	if c == nil || len(c.Warehouses) == 0 {
+		return ""
+	}
+	return c.Warehouses[0].TimeZone
 }

@@ -15,10 +15,12 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/deliverykit/deliverykit/wiring"
+	"github.com/google/go-cmp/cmp"
 )
 
 type env struct {
@@ -66,7 +68,9 @@ func get(m any, path ...any) any {
 func TestCheckoutToTrackingNotifyAndReturns(t *testing.T) {
 	cfg := config.Demo()
 	clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)) // a Monday
-	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, PublicURL: "http://shop.test/"})
+	mail := notify.NewLogSender(quiet)
+	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, PublicURL: "http://shop.test/",
+		Senders: map[notify.Channel]notify.Sender{notify.ChannelEmail: mail}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +99,10 @@ func TestCheckoutToTrackingNotifyAndReturns(t *testing.T) {
 	if got := get(body, "orders", 0, "sender_name"); got != "Demo Outdoor Store" {
 		t.Errorf("sender_name = %v", got)
 	}
+	// It keeps the checkout's locale, and its page shows Swedish time.
+	if l, z := get(body, "orders", 0, "locale"), get(body, "orders", 0, "time_zone"); l != "sv-SE" || z != "Europe/Stockholm" {
+		t.Errorf("locale %v, time_zone %v", l, z)
+	}
 
 	// A parcel of it, delivered: the customer is to be told.
 	status, body = e.do("POST", "/v1/delivery_tracking/parcel", bearer, `{"tos_id": "`+tos+`", "tracking_number": "NP123456789SE",
@@ -102,10 +110,26 @@ func TestCheckoutToTrackingNotifyAndReturns(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("parcel: %d %v", status, body)
 	}
-	status, body = e.do("POST", "/v1/delivery_tracking/parcel.event", bearer, `{"tracking_number": "NP123456789SE",
-		"time": "2026-11-24T14:00:00Z", "step": "STEP_DELIVERED_TO_CONSUMER"}`)
-	if status != 200 {
-		t.Fatalf("parcel.event: %d %v", status, body)
+	for _, ev := range []string{`"time": "2026-11-24T07:00:00Z", "alert": "ALERT_OUT_FOR_DELIVERY"`, `"time": "2026-11-24T14:00:00Z", "step": "STEP_DELIVERED_TO_CONSUMER"`} {
+		status, body = e.do("POST", "/v1/delivery_tracking/parcel.event", bearer, `{"tracking_number": "NP123456789SE", `+ev+`}`)
+		if status != 200 {
+			t.Fatalf("parcel.event: %d %v", status, body)
+		}
+	}
+	// The customer checked out in Swedish, so the e-mails are Swedish.
+	clock.Set(time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC))
+	if n, err := svcs.Notify.Dispatch(t.Context()); n != 2 || err != nil {
+		t.Fatalf("dispatch = %d, %v", n, err)
+	}
+	var mails []string
+	for _, m := range mail.Sent() {
+		mails = append(mails, m.Language+": "+m.Subject+" / "+strings.Split(m.Body, " Följ")[0])
+	}
+	if diff := cmp.Diff([]string{
+		"sv: Ditt paket levereras i dag / Ditt paket NP123456789SE är ute för leverans och kommer i dag.",
+		"sv: Ditt paket har levererats / Ditt paket NP123456789SE har levererats.",
+	}, mails); diff != "" {
+		t.Errorf("e-mails (-want +got):\n%s", diff)
 	}
 	status, body = e.do("GET", "/v1/delivery_tracking/notifications?external_id=order-77", bearer, "")
 	if status != 200 {
@@ -172,6 +196,9 @@ func TestDeliverySessionToTrackingAndReturns(t *testing.T) {
 	status, body = e.do("GET", "/v1/delivery_tracking/orders?external_id=web-5001", bearer, "")
 	if status != 200 || tos == nil || get(body, "orders", 0, "tos_id") != tos {
 		t.Fatalf("tracking order of %v: %d %v", tos, status, body)
+	}
+	if l := get(body, "orders", 0, "locale"); l != "sv-SE" {
+		t.Errorf("the tracking order's locale = %v, want the purchase's", l)
 	}
 	status, body = e.do("POST", "/returns/customer/return", nil, `{"siteId": "demo-site", "foreignOrderId": "web-5001",
 		"email": "erik@example.com", "items": [{"foreignLineItemId": "1", "quantity": 1, "reason": "changed my mind"}]}`)

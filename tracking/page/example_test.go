@@ -5,28 +5,38 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/deliverykit/deliverykit/tracking/page"
 )
 
-// Match picks the page language from the link's locale, then from the
-// browser's Accept-Language, then English.
-func ExampleMatch() {
-	fmt.Println(page.Match("sv-FI", ""))
-	fmt.Println(page.Match("", "de-AT,de;q=0.9,en;q=0.5"))
-	fmt.Println(page.Match("fr-FR", ""))
+// Language picks the page language from the link's locale, then the
+// order's locale, then the browser's Accept-Language, then English.
+func ExampleLanguage() {
+	for _, p := range [][3]string{
+		{"sv-FI", "de-DE", ""},          // the link's locale
+		{"", "nb-NO", "de-AT,de;q=0.9"}, // the order's
+		{"", "", "da-DK,da;q=0.9"},      // the browser's
+		{"fr-FR", "", ""},               // none supported
+	} {
+		base, _ := page.Language(p[0], p[1], p[2]).Base()
+		fmt.Println(base)
+	}
 	// Output:
 	// sv
-	// de
+	// nb
+	// da
 	// en
 }
 
-// Render writes the customer page of an order.
+// Render writes the customer page of an order, in the order's time zone,
+// with the alerts that are current when it is shown.
 func ExampleRender() {
 	order := &tracking.PrivateOrder{
 		ExternalID: "ORD-1001",
 		SiteName:   "My Shop",
+		TimeZone:   "Europe/Berlin",
 		Parcels: []tracking.PrivateParcel{{
 			TrackingNumber:     "FP123",
 			DisplayCarrierName: "FastPost",
@@ -34,15 +44,25 @@ func ExampleRender() {
 			Alerts:             []tracking.Alert{{Type: tracking.AlertOutForDelivery, CreatedAt: "2026-11-21T07:30:00Z"}},
 		}},
 	}
-	var b bytes.Buffer
-	if err := page.Render(&b, order, page.Match("de-DE", ""), page.Options{}); err != nil {
-		panic(err)
+	show := func(now time.Time) {
+		var b bytes.Buffer
+		if err := page.Render(&b, order, page.Language("de-DE", "", ""), page.Options{Now: now}); err != nil {
+			panic(err)
+		}
+		for _, m := range regexp.MustCompile(`data-testid="(order|time-zone|current-step|alert)">([^<]*)(<time>([^<]*))?`).FindAllStringSubmatch(b.String(), -1) {
+			fmt.Printf("%s: %s\n", m[1], strings.Join(strings.Fields(m[2]+" "+m[4]), " "))
+		}
 	}
-	for _, m := range regexp.MustCompile(`data-testid="(order|current-step|alert)">([^<]*)`).FindAllStringSubmatch(b.String(), -1) {
-		fmt.Printf("%s: %s\n", m[1], strings.TrimSpace(m[2]))
-	}
+	show(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	fmt.Println("-- the next day:")
+	show(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	// Output:
 	// order: Bestellung ORD-1001
-	// current-step: Unterwegs
+	// time-zone: Alle Zeitangaben in deutscher Zeit (CET).
+	// current-step: Unterwegs 2026-11-21 08:30
 	// alert: Das Paket wird heute zugestellt.
+	// -- the next day:
+	// order: Bestellung ORD-1001
+	// time-zone: Alle Zeitangaben in deutscher Zeit (CET).
+	// current-step: Unterwegs 2026-11-21 08:30
 }

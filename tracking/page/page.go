@@ -1,13 +1,47 @@
 // Package page renders the customer tracking page that a tracking link
 // opens: the order and its parcels, each with its current step, expected
-// delivery, alerts in plain words, progress timeline, pickup location with
-// opening hours, and the carrier's own tracking link.
+// delivery, current alerts in plain words, progress timeline, pickup
+// location with opening hours, and the carrier's own tracking link.
 //
-// The page is server-rendered with html/template (no script), localized
-// with golang.org/x/text (English, Swedish, German; the link's locale
-// wins, then Accept-Language, then English), and laid out for phones
-// first. It shows one order only, the one the link's token names; it never
-// shows e-mail addresses or phone numbers.
+// The page is server-rendered with html/template (no script) and laid out
+// for phones first. It shows one order only, the one the link's token
+// names; it never shows e-mail addresses or phone numbers.
+//
+// # Language
+//
+// Its texts come from the module's one message catalog, in English,
+// Swedish, Norwegian Bokmål, Danish, Finnish and German. Language picks
+// the language: the link's locale query parameter (generated links carry
+// the locale they were made for, and a customer may change it), then the
+// order's own locale (the checkout's), then the browser's Accept-Language,
+// then English.
+//
+// # Times
+//
+// Times are shown in the delivery's time zone (tracking.PrivateOrder's
+// TimeZone: the destination country's, else the merchant's warehouse's),
+// and the page names it ("All times are Swedish time (CET)."); without
+// one, in UTC.
+//
+// # Alerts
+//
+// An alert is shown only while it is current; alertCurrency says, per
+// type, when it stops being so:
+//
+//	| alert                                  | shown until the first of                                      |
+//	|----------------------------------------|---------------------------------------------------------------|
+//	| ALERT_OUT_FOR_DELIVERY                 | the end of its day (delivery time zone); any later step       |
+//	| ALERT_DELIVERY_ATTEMPT_FAILED          | 3 days; any later step; a later ALERT_OUT_FOR_DELIVERY        |
+//	| ALERT_ESTIMATED_DELIVERY_TIME_UPDATED  | 24 hours; any later step                                      |
+//	| ALERT_DELIVERY_DELAYED                 | a later delivered or stopped step (*)                         |
+//	| ALERT_DELIVERY_DELAYED_FROM_CARRIER    | a later delivered or stopped step (*)                         |
+//	| ALERT_SUBMISSION_DELAYED               | a later step at the carrier (SUBMITTED_TO_CARRIER, ON_ROUTE, *) |
+//	| ALERT_AWAITING_SUPPLIER, other alerts  | any later step                                                |
+//
+// (*) delivered or stopped: DELIVERED_TO_PICKUP_POINT, DELIVERED_TO_CONSUMER,
+// TERMINATED, SENT_BACK, DELIVERED_TO_MERCHANT. "Later" compares the
+// step's time with the alert's created_at; a step at the same instant
+// (one carrier event with both) does not end it.
 package page
 
 import (
@@ -16,11 +50,16 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	// The page shows times in the delivery's zone; with the zone database
+	// built in, a host without one still shows them right.
+	_ "time/tzdata"
+
+	"github.com/deliverykit/deliverykit/internal/i18n"
 	"github.com/deliverykit/deliverykit/tracking"
 	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 //go:embed page.html
@@ -35,6 +74,7 @@ type view struct {
 	Expired  bool // NotFound says the link expired
 	Heading  string
 	From     string
+	TimeZone string
 	Labels   map[string]string
 	Parcels  []parcelView
 	Items    []tracking.Item
@@ -49,7 +89,7 @@ type parcelView struct {
 	Current        string
 	CurrentTime    string
 	Delivered      bool
-	ETA            string
+	ETA            []string // parts kept on one line each
 	NoUpdates      bool
 	Alerts         []line
 	History        []line
@@ -64,84 +104,110 @@ type locationView struct {
 	Hours []line // Text = day, Time = hours
 }
 
-// Options controls how times are shown.
+// Options controls how times and alerts are shown.
 type Options struct {
-	// Location is the time zone of the times on the page. Default UTC.
+	// Location overrides the time zone of the times on the page. Default:
+	// the order's TimeZone, else UTC.
 	Location *time.Location
+	// Now is when the page is shown: it decides which alerts are still
+	// current and the zone's abbreviation (CET or CEST). Default:
+	// time.Now().
+	Now time.Time
 }
 
-// Render writes the page of order in the language tag (one of Supported;
-// others fall back).
+// Language returns the language of the page: the link's locale query
+// parameter, then the order's locale, then the Accept-Language header,
+// then English. Empty and malformed values are skipped.
+func Language(linkLocale, orderLocale, acceptLanguage string) language.Tag {
+	return i18n.Match(linkLocale, orderLocale, acceptLanguage)
+}
+
+// Render writes the page of order in the language tag (a language the
+// catalog lacks falls back to English).
 func Render(w io.Writer, order *tracking.PrivateOrder, tag language.Tag, opts Options) error {
 	return tmpl.Execute(w, build(order, tag, opts))
 }
 
 // RenderNotFound writes the page shown for an unknown or mistyped link.
 func RenderNotFound(w io.Writer, tag language.Tag) error {
-	p := printer(tag)
-	return tmpl.Execute(w, view{Lang: tag.String(), Title: p.Sprintf("Tracking link not found"), NotFound: p.Sprintf("This tracking link is not valid.")})
+	return tmpl.Execute(w, view{Lang: lang(tag), Title: i18n.Text(tag, "tracking.not_found.title"), NotFound: i18n.Text(tag, "tracking.not_found")})
 }
 
 // RenderExpired writes the page shown for a link whose token expired or
 // was replaced: it says so and tells the customer to ask the shop for a
 // new link. It shows nothing of the order.
 func RenderExpired(w io.Writer, tag language.Tag) error {
-	p := printer(tag)
-	return tmpl.Execute(w, view{Lang: tag.String(), Title: p.Sprintf("Tracking link expired"), Expired: true,
-		NotFound: p.Sprintf("This tracking link has expired. Please ask the shop you ordered from for a new link.")})
+	return tmpl.Execute(w, view{Lang: lang(tag), Title: i18n.Text(tag, "tracking.expired.title"), Expired: true,
+		NotFound: i18n.Text(tag, "tracking.expired")})
 }
 
+// lang is the page's lang attribute: the language without the region
+// preference the matcher keeps ("sv", not "sv-u-rg-sezzzz").
+func lang(tag language.Tag) string {
+	b, _ := tag.Base()
+	return b.String()
+}
+
+// labels are the page's fixed texts, by template name.
+var labels = []string{"tracking_number", "carrier", "expected_delivery", "history", "pickup_location", "opening_hours", "carrier_link", "your_items"}
+
 func build(o *tracking.PrivateOrder, tag language.Tag, opts Options) view {
-	p := printer(tag)
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	loc := opts.Location
 	if loc == nil {
-		loc = time.UTC
+		loc = zone(o.TimeZone)
 	}
 	v := view{
-		Lang:    tag.String(),
-		Title:   p.Sprintf("Track your order"),
-		Heading: p.Sprintf("Order %s", o.ExternalID),
-		Labels:  map[string]string{},
-		Empty:   p.Sprintf("No parcels have been sent yet."),
+		Lang:     lang(tag),
+		Title:    i18n.Text(tag, "tracking.title"),
+		Heading:  i18n.Text(tag, "tracking.order", o.ExternalID),
+		TimeZone: zoneText(tag, loc, now),
+		Labels:   map[string]string{},
+		Empty:    i18n.Text(tag, "tracking.no_parcels"),
 	}
 	if name := firstNonEmpty(o.SiteName, o.SenderName); name != "" {
-		v.From = p.Sprintf("from %s", name)
+		v.From = i18n.Text(tag, "tracking.from", name)
 	}
-	for _, k := range []string{"Tracking number", "Carrier", "Status", "Expected delivery", "History", "Pickup location", "Opening hours", "Follow the parcel at the carrier", "Your items"} {
-		v.Labels[k] = p.Sprintf(k)
+	for _, k := range labels {
+		v.Labels[k] = i18n.Text(tag, "tracking."+k)
 	}
 	if o.Cart != nil {
 		v.Items = o.Cart.Items
 	}
 	for i := range o.Parcels {
-		v.Parcels = append(v.Parcels, buildParcel(p, &o.Parcels[i], i, len(o.Parcels), loc))
+		v.Parcels = append(v.Parcels, buildParcel(tag, &o.Parcels[i], i, len(o.Parcels), loc, now))
 	}
 	return v
 }
 
-func buildParcel(p *message.Printer, pp *tracking.PrivateParcel, i, n int, loc *time.Location) parcelView {
+func buildParcel(tag language.Tag, pp *tracking.PrivateParcel, i, n int, loc *time.Location, now time.Time) parcelView {
 	pv := parcelView{
-		Heading:        p.Sprintf("Parcel %d of %d", i+1, n),
+		Heading:        i18n.Text(tag, "tracking.parcel_of", i+1, n),
 		TrackingNumber: pp.TrackingNumber,
 		Carrier:        pp.DisplayCarrierName,
 		CarrierLink:    pp.CarrierLink,
 	}
 	if len(pp.Progress) == 0 {
 		pv.NoUpdates = true
-		pv.Current = p.Sprintf("No updates from the carrier yet.")
+		pv.Current = i18n.Text(tag, "tracking.no_updates")
 	} else {
 		cur := pp.Progress[len(pp.Progress)-1]
-		pv.Current, pv.CurrentTime = p.Sprintf(string(cur.Step)), showTime(cur.Time, loc)
+		pv.Current, pv.CurrentTime = i18n.Text(tag, "tracking.step."+string(cur.Step)), showTime(cur.Time, loc)
 		pv.Delivered = cur.Step == tracking.StepDeliveredToConsumer
 	}
 	if e := pp.EstimatedDeliveryTime; e != nil && !pv.Delivered {
 		pv.ETA = showRange(e.Start, e.End, loc)
 	}
 	for _, a := range slices.Backward(pp.Alerts) {
-		pv.Alerts = append(pv.Alerts, line{Text: p.Sprintf(string(a.Type)), Time: showTime(a.CreatedAt, loc)})
+		if current(a, pp, now, loc) {
+			pv.Alerts = append(pv.Alerts, line{Text: i18n.Text(tag, "tracking.alert."+string(a.Type)), Time: showTime(a.CreatedAt, loc)})
+		}
 	}
 	for _, it := range slices.Backward(pp.Progress) {
-		pv.History = append(pv.History, line{Text: p.Sprintf(string(it.Step)), Time: showTime(it.Time, loc)})
+		pv.History = append(pv.History, line{Text: i18n.Text(tag, "tracking.step."+string(it.Step)), Time: showTime(it.Time, loc)})
 	}
 	if l := pp.Location; l != nil {
 		lv := &locationView{}
@@ -155,12 +221,12 @@ func buildParcel(p *message.Printer, pp *tracking.PrivateParcel, i, n int, loc *
 			}
 		}
 		if h := l.OperationalHours; h != nil {
-			for _, d := range []struct{ day, hours string }{{"Mon", h.Mon}, {"Tue", h.Tue}, {"Wed", h.Wed}, {"Thu", h.Thu}, {"Fri", h.Fri}, {"Sat", h.Sat}, {"Sun", h.Sun}} {
+			for _, d := range []struct{ day, hours string }{{"mon", h.Mon}, {"tue", h.Tue}, {"wed", h.Wed}, {"thu", h.Thu}, {"fri", h.Fri}, {"sat", h.Sat}, {"sun", h.Sun}} {
 				hours := d.hours
 				if hours == "" {
-					hours = p.Sprintf("Closed")
+					hours = i18n.Text(tag, "tracking.closed")
 				}
-				lv.Hours = append(lv.Hours, line{Text: p.Sprintf(d.day), Time: hours})
+				lv.Hours = append(lv.Hours, line{Text: i18n.Text(tag, "day."+d.day), Time: hours})
 			}
 			for _, s := range h.FreeText {
 				lv.Hours = append(lv.Hours, line{Time: s})
@@ -180,6 +246,46 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
+// maxZones bounds the cache of loaded zones. Zones come from the
+// tracking service's country table and the sites' configuration, so a
+// handful are in use; past the bound a zone is loaded on every use.
+const maxZones = 64
+
+var zones sync.Map // IANA name → *time.Location
+
+// zone returns the named time zone, or UTC when the name is empty or
+// unknown.
+func zone(name string) *time.Location {
+	if name == "" {
+		return time.UTC
+	}
+	if l, ok := zones.Load(name); ok {
+		return l.(*time.Location)
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return time.UTC
+	}
+	n := 0
+	zones.Range(func(any, any) bool { n++; return n < maxZones })
+	if n < maxZones {
+		zones.Store(name, l)
+	}
+	return l
+}
+
+// zoneText names the page's time zone: "All times are Swedish time (CET)."
+// for a zone the catalog has a name for, "All times are in the UTC time
+// zone." for others. The abbreviation is the one in force at now.
+func zoneText(tag language.Tag, loc *time.Location, now time.Time) string {
+	key := "tracking.zone." + loc.String()
+	if name := i18n.Text(tag, key); name != key {
+		abbr, _ := now.In(loc).Zone()
+		return i18n.Text(tag, "tracking.times_local", name, abbr)
+	}
+	return i18n.Text(tag, "tracking.times_zone", loc.String())
+}
+
 // showTime writes an RFC 3339 time as "2006-01-02 15:04" in loc;
 // language-neutral and unambiguous.
 func showTime(s string, loc *time.Location) string {
@@ -190,21 +296,24 @@ func showTime(s string, loc *time.Location) string {
 	return t.In(loc).Format("2006-01-02 15:04")
 }
 
-// showRange writes a window, with the date once when both ends share it.
-func showRange(start, end string, loc *time.Location) string {
+// showRange writes a window, with the date once when both ends share it:
+// "2026-11-23", "08:00–18:00", or "2026-11-23 08:00 –", "2026-11-24 18:00".
+// Each part is kept on one line, so a narrow screen breaks between them
+// rather than inside a date.
+func showRange(start, end string, loc *time.Location) []string {
 	s, errS := time.Parse(time.RFC3339Nano, start)
 	e, errE := time.Parse(time.RFC3339Nano, end)
 	switch {
 	case errS == nil && errE == nil:
 		s, e = s.In(loc), e.In(loc)
 		if s.Format("2006-01-02") == e.Format("2006-01-02") {
-			return s.Format("2006-01-02 15:04") + "–" + e.Format("15:04")
+			return []string{s.Format("2006-01-02"), s.Format("15:04") + "–" + e.Format("15:04")}
 		}
-		return s.Format("2006-01-02 15:04") + " – " + e.Format("2006-01-02 15:04")
+		return []string{s.Format("2006-01-02 15:04") + " –", e.Format("2006-01-02 15:04")}
 	case errE == nil:
-		return showTime(end, loc)
+		return []string{showTime(end, loc)}
 	case errS == nil:
-		return showTime(start, loc)
+		return []string{showTime(start, loc)}
 	}
-	return ""
+	return nil
 }

@@ -12,7 +12,7 @@ import (
 func BenchmarkRender(b *testing.B) {
 	o := sampleOrder()
 	for b.Loop() {
-		if err := Render(io.Discard, o, language.Swedish, Options{}); err != nil {
+		if err := Render(io.Discard, o, language.Swedish, Options{Now: now}); err != nil {
 			b.Fatal(err)
 		}
 	}

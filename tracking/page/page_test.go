@@ -2,24 +2,34 @@ package page
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/i18n"
 	"github.com/deliverykit/deliverykit/tracking"
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/text/language"
 )
+
+// now is when the sample page is shown: the day the parcel is out for
+// delivery, so its alert is current.
+var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func sampleOrder() *tracking.PrivateOrder {
 	return &tracking.PrivateOrder{
 		ExternalID: "ORD-1",
 		SiteName:   "Demo Outdoor Store",
+		TimeZone:   "Europe/Stockholm",
 		Cart:       &tracking.PrivateOrderCart{Items: []tracking.Item{{Name: "Mug", Quantity: 2}}},
 		Parcels: []tracking.PrivateParcel{{
 			TrackingNumber:        "TN1",
 			DisplayCarrierName:    "FastPost",
 			CarrierLink:           "https://track.example/fp?id=TN1",
-			EstimatedDeliveryTime: &tracking.DateTimeRange{Start: "2026-11-23T08:00:00Z", End: "2026-11-23T18:00:00Z"},
-			Alerts:                []tracking.Alert{{Type: tracking.AlertOutForDelivery, CreatedAt: "2026-11-22T09:30:00Z"}},
+			EstimatedDeliveryTime: &tracking.DateTimeRange{Start: "2026-11-23T07:00:00Z", End: "2026-11-23T17:00:00Z"},
+			Alerts:                []tracking.Alert{{Type: tracking.AlertOutForDelivery, CreatedAt: "2026-11-22T09:50:00Z"}},
 			Progress: []tracking.ProgressItem{
 				{Step: tracking.StepSubmittedToCarrier, Time: "2026-11-22T09:00:00Z"},
 				{Step: tracking.StepOnRoute, Time: "2026-11-22T09:45:00Z"},
@@ -32,28 +42,203 @@ func sampleOrder() *tracking.PrivateOrder {
 	}
 }
 
-func TestRenderLocalized(t *testing.T) {
+func render(t *testing.T, o *tracking.PrivateOrder, tag language.Tag, opts Options) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Render(&b, o, tag, opts); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// testids returns the text of each element with a data-testid, by id
+// (several joined with "|"), with the tags inside it stripped.
+func testids(page string) map[string]string {
+	out := map[string]string{}
+	open := regexp.MustCompile(`<([a-z0-9]+)[^>]*data-testid="([a-z-]+)"[^>]*>`)
+	tags := regexp.MustCompile(`<[^>]*>`)
+	for _, m := range open.FindAllStringSubmatchIndex(page, -1) {
+		tag, id, rest := page[m[2]:m[3]], page[m[4]:m[5]], page[m[1]:]
+		end := strings.Index(rest, "</"+tag+">")
+		if end < 0 {
+			continue
+		}
+		text := strings.Join(strings.Fields(tags.ReplaceAllString(rest[:end], " ")), " ")
+		if prev, ok := out[id]; ok {
+			text = prev + "|" + text
+		}
+		out[id] = text
+	}
+	return out
+}
+
+func TestRenderEveryLanguage(t *testing.T) {
 	tests := []struct {
-		locale, accept string
-		want           []string
+		lang string
+		want map[string]string
+		also []string
 	}{
-		{"en-GB", "", []string{`lang="en"`, "Order ORD-1", "from Demo Outdoor Store", "On its way", "Your parcel is out for delivery today.",
-			"Expected delivery", "2026-11-23 08:00–18:00", "Handed to the carrier", "Kiosk Central", "Drottninggatan 5", "11151 Stockholm",
-			"10:00-14:00, 15:00-20:00", "Closed", "Follow the parcel at the carrier", "2 × Mug"}},
-		{"sv-SE", "", []string{`lang="sv"`, "Beställning ORD-1", "På väg", "Paketet levereras i dag.", "Beräknad leverans", "Utlämningsställe", "Öppettider", "Mån", "Stängt"}},
-		{"", "de-DE,de;q=0.9", []string{`lang="de"`, "Bestellung ORD-1", "Unterwegs", "Das Paket wird heute zugestellt.", "Abholstelle", "Geschlossen"}},
-		{"fr-FR", "", []string{`lang="en"`, "On its way"}},
+		{"en", map[string]string{"order": "Order ORD-1", "time-zone": "All times are Swedish time (CET).", "current-step": "On its way 2026-11-22 10:45",
+			"alert": "Your parcel is out for delivery today.", "eta": "2026-11-23 08:00–18:00"},
+			[]string{`lang="en"`, "from Demo Outdoor Store", "Expected delivery", "Handed to the carrier", "Drottninggatan 5", "11151 Stockholm",
+				"10:00-14:00, 15:00-20:00", "Closed", "Mon", "Follow the parcel at the carrier", "2 × Mug"}},
+		{"sv", map[string]string{"order": "Beställning ORD-1", "time-zone": "Alla tider är svensk tid (CET).", "current-step": "På väg 2026-11-22 10:45",
+			"alert": "Paketet levereras i dag."}, []string{`lang="sv"`, "från Demo Outdoor Store", "Beräknad leverans", "Utlämningsställe", "Öppettider", "Mån", "Stängt"}},
+		{"nb", map[string]string{"order": "Bestilling ORD-1", "time-zone": "Alle tider er svensk tid (CET).", "current-step": "På vei 2026-11-22 10:45",
+			"alert": "Pakken blir levert i dag."}, []string{`lang="nb"`, "Forventet levering", "Hentested", "Åpningstider", "Man", "Stengt", "Varene dine"}},
+		{"da", map[string]string{"order": "Ordre ORD-1", "time-zone": "Alle tidspunkter er svensk tid (CET).", "current-step": "På vej 2026-11-22 10:45",
+			"alert": "Pakken bliver leveret i dag."}, []string{`lang="da"`, "Forventet levering", "Afhentningssted", "Åbningstider", "Lukket", "Dine varer"}},
+		{"fi", map[string]string{"order": "Tilaus ORD-1", "time-zone": "Kaikki ajat ovat Ruotsin aikaa (CET).", "current-step": "Matkalla 2026-11-22 10:45",
+			"alert": "Paketti toimitetaan tänään."}, []string{`lang="fi"`, "Arvioitu toimitus", "Noutopiste", "Aukioloajat", "Ma", "Suljettu", "Tuotteesi"}},
+		{"de", map[string]string{"order": "Bestellung ORD-1", "time-zone": "Alle Zeitangaben in schwedischer Zeit (CET).", "current-step": "Unterwegs 2026-11-22 10:45",
+			"alert": "Das Paket wird heute zugestellt."}, []string{`lang="de"`, "Voraussichtliche Zustellung", "Abholstelle", "Öffnungszeiten", "Geschlossen", "Ihre Artikel"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.locale+tt.accept, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := Render(&b, sampleOrder(), Match(tt.locale, tt.accept), Options{}); err != nil {
-				t.Fatal(err)
+		t.Run(tt.lang, func(t *testing.T) {
+			page := render(t, sampleOrder(), language.MustParse(tt.lang), Options{Now: now})
+			got := testids(page)
+			for id, want := range tt.want {
+				if got[id] != want {
+					t.Errorf("%s = %q, want %q", id, got[id], want)
+				}
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(b.String(), w) {
+			for _, w := range tt.also {
+				if !strings.Contains(page, w) {
 					t.Errorf("page lacks %q", w)
 				}
+			}
+			if regexp.MustCompile(`\b(tracking|day)\.[a-z]`).MatchString(page) {
+				t.Errorf("page shows a catalog key:\n%s", page)
+			}
+		})
+	}
+}
+
+// The link's locale wins, then the order's, then the browser's, then English.
+func TestLanguagePrecedence(t *testing.T) {
+	tests := []struct {
+		name                string
+		link, order, accept string
+		want                string
+	}{
+		{"link locale over everything", "de-DE", "sv-SE", "fi-FI,fi;q=0.9", "de"},
+		{"order locale without a link locale", "", "sv-SE", "fi-FI,fi;q=0.9", "sv"},
+		{"Accept-Language without either", "", "", "da-DK,da;q=0.9,en;q=0.5", "da"},
+		{"a malformed link locale is skipped", "no such locale!", "nb-NO", "", "nb"},
+		{"an unsupported link locale gives way to a supported order locale", "fr-FR", "fi-FI", "", "fi"},
+		{"nothing: English", "", "", "", "en"},
+		{"nothing supported: English", "fr-FR", "", "es-ES", "en"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := lang(Language(tt.link, tt.order, tt.accept)); got != tt.want {
+				t.Errorf("Language(%q, %q, %q) = %s, want %s", tt.link, tt.order, tt.accept, got, tt.want)
+			}
+		})
+	}
+}
+
+// Times are shown in the delivery's zone, and the page names it.
+func TestTimeZone(t *testing.T) {
+	newYork, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	summer := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name     string
+		zone     string
+		opts     Options
+		lang     string
+		step     string // the current step's time, RFC 3339
+		wantStep string
+		wantZone string
+	}{
+		{"Stockholm in winter", "Europe/Stockholm", Options{Now: now}, "en", "2026-11-22T09:45:00Z", "2026-11-22 10:45", "All times are Swedish time (CET)."},
+		{"Stockholm in summer", "Europe/Stockholm", Options{Now: summer}, "sv", "2026-07-01T09:45:00Z", "2026-07-01 11:45", "Alla tider är svensk tid (CEST)."},
+		{"late evening in UTC is the next day in Stockholm", "Europe/Stockholm", Options{Now: now}, "en", "2026-11-22T23:30:00Z", "2026-11-23 00:30", "All times are Swedish time (CET)."},
+		{"Helsinki", "Europe/Helsinki", Options{Now: now}, "fi", "2026-11-22T09:45:00Z", "2026-11-22 11:45", "Kaikki ajat ovat Suomen aikaa (EET)."},
+		{"Oslo", "Europe/Oslo", Options{Now: now}, "nb", "2026-11-22T09:45:00Z", "2026-11-22 10:45", "Alle tider er norsk tid (CET)."},
+		{"Copenhagen", "Europe/Copenhagen", Options{Now: now}, "da", "2026-11-22T09:45:00Z", "2026-11-22 10:45", "Alle tidspunkter er dansk tid (CET)."},
+		{"Berlin", "Europe/Berlin", Options{Now: now}, "de", "2026-11-22T09:45:00Z", "2026-11-22 10:45", "Alle Zeitangaben in deutscher Zeit (CET)."},
+		{"a zone the catalog has no name for", "America/New_York", Options{Now: now}, "en", "2026-11-22T09:45:00Z", "2026-11-22 04:45", "All times are in the America/New_York time zone."},
+		{"no zone: UTC", "", Options{Now: now}, "de", "2026-11-22T09:45:00Z", "2026-11-22 09:45", "Alle Zeitangaben in der Zeitzone UTC."},
+		{"an unknown zone: UTC", "Mars/Olympus", Options{Now: now}, "en", "2026-11-22T09:45:00Z", "2026-11-22 09:45", "All times are in the UTC time zone."},
+		{"Options.Location overrides the order's", "Europe/Stockholm", Options{Now: now, Location: newYork}, "en", "2026-11-22T09:45:00Z", "2026-11-22 04:45", "All times are in the America/New_York time zone."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := sampleOrder()
+			o.TimeZone = tt.zone
+			o.Parcels[0].Progress = []tracking.ProgressItem{{Step: tracking.StepOnRoute, Time: tt.step}}
+			got := testids(render(t, o, language.MustParse(tt.lang), tt.opts))
+			if diff := cmp.Diff([2]string{tt.wantZone, tt.wantStep}, [2]string{got["time-zone"], lastTime(got["current-step"])}); diff != "" {
+				t.Errorf("zone, step time (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// lastTime is the "2006-01-02 15:04" at the end of s.
+func lastTime(s string) string { return s[max(0, len(s)-len("2006-01-02 15:04")):] }
+
+// Each alert type stays on the page only while it is current.
+func TestAlertCurrency(t *testing.T) {
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
+	stockholm := zone("Europe/Stockholm")
+	at := func(s string) string { return s + ":00Z" }
+	step := func(s tracking.Step, when string) tracking.ProgressItem {
+		return tracking.ProgressItem{Step: s, Time: at(when)}
+	}
+	tests := []struct {
+		name    string
+		alert   tracking.AlertType
+		created string
+		steps   []tracking.ProgressItem
+		later   []tracking.Alert
+		now     string
+		want    bool
+	}{
+		{"out for delivery, the same day", tracking.AlertOutForDelivery, "2026-11-22T07:00", nil, nil, "2026-11-22T20:00", true},
+		{"out for delivery, the next day", tracking.AlertOutForDelivery, "2026-11-22T07:00", nil, nil, "2026-11-23T07:00", false},
+		{"out for delivery, local midnight passed though UTC's has not", tracking.AlertOutForDelivery, "2026-11-22T22:30", nil, nil, "2026-11-22T23:30", false},
+		{"out for delivery, the same local day though UTC's changed", tracking.AlertOutForDelivery, "2026-11-22T23:30", nil, nil, "2026-11-23T10:00", true},
+		{"out for delivery, delivered since", tracking.AlertOutForDelivery, "2026-11-22T07:00", []tracking.ProgressItem{step(tracking.StepDeliveredToConsumer, "2026-11-22T11:00")}, nil, "2026-11-22T12:00", false},
+		{"out for delivery, a step before it does not end it", tracking.AlertOutForDelivery, "2026-11-22T07:00", []tracking.ProgressItem{step(tracking.StepOnRoute, "2026-11-22T06:00")}, nil, "2026-11-22T12:00", true},
+		{"attempt failed, two days on", tracking.AlertDeliveryAttemptFailed, "2026-11-22T07:00", nil, nil, "2026-11-24T07:00", true},
+		{"attempt failed, three days on", tracking.AlertDeliveryAttemptFailed, "2026-11-22T07:00", nil, nil, "2026-11-25T07:00", false},
+		{"attempt failed, out for delivery again", tracking.AlertDeliveryAttemptFailed, "2026-11-22T07:00", nil, []tracking.Alert{{Type: tracking.AlertOutForDelivery, CreatedAt: at("2026-11-23T07:00")}}, "2026-11-23T08:00", false},
+		{"attempt failed, at the pickup point since", tracking.AlertDeliveryAttemptFailed, "2026-11-22T07:00", []tracking.ProgressItem{step(tracking.StepDeliveredToPickupPoint, "2026-11-22T15:00")}, nil, "2026-11-22T16:00", false},
+		{"estimate updated, 23 hours on", tracking.AlertEstimatedDeliveryTimeUpdated, "2026-11-22T07:00", nil, nil, "2026-11-23T06:00", true},
+		{"estimate updated, 24 hours on", tracking.AlertEstimatedDeliveryTimeUpdated, "2026-11-22T07:00", nil, nil, "2026-11-23T07:00", false},
+		{"estimate updated with a step at the same instant", tracking.AlertEstimatedDeliveryTimeUpdated, "2026-11-22T07:00", []tracking.ProgressItem{step(tracking.StepOnRoute, "2026-11-22T07:00")}, nil, "2026-11-22T08:00", true},
+		{"delayed, still on route", tracking.AlertDeliveryDelayed, "2026-11-20T18:00", []tracking.ProgressItem{step(tracking.StepOnRoute, "2026-11-21T07:00")}, nil, "2026-11-22T08:00", true},
+		{"delayed, delivered since", tracking.AlertDeliveryDelayed, "2026-11-20T18:00", []tracking.ProgressItem{step(tracking.StepDeliveredToConsumer, "2026-11-21T07:00")}, nil, "2026-11-22T08:00", false},
+		{"carrier delay, sent back since", tracking.AlertDeliveryDelayedFromCarrier, "2026-11-20T18:00", []tracking.ProgressItem{step(tracking.StepSentBack, "2026-11-21T07:00")}, nil, "2026-11-22T08:00", false},
+		{"submission delayed, still being packed", tracking.AlertSubmissionDelayed, "2026-11-20T16:00", []tracking.ProgressItem{step(tracking.StepPreparedByMerchant, "2026-11-21T07:00")}, nil, "2026-11-22T08:00", true},
+		{"submission delayed, at the carrier since", tracking.AlertSubmissionDelayed, "2026-11-20T16:00", []tracking.ProgressItem{step(tracking.StepSubmittedToCarrier, "2026-11-21T07:00")}, nil, "2026-11-22T08:00", false},
+		{"awaiting supplier, no step since", tracking.AlertAwaitingSupplier, "2026-11-20T16:00", nil, nil, "2026-12-22T08:00", true},
+		{"awaiting supplier, a step since", tracking.AlertAwaitingSupplier, "2026-11-20T16:00", []tracking.ProgressItem{step(tracking.StepPreparedByMerchant, "2026-11-21T07:00")}, nil, "2026-11-22T08:00", false},
+		{"linehaul, a step since", tracking.AlertLinehaulToCarrier, "2026-11-20T16:00", []tracking.ProgressItem{step(tracking.StepSubmittedToCarrier, "2026-11-21T07:00")}, nil, "2026-11-22T08:00", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := time.Parse(time.RFC3339, at(tt.now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock.Set(n)
+			a := tracking.Alert{Type: tt.alert, CreatedAt: at(tt.created)}
+			p := &tracking.PrivateParcel{Progress: tt.steps, Alerts: append([]tracking.Alert{a}, tt.later...)}
+			if got := current(a, p, clock.Now(), stockholm); got != tt.want {
+				t.Errorf("current = %v, want %v", got, tt.want)
+			}
+			// The page shows exactly the current alerts.
+			o := sampleOrder()
+			o.Parcels[0].Progress, o.Parcels[0].Alerts = tt.steps, []tracking.Alert{a}
+			shown := strings.Contains(render(t, o, language.English, Options{Now: clock.Now()}), i18n.Text(language.English, "tracking.alert."+string(tt.alert)))
+			if shown != tt.want && len(tt.later) == 0 {
+				t.Errorf("the page shows the alert: %v, want %v", shown, tt.want)
 			}
 		})
 	}
@@ -63,71 +248,66 @@ func TestRenderEscapes(t *testing.T) {
 	o := sampleOrder()
 	o.ExternalID = `<script>alert(1)</script>`
 	o.Parcels[0].CarrierLink = "javascript:alert(1)"
-	var b bytes.Buffer
-	if err := Render(&b, o, language.English, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if s := b.String(); strings.Contains(s, "<script>") || strings.Contains(s, `href="javascript:`) {
+	if s := render(t, o, language.English, Options{Now: now}); strings.Contains(s, "<script>") || strings.Contains(s, `href="javascript:`) {
 		t.Errorf("unescaped content in page:\n%s", s)
 	}
 }
 
-func TestRenderNotFound(t *testing.T) {
-	var b bytes.Buffer
-	if err := RenderNotFound(&b, language.Swedish); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "Den här spårningslänken är inte giltig.") {
-		t.Errorf("page = %s", b.String())
-	}
-}
-
-func TestRenderExpired(t *testing.T) {
+func TestRenderNotFoundAndExpired(t *testing.T) {
 	tests := []struct {
-		tag  language.Tag
-		want string
+		lang          string
+		notFound, exp string
 	}{
-		{language.English, `<p data-testid="expired">This tracking link has expired. Please ask the shop you ordered from for a new link.</p>`},
-		{language.Swedish, `<p data-testid="expired">Den här spårningslänken har gått ut. Be butiken du handlade från om en ny länk.</p>`},
-		{language.German, `<p data-testid="expired">Dieser Sendungslink ist abgelaufen. Bitte fragen Sie den Shop, bei dem Sie bestellt haben, nach einem neuen Link.</p>`},
+		{"en", "This tracking link is not valid.", "This tracking link has expired. Please ask the shop you ordered from for a new link."},
+		{"sv", "Den här spårningslänken är inte giltig.", "Den här spårningslänken har gått ut. Be butiken du handlade från om en ny länk."},
+		{"nb", "Denne sporingslenken er ikke gyldig.", "Denne sporingslenken er utløpt. Be butikken du handlet fra om en ny lenke."},
+		{"da", "Dette sporingslink er ikke gyldigt.", "Dette sporingslink er udløbet. Bed butikken, du har handlet hos, om et nyt link."},
+		{"fi", "Tämä seurantalinkki ei kelpaa.", "Tämä seurantalinkki on vanhentunut. Pyydä uusi linkki kaupasta, josta tilasit."},
+		{"de", "Dieser Sendungslink ist ungültig.", "Dieser Sendungslink ist abgelaufen. Bitte fragen Sie den Shop, bei dem Sie bestellt haben, nach einem neuen Link."},
 	}
 	for _, tt := range tests {
-		var b bytes.Buffer
-		if err := RenderExpired(&b, tt.tag); err != nil {
+		tag := language.MustParse(tt.lang)
+		var nf, ex bytes.Buffer
+		if err := RenderNotFound(&nf, tag); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(b.String(), tt.want) || strings.Contains(b.String(), `data-testid="order"`) {
-			t.Errorf("%s page = %s", tt.tag, b.String())
+		if err := RenderExpired(&ex, tag); err != nil {
+			t.Fatal(err)
+		}
+		got := [2]string{testids(nf.String())["not-found"], testids(ex.String())["expired"]}
+		if diff := cmp.Diff([2]string{tt.notFound, tt.exp}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.lang, diff)
+		}
+		if strings.Contains(ex.String(), `data-testid="order"`) {
+			t.Errorf("%s: the expired page shows the order", tt.lang)
 		}
 	}
 }
 
-func TestCatalogComplete(t *testing.T) {
-	keys := []string{
-		"STEP_CONFIRMED_BY_MERCHANT", "STEP_PREPARED_BY_MERCHANT", "STEP_SUBMITTED_TO_CARRIER", "STEP_ON_ROUTE",
-		"STEP_DELIVERED_TO_PICKUP_POINT", "STEP_DELIVERED_TO_CONSUMER", "STEP_TERMINATED", "STEP_SENT_BACK",
-		"STEP_RETURN_REQUESTED", "STEP_DELIVERED_TO_MERCHANT", "STEP_AWAITING_SUPPLIER", "STEP_LINEHAUL_TO_CARRIER",
-		"STEP_RETURN_APPROVED", "STEP_RETURN_DECLINED", "STEP_RETURN_COMPLETED", "STEP_REPLACEMENT_SENT", "STEP_RETURN_CANCELLED",
-		"ALERT_DELIVERY_DELAYED", "ALERT_ESTIMATED_DELIVERY_TIME_UPDATED", "ALERT_DELIVERY_ATTEMPT_FAILED",
-		"ALERT_OUT_FOR_DELIVERY", "ALERT_SUBMISSION_DELAYED", "ALERT_DELIVERY_DELAYED_FROM_CARRIER",
-		"ALERT_AWAITING_SUPPLIER", "ALERT_LINEHAUL_TO_CARRIER",
+// Every step and alert a parcel can have reads as words in every
+// language, never as its enum value or catalog key.
+func TestEveryStepAndAlertHasText(t *testing.T) {
+	keys := []string{}
+	for _, s := range []tracking.Step{
+		tracking.StepConfirmedByMerchant, tracking.StepPreparedByMerchant, tracking.StepSubmittedToCarrier, tracking.StepOnRoute,
+		tracking.StepDeliveredToPickupPoint, tracking.StepDeliveredToConsumer, tracking.StepTerminated, tracking.StepSentBack,
+		tracking.StepReturnRequested, tracking.StepDeliveredToMerchant, tracking.StepAwaitingSupplier, tracking.StepLinehaulToCarrier,
+		tracking.StepReturnApproved, tracking.StepReturnDeclined, tracking.StepReturnCompleted, tracking.StepReplacementSent, tracking.StepReturnCancelled,
+	} {
+		keys = append(keys, "tracking.step."+string(s))
 	}
-	for _, k := range keys {
-		if _, ok := messages[k]; !ok {
-			t.Errorf("no translation of %s", k)
-		}
-		if _, ok := english[k]; !ok {
-			t.Errorf("no English text of %s", k)
-		}
-		for _, tag := range Supported {
-			if got := printer(tag).Sprintf(k); got == k {
-				t.Errorf("%s shows the raw key %s", tag, k)
+	for _, a := range []tracking.AlertType{
+		tracking.AlertDeliveryDelayed, tracking.AlertEstimatedDeliveryTimeUpdated, tracking.AlertDeliveryAttemptFailed,
+		tracking.AlertOutForDelivery, tracking.AlertSubmissionDelayed, tracking.AlertDeliveryDelayedFromCarrier,
+		tracking.AlertAwaitingSupplier, tracking.AlertLinehaulToCarrier,
+	} {
+		keys = append(keys, "tracking.alert."+string(a))
+	}
+	for _, tag := range i18n.Supported {
+		for _, k := range keys {
+			if got := i18n.Text(tag, k); got == k || strings.Contains(got, "STEP_") || strings.Contains(got, "ALERT_") {
+				t.Errorf("%s: %s reads %q", tag, k, got)
 			}
-		}
-	}
-	for k := range english {
-		if _, ok := messages[k]; !ok {
-			t.Errorf("english text %s has no translations", k)
 		}
 	}
 }
