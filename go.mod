@@ -14,6 +14,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.12.0
 	go.etcd.io/bbolt v1.5.0
+	golang.org/x/image v0.45.0
 	golang.org/x/text v0.41.0
 	golang.org/x/time v0.15.0
 )
