@@ -333,6 +333,12 @@ type ReturnPolicy struct {
 	ReturnTimeDays   int    `json:"return_time_days"`
 	PolicyText       string `json:"policy_text,omitempty"`
 	PolicyURL        string `json:"policy_url,omitempty"`
+	// ReturnProduct is the ref of the carrier product return parcels are
+	// booked with. With it, a customer's return page offers a return
+	// label to print (or a QR code to show) and lists the drop-off points
+	// (pickup locations) of the product's carrier nearest to the
+	// customer. Empty: customers send returns back their own way.
+	ReturnProduct string `json:"return_product,omitempty"`
 }
 
 // ProductInfo describes a carrier product for other areas (tracking checks

@@ -97,6 +97,20 @@ func TestValidate(t *testing.T) {
 			[]string{"vat_rate", "carriers[0].products[1].vat_rate"}},
 		{"return policy", func(c *Catalog) { c.ReturnPolicy = &ReturnPolicy{Currency: "", ReturnCost: -1} },
 			[]string{"return_policy.currency", "return_policy.return_cost"}},
+		{"return product", func(c *Catalog) { c.ReturnPolicy.ReturnProduct = "np-point" }, nil},
+		{"return product unknown", func(c *Catalog) { c.ReturnPolicy.ReturnProduct = "nope" }, []string{"return_policy.return_product"}},
+		{"return product of a carrier without drop-off points", func(c *Catalog) {
+			c.Carriers = append(c.Carriers, Carrier{ID: "sc", Name: "Swift", Products: []Product{
+				{ID: "x", Ref: "sc-express", Name: "Express", DeliveryType: DeliveryHome, TransitDays: DayRange{1, 1}}}})
+			c.ReturnPolicy.ReturnProduct = "sc-express"
+		}, []string{"return_policy.return_product"}},
+		{"return product in store", func(c *Catalog) {
+			c.Carriers = append(c.Carriers, Carrier{ID: "st", Name: "Stores", Products: []Product{
+				{ID: "c", Ref: "store-collect", Name: "Collect", DeliveryType: DeliveryInStore, TransitDays: DayRange{1, 1}}}})
+			c.PickupLocations = append(c.PickupLocations, PickupLocation{ID: "s1", ExternalID: "S1", Name: "Store", Carrier: "st", Type: LocationStore,
+				Address: Address{Country: "SE", Coordinates: &Coordinates{Lat: 59.3, Lng: 18}}})
+			c.ReturnPolicy.ReturnProduct = "store-collect"
+		}, []string{"return_policy.return_product"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -405,6 +406,18 @@ func (c *Catalog) validate(v *validator) {
 		}
 		if rp.ReturnTimeDays < 0 {
 			v.bad("return_policy.return_time_days", "gte", "must not be negative")
+		}
+		if ref := rp.ReturnProduct; ref != "" {
+			// The customer hands the parcel in at the product's carrier,
+			// so that carrier needs drop-off points.
+			switch p, ok := c.Product(ref); {
+			case !ok:
+				v.bad("return_policy.return_product", "exists", "%q is not the ref of a carrier product", ref)
+			case p.DeliveryType == DeliveryInStore:
+				v.bad("return_policy.return_product", "delivery_type", "product %q is collected in the merchant's stores; a return product needs a carrier", ref)
+			case !slices.ContainsFunc(c.PickupLocations, func(l PickupLocation) bool { return l.Carrier == p.CarrierID }):
+				v.bad("return_policy.return_product", "drop_off_points", "carrier %q of product %q has no pickup locations for customers to hand parcels in at", p.CarrierID, ref)
+			}
 		}
 	}
 }

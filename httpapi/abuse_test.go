@@ -316,7 +316,7 @@ func TestSecurityHeaders(t *testing.T) {
 	st := newStack(t, store, httpapi.Options{RateLimits: httpapi.RateLimits{Address: httpapi.RateLimit{PerSecond: 1, Burst: 1}}})
 	names := []string{"Content-Security-Policy", "X-Frame-Options", "Referrer-Policy", "X-Content-Type-Options", "Cache-Control", "Cross-Origin-Resource-Policy"}
 	const trackingCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; frame-ancestors 'none'"
-	const statusCSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+	const statusCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'"
 	const apiCSP = "default-src 'none'; frame-ancestors 'none'"
 	page := func(csp string) map[string]string {
 		return map[string]string{"Content-Security-Policy": csp, "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
@@ -341,6 +341,7 @@ func TestSecurityHeaders(t *testing.T) {
 			page("default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")},
 		{"return status page", req{method: "GET", target: returns.StatusPagePath + tk.status, remote: "192.0.2.3:1"}, 200, page(statusCSP)},
 		{"return status page, unknown token", req{method: "GET", target: returns.StatusPagePath + "nope", remote: "192.0.2.4:1"}, 404, page(statusCSP)},
+		{"return label, no label", req{method: "GET", target: returns.StatusPagePath + tk.status + returns.StatusLabelPath, remote: "192.0.2.8:1"}, 404, page(statusCSP)},
 		{"widget script", req{method: "GET", target: "/v1/siw/_/widget.js", remote: "192.0.2.5:1"}, 200,
 			map[string]string{"Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=300", "Cross-Origin-Resource-Policy": "cross-origin"}},
 		{"widget state", req{method: "GET", target: "/v1/siw/_/widget/state", header: widget(tk.widget), remote: "192.0.2.6:1"}, 200, api("no-store")},
@@ -388,6 +389,8 @@ func TestTokensNeverLogged(t *testing.T) {
 		{"tracking page, store failing", req{method: "GET", target: tracking.PagePath + tk.tracking}, true, tk.tracking, tracking.PagePath + "…"},
 		{"return status page", req{method: "GET", target: returns.StatusPagePath + tk.status}, false, tk.status, returns.StatusPagePath + "…"},
 		{"return status page, store failing", req{method: "GET", target: returns.StatusPagePath + tk.status}, true, tk.status, returns.StatusPagePath + "…"},
+		{"return label", req{method: "GET", target: returns.StatusPagePath + tk.status + returns.StatusLabelPath}, false, tk.status, returns.StatusPagePath + "…"},
+		{"return label, store failing", req{method: "GET", target: returns.StatusPagePath + tk.status + returns.StatusLabelPath}, true, tk.status, returns.StatusPagePath + "…"},
 		{"widget state", req{method: "GET", target: "/v1/siw/_/widget/state", header: widget(tk.widget)}, false, tk.widget, "/v1/siw/_/widget/state"},
 		{"widget select", req{method: "POST", target: "/v1/siw/_/widget/select", header: widget(tk.widget), body: `{"option_id": "x"}`}, false, tk.widget, "/v1/siw/_/widget/select"},
 		{"widget state, store failing", req{method: "GET", target: "/v1/siw/_/widget/state", header: widget(tk.widget)}, true, tk.widget, "/v1/siw/_/widget/state"},

@@ -43,11 +43,12 @@ const customerPageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 
 // routeHeaders names the routes whose responses are not policyAPI, by the
 // pattern they are registered with.
 var routeHeaders = map[string]headerPolicy{
-	tracking.PagePath + "{token}":          policyCustomerPage,
-	returns.StatusPagePath + "{token}":     policyCustomerPage,
-	areaCheckout.base + "/_/widget.js":     policyWidgetScript,
-	areaCheckout.base + "/_/widget/state":  policyAPI,
-	areaCheckout.base + "/_/widget/select": policyAPI,
+	tracking.PagePath + "{token}":                                policyCustomerPage,
+	returns.StatusPagePath + "{token}":                           policyCustomerPage,
+	returns.StatusPagePath + "{token}" + returns.StatusLabelPath: policyCustomerPage,
+	areaCheckout.base + "/_/widget.js":                           policyWidgetScript,
+	areaCheckout.base + "/_/widget/state":                        policyAPI,
+	areaCheckout.base + "/_/widget/select":                       policyAPI,
 }
 
 // The header values, made once: apply runs on every answer, and

@@ -9,6 +9,7 @@ func TestLogPath(t *testing.T) {
 		{"/v1/delivery_tracking/_/page/tok123", "/v1/delivery_tracking/_/page/…" + "4f6e1f65"},
 		{"/v1/delivery_tracking/_/page/tok123/more", "/v1/delivery_tracking/_/page/…" + "5176657c"},
 		{"/returns/customer/return/tok123", "/returns/customer/return/…" + "4f6e1f65"},
+		{"/returns/customer/return/tok123/label.pdf", "/returns/customer/return/…" + "a1cde2b1"},
 		{"/returns/customer/return", "/returns/customer/return"},
 		{"/returns/customer/return/", "/returns/customer/return/"},
 		{"/v1/delivery_tracking/_/page/", "/v1/delivery_tracking/_/page/"},

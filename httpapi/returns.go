@@ -172,6 +172,11 @@ func (s *server) registerReturns(svc *returns.Service) {
 			return s.returnStatusPage(w, r, svc)
 		},
 	})
+	s.routePublic(areaReturns, returns.StatusPagePath+"{token}"+returns.StatusLabelPath, map[string]endpoint{
+		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
+			return s.returnLabel(w, r, svc)
+		},
+	})
 	s.routePublic(areaReturns, base+"/openapi.json", map[string]endpoint{
 		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
 			writeReturnsDoc(w, "application/json", returnsOpenAPI)
@@ -183,12 +188,15 @@ func (s *server) registerReturns(svc *returns.Service) {
 // returnStatusPage serves the customer's status page. The token in the
 // path is the only credential, so the page is never cached or sent on as a
 // referrer; an unknown token gets a localized 404 page that says nothing
-// more, an expired or replaced one a 410 page that says so.
+// more, an expired or replaced one a 410 page that says so. The language
+// is the return's own (the customer's return request, else the order),
+// else ?locale= (?lang= before it existed), else Accept-Language.
 func (s *server) returnStatusPage(w http.ResponseWriter, r *http.Request, svc *returns.Service) error {
-	tag := page.Language(r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"))
+	v, err := svc.StatusPage(r.Context(), r.PathValue("token"))
+	q := r.URL.Query()
+	tag := page.Language(v.Locale, q.Get("locale"), q.Get("lang"), r.Header.Get("Accept-Language"))
 	status := http.StatusOK
 	var buf bytes.Buffer
-	_, ret, err := svc.ReturnByToken(r.Context(), r.PathValue("token"))
 	switch {
 	case errors.Is(err, returns.ErrStatusLinkExpired):
 		// 410: the link existed and will not work again; the page tells
@@ -199,20 +207,61 @@ func (s *server) returnStatusPage(w http.ResponseWriter, r *http.Request, svc *r
 		status = http.StatusNotFound
 		err = page.RenderNotFound(&buf, tag)
 	case err == nil:
-		err = page.Render(&buf, tag, ret)
+		err = page.Render(&buf, tag, v)
 	}
 	if err != nil {
 		return err
 	}
+	writeReturnPage(w, status, buf.Bytes())
+	return nil
+}
+
+// writeReturnPage writes a status page. Its policy allows the inline
+// styles and the QR code, a data: image; the customer page headers
+// (headers.go) are added as the answer goes out.
+func writeReturnPage(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
 	h.Set("Vary", "Accept-Language")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(body)
+}
+
+// returnLabel serves the return label PDF a status page links to, under
+// the page's token: no key, the token is the credential, and like the
+// page it is never cached. An unknown token, or a return without a
+// label, gets the localized not-found page; an expired link the expired
+// page.
+func (s *server) returnLabel(w http.ResponseWriter, r *http.Request, svc *returns.Service) error {
+	pdf, err := svc.ReturnLabelByToken(r.Context(), r.PathValue("token"))
+	if err != nil {
+		tag := page.Language(r.URL.Query().Get("locale"), r.Header.Get("Accept-Language"))
+		var buf bytes.Buffer
+		status := http.StatusNotFound
+		switch {
+		case errors.Is(err, returns.ErrStatusLinkExpired):
+			status = http.StatusGone
+			err = page.RenderExpired(&buf, tag)
+		case deliverykit.KindOf(err) == deliverykit.KindNotFound:
+			err = page.RenderNotFound(&buf, tag)
+		}
+		if err != nil {
+			return err
+		}
+		writeReturnPage(w, status, buf.Bytes())
+		return nil
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/pdf")
+	h.Set("Content-Disposition", `attachment; filename="return-label.pdf"`)
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(pdf)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(pdf)
 	return nil
 }
 

@@ -34,7 +34,7 @@ func TestReturnStatusPageInBrowser(t *testing.T) {
 	pageURL := srv.URL + strings.TrimPrefix(ret.StatusURL, "http://127.0.0.1:8080")
 
 	got := returnsPageTexts(t, ctx, pageURL+"?lang=de", "#status", "#refund", "#items")
-	if got["lang"] != "de" || got["#status"] != "Wir warten auf Ihr Paket" || got["#refund"] != "1240,40 SEK" || !strings.Contains(got["#items"], "Jacke – M") {
+	if got["lang"] != "de" || got["#status"] != "Wir warten auf Ihr Paket" || got["#refund"] != "SEK 1.240,40" || !strings.Contains(got["#items"], "Jacke – M") {
 		t.Errorf("German page: %q", got)
 	}
 
@@ -48,7 +48,7 @@ func TestReturnStatusPageInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = returnsPageTexts(t, ctx, pageURL, "#status", "ol.steps li.current")
-	if got["lang"] != "sv" || got["#status"] != "Kontrollerad, återbetalning på väg" || got["ol.steps li.current"] != "Kontrollerad" {
+	if got["lang"] != "sv-SE" || got["#status"] != "Kontrollerad, återbetalning på väg" || got["ol.steps li.current"] != "Kontrollerad" {
 		t.Errorf("Swedish page after inspection: %q", got)
 	}
 

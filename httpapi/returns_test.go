@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -166,7 +168,7 @@ func TestReturnsJourneyHTTP(t *testing.T) {
 
 	// The status page follows.
 	pg := returnsDo(t, h, "GET", pagePath+"?lang=sv", "", "")
-	if pg.status != 200 || !strings.Contains(pg.raw, `data-status="COMPLETED"`) || !strings.Contains(pg.raw, "1240,60 SEK") ||
+	if pg.status != 200 || !strings.Contains(pg.raw, `data-status="COMPLETED"`) || !strings.Contains(pg.raw, "kr 1\u00a0240,60") ||
 		pg.header.Get("Content-Type") != "text/html; charset=utf-8" || pg.header.Get("Cache-Control") != "no-store" {
 		t.Errorf("status page %d %v:\n%s", pg.status, pg.header, pg.raw)
 	}
@@ -291,13 +293,14 @@ func TestReturnsOpenAPI(t *testing.T) {
 	}
 	paths, _ := doc["paths"].(map[string]any)
 	for _, p := range []string{"/merchant/order", "/merchant/order/{orderId}", "/merchant/return", "/merchant/return/{returnId}", "/merchant/return/{returnId}/status-link",
-		"/merchant/items/returned", "/merchant/refund/transaction", "/merchant/refund/transaction/{refundTransactionId}/refunded", "/customer/return", "/customer/return/{token}"} {
+		"/merchant/items/returned", "/merchant/refund/transaction", "/merchant/refund/transaction/{refundTransactionId}/refunded", "/customer/return", "/customer/return/{token}",
+		"/customer/return/{token}/label.pdf"} {
 		if _, ok := paths[p]; !ok {
 			t.Errorf("OpenAPI document lacks %s", p)
 		}
 	}
-	if len(paths) != 10 {
-		t.Errorf("OpenAPI document has %d paths, want 10", len(paths))
+	if len(paths) != 11 {
+		t.Errorf("OpenAPI document has %d paths, want 11", len(paths))
 	}
 }
 
@@ -393,5 +396,73 @@ func TestReturnsDocValidator(t *testing.T) {
 	page := httptest.NewRequest("GET", "/returns/customer/return/rt_1", nil)
 	if err := d.check(page, 200, http.Header{"Content-Type": {"text/html; charset=utf-8"}}, []byte("<!doctype html><p>ok</p>")); err != nil {
 		t.Errorf("status page refused: %v", err)
+	}
+}
+
+// labelStub books every return as one parcel and renders a tiny PDF.
+type labelStub struct{}
+
+func (labelStub) BookReturnLabel(_ context.Context, _ string, req returns.LabelRequest) (returns.BookedLabel, error) {
+	return returns.BookedLabel{TrackingNumber: "CP00000" + strconv.FormatUint(req.ReturnID, 10) + "SE", CarrierName: "North Parcel"}, nil
+}
+
+func (labelStub) ReturnLabelPDF(_ context.Context, _, tn string) ([]byte, error) {
+	return []byte("%PDF-1.4\n% " + tn + "\n%%EOF\n"), nil
+}
+
+// TestReturnLabelHTTP: the status page links to the label under its own
+// token; the label is served without a key as a PDF download that is
+// never cached, and an expired link answers the expired page.
+func TestReturnLabelHTTP(t *testing.T) {
+	clock := deliverykit.NewManualClock(testTime)
+	svc := returns.New(memory.New(), returns.Options{
+		Clock: clock, IDs: &deliverykit.SequentialIDs{}, Labels: labelStub{},
+		Policies:  returns.StaticPolicies{"demo-site": {ReturnProduct: "north-parcel-point"}},
+		PublicURL: "http://127.0.0.1:8080",
+	})
+	s, _ := newTestServer(t, Options{Returns: svc})
+	h := s.handler
+	order := strings.Replace(returnsOrderJSON, `"someFutureField":true`,
+		`"locale":"da-DK","deliveryAddress":{"name":"Jiří Dvořák","addressLines":["Storgatan 5"],"postalCode":"111 51","city":"Stockholm","country":"SE"}`, 1)
+	if r := returnsDo(t, h, "POST", "/returns/merchant/order", "demo-key", order); r.status != 201 {
+		t.Fatalf("import: %d %s", r.status, r.raw)
+	}
+	ret := returnsDo(t, h, "POST", "/returns/customer/return", "",
+		`{"siteId":"demo-site","foreignOrderId":"A-1","email":"anna@example.com","items":[{"foreignLineItemId":"L1","quantity":1}]}`)
+	if ret.status != 201 {
+		t.Fatalf("return: %d %s", ret.status, ret.raw)
+	}
+	token := strings.TrimPrefix(ret.body["statusUrl"].(string), "http://127.0.0.1:8080"+returns.StatusPagePath)
+	pg := returnsDo(t, h, "GET", returns.StatusPagePath+token+"?locale=de", "", "")
+	labelPath := returns.StatusPagePath + token + returns.StatusLabelPath
+	for _, want := range []string{`<html lang="da-DK">`, `href="` + labelPath + `"`, "Hent returlabelen (PDF)", `<span id="tracking-number">CP000001SE</span>`} {
+		if pg.status != 200 || !strings.Contains(pg.raw, want) {
+			t.Errorf("status page %d lacks %q:\n%s", pg.status, want, pg.raw)
+		}
+	}
+	tests := []struct {
+		name    string
+		advance time.Duration
+		status  int
+		want    map[string]string
+		body    string
+	}{
+		{"label", 0, 200, map[string]string{"Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="return-label.pdf"`,
+			"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"}, "%PDF-1.4\n% CP000001SE"},
+		{"expired link", returns.DefaultStatusLinkLifetime, 410, map[string]string{"Content-Type": "text/html; charset=utf-8",
+			"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"}, `<p id="expired">`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock.Advance(tt.advance)
+			r := returnsDo(t, h, "GET", labelPath, "", "")
+			got := map[string]string{}
+			for k := range tt.want {
+				got[k] = r.header.Get(k)
+			}
+			if diff := cmp.Diff(tt.want, got); r.status != tt.status || diff != "" || !strings.Contains(r.raw, tt.body) {
+				t.Errorf("%d, want %d; headers (-want +got):\n%s\nbody %q", r.status, tt.status, diff, r.raw)
+			}
+		})
 	}
 }

@@ -19,8 +19,8 @@
 //
 //	| state             | trigger                               | condition                           | next state        | other effects                                   |
 //	|-------------------|---------------------------------------|-------------------------------------|-------------------|-------------------------------------------------|
-//	| (none)            | CreateReturn                          | e-mail matches, quantities left,    | AWAITING_RETURN   | returnCosts, calculatedRefund, statusUrl        |
-//	|                   |                                       | within the policy's window          |                   |                                                 |
+//	| (none)            | CreateReturn                          | e-mail matches, quantities left,    | AWAITING_RETURN   | returnCosts, calculatedRefund, statusUrl;       |
+//	|                   |                                       | within the policy's window          |                   | return label booked (policy's ReturnProduct)    |
 //	| AWAITING_RETURN   | MarkInTransit (parcel at the carrier) | tracking reference unused           | IN_TRANSIT        | shipment C2B recorded                           |
 //	| AWAITING_RETURN,  | ReportReturnedItems                   | units of the return still unreported| same              | lines updated                                   |
 //	| IN_TRANSIT        |                                       |                                     |                   |                                                 |
@@ -57,6 +57,34 @@
 // RenewStatusLink (POST /merchant/return/{returnId}/status-link) gives the
 // return a new link and ends the old one at once. Tokens stored before
 // links expired count from their return's creation.
+//
+// # Sending the parcel back
+//
+// StatusPage is what the customer's status page shows. Its language is
+// the customer's: the locale of the return request, else the order's
+// (OrderInput.Locale, which the caller's checkout wiring fills in); the
+// page falls back to the link's ?locale= and the browser's.
+//
+// When the site's Policy names a ReturnProduct (a carrier product ref)
+// and the order has a DeliveryAddress, the page says how to send the
+// parcel back while the return is AWAITING_RETURN:
+//
+//   - a return label, booked through Options.Labels when the return is
+//     created. A booking that fails then does not fail the return; the
+//     page books it when it is next opened. Labels must be idempotent by
+//     return id, and the return keeps the first tracking number stored,
+//     so retried and concurrent views never book twice. The label is
+//     served under the page's own token (StatusPagePath + token +
+//     StatusLabelPath, ReturnLabelByToken): no key, and it ends with the
+//     link. The page also shows the tracking number as a QR code, for
+//     drop-off points that print labels;
+//   - the drop-off points of the product's carrier nearest to the
+//     delivery address, from Options.DropOffs (DropOffPointsShown of
+//     them).
+//
+// Labels and DropOffs are consumer interfaces: the wiring package
+// implements them over the shipments area (a return label is a RETURN
+// shipment, tracked like any other) and over the delivery catalog.
 //
 // # Money
 //

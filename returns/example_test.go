@@ -126,3 +126,58 @@ func ExampleService_RenewStatusLink() {
 	// https://shop.example/returns/customer/return/rt_000001 expired: true
 	// https://shop.example/returns/customer/return/rt_000002 works: true
 }
+
+// oneCarrier books every return parcel with one tracking number per
+// return and knows one drop-off point: what the wiring package does over
+// the shipments area and the delivery catalog.
+type oneCarrier struct{}
+
+func (oneCarrier) BookReturnLabel(_ context.Context, _ string, req returns.LabelRequest) (returns.BookedLabel, error) {
+	return returns.BookedLabel{TrackingNumber: fmt.Sprintf("RR%09dSE", req.ReturnID), CarrierName: "North Parcel"}, nil
+}
+
+func (oneCarrier) ReturnLabelPDF(context.Context, string, string) ([]byte, error) {
+	return []byte("%PDF-1.3 …"), nil
+}
+
+func (oneCarrier) DropOffPoints(_ context.Context, _, _ string, near returns.Address, _ int) ([]returns.DropOffPoint, error) {
+	return []returns.DropOffPoint{{ID: "np-1", Name: "Kiosk " + near.City, Meters: 350}}, nil
+}
+
+// The status page of a return whose policy names a return product: the
+// label booked when the return was created, and the drop-off points near
+// the order's delivery address.
+func ExampleService_StatusPage() {
+	ctx := context.Background()
+	svc := returns.New(memory.New(), returns.Options{
+		IDs: &deliverykit.SequentialIDs{}, PublicURL: "https://shop.example",
+		Policies: returns.StaticPolicies{"my-site": {ReturnProduct: "north-parcel-point"}},
+		Labels:   oneCarrier{}, DropOffs: oneCarrier{},
+	})
+	_, err := svc.ImportOrder(ctx, "my-site", returns.OrderInput{
+		ForeignID: "1001", CurrencyCode: "EUR", Email: "anna@example.com", Locale: "sv-SE",
+		DeliveryAddress: &returns.Address{Name: "Anna", AddressLines: []string{"Storgatan 5"}, PostalCode: "111 51", City: "Stockholm", Country: "SE"},
+		Items:           []returns.OrderItemInput{{ForeignLineItemID: "a", SKU: "MUG", Quantity: 1, PurchasePriceAmount: returns.PriceInput{Amount: "9.90"}}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ret, err := svc.CreateReturn(ctx, returns.CustomerReturnInput{SiteID: "my-site", ForeignOrderID: "1001", Email: "anna@example.com",
+		Items: []returns.CustomerReturnItemInput{{ForeignLineItemID: "a", Quantity: 1}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	token := ret.StatusURL[len("https://shop.example"+returns.StatusPagePath):]
+	page, err := svc.StatusPage(ctx, token)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(page.Locale, page.Label.TrackingNumber, page.Label.Path)
+	fmt.Println(page.DropOffs[0].Name)
+	// Output:
+	// sv-SE RR000000001SE /returns/customer/return/rt_000001/label.pdf
+	// Kiosk Stockholm
+}

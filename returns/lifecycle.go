@@ -1,6 +1,7 @@
 package returns
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -69,7 +70,8 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 			return err
 		}
 		r := returnRecord{OrderID: o.ID, Order: &orderSummaryRecord{ForeignID: o.ForeignID, CreatedAt: o.CreatedAt},
-			Token: token, Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs}
+			Token: token, Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs,
+			Locale: cmp.Or(in.Locale, o.Locale)}
 		var vs []deliverykit.FieldViolation
 		used := map[string]bool{}
 		var items checked.Sum[int64]
@@ -133,6 +135,9 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		out, err = s.returnView(tx, site, o, r)
 		return err
 	})
+	if err == nil {
+		s.bookLabelAfterCreate(ctx, site, out.ID)
+	}
 	return out, err
 }
 

@@ -14,6 +14,12 @@ type Policy struct {
 	// RefundShipping refunds what the customer paid for shipping once
 	// every unit of the order has been returned and approved.
 	RefundShipping bool
+	// ReturnProduct is the carrier product ref return parcels are booked
+	// with (Options.Labels). With it, the status page offers a return
+	// label and shows the product's carrier's drop-off points
+	// (Options.DropOffs) near the customer's address. Empty: the customer
+	// sends the parcel back their own way.
+	ReturnProduct string
 	// Costs are charged per return, by ISO 4217 currency code. A nil map
 	// charges nothing; a non-nil map without the order's currency refuses
 	// the return (FailedPrecondition), so that a merchant selling in a new

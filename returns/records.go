@@ -81,6 +81,11 @@ type orderRecord struct {
 	// ShippingRefunded records that a refund transaction already carries
 	// the shipping refund, so it is never refunded twice.
 	ShippingRefunded bool `json:"shippingRefunded,omitempty"`
+	// Locale and Address are the language the customer shopped in and
+	// the delivery address; orders imported before they existed, or
+	// without them, have none.
+	Locale  string   `json:"locale,omitempty"`
+	Address *Address `json:"address,omitempty"`
 }
 
 type orderLine struct {
@@ -144,6 +149,19 @@ type returnRecord struct {
 	Shipments   []shipmentRec `json:"shipments,omitempty"`
 	RefundIDs   []uint64      `json:"refundIds,omitempty"`
 	CompletedAt *time.Time    `json:"completedAt,omitempty"`
+	// Locale is the language of the customer's return request, else the
+	// order's; empty on returns stored before it existed.
+	Locale string `json:"locale,omitempty"`
+	// Label is the return parcel booked for the return, once booked.
+	Label *labelRecord `json:"label,omitempty"`
+}
+
+// labelRecord is a booked return parcel: what its label and QR code show.
+type labelRecord struct {
+	TrackingNumber string    `json:"trackingNumber"`
+	CarrierName    string    `json:"carrierName,omitempty"`
+	Product        string    `json:"product"`
+	BookedAt       time.Time `json:"bookedAt"`
 }
 
 // orderSummaryRecord is what a return keeps of its order (OrderSummary).

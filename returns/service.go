@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,17 @@ type Options struct {
 	// e.g. "https://returns.example.com". Default: none, so statusUrl is
 	// the bare path.
 	PublicURL string
+	// Labels books return parcels and renders their labels, for sites
+	// whose policy names a ReturnProduct. Default: none, so no return
+	// label is offered.
+	Labels Labels
+	// DropOffs finds the return carrier's drop-off points near the
+	// customer for the status page. Default: none, so none are shown.
+	DropOffs DropOffs
+	// Logger receives what cannot be returned to a caller: a return label
+	// that could not be booked when the return was created (the status
+	// page books it when next opened). Default: slog.Default().
+	Logger *slog.Logger
 	// StatusLinkLifetime is how long a return's status page link works
 	// after it was made (when the return was created, or when
 	// RenewStatusLink replaced it). An expired link shows a page saying so,
@@ -59,6 +71,9 @@ type Service struct {
 	policies     Policies
 	publicURL    string
 	linkLifetime time.Duration
+	labels       Labels
+	dropOffs     DropOffs
+	log          *slog.Logger
 
 	orders  ranked[orderRecord]
 	returns ranked[returnRecord]
@@ -74,6 +89,9 @@ func New(store storage.Store, opts Options) *Service {
 		policies:     opts.Policies,
 		publicURL:    strings.TrimRight(opts.PublicURL, "/"),
 		linkLifetime: cmp.Or(max(opts.StatusLinkLifetime, 0), DefaultStatusLinkLifetime),
+		labels:       opts.Labels,
+		dropOffs:     opts.DropOffs,
+		log:          cmp.Or(opts.Logger, slog.Default()),
 		orders: ranked[orderRecord]{coll: ordersColl, ranks: orderRanks,
 			id: func(o orderRecord) uint64 { return o.ID }, created: func(o orderRecord) time.Time { return o.CreatedAt }},
 		returns: ranked[returnRecord]{coll: returnsColl, ranks: returnRanks,
@@ -116,6 +134,7 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 	rec := orderRecord{
 		ForeignID: in.ForeignID, ForeignName: in.ForeignName, ForeignNumber: in.ForeignNumber,
 		Currency: code, Scale: scale, Email: in.Email, CreatedAt: s.now(),
+		Locale: in.Locale, Address: in.DeliveryAddress,
 	}
 	var vs []deliverykit.FieldViolation
 	addErr := func(err error) {
@@ -301,33 +320,46 @@ func (s *Service) GetReturn(ctx context.Context, site string, id uint64) (Return
 // is NotFound; an expired or replaced one is NotFound with
 // ErrStatusLinkExpired as its cause.
 func (s *Service) ReturnByToken(ctx context.Context, token string) (string, Return, error) {
-	if token == "" || hasNUL(token) {
-		return "", Return{}, notFound("return")
-	}
 	now := s.now()
 	var site string
 	var out Return
 	err := s.store.View(ctx, func(tx storage.Tx) error {
-		t, err := returnByToken.Get(tx, token)
-		if err != nil {
-			return notFoundOr(err, "return")
-		}
-		site = t.Value.Site
-		r, err := returnsColl.Get(tx, orderKey(site, t.Value.ReturnID))
+		var r returnRecord
+		var err error
+		site, r, err = s.byToken(tx, token, now)
 		if err != nil {
 			return err
 		}
-		if !now.Before(s.linkExpiry(t.Value, r.Value)) {
-			return errStatusLinkExpired()
-		}
-		o, err := ordersColl.Get(tx, orderKey(site, r.Value.OrderID))
+		o, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
 		if err != nil {
 			return err
 		}
-		out, err = s.returnView(tx, site, o.Value, r.Value)
+		out, err = s.returnView(tx, site, o.Value, r)
 		return err
 	})
 	return site, out, err
+}
+
+// byToken finds the site and return of a status page token: NotFound for
+// an unknown token, NotFound with ErrStatusLinkExpired as its cause for
+// an expired or replaced one.
+func (s *Service) byToken(tx storage.Tx, token string, now time.Time) (string, returnRecord, error) {
+	if token == "" || hasNUL(token) {
+		return "", returnRecord{}, notFound("return")
+	}
+	t, err := returnByToken.Get(tx, token)
+	if err != nil {
+		return "", returnRecord{}, notFoundOr(err, "return")
+	}
+	site := t.Value.Site
+	r, err := returnsColl.Get(tx, orderKey(site, t.Value.ReturnID))
+	if err != nil {
+		return "", returnRecord{}, err
+	}
+	if !now.Before(s.linkExpiry(t.Value, r.Value)) {
+		return "", returnRecord{}, errStatusLinkExpired()
+	}
+	return site, r.Value, nil
 }
 
 // orderSortFields are the order properties sort accepts.

@@ -107,6 +107,30 @@ type OrderInput struct {
 	// of the spec); it is refunded when the policy says so.
 	ShippingAmount Decimal          `json:"shippingAmount" validate:"max_decimal"`
 	Items          []OrderItemInput `json:"items" validate:"required,min=1,max_lines,dive"`
+	// Locale is the language the customer shopped in ("sv-SE", an
+	// extension): the status page of the order's returns speaks it.
+	Locale string `json:"locale" validate:"omitempty,max_locale,bcp47_language_tag"`
+	// DeliveryAddress is where the order went (an extension): the status
+	// page shows the return carrier's drop-off points nearest to it, and
+	// a return label names it as the sender.
+	DeliveryAddress *Address `json:"deliveryAddress" validate:"omitempty"`
+}
+
+// Address is a customer's postal address (an extension of the spec).
+// Coordinates, when given, place it; otherwise its postal code does.
+type Address struct {
+	Name         string       `json:"name,omitempty" validate:"max_name"`
+	AddressLines []string     `json:"addressLines,omitempty" validate:"max=5,dive,max_name"`
+	PostalCode   string       `json:"postalCode,omitempty" validate:"max=32"`
+	City         string       `json:"city,omitempty" validate:"max_id"`
+	Country      string       `json:"country" validate:"required,iso3166_1_alpha2"`
+	Coordinates  *Coordinates `json:"coordinates,omitempty" validate:"omitempty"`
+}
+
+// Coordinates are WGS 84 degrees.
+type Coordinates struct {
+	Lat float64 `json:"lat" validate:"gte=-90,lte=90"`
+	Lng float64 `json:"lng" validate:"gte=-180,lte=180"`
 }
 
 // OrderItemInput is one line of an imported order. PurchasePriceAmount is
@@ -138,6 +162,9 @@ type CustomerReturnInput struct {
 	// of the spec): the policy's exchange cost applies and an inspected
 	// return waits in AWAITING_EXCHANGE instead of creating a refund.
 	Exchange bool `json:"exchange"`
+	// Locale is the language of the customer's return form ("de-DE", an
+	// extension); the status page speaks it. Default: the order's.
+	Locale string `json:"locale" validate:"omitempty,max=35,bcp47_language_tag"`
 }
 
 // CustomerReturnItemInput is one line the customer sends back.

@@ -59,7 +59,8 @@ func (c CatalogPolicies) Policy(site string) (returns.Policy, bool) {
 	}
 	rp := cat.ReturnPolicy
 	p := returns.Policy{
-		WindowDays: rp.ReturnTimeDays,
+		WindowDays:    rp.ReturnTimeDays,
+		ReturnProduct: rp.ReturnProduct,
 		Costs: map[string]returns.Costs{
 			rp.Currency: {ReturnShipment: rp.ReturnCost, Exchange: rp.ExchangeCost},
 		},
@@ -368,10 +369,12 @@ func trackingCart(o checkout.CompletedOrder) (*tracking.Cart, error) {
 
 func returnsOrder(o checkout.CompletedOrder) (returns.OrderInput, error) {
 	in := returns.OrderInput{
-		ForeignID:    externalID(o),
-		ForeignName:  o.TosID,
-		CurrencyCode: o.Currency,
-		Email:        o.Customer.Email,
+		ForeignID:       externalID(o),
+		ForeignName:     o.TosID,
+		CurrencyCode:    o.Currency,
+		Email:           o.Customer.Email,
+		Locale:          returnsLocale(o.Locale),
+		DeliveryAddress: checkoutReturnsAddress(o.Customer.Address, o.Country),
 	}
 	ship, err := returns.DecimalFromMinor(o.ShippingPrice, o.Currency)
 	if err != nil {
@@ -518,10 +521,14 @@ func sessionTrackingOrder(o session.CompletedOrder, siteName string) (tracking.C
 func sessionReturnsOrder(o session.CompletedOrder) (returns.OrderInput, error) {
 	cur := o.Purchase.CurrencyCode
 	in := returns.OrderInput{
-		ForeignID:    sessionExternalID(o),
-		ForeignName:  o.TosID,
-		CurrencyCode: cur,
-		Email:        o.Delivery.RecipientContact.Email,
+		ForeignID:       sessionExternalID(o),
+		ForeignName:     o.TosID,
+		CurrencyCode:    cur,
+		Email:           o.Delivery.RecipientContact.Email,
+		DeliveryAddress: sessionReturnsAddress(o.Delivery.RecipientContact.Address),
+	}
+	if len(o.Purchase.Locales) > 0 {
+		in.Locale = returnsLocale(o.Purchase.Locales[0])
 	}
 	ship, err := returns.DecimalFromMinor(o.ShippingPrice, cur)
 	if err != nil {

@@ -3,7 +3,10 @@
 // delivery sessions become tracking orders and returnable orders, parcel
 // changes become customer notifications, booked shipment deliveries become
 // tracking parcels, and the delivery catalog decides which carrier products
-// tracking and shipments accept and what returns cost.
+// tracking and shipments accept and what returns cost. A return's status
+// page offers a return label, booked as a RETURN shipment with the return
+// policy's return_product, and lists that product's carrier's drop-off
+// points near the customer.
 //
 // Area packages never import each other; each declares the small interface
 // it consumes (checkout.OrderRecorder, session.OrderRecorder,
@@ -110,8 +113,34 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	if err != nil {
 		return nil, fmt.Errorf("tracking: %w", err)
 	}
+	demo, err := carrier.NewDemo(store, carrier.DemoOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("demo carrier: %w", err)
+	}
+	carriers := opts.Carriers
+	var fallback shipment.Carrier
+	if len(carriers) == 0 {
+		fallback = demo
+	}
+	sh, err := shipment.New(store, shipment.Options{
+		Products:       CatalogShipmentProducts(catalogs),
+		Carriers:       carriers,
+		DefaultCarrier: fallback,
+		Recorder:       TrackingParcels{Tracking: ts},
+		LabelBaseURL:   opts.PublicURL,
+		Logger:         opts.Logger,
+		Clock:          opts.Clock,
+		IDs:            opts.IDs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shipment: %w", err)
+	}
+	// Return labels are RETURN shipments: the shipments area comes first.
 	rs := returns.New(store, returns.Options{
 		Policies:           CatalogPolicies(catalogs),
+		Labels:             ReturnLabels{Shipment: sh, Catalogs: catalogs, SiteNames: names},
+		DropOffs:           NewDropOffs(catalogs, 0),
+		Logger:             opts.Logger,
 		PublicURL:          opts.PublicURL,
 		StatusLinkLifetime: opts.StatusLinkLifetime,
 		Clock:              opts.Clock,
@@ -141,28 +170,6 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	})
 	if err != nil {
 		return nil, fmt.Errorf("delivery session: %w", err)
-	}
-	demo, err := carrier.NewDemo(store, carrier.DemoOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("demo carrier: %w", err)
-	}
-	carriers := opts.Carriers
-	var fallback shipment.Carrier
-	if len(carriers) == 0 {
-		fallback = demo
-	}
-	sh, err := shipment.New(store, shipment.Options{
-		Products:       CatalogShipmentProducts(catalogs),
-		Carriers:       carriers,
-		DefaultCarrier: fallback,
-		Recorder:       TrackingParcels{Tracking: ts},
-		LabelBaseURL:   opts.PublicURL,
-		Logger:         opts.Logger,
-		Clock:          opts.Clock,
-		IDs:            opts.IDs,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("shipment: %w", err)
 	}
 	return &Services{Tracking: ts, Notify: ns, Checkout: cs, Session: ss, Returns: rs, Shipment: sh}, nil
 }

@@ -9,22 +9,30 @@ import (
 	"github.com/deliverykit/deliverykit/returns/page"
 )
 
-// The language comes from an explicit choice first, then the browser.
+// The language is the return's own locale first, then the link's
+// ?locale=, then the browser's Accept-Language.
 func ExampleLanguage() {
-	fmt.Println(page.Language("", "de-CH,de;q=0.9,en;q=0.8"))
-	fmt.Println(page.Language("sv", "de-CH"))
-	fmt.Println(page.Language("", "fr-FR"))
+	for _, prefs := range [][]string{
+		{"", "", "de-CH,de;q=0.9,en;q=0.8"},
+		{"", "sv", "de-CH"},
+		{"fi-FI", "sv", "de-CH"},
+		{"", "", "fr-FR"},
+	} {
+		base, _ := page.Language(prefs...).Base()
+		fmt.Println(base)
+	}
 	// Output:
 	// de
 	// sv
+	// fi
 	// en
 }
 
 // Render writes a whole HTML page; here only its status line is printed.
 func ExampleRender() {
 	var b strings.Builder
-	r := returns.Return{ID: 1, Status: returns.StatusInTransit, Order: returns.OrderSummary{ForeignID: "1001"}}
-	if err := page.Render(&b, page.Language("en", ""), r); err != nil {
+	v := returns.StatusPageView{Return: returns.Return{ID: 1, Status: returns.StatusInTransit, Order: returns.OrderSummary{ForeignID: "1001"}}}
+	if err := page.Render(&b, page.Language("nb-NO"), v); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return
 	}
@@ -34,5 +42,5 @@ func ExampleRender() {
 		}
 	}
 	// Output:
-	// <p class="status" id="status" data-status="IN_TRANSIT">Your parcel is on its way to us</p>
+	// <p class="status" id="status" data-status="IN_TRANSIT">Pakken din er på vei til oss</p>
 }

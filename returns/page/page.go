@@ -1,21 +1,42 @@
 // Package page renders the customer's return status page: the page a
 // return's statusUrl points at. It is plain html/template output, with no
-// script, localized in English, Swedish and German; the language is chosen
-// from an explicit lang parameter, then the browser's Accept-Language,
-// matched with golang.org/x/text/language, and English otherwise.
+// script, in every language of the message catalog (internal/i18n:
+// English, Swedish, Norwegian Bokmål, Danish, Finnish and German). The
+// language is the first of these that matches: the locale the return
+// carries (the customer's return request, else the order), the link's
+// ?locale=, the browser's Accept-Language; English otherwise. Amounts are
+// formatted in that language with golang.org/x/text/currency.
+//
+// While the parcel is still with the customer, the page says how to send
+// it back: the return label to download (a PDF under the page's own
+// token) with a QR code of its tracking number to show at a drop-off
+// point that prints labels, and the return carrier's drop-off points
+// nearest to the delivery address with their opening hours.
 //
 // The package writes to an io.Writer and knows nothing of HTTP; httpapi
 // serves it at returns.StatusPagePath + token.
 package page
 
 import (
+	"bytes"
 	"embed"
+	"encoding/base64"
+	"fmt"
 	"html/template"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
+	"math"
 	"strings"
+	"sync"
 
+	"github.com/boombuler/barcode/qr"
+	"golang.org/x/text/currency"
 	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
+	"github.com/deliverykit/deliverykit/internal/i18n"
 	"github.com/deliverykit/deliverykit/returns"
 )
 
@@ -24,28 +45,12 @@ var files embed.FS
 
 var tmpl = template.Must(template.New("status.html.tmpl").ParseFS(files, "status.html.tmpl"))
 
-// supported are the page's languages; the first is the fallback.
-var supported = []language.Tag{language.English, language.Swedish, language.German}
-
-var matcher = language.NewMatcher(supported)
-
-// Language picks the page language: lang (e.g. "sv") when it names a
-// supported language, else the best match for acceptLanguage (an
-// Accept-Language header value), else English.
-func Language(lang, acceptLanguage string) language.Tag {
-	var prefs []language.Tag
-	if t, err := language.Parse(lang); err == nil {
-		prefs = append(prefs, t)
-	}
-	if tags, _, err := language.ParseAcceptLanguage(acceptLanguage); err == nil {
-		prefs = append(prefs, tags...)
-	}
-	_, i, conf := matcher.Match(prefs...)
-	if conf == language.No {
-		return supported[0]
-	}
-	return supported[i]
-}
+// Language picks the page language from prefs, best first: each a locale
+// ("sv-SE") or an Accept-Language header value; empty and malformed ones
+// are skipped. Call it with the return's locale, the link's ?locale= and
+// the browser's Accept-Language, in that order. The region of the
+// preference that matched is kept, so numbers follow it.
+func Language(prefs ...string) language.Tag { return i18n.Match(prefs...) }
 
 // step is one stage of the progress bar.
 type step struct {
@@ -61,45 +66,74 @@ type itemView struct {
 	Price    string
 }
 
-type view struct {
-	Lang       string
-	T          map[string]string
-	Found      bool
-	Expired    bool
-	ReturnID   uint64
-	OrderID    string
-	Status     string
-	StatusCode string
-	Created    string
-	Steps      []step
-	Items      []itemView
-	Costs      string
-	Refund     string
-	RefundNote string
+type labelView struct {
+	TrackingNumber string
+	URL            string
+	// QR is a data: URL of a PNG QR code of the tracking number.
+	QR     template.URL
+	QRSize int
 }
 
-// Render writes the status page of r in the language tag.
-func Render(w io.Writer, tag language.Tag, r returns.Return) error {
+type dropOffView struct {
+	Name     string
+	Address  string
+	Distance string
+	Hours    []string
+}
+
+type view struct {
+	Lang         string
+	T            map[string]string
+	Found        bool
+	Expired      bool
+	ReturnID     uint64
+	OrderID      string
+	Status       string
+	StatusCode   string
+	Created      string
+	Steps        []step
+	Items        []itemView
+	Costs        string
+	Refund       string
+	RefundNote   string
+	SendBack     bool
+	Label        *labelView
+	LabelPending bool
+	DropOffs     []dropOffView
+}
+
+// Render writes the status page v in the language tag.
+func Render(w io.Writer, tag language.Tag, v returns.StatusPageView) error {
+	out, err := pageView(tag, v)
+	if err != nil {
+		return err
+	}
+	return tmpl.Execute(w, out)
+}
+
+func pageView(tag language.Tag, sp returns.StatusPageView) (view, error) {
+	p := message.NewPrinter(tag)
 	t := texts(tag)
+	r := sp.Return
 	v := view{
-		Lang: tag.String(), T: t, Found: true, ReturnID: r.ID, OrderID: r.Order.ForeignID,
-		Status: t["status."+string(r.Status)], StatusCode: string(r.Status),
-		Created: formatDate(tag, r.CreatedAt),
-		Costs:   money(tag, r.ReturnCosts.TotalCost, r.ReturnCosts.CurrencyCode),
-		Refund:  money(tag, r.CalculatedRefund.TotalRefundAmount, r.CalculatedRefund.CurrencyCode),
+		Lang: htmlLang(tag), T: t, Found: true, ReturnID: r.ID, OrderID: r.Order.ForeignID,
+		Status: t["status_"+string(r.Status)], StatusCode: string(r.Status),
+		Created: r.CreatedAt.Time().UTC().Format(t["date_layout"]),
+		Costs:   money(p, r.ReturnCosts.TotalCost, r.ReturnCosts.CurrencyCode),
+		Refund:  money(p, r.CalculatedRefund.TotalRefundAmount, r.CalculatedRefund.CurrencyCode),
 	}
 	if len(r.RefundTransactions) > 0 {
 		rt := r.RefundTransactions[len(r.RefundTransactions)-1]
-		v.Refund = money(tag, rt.TotalAmount, rt.CurrencyCode)
-		v.RefundNote = t["refund."+string(rt.Status)]
+		v.Refund = money(p, rt.TotalAmount, rt.CurrencyCode)
+		v.RefundNote = t["refund_"+string(rt.Status)]
 	} else {
-		v.RefundNote = t["refund.estimate"]
+		v.RefundNote = t["refund_estimate"]
 	}
 	stage := map[returns.ReturnStatus]int{
 		returns.StatusAwaitingReturn: 0, returns.StatusInTransit: 1,
 		returns.StatusAwaitingRefund: 2, returns.StatusAwaitingExchange: 2, returns.StatusCompleted: 3,
 	}[r.Status]
-	for i, key := range []string{"step.registered", "step.transit", "step.inspected", "step.completed"} {
+	for i, key := range []string{"step_registered", "step_transit", "step_inspected", "step_completed"} {
 		v.Steps = append(v.Steps, step{Label: t[key], Done: i <= stage, Current: i == stage})
 	}
 	for _, it := range r.Items {
@@ -110,89 +144,189 @@ func Render(w io.Writer, tag language.Tag, r returns.Return) error {
 		if title == "" {
 			title = it.ProductVariant.SKU
 		}
-		v.Items = append(v.Items, itemView{Title: title, Quantity: it.Quantity, Status: t["item."+string(it.Status)],
-			Price: money(tag, it.PurchasePriceAmount.Amount, it.PurchasePriceAmount.CurrencyCode)})
+		v.Items = append(v.Items, itemView{Title: title, Quantity: it.Quantity, Status: t["item_"+string(it.Status)],
+			Price: money(p, it.PurchasePriceAmount.Amount, it.PurchasePriceAmount.CurrencyCode)})
 	}
-	return tmpl.Execute(w, v)
+	if l := sp.Label; l != nil {
+		code, size, err := qrDataURL(l.TrackingNumber)
+		if err != nil {
+			return view{}, err
+		}
+		v.Label = &labelView{TrackingNumber: l.TrackingNumber, URL: l.Path, QR: code, QRSize: size}
+	}
+	v.LabelPending = sp.LabelPending
+	for _, d := range sp.DropOffs {
+		v.DropOffs = append(v.DropOffs, dropOffView{Name: d.Name, Address: oneLine(d.Address),
+			Distance: distance(tag, d.Meters), Hours: hours(tag, d.Hours)})
+	}
+	v.SendBack = v.Label != nil || v.LabelPending || len(sp.DropOffs) > 0
+	return v, nil
 }
 
 // RenderNotFound writes the page shown for an unknown token. It says no
 // more than that the link is not valid.
 func RenderNotFound(w io.Writer, tag language.Tag) error {
-	return tmpl.Execute(w, view{Lang: tag.String(), T: texts(tag)})
+	return tmpl.Execute(w, view{Lang: htmlLang(tag), T: texts(tag)})
 }
 
 // RenderExpired writes the page shown for a link whose token expired or
 // was replaced: it says so and tells the customer to ask the shop for a
 // new link, and shows nothing of the return.
 func RenderExpired(w io.Writer, tag language.Tag) error {
-	return tmpl.Execute(w, view{Lang: tag.String(), T: texts(tag), Expired: true})
+	return tmpl.Execute(w, view{Lang: htmlLang(tag), T: texts(tag), Expired: true})
 }
 
-func money(tag language.Tag, a returns.Amount, code string) string {
-	s := a.String()
-	if tag != language.English {
-		s = strings.Replace(s, ".", ",", 1)
+// htmlLang is the page's lang attribute: the language and, when the
+// preference named one, its region ("sv-SE"), which the matcher keeps as
+// a region override ("sv-u-rg-sezzzz").
+func htmlLang(tag language.Tag) string {
+	base, _ := tag.Base()
+	if rg := tag.TypeForKey("rg"); len(rg) == 6 {
+		if region, err := language.ParseRegion(rg[:2]); err == nil {
+			if t, err := language.Compose(base, region); err == nil {
+				return t.String()
+			}
+		}
 	}
-	return s + " " + code
+	return base.String()
 }
 
-func formatDate(tag language.Tag, ts returns.Timestamp) string {
-	layout := "2 January 2006"
-	if tag != language.English {
-		layout = "2006-01-02"
+// money formats an amount in the page's language: the currency's symbol
+// and the language's separators (golang.org/x/text/currency). A code the
+// library does not know is written after the number.
+func money(p *message.Printer, a returns.Amount, code string) string {
+	u, err := currency.ParseISO(code)
+	if err != nil {
+		return a.String() + " " + code
 	}
-	return ts.Time().Format(layout)
+	// Amounts are at most 10^15 minor units, exact in a float64.
+	return p.Sprint(currency.Symbol(u.Amount(float64(a.Minor) / math.Pow10(a.Scale))))
 }
 
+// distance is metres (to ten) under a kilometre, else kilometres with one
+// decimal, in the page's language.
+func distance(tag language.Tag, m float64) string {
+	if m < 1000 {
+		return i18n.Text(tag, "returns.dropoff.m", int(math.Round(m/10)*10))
+	}
+	return i18n.Text(tag, "returns.dropoff.km", m/1000)
+}
+
+var days = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+
+// hours writes opening hours a line per run of days with the same hours
+// ("Mon–Fri 08:00–20:00"), in the page's language. No hours at all means
+// always open.
+func hours(tag language.Tag, h map[string][]string) []string {
+	if h == nil {
+		return []string{i18n.Text(tag, "returns.dropoff.always_open")}
+	}
+	of := func(d string) string {
+		if len(h[d]) == 0 {
+			return i18n.Text(tag, "returns.dropoff.closed")
+		}
+		return strings.ReplaceAll(strings.Join(h[d], ", "), "-", "–")
+	}
+	var out []string
+	for i := 0; i < len(days); {
+		j := i
+		for j+1 < len(days) && of(days[j+1]) == of(days[i]) {
+			j++
+		}
+		name := i18n.Text(tag, "day."+days[i])
+		if j > i {
+			name += "–" + i18n.Text(tag, "day."+days[j])
+		}
+		out = append(out, name+" "+of(days[i]))
+		i = j + 1
+	}
+	return out
+}
+
+// oneLine is an address on one line: street lines, postal code and city.
+func oneLine(a returns.Address) string {
+	parts := append([]string{}, a.AddressLines...)
+	if pc := strings.TrimSpace(a.PostalCode + " " + a.City); pc != "" {
+		parts = append(parts, pc)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// qrModule is the size one QR module is shown at, in CSS pixels; qrQuiet
+// the quiet zone in modules that scanners need around the symbol.
+const (
+	qrModule = 6
+	qrQuiet  = 4
+)
+
+// qrDataURL draws a QR code of s (error correction M, the usual choice for
+// a code shown on a phone screen) with its quiet zone as a PNG of one
+// pixel a module, as a data: URL, and returns the size to show it at: the
+// page scales it up without smoothing (image-rendering: pixelated), which
+// keeps the PNG at a few hundred bytes and its encoding cheap. The QR
+// encoder is the barcode library the labels already use for Code 128.
+func qrDataURL(s string) (template.URL, int, error) {
+	code, err := qr.Encode(s, qr.M, qr.Auto)
+	if err != nil {
+		return "", 0, fmt.Errorf("page: QR code of %q: %w", s, err)
+	}
+	n := code.Bounds().Dx()
+	img := image.NewGray(image.Rect(0, 0, n+2*qrQuiet, n+2*qrQuiet))
+	for i := range img.Pix {
+		img.Pix[i] = 0xff
+	}
+	for y := range n {
+		for x := range n {
+			if c := color.GrayModel.Convert(code.At(x, y)).(color.Gray); c.Y < 0x80 {
+				img.SetGray(x+qrQuiet, y+qrQuiet, color.Gray{})
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := pngEncoder.Encode(&b, img); err != nil {
+		return "", 0, err
+	}
+	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())), (n + 2*qrQuiet) * qrModule, nil
+}
+
+// pngEncoder reuses its compressor between pages: a new one allocates
+// most of a megabyte.
+var pngEncoder = png.Encoder{BufferPool: &pngBuffers{}}
+
+type pngBuffers struct{ p sync.Pool }
+
+func (b *pngBuffers) Get() *png.EncoderBuffer {
+	e, _ := b.p.Get().(*png.EncoderBuffer)
+	return e
+}
+
+func (b *pngBuffers) Put(e *png.EncoderBuffer) { b.p.Put(e) }
+
+// texts are the page's texts in the language of tag, keyed without the
+// "returns." prefix and with "_" for "." so templates can name them
+// (.T.col_item). The catalog's languages are prepared once.
 func texts(tag language.Tag) map[string]string {
-	switch tag {
-	case language.Swedish:
-		return sv
-	case language.German:
-		return de
+	base, _ := tag.Base()
+	if t, ok := prepared[base]; ok {
+		return t
 	}
-	return en
+	return pageTexts(tag)
 }
 
-var en = map[string]string{
-	"title": "Your return", "notfound": "This return link is not valid. Please check the link in your e-mail.",
-	"expired": "This return link has expired. Please ask the shop you bought from for a new link.",
-	"order":   "Order", "return": "Return", "created": "Registered on", "items": "Items", "quantity": "Quantity",
-	"costs": "Return costs", "refund": "Refund",
-	"status.AWAITING_RETURN": "Waiting for your parcel", "status.IN_TRANSIT": "Your parcel is on its way to us",
-	"status.AWAITING_REFUND": "Inspected, refund on its way", "status.AWAITING_EXCHANGE": "Inspected, exchange on its way",
-	"status.COMPLETED": "Completed",
-	"step.registered":  "Registered", "step.transit": "On its way", "step.inspected": "Inspected", "step.completed": "Completed",
-	"item.AWAITING_RETURN": "Expected", "item.RETURNED": "Accepted", "item.DECLINED": "Not accepted",
-	"refund.estimate": "expected, if every item is accepted", "refund.AWAITING_EXTERNAL_REFUND": "being paid out",
-	"refund.REFUNDED": "paid out", "refund.PENDING": "being paid out", "refund.SUCCESS": "paid out", "refund.FAILED": "payment failed, we will contact you",
-}
+var prepared = func() map[language.Base]map[string]string {
+	m := map[language.Base]map[string]string{}
+	for _, tag := range i18n.Supported {
+		base, _ := tag.Base()
+		m[base] = pageTexts(tag)
+	}
+	return m
+}()
 
-var sv = map[string]string{
-	"title": "Din retur", "notfound": "Den här returlänken är inte giltig. Kontrollera länken i ditt mejl.",
-	"expired": "Den här returlänken har gått ut. Be butiken du handlade från om en ny länk.",
-	"order":   "Order", "return": "Retur", "created": "Registrerad", "items": "Artiklar", "quantity": "Antal",
-	"costs": "Returkostnad", "refund": "Återbetalning",
-	"status.AWAITING_RETURN": "Vi väntar på ditt paket", "status.IN_TRANSIT": "Ditt paket är på väg till oss",
-	"status.AWAITING_REFUND": "Kontrollerad, återbetalning på väg", "status.AWAITING_EXCHANGE": "Kontrollerad, byte på väg",
-	"status.COMPLETED": "Klar",
-	"step.registered":  "Registrerad", "step.transit": "På väg", "step.inspected": "Kontrollerad", "step.completed": "Klar",
-	"item.AWAITING_RETURN": "Väntas", "item.RETURNED": "Godkänd", "item.DECLINED": "Ej godkänd",
-	"refund.estimate": "väntad, om alla artiklar godkänns", "refund.AWAITING_EXTERNAL_REFUND": "betalas ut",
-	"refund.REFUNDED": "utbetald", "refund.PENDING": "betalas ut", "refund.SUCCESS": "utbetald", "refund.FAILED": "utbetalningen misslyckades, vi kontaktar dig",
-}
-
-var de = map[string]string{
-	"title": "Ihre Rücksendung", "notfound": "Dieser Rücksendelink ist nicht gültig. Bitte prüfen Sie den Link in Ihrer E-Mail.",
-	"expired": "Dieser Rücksendelink ist abgelaufen. Bitte fragen Sie den Shop, bei dem Sie gekauft haben, nach einem neuen Link.",
-	"order":   "Bestellung", "return": "Rücksendung", "created": "Angemeldet am", "items": "Artikel", "quantity": "Menge",
-	"costs": "Rücksendekosten", "refund": "Erstattung",
-	"status.AWAITING_RETURN": "Wir warten auf Ihr Paket", "status.IN_TRANSIT": "Ihr Paket ist unterwegs zu uns",
-	"status.AWAITING_REFUND": "Geprüft, Erstattung unterwegs", "status.AWAITING_EXCHANGE": "Geprüft, Umtausch unterwegs",
-	"status.COMPLETED": "Abgeschlossen",
-	"step.registered":  "Angemeldet", "step.transit": "Unterwegs", "step.inspected": "Geprüft", "step.completed": "Abgeschlossen",
-	"item.AWAITING_RETURN": "Erwartet", "item.RETURNED": "Angenommen", "item.DECLINED": "Nicht angenommen",
-	"refund.estimate": "erwartet, wenn alle Artikel angenommen werden", "refund.AWAITING_EXTERNAL_REFUND": "wird ausgezahlt",
-	"refund.REFUNDED": "ausgezahlt", "refund.PENDING": "wird ausgezahlt", "refund.SUCCESS": "ausgezahlt", "refund.FAILED": "Auszahlung fehlgeschlagen, wir melden uns",
+func pageTexts(tag language.Tag) map[string]string {
+	all := i18n.Texts(tag, "returns.")
+	out := make(map[string]string, len(all))
+	for k, v := range all {
+		out[strings.ReplaceAll(strings.TrimPrefix(k, "returns."), ".", "_")] = v
+	}
+	return out
 }

@@ -6,6 +6,16 @@
 // Rendering is deterministic: the same Data gives the same bytes, so a
 // label can be rendered again whenever it is fetched instead of being
 // stored.
+//
+// Text the PDF core fonts can print (Windows-1252: English and the
+// Western European languages) is set in Helvetica, as it always was. A
+// label with any other letter, such as "Łukasz Żółć", "Şükrü Çağlar",
+// "Γιώργος" or "Мария Иванова", is set in the Go fonts
+// (golang.org/x/image/font/gofont) instead: TrueType fonts covering Latin
+// with its extensions, Greek and Cyrillic, embedded with the glyphs the
+// label uses. The core fonts printed those letters as dots. Embedding
+// costs time (about 9 ms a label against 0.8 ms), so labels that do not
+// need it keep the core fonts, and their bytes are unchanged.
 package label
 
 import (
@@ -18,7 +28,52 @@ import (
 	"github.com/boombuler/barcode"
 	"github.com/boombuler/barcode/code128"
 	"github.com/go-pdf/fpdf"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/text/encoding/charmap"
 )
+
+// fonts are the font families a label is set in and the translation its
+// text needs for them.
+type fonts struct {
+	sans string
+	tr   func(string) string
+}
+
+// The Go fonts' family name in a PDF with them.
+const goSans = "gosans"
+
+// labelFonts chooses the fonts for a label whose text is texts and adds
+// them to pdf: Helvetica with its Windows-1252 translation when every
+// character has a place in Windows-1252, else the Go fonts, embedded.
+// The tracking number, which Code 128 limits to ASCII, is always set in
+// Courier.
+//
+// Each Go font is given to fpdf as a copy: fpdf's subsetter writes into
+// the bytes it is given, which would change the shared font data, make
+// every label after the first differ and race between concurrent
+// renders.
+func labelFonts(pdf *fpdf.Fpdf, texts ...string) fonts {
+	if windows1252(texts...) {
+		return fonts{sans: "Helvetica", tr: pdf.UnicodeTranslatorFromDescriptor("")}
+	}
+	pdf.AddUTF8FontFromBytes(goSans, "", bytes.Clone(goregular.TTF))
+	pdf.AddUTF8FontFromBytes(goSans, "B", bytes.Clone(gobold.TTF))
+	return fonts{sans: goSans, tr: func(s string) string { return s }}
+}
+
+// windows1252 reports whether every character of texts is in
+// Windows-1252, the encoding of the PDF core fonts.
+func windows1252(texts ...string) bool {
+	for _, s := range texts {
+		for _, r := range s {
+			if _, ok := charmap.Windows1252.EncodeRune(r); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // Data is what a label shows. Lines are printed as given.
 type Data struct {
@@ -113,16 +168,19 @@ func PDF(d Data) ([]byte, error) {
 	pdf.SetTitle("Label "+d.TrackingNumber, false)
 	pdf.SetMargins(margin, margin, margin)
 	pdf.SetAutoPageBreak(false, 0)
+	all := append([]string{d.CarrierName, d.ProductName, d.RoutingCode, d.SenderName, d.ReceiverName, d.Reference, d.Dimensions, d.Parcel},
+		append(firstN(d.SenderLines, maxSenderLines), firstN(d.ReceiverLines, maxReceiverLines)...)...)
+	fs := labelFonts(pdf, all...)
+	sans, tr := fs.sans, fs.tr
 	pdf.AddPage()
-	tr := pdf.UnicodeTranslatorFromDescriptor("") // core fonts are cp1252
 
 	// Carrier and product, routing code at the right.
-	pdf.SetFont("Helvetica", "B", 13)
+	pdf.SetFont(sans, "B", 13)
 	pdf.SetXY(margin, margin)
 	pdf.CellFormat(inner*0.6, 6, tr(d.CarrierName), "", 2, "L", false, 0, "")
-	pdf.SetFont("Helvetica", "", 9)
+	pdf.SetFont(sans, "", 9)
 	pdf.CellFormat(inner*0.6, 5, tr(d.ProductName), "", 2, "L", false, 0, "")
-	pdf.SetFont("Helvetica", "B", 18)
+	pdf.SetFont(sans, "B", 18)
 	pdf.SetXY(margin+inner*0.6, margin)
 	pdf.CellFormat(inner*0.4, 11, tr(d.RoutingCode), "", 0, "R", false, 0, "")
 	y := margin + 13.0
@@ -130,9 +188,9 @@ func PDF(d Data) ([]byte, error) {
 
 	// Sender.
 	pdf.SetXY(margin, y+1.5)
-	pdf.SetFont("Helvetica", "", 7)
+	pdf.SetFont(sans, "", 7)
 	pdf.CellFormat(inner, 3.5, "FROM", "", 2, "L", false, 0, "")
-	pdf.SetFont("Helvetica", "", 8)
+	pdf.SetFont(sans, "", 8)
 	for _, l := range append([]string{d.SenderName}, firstN(d.SenderLines, maxSenderLines)...) {
 		pdf.CellFormat(inner, 3.6, tr(l), "", 2, "L", false, 0, "")
 	}
@@ -141,11 +199,11 @@ func PDF(d Data) ([]byte, error) {
 
 	// Receiver.
 	pdf.SetXY(margin, y+1.5)
-	pdf.SetFont("Helvetica", "", 7)
+	pdf.SetFont(sans, "", 7)
 	pdf.CellFormat(inner, 3.5, "TO", "", 2, "L", false, 0, "")
-	pdf.SetFont("Helvetica", "B", 12)
+	pdf.SetFont(sans, "B", 12)
 	pdf.CellFormat(inner, 5.5, tr(d.ReceiverName), "", 2, "L", false, 0, "")
-	pdf.SetFont("Helvetica", "", 11)
+	pdf.SetFont(sans, "", 11)
 	for _, l := range firstN(d.ReceiverLines, maxReceiverLines) {
 		pdf.CellFormat(inner, 5, tr(l), "", 2, "L", false, 0, "")
 	}
@@ -154,7 +212,7 @@ func PDF(d Data) ([]byte, error) {
 
 	// Parcel facts.
 	pdf.SetXY(margin, y+1.5)
-	pdf.SetFont("Helvetica", "", 8)
+	pdf.SetFont(sans, "", 8)
 	facts := []string{"Weight: " + Weight(d.WeightGrams)}
 	if d.Dimensions != "" {
 		facts = append(facts, "Size: "+d.Dimensions)

@@ -2,15 +2,21 @@ package label_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/deliverykit/deliverykit/shipment/label"
 	"github.com/deliverykit/deliverykit/shipment/label/labeltest"
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/gomonobold"
+	"golang.org/x/image/font/gofont/goregular"
 )
 
 func data() label.Data {
@@ -47,16 +53,15 @@ func TestPDF(t *testing.T) {
 	if diff := cmp.Diff([]string{"CP000000014SE"}, codes); diff != "" {
 		t.Errorf("barcodes on the page (-want +got):\n%s", diff)
 	}
-	streams, err := labeltest.Streams(pdf)
+	texts, err := labeltest.Texts(pdf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(bytes.Join(streams, nil))
-	for _, want := range []string{"(CP000000014SE)Tj", "(North Parcel)Tj", "(Weight: 1.25 kg)Tj", "(SE-753)Tj", "(Ref: ORD-1001)Tj", "(Parcel: 1/2)Tj",
-		"(\xc5sa \xd6berg)Tj", // cp1252, the encoding of the core fonts
+	for _, want := range []string{"CP000000014SE", "North Parcel", "Weight: 1.25 kg", "SE-753", "Ref: ORD-1001", "Parcel: 1/2",
+		"Åsa Öberg", "Lagervägen 1",
 	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("page text lacks %q", want)
+		if !slices.Contains(texts, want) {
+			t.Errorf("page text lacks %q; it has %q", want, texts)
 		}
 	}
 	again, _ := label.PDF(data())
@@ -154,5 +159,111 @@ func TestLongAddressesStayClearOfTheBarcode(t *testing.T) {
 	}
 	if last >= 930 {
 		t.Errorf("text reaches y=%d, into the barcode", last)
+	}
+}
+
+// unicodeNames are receivers whose names and addresses need letters
+// outside Windows-1252, the encoding of the PDF core fonts, which printed
+// them as dots.
+// The last, which Windows-1252 holds, keeps the core fonts.
+var unicodeNames = []struct {
+	name  string
+	lines []string
+	embed bool // needs the embedded fonts
+}{
+	{"Łukasz Żółć", []string{"ul. Świętokrzyska 12", "00-916 Warszawa", "PL"}, true},
+	{"Jiří Dvořák", []string{"Náměstí Míru 15", "120 00 Praha 2", "CZ"}, true},
+	{"Şükrü Çağlar Işık", []string{"İstiklal Caddesi 8", "34433 İstanbul", "TR"}, true},
+	{"Γιώργος Παπαδόπουλος", []string{"Οδός Ερμού 25", "105 63 Αθήνα", "GR"}, true},
+	{"Мария Иванова", []string{"ул. Тверская, 7", "125009 Москва", "RU"}, true},
+	{"Åsa Öberg", []string{"Storgatan 5", "753 20 Uppsala", "SE"}, false},
+}
+
+func unicodeData(name string, lines []string) label.Data {
+	d := data()
+	d.ReceiverName, d.ReceiverLines = name, lines
+	d.SenderLines = append([]string{"Ørstedsgade 3 – Bygning Æ"}, d.SenderLines...)
+	return d
+}
+
+// TestPDFUnicode prints names in Polish, Czech, Turkish, Greek and
+// Cyrillic: the text is in the PDF as written, the Go fonts are embedded
+// exactly when Windows-1252 cannot hold the text, and the embedded font
+// has a glyph for every character shown (none is drawn as an empty box).
+func TestPDFUnicode(t *testing.T) {
+	for _, tc := range unicodeNames {
+		t.Run(tc.name, func(t *testing.T) {
+			pdf, err := label.PDF(unicodeData(tc.name, tc.lines))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := labeltest.CheckPDF(pdf); err != nil {
+				t.Fatal(err)
+			}
+			texts, err := labeltest.Texts(pdf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range append([]string{tc.name, "Ørstedsgade 3 – Bygning Æ"}, tc.lines...) {
+				if !slices.Contains(texts, want) {
+					t.Errorf("page text lacks %q; it has %q", want, texts)
+				}
+			}
+			if embedded := bytes.Contains(pdf, []byte("/FontFile2")); embedded != tc.embed {
+				t.Errorf("fonts embedded: %v, want %v", embedded, tc.embed)
+			}
+			missing, err := labeltest.MissingGlyphs(pdf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(missing) > 0 {
+				t.Errorf("no glyph for %q", string(missing))
+			}
+			if codes, err := labeltest.PDFBarcodes(pdf); err != nil || cmp.Diff([]string{"CP000000014SE"}, codes) != "" {
+				t.Errorf("barcodes %v, %v", codes, err)
+			}
+		})
+	}
+}
+
+// TestPDFLeavesFontsAlone renders labels concurrently (run with -race)
+// and checks that the shared font data is unchanged: the PDF library
+// writes into the font bytes it is given, so each label must get a copy.
+func TestPDFLeavesFontsAlone(t *testing.T) {
+	before := [][32]byte{sha256.Sum256(goregular.TTF), sha256.Sum256(gobold.TTF), sha256.Sum256(gomonobold.TTF)}
+	first, err := label.PDF(data())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	outs := make([][]byte, 4)
+	for i := range outs {
+		wg.Go(func() { outs[i], _ = label.PDF(data()) })
+	}
+	wg.Wait()
+	for i, out := range outs {
+		if !bytes.Equal(first, out) {
+			t.Errorf("label %d differs from the first", i)
+		}
+	}
+	after := [][32]byte{sha256.Sum256(goregular.TTF), sha256.Sum256(gobold.TTF), sha256.Sum256(gomonobold.TTF)}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("font data changed by rendering (-before +after):\n%s", diff)
+	}
+}
+
+// TestMissingGlyphsFindsWhatTheFontLacks keeps the glyph check honest:
+// the Go fonts have no CJK ideographs, and the check must say so.
+func TestMissingGlyphsFindsWhatTheFontLacks(t *testing.T) {
+	pdf, err := label.PDF(unicodeData("山田 Łukasz", []string{"SE"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, err := labeltest.MissingGlyphs(pdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]rune("山田"), missing); diff != "" {
+		t.Errorf("missing glyphs (-want +got):\n%s", diff)
 	}
 }

@@ -1,8 +1,9 @@
 // Package labeltest inspects rendered labels the way a warehouse scanner
 // and a PDF reader would, without external tools: CheckPDF verifies the
 // structure of a PDF file (header, cross-reference table, trailer, page
-// size), and PDFBarcodes finds the Code 128 barcodes drawn as vector bars
-// on its pages and decodes them, checksum included.
+// size), PDFBarcodes finds the Code 128 barcodes drawn as vector bars
+// on its pages and decodes them, checksum included, and Texts reads the
+// text shown on them.
 //
 // The label package's tests use it, and so can an integration that wants
 // to verify labels it fetched.
@@ -19,6 +20,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+
+	"golang.org/x/image/font/sfnt"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // CheckPDF returns an error describing the first structural problem of a
@@ -304,3 +309,219 @@ var patternValue = func() map[string]int {
 	}
 	return m
 }()
+
+var (
+	fontRes = regexp.MustCompile(`/(F[0-9A-Za-z]*) (\d+) 0 R`)
+	textOp  = regexp.MustCompile(`/(F[0-9A-Za-z]*) [\d.]+ Tf|\(((?:[^()\\]|\\(?s:.))*)\)\s*Tj`)
+)
+
+// Texts returns the strings the PDF's content streams show (each Tj
+// operand, in order), decoded as a reader would: text in a composite
+// (Type0) font with Identity-H encoding as UTF-16BE code units, which is
+// how the label's embedded TrueType fonts are written, and text in a
+// simple font as Windows-1252, the encoding of the PDF core fonts.
+func Texts(pdf []byte) ([]string, error) {
+	shown, err := texts(pdf)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(shown))
+	for i, s := range shown {
+		out[i] = s.text
+	}
+	return out, nil
+}
+
+// shownText is a string a content stream shows, in the font resource it
+// is shown in.
+type shownText struct {
+	font string
+	text string
+}
+
+func texts(pdf []byte) ([]shownText, error) {
+	streams, err := Streams(pdf)
+	if err != nil {
+		return nil, err
+	}
+	composite := map[string]bool{} // font resource name → Type0
+	for _, m := range fontRes.FindAllSubmatch(pdf, -1) {
+		dict, _ := object(pdf, string(m[2]))
+		composite[string(m[1])] = bytes.Contains(dict, []byte("/Subtype /Type0"))
+	}
+	var out []shownText
+	for _, s := range streams {
+		font := ""
+		for _, m := range textOp.FindAllSubmatch(s, -1) {
+			if m[1] != nil {
+				font = string(m[1])
+				continue
+			}
+			raw := unescape(m[2])
+			if composite[font] {
+				if len(raw)%2 != 0 {
+					return nil, fmt.Errorf("text %q in composite font %s has an odd number of bytes", raw, font)
+				}
+				units := make([]uint16, len(raw)/2)
+				for i := range units {
+					units[i] = uint16(raw[2*i])<<8 | uint16(raw[2*i+1])
+				}
+				out = append(out, shownText{font, string(utf16.Decode(units))})
+				continue
+			}
+			t, err := charmap.Windows1252.NewDecoder().Bytes(raw)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, shownText{font, string(t)})
+		}
+	}
+	return out, nil
+}
+
+// MissingGlyphs returns the characters shown in an embedded TrueType font
+// (FontFile2) that the font has no glyph for, in the order first shown: a
+// reader draws those as the font's empty box. Text in fonts that are not
+// embedded (the PDF core fonts) is not checked.
+func MissingGlyphs(pdf []byte) ([]rune, error) {
+	shown, err := texts(pdf)
+	if err != nil {
+		return nil, err
+	}
+	fonts := map[string]*sfnt.Font{}
+	seen := map[rune]bool{}
+	var missing []rune
+	var buf sfnt.Buffer
+	for _, s := range shown {
+		f, ok := fonts[s.font]
+		if !ok {
+			if f, err = embeddedFont(pdf, s.font); err != nil {
+				return nil, err
+			}
+			fonts[s.font] = f
+		}
+		if f == nil {
+			continue
+		}
+		for _, r := range s.text {
+			if seen[r] {
+				continue
+			}
+			if g, err := f.GlyphIndex(&buf, r); err != nil || g == 0 {
+				seen[r] = true
+				missing = append(missing, r)
+			}
+		}
+	}
+	return missing, nil
+}
+
+var (
+	refTo                             = func(key string) *regexp.Regexp { return regexp.MustCompile(key + `\s*\[?\s*(\d+) 0 R`) }
+	descendant, descriptor, fontFile2 = refTo("/DescendantFonts"), refTo("/FontDescriptor"), refTo("/FontFile2")
+)
+
+// embeddedFont parses the TrueType font embedded for the font resource
+// name: Type0 → descendant CIDFont → descriptor → FontFile2. It returns
+// nil for a font without an embedded TrueType program.
+func embeddedFont(pdf []byte, name string) (*sfnt.Font, error) {
+	m := regexp.MustCompile(`/` + regexp.QuoteMeta(name) + ` (\d+) 0 R`).FindSubmatch(pdf)
+	if m == nil {
+		return nil, fmt.Errorf("font resource %s is not defined", name)
+	}
+	dict, _ := object(pdf, string(m[1]))
+	for _, ref := range []*regexp.Regexp{descendant, descriptor, fontFile2} {
+		if r := ref.FindSubmatch(dict); r != nil {
+			var stream []byte
+			dict, stream = object(pdf, string(r[1]))
+			if ref == fontFile2 {
+				data, err := inflate(dict, stream)
+				if err != nil {
+					return nil, err
+				}
+				f, err := sfnt.Parse(data)
+				if err != nil {
+					return nil, fmt.Errorf("font %s: %w", name, err)
+				}
+				return f, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// object returns the dictionary and the raw stream (nil when it has none)
+// of object n.
+func object(pdf []byte, n string) (dict, stream []byte) {
+	loc := regexp.MustCompile(`(?s)(?:^|\s)` + n + ` 0 obj\s*<<(.*?)>>\s*(stream\r?\n)?`).FindSubmatchIndex(pdf)
+	if loc == nil {
+		return nil, nil
+	}
+	dict = pdf[loc[2]:loc[3]]
+	if loc[4] < 0 {
+		return dict, nil
+	}
+	lm := regexp.MustCompile(`/Length (\d+)`).FindSubmatch(dict)
+	if lm == nil {
+		return dict, nil
+	}
+	l, _ := strconv.Atoi(string(lm[1]))
+	start := loc[5]
+	if start+l > len(pdf) {
+		return dict, nil
+	}
+	return dict, pdf[start : start+l]
+}
+
+// inflate decompresses a FlateDecode stream.
+func inflate(dict, data []byte) ([]byte, error) {
+	if !bytes.Contains(dict, []byte("/FlateDecode")) {
+		return data, nil
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+// unescape reads the escapes of a PDF literal string.
+func unescape(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 == len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		i++
+		switch c := b[i]; c {
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case '\r', '\n': // a line continuation
+			if c == '\r' && i+1 < len(b) && b[i+1] == '\n' {
+				i++
+			}
+		default:
+			if c >= '0' && c <= '7' {
+				v, n := 0, 0
+				for n < 3 && i+n < len(b) && b[i+n] >= '0' && b[i+n] <= '7' {
+					v = v*8 + int(b[i+n]-'0')
+					n++
+				}
+				out = append(out, byte(v))
+				i += n - 1
+				continue
+			}
+			out = append(out, c) // \\, \(, \) and unknown escapes
+		}
+	}
+	return out
+}

@@ -1,11 +1,14 @@
 package labeltest_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/boombuler/barcode/code128"
 	"github.com/deliverykit/deliverykit/shipment/label/labeltest"
+	"github.com/go-pdf/fpdf"
+	"github.com/google/go-cmp/cmp"
 )
 
 // widths turns an encoded barcode into element widths in modules.
@@ -74,5 +77,29 @@ func TestCheckPDFRejectsBrokenFiles(t *testing.T) {
 		if err := labeltest.CheckPDF([]byte(pdf)); err == nil {
 			t.Errorf("%s: CheckPDF accepted it", name)
 		}
+	}
+}
+
+// TestTextsOfCoreFonts reads text shown in a PDF core font, which is
+// Windows-1252 and not embedded: decoded, and not checked for glyphs.
+func TestTextsOfCoreFonts(t *testing.T) {
+	pdf := fpdf.New("P", "mm", "A6", "")
+	pdf.AddPage()
+	pdf.SetFont("Helvetica", "", 10)
+	tr := pdf.UnicodeTranslatorFromDescriptor("")
+	pdf.CellFormat(50, 5, tr("Åsa (Öberg) \\ 5 €"), "", 2, "L", false, 0, "")
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		t.Fatal(err)
+	}
+	texts, err := labeltest.Texts(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"Åsa (Öberg) \\ 5 €"}, texts); diff != "" {
+		t.Errorf("texts (-want +got):\n%s", diff)
+	}
+	if missing, err := labeltest.MissingGlyphs(buf.Bytes()); err != nil || len(missing) != 0 {
+		t.Errorf("MissingGlyphs = %q, %v; want nothing for a core font", missing, err)
 	}
 }
