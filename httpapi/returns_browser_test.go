@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,11 +34,30 @@ func TestReturnStatusPageInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	pageURL := srv.URL + strings.TrimPrefix(ret.StatusURL, "http://127.0.0.1:8080")
+	dir := screenshotDir(t)
+	shoot := func(name string) {
+		t.Helper()
+		b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	if got := returnsPageTexts(t, ctx, pageURL+"?locale=en-GB", "#status"); got["#status"] != "Waiting for your parcel" {
+		t.Errorf("English page: %q", got)
+	}
+	shoot("return-page-en.png")
 
 	got := returnsPageTexts(t, ctx, pageURL+"?lang=de", "#status", "#refund", "#items")
 	if got["lang"] != "de" || got["#status"] != "Wir warten auf Ihr Paket" || got["#refund"] != "SEK 1.240,40" || !strings.Contains(got["#items"], "Jacke – M") {
 		t.Errorf("German page: %q", got)
 	}
+	shoot("return-page-de.png")
 
 	// The merchant inspects the parcel; the page, now chosen by the
 	// browser's Accept-Language, shows the refund.
@@ -51,6 +72,7 @@ func TestReturnStatusPageInBrowser(t *testing.T) {
 	if got["lang"] != "sv-SE" || got["#status"] != "Kontrollerad, återbetalning på väg" || got["ol.steps li.current"] != "Kontrollerad" {
 		t.Errorf("Swedish page after inspection: %q", got)
 	}
+	shoot("return-page-sv.png")
 
 	got = returnsPageTexts(t, ctx, srv.URL+returns.StatusPagePath+"rt_unknown", "#notfound")
 	if !strings.Contains(got["#notfound"], "inte giltig") {

@@ -18,7 +18,7 @@ import (
 // carrier events, generates a Swedish tracking link and opens it in
 // Chromium on a phone-sized screen, asserting what the customer sees; it
 // saves screenshots of the page in Swedish, German and English (see
-// trackingScreenshotDir), then lets the parcel reach its pickup point and
+// screenshotDir), then lets the parcel reach its pickup point and
 // sees the alerts go.
 func TestTrackingPageInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
@@ -85,7 +85,7 @@ func TestTrackingPageInBrowser(t *testing.T) {
 
 	// On its way, after a failed attempt: both alerts are current. Times
 	// are Swedish (UTC+1 in November).
-	dir := trackingScreenshotDir(t)
+	dir := screenshotDir(t)
 	for _, v := range []struct{ lang, url, step, zone, alert string }{
 		{"sv", link, "På väg", "Alla tider är svensk tid (CET).", "Transportören kunde inte leverera paketet. Ett nytt försök görs."},
 		{"de", strings.Replace(link, "sv-SE", "de-DE", 1), "Unterwegs", "Alle Zeitangaben in schwedischer Zeit (CET).", "Das Paket konnte nicht zugestellt werden."},
@@ -154,21 +154,6 @@ func TestTrackingPageInBrowser(t *testing.T) {
 	if notFound != "Dieser Sendungslink ist ungültig." {
 		t.Errorf("not-found text = %q", notFound)
 	}
-}
-
-// trackingScreenshotDir is where TestTrackingPageInBrowser saves its
-// screenshots: the directory DELIVERYKIT_SCREENSHOTS names (made if
-// missing), else a temporary one removed after the test.
-func trackingScreenshotDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("DELIVERYKIT_SCREENSHOTS")
-	if dir == "" {
-		return t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // saveTrackingScreenshot checks that b is a PNG of a phone-wide page and
