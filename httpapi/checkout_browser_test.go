@@ -44,6 +44,20 @@ func siwHTTP(t *testing.T, doc *apiDoc, method, url, body string) map[string]any
 	return out
 }
 
+// newWidgetAPI serves the checkout API on a live address that is also the
+// widget's configured base, as the example server's public URL is: the
+// server starts first and gets its handler once the service knows the URL.
+func newWidgetAPI(t *testing.T) *httptest.Server {
+	t.Helper()
+	var handler http.Handler
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(api.Close)
+	svc := newCheckoutServiceAt(t, deliverykit.NewManualClock(siwNow), nil, api.URL+"/v1/siw/_/")
+	s, _ := newTestServer(t, Options{Checkout: svc})
+	handler = s.handler
+	return api
+}
+
 // TestCheckoutWidgetInBrowser loads a merchant page holding html_snippet
 // (served from another origin than the API), picks a pickup point with the
 // mouse and another option with the keyboard, checks the DOM event, the
@@ -51,14 +65,7 @@ func siwHTTP(t *testing.T, doc *apiDoc, method, url, body string) map[string]any
 // the session back over the API after each step.
 func TestCheckoutWidgetInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
-	// The API's URL is the widget's configured base: the server starts
-	// first and gets its handler once the service knows the URL.
-	var handler http.Handler
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	defer api.Close()
-	svc := newCheckoutServiceAt(t, deliverykit.NewManualClock(siwNow), nil, api.URL+"/v1/siw/_/")
-	s, _ := newTestServer(t, Options{Checkout: svc})
-	handler = s.handler
+	api := newWidgetAPI(t)
 	doc := checkoutAPI(t)
 
 	created := siwHTTP(t, doc, "POST", api.URL+"/v1/siw/session.create", siwCreate)

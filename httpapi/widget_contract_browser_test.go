@@ -11,7 +11,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"github.com/deliverykit/deliverykit"
 )
 
 // TestWidgetFrontEndContract is a merchant front-end written for this API:
@@ -23,12 +22,7 @@ import (
 // cart-change flow: suspend(), session.update from the backend, resume().
 func TestWidgetFrontEndContract(t *testing.T) {
 	ctx := newBrowser(t)
-	var handler http.Handler
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	defer api.Close()
-	svc := newCheckoutServiceAt(t, deliverykit.NewManualClock(siwNow), nil, api.URL+"/v1/siw/_/")
-	s, _ := newTestServer(t, Options{Checkout: svc})
-	handler = s.handler
+	api := newWidgetAPI(t)
 	doc := checkoutAPI(t)
 
 	created := siwHTTP(t, doc, "POST", api.URL+"/v1/siw/session.create", siwCreate)

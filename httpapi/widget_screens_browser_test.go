@@ -11,7 +11,6 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-	"github.com/deliverykit/deliverykit"
 )
 
 // screenshotDir is where browser tests save what a person would see:
@@ -35,12 +34,7 @@ func screenshotDir(t *testing.T) string {
 // shows and that it fits the phone's width.
 func TestWidgetInEveryLanguageAndScheme(t *testing.T) {
 	ctx := newBrowser(t)
-	var handler http.Handler
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
-	defer api.Close()
-	svc := newCheckoutServiceAt(t, deliverykit.NewManualClock(siwNow), nil, api.URL+"/v1/siw/_/")
-	s, _ := newTestServer(t, Options{Checkout: svc})
-	handler = s.handler
+	api := newWidgetAPI(t)
 	doc := checkoutAPI(t)
 	dir := screenshotDir(t)
 
