@@ -57,15 +57,6 @@ func btoi(b bool) int {
 	return 0
 }
 
-// pendingCheckout lists the hostile requests to the checkout area (C)
-// that it does not refuse cheaply yet: the checkout package takes the
-// limits of the other areas in a change of its own. Each is run and then
-// skipped as a subtest ("checkout: pending lead"), saying why or that it
-// holds now; remove an entry once it holds at the full body size (go
-// test without -race, with -reliability.ampall). Empty: every checkout
-// case is held to the same rules as the other areas'.
-var pendingCheckout = map[string]bool{}
-
 // ampCase is one hostile request.
 type ampCase struct {
 	name   string
@@ -114,16 +105,7 @@ func TestAmplification(t *testing.T) {
 		if limit := allocLimit(c); failure == "" && c.refuse && ms.TotalAlloc-before > limit {
 			failure = fmt.Sprintf("refusing it allocated %.1f MiB, more than %.1f MiB", float64(ms.TotalAlloc-before)/(1<<20), float64(limit)/(1<<20))
 		}
-		switch {
-		case pendingCheckout[c.name]:
-			t.Run(c.name, func(t *testing.T) {
-				if failure == "" {
-					t.Skip("checkout: pending lead; it holds now (at this body size): remove it from pendingCheckout")
-				}
-				t.Skipf("checkout: pending lead: %.200s", failure)
-			})
-			continue
-		case failure != "":
+		if failure != "" {
 			t.Errorf("%s: %s", c.name, failure)
 		}
 		allocs = append(allocs, alloc{c.name, ms.TotalAlloc - before})

@@ -63,8 +63,7 @@
 //     Answers are never a 5xx, error answers stay under 8 KiB, refusals
 //     write nothing, and the live heap after a collection stays flat
 //     while the refusals are sent again; the largest allocations are
-//     logged. pendingCheckout names the checkout cases awaiting that
-//     area's limits.
+//     logged.
 //   - Tenant isolation (isolation_test.go): demo-site-2's key against every
 //     endpoint with demo-site's ids, tokens and links gets 404 or 403 (or an
 //     empty list), none of demo-site's data and no write; customer tokens
