@@ -369,18 +369,6 @@ func (c *Catalog) Product(ref string) (ProductInfo, bool) {
 	return ProductInfo{}, false
 }
 
-// VATRateOf returns the VAT rate in basis points that applies to the
-// product with the given ref: its own, else the catalog's.
-func (c *Catalog) VATRateOf(ref string) int {
-	for _, cr := range c.Carriers {
-		for _, p := range cr.Products {
-			if p.Ref == ref && p.VATRate > 0 {
-				return p.VATRate
-			}
-		}
-	}
-	return c.VATRate
-}
 
 // ProductRefs returns every product ref of the catalog, sorted.
 func (c *Catalog) ProductRefs() []string {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -308,9 +307,6 @@ func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*
 	if err := checkCart(&cart, req.PurchaseCurrency); err != nil {
 		return nil, err
 	}
-	if err := checkCoordinates(req.SearchAddress, req.Customer); err != nil {
-		return nil, err
-	}
 	engine, err := s.engines.Engine(site)
 	if err != nil {
 		return nil, err
@@ -494,9 +490,6 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*
 	if req.Cart == nil && req.Customer == nil && req.SearchAddress == nil && req.ExternalID == "" && req.Meta == nil {
 		return nil, deliverykit.InvalidField("cart", "required", "one of cart, customer, search_address, external_id and meta is required")
 	}
-	if err := checkCoordinates(req.SearchAddress, req.Customer); err != nil {
-		return nil, err
-	}
 	var cart Cart
 	if req.Cart != nil {
 		cart = *req.Cart
@@ -536,9 +529,6 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*
 // address is taken. The OrderRecorder is told after the commit.
 func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest) (*Completed, error) {
 	if err := check(req); err != nil {
-		return nil, err
-	}
-	if err := checkCoordinates(nil, req.Customer); err != nil {
 		return nil, err
 	}
 	var tos string
@@ -823,33 +813,6 @@ func checkCart(c *Cart, currency string) error {
 	return nil
 }
 
-// checkCoordinates refuses coordinates off the globe in a search or
-// customer address (the struct tags check them too; this names them the
-// same way when a caller bypasses the tags).
-func checkCoordinates(sa *SearchAddress, c *Customer) error {
-	var vs []deliverykit.FieldViolation
-	add := func(field string, co *Coordinates) {
-		if co == nil {
-			return
-		}
-		if math.IsNaN(co.Lat) || co.Lat < -90 || co.Lat > 90 {
-			vs = append(vs, deliverykit.FieldViolation{Field: field + ".lat", Rule: "range", Message: "must be between -90 and 90"})
-		}
-		if math.IsNaN(co.Lng) || co.Lng < -180 || co.Lng > 180 {
-			vs = append(vs, deliverykit.FieldViolation{Field: field + ".lng", Rule: "range", Message: "must be between -180 and 180"})
-		}
-	}
-	if sa != nil {
-		add("search_address.coordinates", sa.Coordinates)
-	}
-	if c != nil && c.Address != nil {
-		add("customer.address.coordinates", c.Address.Coordinates)
-	}
-	if len(vs) > 0 {
-		return deliverykit.Invalid(vs...)
-	}
-	return nil
-}
 
 // optionsAddress is where options are computed for: the customer's
 // address once known, else the search address, else the purchase country.

@@ -145,12 +145,22 @@ func (r *record) lang() language.Tag {
 	return t
 }
 
-// widgetTexts are the widget's texts in the language of tag.
+// widgetTexts are the widget's texts in the language of tag: a copy the
+// caller owns of the texts gathered once per language.
 func widgetTexts(tag language.Tag) map[string]string {
+	base, _ := tag.Base()
+	if t, ok := widgetTextsByLang.Load(base); ok {
+		return maps.Clone(t.(map[string]string))
+	}
 	out := i18n.Texts(tag, "widget.")
 	maps.Copy(out, i18n.Texts(tag, "day."))
-	return out
+	widgetTextsByLang.Store(base, out) // one entry per catalog language
+	return maps.Clone(out)
 }
+
+// widgetTextsByLang holds widgetTexts by base language; the catalog's
+// languages are few and fixed, so it cannot grow.
+var widgetTextsByLang sync.Map
 
 // langs remembers the matched language of a locale string: locales are
 // the catalogs' few, and the bound keeps it so.
