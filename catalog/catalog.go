@@ -369,7 +369,6 @@ func (c *Catalog) Product(ref string) (ProductInfo, bool) {
 	return ProductInfo{}, false
 }
 
-
 // ProductRefs returns every product ref of the catalog, sorted.
 func (c *Catalog) ProductRefs() []string {
 	var refs []string

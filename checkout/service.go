@@ -813,7 +813,6 @@ func checkCart(c *Cart, currency string) error {
 	return nil
 }
 
-
 // optionsAddress is where options are computed for: the customer's
 // address once known, else the search address, else the purchase country.
 // Coordinates the merchant sent with that address place it.
