@@ -3,6 +3,8 @@ package catalog
 import (
 	"slices"
 	"strings"
+
+	"github.com/deliverykit/deliverykit"
 )
 
 // DeliveryType is how the goods reach the customer. The values are the
@@ -137,11 +139,8 @@ type Address struct {
 	Coordinates  *Coordinates `json:"coordinates,omitempty"`
 }
 
-// Coordinates are WGS84 degrees.
-type Coordinates struct {
-	Lat float64 `json:"lat"`
-	Lng float64 `json:"lng"`
-}
+// Coordinates are WGS 84 degrees.
+type Coordinates = deliverykit.Coordinates
 
 // Carrier is a transport company and the products it sells.
 type Carrier struct {

@@ -819,20 +819,23 @@ func checkCart(c *Cart, currency string) error {
 func (r *record) optionsAddress() catalog.Address {
 	if c := r.Customer; c != nil && c.Address != nil && c.Address.Country != "" {
 		return catalog.Address{Country: c.Address.Country, PostalCode: c.Address.PostalCode, City: c.Address.City,
-			Coordinates: c.Address.Coordinates.catalog()}
+			Coordinates: copyCoordinates(c.Address.Coordinates)}
 	}
 	if sa := r.SearchAddress; sa != nil {
 		return catalog.Address{Country: cmp.Or(sa.Country, r.Country), PostalCode: sa.PostalCode, City: sa.City,
-			Coordinates: r.SearchCoordinates.catalog()}
+			Coordinates: copyCoordinates(r.SearchCoordinates)}
 	}
 	return catalog.Address{Country: r.Country}
 }
 
-func (c *Coordinates) catalog() *catalog.Coordinates {
+// copyCoordinates copies c, so that the options' address never shares the
+// record's coordinates.
+func copyCoordinates(c *Coordinates) *Coordinates {
 	if c == nil {
 		return nil
 	}
-	return &catalog.Coordinates{Lat: c.Lat, Lng: c.Lng}
+	cp := *c
+	return &cp
 }
 
 func sameAddress(a, b catalog.Address) bool {
@@ -896,7 +899,7 @@ func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record
 	r.StoredOptions = nil
 	r.OptionsFor = addr
 	if sa := r.SearchAddress; sa != nil && sameAddress(addr, catalog.Address{Country: cmp.Or(sa.Country, r.Country),
-		PostalCode: sa.PostalCode, Coordinates: r.SearchCoordinates.catalog()}) {
+		PostalCode: sa.PostalCode, Coordinates: copyCoordinates(r.SearchCoordinates)}) {
 		sa.Coordinates = nil
 		if res.Coordinates != nil {
 			sa.Coordinates = &Coordinates{Lat: res.Coordinates.Lat, Lng: res.Coordinates.Lng}

@@ -1,6 +1,10 @@
 package checkout
 
-import "time"
+import (
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+)
 
 // Status is a session's state (spec §3).
 type Status string
@@ -117,11 +121,8 @@ type SearchAddress struct {
 	Coordinates  *Coordinates `json:"coordinates,omitempty"`
 }
 
-// Coordinates are WGS84 degrees.
-type Coordinates struct {
-	Lat float64 `json:"lat" validate:"gte=-90,lte=90"`
-	Lng float64 `json:"lng" validate:"gte=-180,lte=180"`
-}
+// Coordinates are WGS 84 degrees.
+type Coordinates = deliverykit.Coordinates
 
 // Customer is who receives the goods; the merchant supplies it at the latest
 // in Complete.

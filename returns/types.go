@@ -2,6 +2,8 @@ package returns
 
 import (
 	"time"
+
+	"github.com/deliverykit/deliverykit"
 )
 
 // ReturnStatus is the state of a return; the package doc has the table of
@@ -128,10 +130,7 @@ type Address struct {
 }
 
 // Coordinates are WGS 84 degrees.
-type Coordinates struct {
-	Lat float64 `json:"lat" validate:"gte=-90,lte=90"`
-	Lng float64 `json:"lng" validate:"gte=-180,lte=180"`
-}
+type Coordinates = deliverykit.Coordinates
 
 // OrderItemInput is one line of an imported order. PurchasePriceAmount is
 // per unit, tax included; ItemTax is the tax part of it.

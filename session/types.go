@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/deliverykit/deliverykit"
 )
 
 // State is the lifecycle state of a session (spec §3, delivery session).
@@ -299,12 +301,8 @@ type Address struct {
 	Coordinates  *Coordinates `json:"coordinates,omitempty"`
 }
 
-// Coordinates are WGS84 degrees. 0 is a valid latitude, so the required
-// lat and lng are checked for range only.
-type Coordinates struct {
-	Lat float64 `json:"lat" validate:"gte=-90,lte=90"`
-	Lng float64 `json:"lng" validate:"gte=-180,lte=180"`
-}
+// Coordinates are WGS 84 degrees.
+type Coordinates = deliverykit.Coordinates
 
 // DeliveryCategory groups the options shown together ("Home delivery").
 // It is computed by the options engine: read-only.

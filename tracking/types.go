@@ -1,37 +1,18 @@
 package tracking
 
+import "github.com/deliverykit/deliverykit"
+
 // Wire types of area A (spec §2.1–2.3). JSON names are the spec's; optional
 // fields carry omitempty so that zero values are omitted on output.
 // Timestamps are RFC 3339 strings on the wire and are kept as strings in
 // request types, so that a malformed one is reported by the validator with
 // its JSON path instead of failing the whole decode.
 
-// Address is a postal address (§2.1). All fields are optional.
-type Address struct {
-	AddressLines    []string     `json:"address_lines,omitempty" validate:"max_address_lines,dive,max_name"`
-	ApartmentNumber string       `json:"apartment_number,omitempty" validate:"max_code"`
-	Attn            string       `json:"attn,omitempty" validate:"max_name"`
-	BuildingName    string       `json:"building_name,omitempty" validate:"max_name"`
-	CareOf          string       `json:"care_of,omitempty" validate:"max_name"`
-	City            string       `json:"city,omitempty" validate:"max_name"`
-	Coordinates     *Coordinates `json:"coordinates,omitempty" validate:"omitempty"`
-	Country         string       `json:"country,omitempty" validate:"omitempty,iso3166_1_alpha2"`
-	DoorCode        string       `json:"door_code,omitempty" validate:"max_code"`
-	FloorNumber     string       `json:"floor_number,omitempty" validate:"max_code"`
-	Name            string       `json:"name,omitempty" validate:"max_name"`
-	POBoxID         string       `json:"po_box_id,omitempty" validate:"max_code"`
-	PostalCode      string       `json:"postal_code,omitempty" validate:"max_code"`
-	Region          string       `json:"region,omitempty" validate:"max_name"`
-	Street          string       `json:"street,omitempty" validate:"max_name"`
-	StreetNumber    string       `json:"street_number,omitempty" validate:"max_code"`
-	Subregion       string       `json:"subregion,omitempty" validate:"max_name"`
-}
+// Address is a postal address. All fields are optional.
+type Address = deliverykit.Address
 
 // Coordinates is a point in WGS 84 degrees.
-type Coordinates struct {
-	Lat float64 `json:"lat" validate:"gte=-90,lte=90"`
-	Lng float64 `json:"lng" validate:"gte=-180,lte=180"`
-}
+type Coordinates = deliverykit.Coordinates
 
 // DateTimeRange is a time window whose ends may be absent.
 type DateTimeRange struct {
