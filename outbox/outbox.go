@@ -1,0 +1,443 @@
+// Package outbox makes effects that cross areas durable. A producer writes
+// an event.Event with Add inside the same storage transaction as the change
+// it reports, so both commit or neither; a Dispatcher then hands every
+// event to the consumers registered for its type, at least once, retrying
+// failures with exponential backoff and jitter, and parks an event that
+// keeps failing as dead, where it is listed and can be retried.
+//
+//	d := outbox.New(store, outbox.Options{Logger: log})
+//	d.Handle(event.TypeOrderCompleted, "tracking", tracking.HandleOrderCompleted)
+//	store = d.Store() // producers built on this store deliver right after commit
+//	go d.Run(ctx, time.Second) // and the rest (retries, a crash's leftovers) here
+//
+// # Guarantees
+//
+// An event is delivered to each of its consumers until that consumer
+// returns nil once; a consumer that succeeded is not called again for it
+// unless the process dies between the call and the record of its success.
+// Consumers are therefore idempotent by event id: Applied records, inside
+// the consumer's own transaction, that it applied an event.
+//
+// A delivery is claimed first: the event's next attempt moves a lease
+// ahead, by a compare-and-set, so of several dispatchers on one database
+// (several servers on one PostgreSQL) one delivers it; when the holder
+// dies the lease expires and another delivers it again.
+//
+// A handler error of kind InvalidArgument is permanent (the payload cannot
+// be applied, however often it is tried): the event is dead at once. Other
+// errors are retried until Options.MaxAttempts, then the event is dead.
+// Every dead event is logged at level ERROR; Dead lists them per site and
+// Retry queues one again.
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/internal/checked"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// Defaults of Options.
+const (
+	DefaultBatch       = 100
+	DefaultLease       = time.Minute
+	DefaultRetryBase   = time.Second
+	DefaultRetryMax    = time.Hour
+	DefaultMaxAttempts = 15
+)
+
+// Options configures a Dispatcher. A zero field means its default.
+type Options struct {
+	// Clock defaults to the system clock.
+	Clock deliverykit.Clock
+	// Logger receives dead events and dispatch errors. Default:
+	// slog.Default().
+	Logger *slog.Logger
+	// Batch is how many due events one Dispatch call delivers at most.
+	Batch int
+	// Lease is how long a claimed event is left to its dispatcher before
+	// another may deliver it again; longer than the slowest consumer.
+	Lease time.Duration
+	// RetryBase and RetryMax bound the backoff: the n-th failure waits
+	// RetryBase × 2^(n−1), at most RetryMax, of which a random part
+	// (up to half) is taken off so retries of many events spread out.
+	RetryBase, RetryMax time.Duration
+	// MaxAttempts is how many failed deliveries make an event dead.
+	MaxAttempts int
+	// Jitter returns a number in [0, 1); default math/rand/v2.Float64.
+	// Tests set it to make backoffs exact.
+	Jitter func() float64
+}
+
+// Handler applies one event. It must be idempotent by event id (see
+// Applied) and must not keep e.Payload after it returns.
+type Handler func(ctx context.Context, e event.Event) error
+
+type consumer struct {
+	name string
+	h    Handler
+}
+
+// Dispatcher delivers the outbox's events to their consumers. It is safe
+// for concurrent use; register every handler before the first Dispatch.
+type Dispatcher struct {
+	store    storage.Store
+	opts     Options
+	mu       sync.RWMutex
+	handlers map[event.Type][]consumer
+}
+
+// New returns a Dispatcher of store's outbox.
+func New(store storage.Store, opts Options) *Dispatcher {
+	if opts.Clock == nil {
+		opts.Clock = deliverykit.SystemClock{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	opts.Batch = cmpOrPositive(opts.Batch, DefaultBatch)
+	opts.Lease = cmpOrPositive(opts.Lease, DefaultLease)
+	opts.RetryBase = cmpOrPositive(opts.RetryBase, DefaultRetryBase)
+	opts.RetryMax = cmpOrPositive(opts.RetryMax, DefaultRetryMax)
+	opts.MaxAttempts = cmpOrPositive(opts.MaxAttempts, DefaultMaxAttempts)
+	if opts.Jitter == nil {
+		opts.Jitter = rand.Float64
+	}
+	return &Dispatcher{store: store, opts: opts, handlers: map[event.Type][]consumer{}}
+}
+
+func cmpOrPositive[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Handle registers h as consumer name of events of type t. Names identify
+// a consumer in an event's record of who has applied it, so they must
+// stay the same across releases. Registering a name twice for one type
+// panics.
+func (d *Dispatcher) Handle(t event.Type, name string, h Handler) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, c := range d.handlers[t] {
+		if c.name == name {
+			panic("outbox: consumer " + name + " registered twice for " + string(t))
+		}
+	}
+	d.handlers[t] = append(d.handlers[t], consumer{name, h})
+}
+
+func (d *Dispatcher) consumers(t event.Type) []consumer {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.handlers[t]
+}
+
+// record is an event as the outbox keeps it.
+type record struct {
+	Event       event.Event `json:"event"`
+	Seq         uint64      `json:"seq"`
+	Attempts    int         `json:"attempts,omitempty"`
+	NextAttempt time.Time   `json:"next_attempt"`
+	// Done lists the consumers that applied the event.
+	Done      []string  `json:"done,omitempty"`
+	LastError string    `json:"last_error,omitempty"`
+	DeadAt    time.Time `json:"dead_at,omitzero"`
+}
+
+var (
+	events = storage.Collection[record]{Name: "outbox.events"}
+	// due holds a key per live event: its next attempt, then its seq.
+	due = storage.Collection[uint64]{Name: "outbox.due"}
+	// ids finds an event's seq by site and id.
+	ids = storage.Collection[uint64]{Name: "outbox.ids"}
+	// dead lists dead events by site, in seq order.
+	dead = storage.Collection[uint64]{Name: "outbox.dead"}
+	// applied holds the marks of Applied.
+	applied = storage.Collection[struct{}]{Name: "outbox.applied"}
+)
+
+// dueTime is a fixed-width UTC timestamp that sorts in time order.
+func dueTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+
+func dueKey(r *record) string { return storage.Key(dueTime(r.NextAttempt), storage.Uint64Key(r.Seq)) }
+
+// Add writes e to the outbox inside tx: it is delivered once tx commits,
+// and never if tx rolls back. e.ID, e.Type and e.Site are required; the ID
+// must be unique within the site.
+func Add(tx storage.Tx, e event.Event) error {
+	if e.ID == "" || e.Type == "" || e.Site == "" {
+		return deliverykit.Errorf(deliverykit.KindInvalidArgument, "outbox: event id, type and site are required")
+	}
+	seq, err := events.NextSequence(tx)
+	if err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	r := record{Event: e, Seq: seq, NextAttempt: e.Time}
+	if _, err := ids.Put(tx, storage.Key(e.Site, e.ID), seq, storage.MustNotExist()); err != nil {
+		return fmt.Errorf("outbox: event %s: %w", e.ID, err)
+	}
+	if _, err := events.Put(tx, storage.Uint64Key(seq), r, storage.MustNotExist()); err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	if _, err := due.Put(tx, dueKey(&r), seq, storage.AnyVersion); err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	if t, ok := tx.(*deliveringTx); ok {
+		t.added = append(t.added, seq)
+	}
+	return nil
+}
+
+// Applied records, inside the consumer's transaction, that consumer applied
+// the event with id; it reports true when it had been recorded before, in
+// which case the consumer skips the event and its transaction writes
+// nothing else.
+func Applied(tx storage.Tx, consumer, id string) (bool, error) {
+	_, err := applied.Put(tx, storage.Key(consumer, id), struct{}{}, storage.MustNotExist())
+	if errors.Is(err, deliverykit.ErrConflict) {
+		return true, nil
+	}
+	return false, err
+}
+
+// Dispatch delivers the events due at the clock's time, at most
+// Options.Batch of them, and returns how many were delivered to all their
+// consumers. Consumer failures are not errors of Dispatch: they are
+// retried later. Its error is the store's.
+func (d *Dispatcher) Dispatch(ctx context.Context) (int, error) {
+	now := d.opts.Clock.Now().UTC()
+	limit := dueTime(now)
+	var seqs []uint64
+	err := d.store.View(ctx, func(tx storage.Tx) error {
+		seqs = seqs[:0]
+		for it, err := range due.Scan(tx, storage.Range{Limit: d.opts.Batch}) {
+			if err != nil {
+				return err
+			}
+			if at, _, _ := strings.Cut(it.Key, storage.KeySep); at > limit {
+				break
+			}
+			seqs = append(seqs, it.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return d.deliverAll(ctx, seqs)
+}
+
+func (d *Dispatcher) deliverAll(ctx context.Context, seqs []uint64) (int, error) {
+	n := 0
+	for _, seq := range seqs {
+		ok, err := d.deliver(ctx, seq)
+		if err != nil {
+			return n, err
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Run calls Dispatch now and then every interval until ctx ends, and
+// returns ctx's error. Dispatch errors (an unavailable store) are logged
+// and tried again at the next tick. A delivery under way when ctx ends is
+// finished and recorded.
+func (d *Dispatcher) Run(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		for {
+			n, err := d.Dispatch(ctx)
+			if err != nil && ctx.Err() == nil {
+				d.opts.Logger.ErrorContext(ctx, "outbox dispatch failed", "err", err)
+			}
+			// A full batch means more are due: go on without waiting.
+			if err != nil || n < d.opts.Batch || ctx.Err() != nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// deliver claims, delivers and settles one event. It reports whether the
+// event was delivered to all its consumers; an event not due (claimed by
+// another dispatcher, or settled meanwhile) is skipped.
+func (d *Dispatcher) deliver(ctx context.Context, seq uint64) (bool, error) {
+	now := d.opts.Clock.Now().UTC()
+	var claimed record
+	var version uint64
+	skip := false
+	key := storage.Uint64Key(seq)
+	err := d.store.Update(ctx, func(tx storage.Tx) error {
+		skip = false
+		it, err := events.Get(tx, key)
+		if errors.Is(err, storage.ErrNotFound) {
+			skip = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		r := it.Value
+		if !r.DeadAt.IsZero() || r.NextAttempt.After(now) {
+			skip = true
+			return nil
+		}
+		old := dueKey(&r)
+		r.NextAttempt = now.Add(d.opts.Lease)
+		version, err = put(tx, &r, old, storage.VersionIs(it.Version))
+		claimed = r
+		return err
+	})
+	if errors.Is(err, deliverykit.ErrConflict) {
+		return false, nil // another dispatcher claimed it first
+	}
+	if err != nil || skip {
+		return false, err
+	}
+	done, failure := d.apply(ctx, &claimed)
+	// Settle with a fresh context: the consumers ran, so what they did is
+	// recorded even when the caller's context ended meanwhile.
+	allDone := false
+	err = d.store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
+		it, err := events.Get(tx, key)
+		if err != nil {
+			return err
+		}
+		if it.Version != version {
+			return nil // the lease ran out and another dispatcher took it
+		}
+		r := it.Value
+		r.Done = done
+		allDone = failure == nil
+		if allDone {
+			return remove(tx, &r)
+		}
+		return d.fail(ctx, tx, &r, it.Version, failure, now)
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	return allDone && err == nil, err
+}
+
+// apply calls the consumers that have not applied the event yet, in
+// registration order, and stops at the first failure.
+func (d *Dispatcher) apply(ctx context.Context, r *record) (done []string, failure error) {
+	done = slices.Clone(r.Done)
+	for _, c := range d.consumers(r.Event.Type) {
+		if slices.Contains(done, c.name) {
+			continue
+		}
+		if err := safeCall(ctx, c, r.Event); err != nil {
+			return done, fmt.Errorf("consumer %s: %w", c.name, err)
+		}
+		done = append(done, c.name)
+	}
+	return done, nil
+}
+
+// safeCall turns a consumer's panic into its error: one bad event must not
+// take the dispatcher down.
+func safeCall(ctx context.Context, c consumer, e event.Event) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return c.h(ctx, e)
+}
+
+// fail records a failed delivery: a retry after the backoff, or death.
+func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version uint64, failure error, now time.Time) error {
+	old := dueKey(r)
+	r.Attempts++
+	r.LastError = truncate(failure.Error(), 1000)
+	if r.Attempts >= d.opts.MaxAttempts || deliverykit.KindOf(failure) == deliverykit.KindInvalidArgument {
+		r.DeadAt = now
+		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
+			return err
+		}
+		if _, err := dead.Put(tx, storage.Key(r.Event.Site, storage.Uint64Key(r.Seq)), r.Seq, storage.AnyVersion); err != nil {
+			return err
+		}
+		if _, err := events.Put(tx, storage.Uint64Key(r.Seq), *r, storage.VersionIs(version)); err != nil {
+			return err
+		}
+		d.opts.Logger.ErrorContext(ctx, "outbox event is dead", "site", r.Event.Site, "event_id", r.Event.ID,
+			"type", string(r.Event.Type), "attempts", r.Attempts, "err", r.LastError)
+		return nil
+	}
+	r.NextAttempt = now.Add(d.backoff(r.Attempts))
+	_, err := put(tx, r, old, storage.VersionIs(version))
+	return err
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+// backoff is RetryBase × 2^(attempts−1), at most RetryMax, less a random
+// part of up to half of it.
+func (d *Dispatcher) backoff(attempts int) time.Duration {
+	b := d.opts.RetryBase
+	for i := 1; i < attempts && b < d.opts.RetryMax; i++ {
+		next, ok := checked.Mul(b, 2)
+		if !ok {
+			b = d.opts.RetryMax
+			break
+		}
+		b = next
+	}
+	b = min(b, d.opts.RetryMax)
+	return b - time.Duration(d.opts.Jitter()*float64(b/2))
+}
+
+// put stores r and moves its due entry from old to its next attempt.
+func put(tx storage.Tx, r *record, old string, cond storage.Condition) (uint64, error) {
+	if old != "" {
+		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
+			return 0, err
+		}
+	}
+	v, err := events.Put(tx, storage.Uint64Key(r.Seq), *r, cond)
+	if err != nil {
+		return 0, err
+	}
+	_, err = due.Put(tx, dueKey(r), r.Seq, storage.AnyVersion)
+	return v, err
+}
+
+// remove deletes a delivered event and its index entries.
+func remove(tx storage.Tx, r *record) error {
+	if err := due.Delete(tx, dueKey(r), storage.AnyVersion); err != nil {
+		return err
+	}
+	if err := ids.Delete(tx, storage.Key(r.Event.Site, r.Event.ID), storage.AnyVersion); err != nil {
+		return err
+	}
+	return events.Delete(tx, storage.Uint64Key(r.Seq), storage.AnyVersion)
+}
