@@ -399,3 +399,13 @@ func (c *Catalog) Warehouse(id string) (Warehouse, bool) {
 func NormalizePostalCode(s string) string {
 	return strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
 }
+
+// Postal returns a as a postal address of the shared vocabulary.
+func (a Address) Postal() deliverykit.Address {
+	out := deliverykit.Address{Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.Country}
+	if a.Coordinates != nil {
+		c := *a.Coordinates
+		out.Coordinates = &c
+	}
+	return out
+}

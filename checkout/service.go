@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"net/url"
 	"slices"
@@ -25,46 +24,11 @@ const DefaultSessionTTL = 24 * time.Hour
 // Options.WidgetBaseURL is empty: the path httpapi serves it under.
 const DefaultWidgetBaseURL = "/v1/siw/_/"
 
-// OrderRecorder is told about every completed checkout, after the
-// completion is committed, so that it becomes a trackable order. It is
-// declared here, by its caller; tracking satisfies it through an adapter.
-// It must be idempotent by TosID: a caller may deliver the same order again.
-type OrderRecorder interface {
-	RecordOrder(ctx context.Context, order CompletedOrder) error
-}
-
 // OrderChecker is asked before a session completes whether an order with
 // the given external id may be recorded for the site. It is declared here,
 // by its caller; tracking answers it through an adapter.
 type OrderChecker interface {
 	CheckOrder(ctx context.Context, site, externalID string) error
-}
-
-// CompletedOrder is what a completed checkout hands to the OrderRecorder:
-// everything tracking needs to open an order.
-type CompletedOrder struct {
-	Site      string
-	SessionID string
-	TosID     string
-	CartID    string // the merchant's cart id
-	// ExternalID is the order's external id: the merchant's order
-	// number, else the cart id, else the tos_id.
-	ExternalID  string
-	Country     string // purchase country
-	Currency    string
-	Locale      string
-	Customer    Customer
-	Cart        Cart
-	CompletedAt time.Time
-	// Category, DeliveryType and Option describe the chosen delivery;
-	// Option.Carrier.ProductRef is the carrier product ref the catalog
-	// knows, and Option.Location the pickup location, if any.
-	Category     options.Category
-	DeliveryType catalog.DeliveryType
-	Option       options.Option
-	Addons       []options.Addon
-	// ShippingPrice is the option's price plus the addons', minor units.
-	ShippingPrice int64
 }
 
 // EngineSource returns the options engine of a site.
@@ -101,16 +65,10 @@ func NewEngines(catalogs map[string]*catalog.Catalog, opts options.Options) (Eng
 type Options struct {
 	// Engines gives each site's options engine. Required.
 	Engines EngineSource
-	// Recorder, when set, receives every completed checkout.
-	Recorder OrderRecorder
 	// Orders, when set, is asked before a session completes whether its
 	// order number is free; its error (a Conflict naming external_id)
 	// fails the completion and nothing is frozen.
 	Orders OrderChecker
-	// OnRecordError is called when Recorder fails. The checkout itself
-	// has succeeded by then (the customer has paid); the default logs the
-	// failure with slog so the order can be recorded again by hand.
-	OnRecordError func(ctx context.Context, order CompletedOrder, err error)
 	// Clock and IDs default to the system clock and RandomIDs. Session
 	// ids and widget tokens must be unguessable in production.
 	Clock deliverykit.Clock
@@ -132,15 +90,13 @@ type Options struct {
 // Service keeps checkout shipping sessions (area C). It is safe for
 // concurrent use.
 type Service struct {
-	store    storage.Store
-	engines  EngineSource
-	recorder OrderRecorder
-	orders   OrderChecker
-	onRecErr func(context.Context, CompletedOrder, error)
-	clock    deliverykit.Clock
-	ids      deliverykit.IDSource
-	ttl      time.Duration
-	base     string
+	store   storage.Store
+	engines EngineSource
+	orders  OrderChecker
+	clock   deliverykit.Clock
+	ids     deliverykit.IDSource
+	ttl     time.Duration
+	base    string
 	// cache keeps recently read sessions with their options, so that
 	// reading a session again neither decodes nor computes anything.
 	cache recordCache
@@ -255,7 +211,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Engines == nil {
 		return nil, errors.New("checkout: Options.Engines is required")
 	}
-	s := &Service{store: store, engines: opts.Engines, recorder: opts.Recorder, orders: opts.Orders, onRecErr: opts.OnRecordError,
+	s := &Service{store: store, engines: opts.Engines, orders: opts.Orders,
 		clock: opts.Clock, ids: opts.IDs, ttl: opts.SessionTTL, base: opts.WidgetBaseURL}
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
@@ -275,11 +231,6 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	s.cache.budget = opts.CacheBytes
 	if s.cache.budget == 0 {
 		s.cache.budget = DefaultCacheBytes
-	}
-	if s.onRecErr == nil {
-		s.onRecErr = func(ctx context.Context, o CompletedOrder, err error) {
-			slog.ErrorContext(ctx, "checkout: recording a completed order failed", "site", o.Site, "tos_id", o.TosID, "err", err)
-		}
 	}
 	return s, nil
 }
@@ -526,7 +477,9 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*
 // Complete freezes the session (ACTIVE → COMPLETE) with the customer
 // (given here or by an earlier update) and returns its tos_id. When the
 // customer made no choice, the preselected option for the customer's
-// address is taken. The OrderRecorder is told after the commit.
+// address is taken. The completing write also writes an
+// event.OrderCompleted to the outbox, so the order is tracked (and
+// returnable) once it commits, whatever happens after.
 func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest) (*Completed, error) {
 	if err := check(req); err != nil {
 		return nil, err
@@ -582,12 +535,6 @@ func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest
 		return nil, err
 	}
 	v := s.view(engine, rec)
-	if s.recorder != nil {
-		order := s.completedOrder(rec)
-		if err := s.recorder.RecordOrder(ctx, order); err != nil {
-			s.onRecErr(ctx, order, err)
-		}
-	}
 	return &Completed{Session: v.Session, TosID: rec.TosID}, nil
 }
 
@@ -645,7 +592,10 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 			if _, err := tosIndex.Put(tx, storage.Key(site, rec.TosID), rec.ID, storage.MustNotExist()); err != nil {
 				return err
 			}
-			return claimExternalID(tx, &rec)
+			if err := claimExternalID(tx, &rec); err != nil {
+				return err
+			}
+			return s.emitCompleted(tx, &rec)
 		}
 		return nil
 	})
@@ -950,20 +900,6 @@ func (r *record) selection(cat *options.Category) Selection {
 		return SelectionFallbackFromPreselected
 	}
 	return SelectionPreselected
-}
-
-func (s *Service) completedOrder(r *record) CompletedOrder {
-	cat, opt, addons := r.chosen()
-	o := CompletedOrder{Site: r.Site, SessionID: r.ID, TosID: r.TosID, CartID: r.Cart.CartID, ExternalID: r.orderExternalID(), Country: r.Country,
-		Currency: r.Currency, Locale: r.Options.Locale, Cart: r.Cart, CompletedAt: r.CompletedAt,
-		Category: *cat, DeliveryType: cat.DeliveryType, Option: *opt, Addons: addons, ShippingPrice: opt.Price}
-	if r.Customer != nil {
-		o.Customer = *r.Customer
-	}
-	for _, a := range addons {
-		o.ShippingPrice += a.Price
-	}
-	return o
 }
 
 // checkWidgetBase accepts an absolute http(s) URL or an absolute path,

@@ -12,6 +12,8 @@ import (
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/google/go-cmp/cmp"
@@ -20,16 +22,20 @@ import (
 // Thursday 2026-11-19 09:00 UTC (10:00 in Stockholm).
 var testNow = time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC)
 
-type recorderFunc func(context.Context, CompletedOrder) error
-
-func (f recorderFunc) RecordOrder(ctx context.Context, o CompletedOrder) error { return f(ctx, o) }
-
 type fixture struct {
-	svc    *Service
-	clock  *deliverykit.ManualClock
-	store  storage.Store
-	orders []CompletedOrder
-	mu     sync.Mutex
+	svc   *Service
+	clock *deliverykit.ManualClock
+	store storage.Store
+}
+
+// orders returns the completed orders the service wrote to the outbox.
+func (f *fixture) orders(t testing.TB) []event.Event {
+	t.Helper()
+	evs, err := outbox.Pending(t.Context(), f.store, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -51,12 +57,6 @@ func newFixtureWith(t testing.TB, edit func(map[string]*catalog.Catalog)) *fixtu
 	}
 	f.svc, err = New(f.store, Options{
 		Engines: engines, Clock: f.clock, IDs: &deliverykit.SequentialIDs{},
-		Recorder: recorderFunc(func(_ context.Context, o CompletedOrder) error {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			f.orders = append(f.orders, o)
-			return nil
-		}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -340,15 +340,27 @@ func TestComplete(t *testing.T) {
 		t.Errorf("Get after complete (-complete +get):\n%s", diff)
 	}
 
-	// The recorder got one order with what tracking needs.
-	if len(f.orders) != 1 {
-		t.Fatalf("%d orders recorded, want 1", len(f.orders))
+	// The completing write put one order, with what tracking needs, in
+	// the outbox.
+	evs := f.orders(t)
+	if len(evs) != 1 {
+		t.Fatalf("%d events in the outbox, want 1", len(evs))
 	}
-	o := f.orders[0]
-	if o.Site != "demo-site" || o.TosID != c.TosID || o.CartID != "cart-1" || o.Option.Carrier.ProductRef != "north-parcel-home" ||
-		o.DeliveryType != "DELIVERY" || o.ShippingPrice != 27800 || o.Currency != "SEK" || o.Customer.Address.City != "Stockholm" ||
-		len(o.Cart.Items) != 2 || len(o.Addons) != 1 || !o.CompletedAt.Equal(testNow) {
-		t.Errorf("recorded order = %+v", o)
+	o, err := event.Decode[event.OrderCompleted](evs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	type facts struct {
+		Site, TosID, ExternalID, ProductRef, DeliveryType, Currency, City string
+		ShippingPrice                                                     int64
+		Items                                                             int
+		CompletedAt                                                       time.Time
+	}
+	wantOrder := facts{"demo-site", c.TosID, "cart-1", "north-parcel-home", "DELIVERY", "SEK", "Stockholm", 27800, 2, testNow}
+	gotOrder := facts{evs[0].Site, o.TosID, o.ExternalID, o.ProductRef, o.DeliveryType, o.Currency, o.CustomerAddress.City,
+		o.ShippingPrice, len(o.Cart.Items), o.CompletedAt}
+	if diff := cmp.Diff(wantOrder, gotOrder); diff != "" {
+		t.Errorf("completed order (-want +got):\n%s", diff)
 	}
 }
 
@@ -547,32 +559,32 @@ func TestCartRoundTrip(t *testing.T) {
 	}
 }
 
-// TestRecorderFailure: the checkout stays completed when recording the
-// order fails; OnRecordError hears about it.
-func TestRecorderFailure(t *testing.T) {
-	clock := deliverykit.NewManualClock(testNow)
-	engines, _ := NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
-	var reported []string
-	svc, err := New(memory.New(), Options{Engines: engines, Clock: clock,
-		Recorder: recorderFunc(func(context.Context, CompletedOrder) error { return errors.New("tracking is down") }),
-		OnRecordError: func(_ context.Context, o CompletedOrder, err error) {
-			reported = append(reported, o.TosID+": "+err.Error())
-		},
-	})
+// TestCompleteEmitsWithTheCommit: the order is written with the session's
+// completion, once; a session that fails to complete writes none.
+func TestCompleteEmitsWithTheCommit(t *testing.T) {
+	f := newFixture(t)
+	v, err := f.svc.Create(ctx, "demo-site", createRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := svc.Create(ctx, "demo-site", createRequest())
-	if err != nil {
-		t.Fatal(err)
+	if _, err := f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID}); err == nil {
+		t.Fatal("Complete without a customer succeeded")
 	}
-	c, err := svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID, Customer: &Customer{Address: &CustomerAddress{PostalCode: "118 26", Country: "SE"}}})
+	if evs := f.orders(t); len(evs) != 0 {
+		t.Fatalf("a failed completion wrote %d events", len(evs))
+	}
+	c, err := f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID, Customer: &Customer{Address: &CustomerAddress{PostalCode: "118 26", Country: "SE"}}})
 	if err != nil || c.Session.Status != StatusComplete {
 		t.Fatalf("Complete = %v, %v", c, err)
 	}
-	if want := []string{c.TosID + ": tracking is down"}; !cmp.Equal(want, reported) {
-		t.Errorf("reported = %v, want %v", reported, want)
+	if _, err := f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID}); err == nil {
+		t.Fatal("a second Complete succeeded")
 	}
+	evs := f.orders(t)
+	if len(evs) != 1 || evs[0].Subject != c.TosID || evs[0].Type != event.TypeOrderCompleted {
+		t.Errorf("outbox = %+v, want one order.completed of %s", evs, c.TosID)
+	}
+	engines, _ := NewEngines(config.Demo().Catalogs(), options.Options{})
 	if _, err := New(nil, Options{Engines: engines}); err == nil {
 		t.Error("New without a store succeeded")
 	}

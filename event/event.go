@@ -9,7 +9,7 @@
 // An Event is an envelope: who (Site), what (Type), about which resource
 // (Subject), when (Time), and a JSON payload of the type's payload struct.
 //
-//	ev, err := event.New(ids.NewID("evt_"), site, order.TosID, now, order)
+//	ev, err := event.New("", site, order.TosID, now, order) // the outbox gives the id
 //	...
 //	order, err := event.Decode[event.OrderCompleted](ev)
 //

@@ -17,8 +17,13 @@ type OrderCompleted struct {
 	ExternalID string `json:"external_id"`
 	// SessionID is the session completed; Source says which kind
 	// ("checkout" or "delivery_session").
-	SessionID   string    `json:"session_id"`
-	Source      string    `json:"source"`
+	SessionID string `json:"session_id"`
+	Source    string `json:"source"`
+	// DeliveryID is the delivery of a delivery session this order is
+	// (a checkout session is one delivery: empty).
+	DeliveryID string `json:"delivery_id,omitempty"`
+	// OptionID is the delivery option chosen (or preselected).
+	OptionID    string    `json:"option_id"`
 	CompletedAt time.Time `json:"completed_at"`
 	// Locale is the customer's ("sv-SE"), or empty.
 	Locale string `json:"locale,omitempty"`

@@ -28,7 +28,7 @@ func BenchmarkCheckoutCreateHTTP(b *testing.B) {
 // the service on the memory store, the demo key, an access log that is
 // formatted and discarded.
 func newBenchCheckoutServer(b *testing.B) *server {
-	svc := newCheckoutService(b, deliverykit.SystemClock{}, nil)
+	svc := newCheckoutService(b, deliverykit.SystemClock{})
 	var keys auth.Keyring
 	keys.Add("demo-site", auth.HashKey("demo-key"))
 	return newServer(Options{Keys: &keys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Checkout: svc, RateLimits: noRateLimits})

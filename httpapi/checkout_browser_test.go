@@ -52,7 +52,7 @@ func newWidgetAPI(t *testing.T) *httptest.Server {
 	var handler http.Handler
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(api.Close)
-	svc := newCheckoutServiceAt(t, deliverykit.NewManualClock(siwNow), nil, api.URL+"/v1/siw/_/")
+	svc := newCheckoutServiceAt(t, deliverykit.NewManualClock(siwNow), api.URL+"/v1/siw/_/")
 	s, _ := newTestServer(t, Options{Checkout: svc})
 	handler = s.handler
 	return api

@@ -24,20 +24,20 @@ import (
 // siwNow is a Thursday morning in Stockholm.
 var siwNow = time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC)
 
-func newCheckoutService(t testing.TB, clock deliverykit.Clock, rec checkout.OrderRecorder) *checkout.Service {
+func newCheckoutService(t testing.TB, clock deliverykit.Clock) *checkout.Service {
 	t.Helper()
-	return newCheckoutServiceAt(t, clock, rec, "http://example.com/v1/siw/_/")
+	return newCheckoutServiceAt(t, clock, "http://example.com/v1/siw/_/")
 }
 
 // newCheckoutServiceAt is newCheckoutService with the widget served from
 // base.
-func newCheckoutServiceAt(t testing.TB, clock deliverykit.Clock, rec checkout.OrderRecorder, base string) *checkout.Service {
+func newCheckoutServiceAt(t testing.TB, clock deliverykit.Clock, base string) *checkout.Service {
 	t.Helper()
 	engines, err := checkout.NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, IDs: deliverykit.RandomIDs{}, Recorder: rec, WidgetBaseURL: base})
+	svc, err := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, IDs: deliverykit.RandomIDs{}, WidgetBaseURL: base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ type siwEnv struct {
 
 func newSiwEnv(t *testing.T) *siwEnv {
 	t.Helper()
-	svc := newCheckoutService(t, deliverykit.NewManualClock(siwNow), nil)
+	svc := newCheckoutService(t, deliverykit.NewManualClock(siwNow))
 	s, _ := newTestServer(t, Options{Checkout: svc})
 	env := &siwEnv{t: t, handler: s.handler}
 	env.doc = checkoutAPI(t)

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/shipment/label/labeltest"
@@ -18,69 +19,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/google/go-cmp/cmp"
 )
-
-// trackingParcelRecorder registers booked deliveries as tracking parcels,
-// the way the example server wires shipment to tracking: the shipment is
-// the tracking order (found by external id, else created), each delivery a
-// parcel, and the tracking page link is the delivery's tracking_link.
-type trackingParcelRecorder struct{ svc *tracking.Service }
-
-func (a trackingParcelRecorder) RecordBookedParcel(ctx context.Context, site string, p shipment.BookedParcel) (string, error) {
-	orders, err := a.svc.Orders(ctx, site, tracking.OrdersQuery{ExternalID: p.OrderExternalID})
-	if err != nil {
-		return "", err
-	}
-	var tos string
-	if len(orders.Orders) > 0 {
-		tos = orders.Orders[0].TosID
-	} else {
-		dest := p.Receiver.Address
-		typ := tracking.OrderDeliveryDelivery
-		if p.Pickup != nil {
-			typ = tracking.OrderDeliveryPickup
-			if p.Pickup.Address != nil {
-				dest = p.Pickup.Address
-			}
-		}
-		tos, err = a.svc.CreateOrder(ctx, site, tracking.CreateTrackingOrderRequest{
-			SiteID: site, ExternalID: p.OrderExternalID, CarrierProductRef: p.CarrierProductRef,
-			Sender:       &tracking.Sender{Name: p.Sender.Name, Address: trackingAddress(p.Sender.Address)},
-			Receiver:     &tracking.Receiver{Name: p.Receiver.Name, Address: trackingAddress(p.Receiver.Address), Email: p.Receiver.Email, PhoneNumber: p.Receiver.PhoneNumber},
-			Destination:  &tracking.Destination{Address: trackingAddress(dest)},
-			DeliveryType: typ,
-		})
-		if err != nil {
-			return "", err
-		}
-	}
-	items := make([]tracking.ParcelLineItem, len(p.LineItems))
-	for i, it := range p.LineItems {
-		items[i] = tracking.ParcelLineItem{SKU: it.SKU, Name: it.Name, Quantity: it.Quantity, Price: it.Price, Currency: it.Currency, Discount: it.Discount}
-	}
-	err = a.svc.CreateParcel(ctx, site, tracking.CreateParcelRequest{
-		SiteID: site, TosID: tos, TrackingNumber: p.TrackingNumber, CarrierProductRef: p.CarrierProductRef,
-		DirectionType: tracking.DirectionType(p.DirectionType), DeliveryType: tracking.DeliveryType(p.DeliveryType), LineItems: items,
-	})
-	if err != nil {
-		return "", err
-	}
-	link, err := a.svc.GenerateLink(ctx, site, tracking.GenerateTrackingPageLinkRequest{SiteID: site, Locale: "en-US", TrackingNumber: p.TrackingNumber})
-	if err != nil {
-		return "", err
-	}
-	return link.TrackingLink, nil
-}
-
-// trackingAddress converts between the two areas' identical address shapes.
-func trackingAddress(a *shipment.Address) *tracking.Address {
-	if a == nil {
-		return nil
-	}
-	b, _ := json.Marshal(a)
-	var out tracking.Address
-	_ = json.Unmarshal(b, &out)
-	return &out
-}
 
 type shipmentEnv struct {
 	s     *server
@@ -95,7 +33,10 @@ func newShipmentEnv(t *testing.T) *shipmentEnv {
 	t.Cleanup(func() { store.Close() })
 	clock := deliverykit.NewManualClock(testTime)
 	ids := &deliverykit.SequentialIDs{}
-	ts, err := tracking.New(store, tracking.Options{
+	// Booked parcels reach tracking the way wiring connects them: through
+	// the outbox, delivered as the booking commits.
+	d := outbox.New(store, outbox.Options{Clock: clock})
+	ts, err := tracking.New(d.Store(), tracking.Options{
 		Products: tracking.StaticProducts{
 			"np-home":  {Ref: "np-home", CarrierID: "north", CarrierName: "North Parcel", DeliveryType: tracking.DeliveryDelivery},
 			"np-point": {Ref: "np-point", CarrierID: "north", CarrierName: "North Parcel", DeliveryType: tracking.DeliveryPickup},
@@ -109,13 +50,14 @@ func newShipmentEnv(t *testing.T) *shipmentEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := shipment.New(store, shipment.Options{
+	d.Handle(event.TypeParcelBooked, "tracking", ts.HandleParcelBooked)
+	svc, err := shipment.New(d.Store(), shipment.Options{
 		Products: shipment.StaticProducts{
 			"np-home":  {Ref: "np-home", CarrierID: "north", CarrierName: "North Parcel", Name: "Home Delivery", DeliveryType: shipment.DeliveryDelivery},
 			"np-point": {Ref: "np-point", CarrierID: "north", CarrierName: "North Parcel", Name: "Service Point", DeliveryType: shipment.DeliveryPickup},
 		},
 		DefaultCarrier: demo,
-		Recorder:       trackingParcelRecorder{ts},
+		TrackingLink:   func(token string) string { return ts.PortalLink(token, "en-US") },
 		LabelBaseURL:   "http://api.test",
 		Clock:          clock, IDs: ids,
 	})

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/google/go-cmp/cmp"
@@ -52,22 +54,16 @@ func newTrackingEnvPortal(t *testing.T, portal string) *trackingEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := tracking.New(store, tracking.Options{
+	// Parcel changes reach notify the way wiring connects them: through
+	// the outbox, delivered as each change commits.
+	d := outbox.New(store, outbox.Options{Clock: env.clock})
+	d.Handle(event.TypeParcelChanged, "notify", ns.HandleParcelChanged)
+	ts, err := tracking.New(d.Store(), tracking.Options{
 		Products:  trackingProducts,
 		Clock:     env.clock,
 		IDs:       ids,
 		PortalURL: portal,
 		Sites:     map[string]tracking.Site{"demo-site": {Name: "Demo Outdoor Store"}},
-		Observer: tracking.EventObserverFunc(func(ctx context.Context, c tracking.Change) {
-			trigger := string(c.Step) + string(c.Alert)
-			if err := ns.Observe(ctx, notify.Event{
-				Site: c.Site, TosID: c.TosID, ExternalID: c.ExternalID, TrackingNumber: c.TrackingNumber,
-				Trigger: trigger, Time: c.Time, ReceiverName: c.ReceiverName, Email: c.Email, Phone: c.Phone,
-				TrackingLink: c.TrackingLink, Locale: c.Locale,
-			}); err != nil {
-				t.Errorf("observe: %v", err)
-			}
-		}),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -124,3 +124,23 @@ func (d *Dispatcher) Stats(ctx context.Context, limit int) (Stats, error) {
 	})
 	return st, err
 }
+
+// Pending returns up to limit events of store's outbox that wait for
+// delivery (or a retry), oldest first: for tests and inspection tools that
+// look at what a change emitted without delivering it.
+func Pending(ctx context.Context, store storage.Store, limit int) ([]event.Event, error) {
+	var out []event.Event
+	err := store.View(ctx, func(tx storage.Tx) error {
+		out = out[:0]
+		for it, err := range events.Scan(tx, storage.Range{Limit: limit}) {
+			if err != nil {
+				return err
+			}
+			if it.Value.DeadAt.IsZero() {
+				out = append(out, it.Value.Event)
+			}
+		}
+		return nil
+	})
+	return out, err
+}

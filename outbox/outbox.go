@@ -174,17 +174,23 @@ func dueTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.00
 func dueKey(r *record) string { return storage.Key(dueTime(r.NextAttempt), storage.Uint64Key(r.Seq)) }
 
 // Add writes e to the outbox inside tx: it is delivered once tx commits,
-// and never if tx rolls back. e.ID, e.Type and e.Site are required; the ID
+// and never if tx rolls back. e.Type and e.Site are required. An empty
+// e.ID is given one from the outbox's sequence ("evt_" and 16 hex digits),
+// unique in the store and in the order events were written; a given ID
 // must be unique within the site.
 func Add(tx storage.Tx, e event.Event) error {
-	if e.ID == "" || e.Type == "" || e.Site == "" {
-		return deliverykit.Errorf(deliverykit.KindInvalidArgument, "outbox: event id, type and site are required")
+	if e.Type == "" || e.Site == "" {
+		return deliverykit.Errorf(deliverykit.KindInvalidArgument, "outbox: event type and site are required")
 	}
 	seq, err := events.NextSequence(tx)
 	if err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
-	r := record{Event: e, Seq: seq, NextAttempt: e.Time}
+	if e.ID == "" {
+		e.ID = fmt.Sprintf("evt_%016x", seq)
+	}
+	// Due at once: the zero time sorts before every retry.
+	r := record{Event: e, Seq: seq}
 	if _, err := ids.Put(tx, storage.Key(e.Site, e.ID), seq, storage.MustNotExist()); err != nil {
 		return fmt.Errorf("outbox: event %s: %w", e.ID, err)
 	}
@@ -342,19 +348,36 @@ func (d *Dispatcher) deliver(ctx context.Context, seq uint64) (bool, error) {
 }
 
 // apply calls the consumers that have not applied the event yet, in
-// registration order, and stops at the first failure.
+// registration order; one consumer's failure does not hold up the others.
 func (d *Dispatcher) apply(ctx context.Context, r *record) (done []string, failure error) {
 	done = slices.Clone(r.Done)
+	var errs []error
 	for _, c := range d.consumers(r.Event.Type) {
 		if slices.Contains(done, c.name) {
 			continue
 		}
 		if err := safeCall(ctx, c, r.Event); err != nil {
-			return done, fmt.Errorf("consumer %s: %w", c.name, err)
+			errs = append(errs, fmt.Errorf("consumer %s: %w", c.name, err))
+			continue
 		}
 		done = append(done, c.name)
 	}
-	return done, nil
+	return done, errors.Join(errs...)
+}
+
+// permanent reports whether every consumer failure of a delivery is of
+// kind InvalidArgument: the event can never be applied.
+func permanent(failure error) bool {
+	j, ok := failure.(interface{ Unwrap() []error })
+	if !ok {
+		return deliverykit.KindOf(failure) == deliverykit.KindInvalidArgument
+	}
+	for _, err := range j.Unwrap() {
+		if deliverykit.KindOf(err) != deliverykit.KindInvalidArgument {
+			return false
+		}
+	}
+	return true
 }
 
 // safeCall turns a consumer's panic into its error: one bad event must not
@@ -373,7 +396,7 @@ func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version
 	old := dueKey(r)
 	r.Attempts++
 	r.LastError = truncate(failure.Error(), 1000)
-	if r.Attempts >= d.opts.MaxAttempts || deliverykit.KindOf(failure) == deliverykit.KindInvalidArgument {
+	if r.Attempts >= d.opts.MaxAttempts || permanent(failure) {
 		r.DeadAt = now
 		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
 			return err

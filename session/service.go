@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,18 +20,9 @@ type EngineSource interface {
 	Engine(site string) (*options.Engine, error)
 }
 
-// OrderRecorder is told about every delivery of a completed session, after
-// the completion is committed, so that it becomes a trackable order. It is
-// declared here, by its caller; tracking or returns satisfy it through an
-// adapter. The method name differs from the checkout recorder's so that one
-// adapter can serve both. It must be idempotent by TosID.
-type OrderRecorder interface {
-	RecordSessionOrder(ctx context.Context, order CompletedOrder) error
-}
-
-// CompletedOrder is one delivery of a completed session: everything an
+// completedOrder is one delivery of a completed session: everything an
 // order needs.
-type CompletedOrder struct {
+type completedOrder struct {
 	Site        string
 	SessionName string
 	// TosID is the order id the session gave the delivery; ExternalID is
@@ -59,12 +49,6 @@ type CompletedOrder struct {
 type Options struct {
 	// Engines gives each site's options engine. Required.
 	Engines EngineSource
-	// Recorder, when set, receives every delivery of a completed session.
-	Recorder OrderRecorder
-	// OnRecordError is called when Recorder fails. The completion has
-	// been committed by then; the default logs the failure with slog so
-	// that the order can be recorded again.
-	OnRecordError func(ctx context.Context, order CompletedOrder, err error)
 	// Clock and IDs default to the system clock and RandomIDs. Session
 	// ids must be unguessable in production.
 	Clock deliverykit.Clock
@@ -73,12 +57,10 @@ type Options struct {
 
 // Service keeps delivery sessions (area D). It is safe for concurrent use.
 type Service struct {
-	store    storage.Store
-	engines  EngineSource
-	recorder OrderRecorder
-	onRecErr func(context.Context, CompletedOrder, error)
-	clock    deliverykit.Clock
-	ids      deliverykit.IDSource
+	store   storage.Store
+	engines EngineSource
+	clock   deliverykit.Clock
+	ids     deliverykit.IDSource
 }
 
 // sessions holds the stored sessions, keyed by site and session id.
@@ -119,17 +101,12 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Engines == nil {
 		return nil, fmt.Errorf("session: Options.Engines is required")
 	}
-	s := &Service{store: store, engines: opts.Engines, recorder: opts.Recorder, onRecErr: opts.OnRecordError, clock: opts.Clock, ids: opts.IDs}
+	s := &Service{store: store, engines: opts.Engines, clock: opts.Clock, ids: opts.IDs}
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}
 	if s.ids == nil {
 		s.ids = deliverykit.RandomIDs{}
-	}
-	if s.onRecErr == nil {
-		s.onRecErr = func(ctx context.Context, o CompletedOrder, err error) {
-			slog.ErrorContext(ctx, "session: recording a completed order failed", "site", o.Site, "session", o.SessionName, "tos_id", o.TosID, "err", err)
-		}
 	}
 	return s, nil
 }
@@ -316,8 +293,8 @@ func checkActive(name string, st State) error {
 // external_id. Each delivery must be chosen exactly once; an unknown
 // delivery, option or addon is InvalidArgument naming the choice's field;
 // an option past its expire_time is FailedPrecondition (patch the session
-// to refresh the options). The etag rule is Patch's. The OrderRecorder is
-// told about every delivery after the commit.
+// to refresh the options). The etag rule is Patch's. The completing write
+// also writes an event.OrderCompleted per delivery to the outbox.
 func (s *Service) Complete(ctx context.Context, site, name string, req CompleteRequest) (*CompleteResponse, error) {
 	id, err := checkName(name)
 	if err != nil {
@@ -333,7 +310,7 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 	now := s.clock.Now()
 	var (
 		out    *Session
-		orders []CompletedOrder
+		orders []completedOrder
 	)
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		key := storage.Key(site, id)
@@ -369,7 +346,7 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 			return err
 		}
 		out = withEtag(sess, v)
-		return nil
+		return s.emitCompleted(tx, orders)
 	})
 	if deliverykit.KindOf(err) == deliverykit.KindNotFound {
 		return nil, notFound(name)
@@ -377,20 +354,13 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 	if err != nil {
 		return nil, err
 	}
-	if s.recorder != nil {
-		for _, o := range orders {
-			if err := s.recorder.RecordSessionOrder(ctx, o); err != nil {
-				s.onRecErr(ctx, o, err)
-			}
-		}
-	}
 	return &CompleteResponse{Session: out}, nil
 }
 
 // apply matches the choices against sess, sets the chosen flags, tos_id
 // and external_id, and returns the orders to record. It has no effect
 // outside sess, so the transaction that calls it may run more than once.
-func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, now time.Time) ([]CompletedOrder, error) {
+func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, now time.Time) ([]completedOrder, error) {
 	index := make(map[string]int, len(sess.Deliveries))
 	for i, d := range sess.Deliveries {
 		index[d.ID] = i
@@ -459,7 +429,7 @@ func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, no
 		return nil, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "%s; patch the session to refresh its options", strings.Join(expired, "; "))
 	}
 
-	orders := make([]CompletedOrder, 0, len(picks))
+	orders := make([]completedOrder, 0, len(picks))
 	for _, pk := range picks {
 		ch := choices[chosen[pk.delivery]-1]
 		d := &sess.Deliveries[pk.delivery]
@@ -477,7 +447,7 @@ func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, no
 		}
 		d.TosID = s.ids.NewID("tos_")
 		d.ExternalID = ch.ExternalID
-		orders = append(orders, CompletedOrder{
+		orders = append(orders, completedOrder{
 			Site: site, SessionName: sess.Name, TosID: d.TosID, ExternalID: d.ExternalID,
 			CompletedAt: now, Purchase: *sess.Purchase, Delivery: *d,
 			Category: *cat, Option: *opt, ProductRef: opt.Carrier.Meta[MetaProductRef],

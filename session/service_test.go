@@ -13,6 +13,8 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
@@ -45,38 +47,40 @@ func demoEngines(t testing.TB, clock deliverykit.Clock) engines {
 	return out
 }
 
-// recorder collects completed orders.
-type recorder struct {
-	mu     sync.Mutex
-	orders []session.CompletedOrder
-	err    error
-}
-
-func (r *recorder) RecordSessionOrder(_ context.Context, o session.CompletedOrder) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.orders = append(r.orders, o)
-	return r.err
-}
-
 type env struct {
 	svc   *session.Service
 	clock *deliverykit.ManualClock
-	rec   *recorder
 	store storage.Store
+}
+
+// orders returns the completed orders the service wrote to the outbox.
+func (e *env) orders(t testing.TB) []event.OrderCompleted {
+	t.Helper()
+	evs, err := outbox.Pending(t.Context(), e.store, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []event.OrderCompleted
+	for _, ev := range evs {
+		o, err := event.Decode[event.OrderCompleted](ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	clock := deliverykit.NewManualClock(testNow)
-	rec := &recorder{}
 	store := memory.New()
 	t.Cleanup(func() { store.Close() })
-	svc, err := session.New(store, session.Options{Engines: demoEngines(t, clock), Recorder: rec, Clock: clock, IDs: &deliverykit.SequentialIDs{}})
+	svc, err := session.New(store, session.Options{Engines: demoEngines(t, clock), Clock: clock, IDs: &deliverykit.SequentialIDs{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{svc: svc, clock: clock, rec: rec, store: store}
+	return &env{svc: svc, clock: clock, store: store}
 }
 
 const sessionJSON = `{
@@ -612,12 +616,12 @@ func TestComplete(t *testing.T) {
 		t.Errorf("get after complete differs:\n%s", cmp.Diff(c, g))
 	}
 
-	// The recorder heard of both deliveries, after the commit.
+	// The completing write put both deliveries in the outbox.
 	var orders []string
-	for _, o := range e.rec.orders {
-		orders = append(orders, o.SessionName+" "+o.Delivery.ID+" "+o.TosID+" "+o.ExternalID+" "+o.ProductRef+" "+o.Option.ID)
-		if o.Delivery.ID == "d1" && (o.ShippingPrice != 7900+19900 || len(o.Addons) != 1) {
-			t.Errorf("d1 order price %d, addons %+v", o.ShippingPrice, o.Addons)
+	for _, o := range e.orders(t) {
+		orders = append(orders, o.SessionID+" "+o.DeliveryID+" "+o.TosID+" "+o.ExternalID+" "+o.ProductRef+" "+o.OptionID)
+		if o.DeliveryID == "d1" && o.ShippingPrice != 7900+19900 {
+			t.Errorf("d1 order price %d, want the option's and the addon's", o.ShippingPrice)
 		}
 	}
 	wantOrders := []string{
@@ -661,24 +665,17 @@ func TestCompleteExpiredOption(t *testing.T) {
 	}
 }
 
-// TestRecorderFailure: a failing recorder does not undo the completion;
-// OnRecordError hears of it.
-func TestRecorderFailure(t *testing.T) {
-	clock := deliverykit.NewManualClock(testNow)
-	rec := &recorder{err: errors.New("tracking is down")}
-	var failed []string
-	svc, _ := session.New(memory.New(), session.Options{Engines: demoEngines(t, clock), Recorder: rec, Clock: clock,
-		OnRecordError: func(_ context.Context, o session.CompletedOrder, err error) {
-			failed = append(failed, o.TosID+": "+err.Error())
-		}})
+// TestFailedCompleteEmitsNothing: a completion that fails writes no order.
+func TestFailedCompleteEmitsNothing(t *testing.T) {
+	e := newEnv(t)
 	ctx := context.Background()
-	s, _ := svc.Create(ctx, "demo-site", input(t))
-	res, err := svc.Complete(ctx, "demo-site", s.Name, completeReq(session.DeliveryChoice{DeliveryID: "d1", OptionID: "home/north-parcel-home"}))
-	if err != nil || res.Session.State != session.StateCompleted {
-		t.Fatalf("complete: %v", err)
+	s, _ := e.svc.Create(ctx, "demo-site", input(t))
+	_, err := e.svc.Complete(ctx, "demo-site", s.Name, completeReq(session.DeliveryChoice{DeliveryID: "d1", OptionID: "no-such-option"}))
+	if !errors.Is(err, deliverykit.ErrInvalidArgument) {
+		t.Fatalf("complete with an unknown option: %v", err)
 	}
-	if len(failed) != 1 || !strings.HasSuffix(failed[0], ": tracking is down") {
-		t.Errorf("OnRecordError calls: %q", failed)
+	if got := e.orders(t); len(got) != 0 {
+		t.Errorf("a failed completion wrote %d orders", len(got))
 	}
 }
 

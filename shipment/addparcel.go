@@ -89,8 +89,12 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 			return nil, err
 		}
 	}
+	outBooked, retBooked := takeBooked(&outRec), takeBooked(&retRec)
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		if _, err := shipments.Put(tx, out.Key, outRec, storage.VersionIs(out.Version)); err != nil {
+			return err
+		}
+		if err := s.emitBooked(tx, site, &outRec.Shipment, outBooked, now); err != nil {
 			return err
 		}
 		if err := indexTrackingNumbers(tx, site, &outRec.Shipment); err != nil {
@@ -102,23 +106,15 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 		if _, err := shipments.Put(tx, ret.Key, retRec, storage.VersionIs(ret.Version)); err != nil {
 			return err
 		}
+		if err := s.emitBooked(tx, site, &retRec.Shipment, retBooked, now); err != nil {
+			return err
+		}
 		return indexTrackingNumbers(tx, site, &retRec.Shipment)
 	})
 	if err != nil {
 		return nil, concurrent(err)
 	}
-	// Both shipments are committed; register both with tracking even when
-	// the first registration fails (the error says what to repeat).
-	sh, err := s.record(ctx, site, outRec.Shipment.ID)
-	if hasRet {
-		if _, rerr := s.record(ctx, site, retRec.Shipment.ID); err == nil {
-			err = rerr
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return sh, nil
+	return &outRec.Shipment, nil
 }
 
 // addTo appends a parcel to rec and, when rec is booked, books it.

@@ -1,11 +1,13 @@
 package shipment
 
 import (
+	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -55,7 +57,10 @@ func legReceiver(sh *Shipment, d *Delivery) Receiver {
 }
 
 // applyBooking moves delivery j of parcel i to BOOKED with the carrier's
-// booking and queues it for the Recorder.
+// booking, and queues it for the outbox: the write that stores it also
+// writes its event.ParcelBooked (takeBooked, emitBooked). With
+// Options.TrackingLink set, the delivery's tracking_link is a customer
+// tracking page link whose token goes with the event.
 func (s *Service) applyBooking(rec *shipmentRecord, i, j int, b Booking, now time.Time) {
 	d := &rec.Shipment.Parcels[i].Deliveries[j]
 	d.State = DeliveryBooked
@@ -63,9 +68,75 @@ func (s *Service) applyBooking(rec *shipmentRecord, i, j int, b Booking, now tim
 	d.TrackingLink = b.TrackingURL
 	d.Label = s.labelFor(b.TrackingNumber, b.RoutingCode)
 	d.BookedAt = &now
-	if s.opts.Recorder != nil {
-		rec.Unrecorded = append(rec.Unrecorded, d.ID)
+	rec.Unrecorded = append(rec.Unrecorded, d.ID)
+	if s.opts.TrackingLink != nil {
+		token := s.opts.IDs.NewID("tt_")
+		d.TrackingLink = s.opts.TrackingLink(token)
+		if rec.linkTokens == nil {
+			rec.linkTokens = map[string]string{}
+		}
+		rec.linkTokens[d.ID] = token
 	}
+}
+
+// bookedParcels are the deliveries a write reports as booked, with the
+// link tokens they were given.
+type bookedParcels struct {
+	ids    []string
+	tokens map[string]string
+}
+
+// takeBooked moves the queued deliveries out of rec, before the write that
+// stores rec: a retried transaction then emits them again from the same
+// list, and the stored record keeps none.
+func takeBooked(rec *shipmentRecord) bookedParcels {
+	b := bookedParcels{ids: rec.Unrecorded, tokens: rec.linkTokens}
+	rec.Unrecorded, rec.linkTokens = nil, nil
+	return b
+}
+
+// emitBooked writes an event.ParcelBooked per booked delivery of sh.
+func (s *Service) emitBooked(tx storage.Tx, site string, sh *Shipment, b bookedParcels, now time.Time) error {
+	for _, did := range b.ids {
+		i, j, ok := findDelivery(sh, func(d *Delivery) bool { return d.ID == did })
+		if !ok {
+			continue
+		}
+		ev, err := event.New("", site, sh.ID, now, parcelBooked(sh, i, j, b.tokens[did], now))
+		if err != nil {
+			return err
+		}
+		if err := outbox.Add(tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parcelBooked describes delivery j of parcel i of sh as booked: the
+// shipment plays the tracking order (its external id, or its id when it
+// has none) and the delivery the tracking parcel.
+func parcelBooked(sh *Shipment, i, j int, token string, now time.Time) event.ParcelBooked {
+	p := &sh.Parcels[i]
+	d := &p.Deliveries[j]
+	snd, rcv := legSender(sh, d), legReceiver(sh, d)
+	out := event.ParcelBooked{
+		ShipmentID: sh.ID, DeliveryID: d.ID, OrderExternalID: cmp.Or(sh.ExternalID, sh.ID), Reference: sh.Reference,
+		TrackingNumber: d.TrackingNumber, ProductRef: d.CarrierProductRef,
+		Direction: string(sh.DirectionType), DeliveryType: string(d.DeliveryType),
+		Sender:        deliverykit.Contact{Name: snd.Name, Email: snd.Email, Phone: snd.PhoneNumber},
+		Receiver:      deliverykit.Contact{Name: rcv.Name, Email: rcv.Email, Phone: rcv.PhoneNumber},
+		SenderAddress: snd.Address, ReceiverAddress: rcv.Address,
+		LinkToken: token, BookedAt: now,
+	}
+	if d.Pickup != nil {
+		out.PickupAddress = d.Pickup.Address
+	}
+	for _, it := range p.LineItems {
+		out.Currency = it.Currency
+		out.Items = append(out.Items, event.Item{SKU: it.SKU, Name: it.Name, Quantity: int64(it.Quantity), Price: int64(it.Price), Discount: int64(it.Discount)})
+	}
+	return out
 }
 
 // pickupAt books the pickup of a booked delivery at its carrier.
@@ -97,7 +168,7 @@ func (s *Service) pickupAt(ctx context.Context, site string, rec *shipmentRecord
 // Carrier calls happen before the transaction, keyed by delivery id, so a
 // repeated call after a failure gets the same tracking numbers back. On a
 // shipment that is already booked the call changes nothing, except that it
-// registers with tracking any delivery the Recorder failed to take before.
+// reports deliveries an earlier release booked but did not report yet.
 func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef) (*Shipment, error) {
 	if err := checkSite(site, ref.SiteID); err != nil {
 		return nil, err
@@ -130,15 +201,19 @@ func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef)
 			changed = true
 		}
 	}
-	if changed {
+	if changed || len(rec.Unrecorded) > 0 {
 		sh := &rec.Shipment
 		sh.State = derivedState(sh)
 		if sh.BookedAt == nil {
 			sh.BookedAt = &now
 		}
 		sh.UpdatedAt = now
+		booked := takeBooked(&rec)
 		err = s.store.Update(ctx, func(tx storage.Tx) error {
 			if _, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
+				return err
+			}
+			if err := s.emitBooked(tx, site, sh, booked, now); err != nil {
 				return err
 			}
 			return indexTrackingNumbers(tx, site, sh)
@@ -147,80 +222,7 @@ func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef)
 			return nil, concurrent(err)
 		}
 	}
-	return s.record(ctx, site, rec.Shipment.ID)
-}
-
-// record registers the shipment's unrecorded deliveries with the Recorder,
-// after the booking committed, and stores the tracking links it returns.
-// It returns the shipment as stored afterwards. When the Recorder fails,
-// the deliveries it did take are still stored and the error says to
-// repeat shipments.bookParcels, which records the rest.
-func (s *Service) record(ctx context.Context, site, id string) (*Shipment, error) {
-	it, err := s.view(ctx, func(tx storage.Tx) (storage.Item[shipmentRecord], error) {
-		return loadShipment(tx, site, id, "shipment_id")
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(it.Value.Unrecorded) == 0 || s.opts.Recorder == nil {
-		return &it.Value.Shipment, nil
-	}
-	sh := &it.Value.Shipment
-	links := map[string]string{}
-	var recErr error
-	for _, did := range it.Value.Unrecorded {
-		i, j, ok := findDelivery(sh, func(d *Delivery) bool { return d.ID == did })
-		if !ok {
-			continue
-		}
-		d := &sh.Parcels[i].Deliveries[j]
-		ext := sh.ExternalID
-		if ext == "" {
-			ext = sh.ID
-		}
-		link, err := s.opts.Recorder.RecordBookedParcel(ctx, site, BookedParcel{
-			ShipmentID: sh.ID, OrderExternalID: ext, Reference: sh.Reference, DirectionType: sh.DirectionType,
-			TrackingNumber: d.TrackingNumber, CarrierProductRef: d.CarrierProductRef, DeliveryType: d.DeliveryType,
-			Sender: legSender(sh, d), Receiver: legReceiver(sh, d), Pickup: d.Pickup,
-			LineItems: sh.Parcels[i].LineItems, ParcelIndex: i, DeliveryIndex: j,
-		})
-		if err != nil {
-			recErr = deliverykit.Errorf(deliverykit.KindOf(err), "delivery %s is booked, but registering it for tracking failed (repeat shipments.bookParcels): %w", d.TrackingNumber, err)
-			break
-		}
-		links[did] = link
-	}
-	var out Shipment
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		cur, err := loadShipment(tx, site, id, "shipment_id")
-		if err != nil {
-			return err
-		}
-		r := cur.Value
-		r.Unrecorded = slices.DeleteFunc(r.Unrecorded, func(did string) bool {
-			link, ok := links[did]
-			if !ok {
-				return false
-			}
-			if i, j, found := findDelivery(&r.Shipment, func(d *Delivery) bool { return d.ID == did }); found && link != "" {
-				r.Shipment.Parcels[i].Deliveries[j].TrackingLink = link
-			}
-			return true
-		})
-		out = r.Shipment
-		if len(links) == 0 {
-			return nil
-		}
-		_, err = shipments.Put(tx, cur.Key, r, storage.VersionIs(cur.Version))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if recErr != nil {
-		return nil, recErr
-	}
-	return &out, nil
+	return &rec.Shipment, nil
 }
 
 // BookPickup books the carrier pickup of one delivery (by tracking number)

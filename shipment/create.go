@@ -355,6 +355,7 @@ func (s *Service) CreateAndBook(ctx context.Context, site string, req CreateShip
 	}
 	sh.State = derivedState(sh)
 	sh.BookedAt = &now
+	booked := takeBooked(rec)
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		if o, err := existing(tx, site, pl.req); err != nil || o != nil {
 			if o != nil {
@@ -363,13 +364,16 @@ func (s *Service) CreateAndBook(ctx context.Context, site string, req CreateShip
 			}
 			return err
 		}
-		return insert(tx, site, rec)
+		if err := insert(tx, site, rec); err != nil {
+			return err
+		}
+		return s.emitBooked(tx, site, sh, booked, now)
 	})
 	if err != nil {
 		undo()
 		return nil, concurrent(err)
 	}
-	return s.record(ctx, site, sh.ID)
+	return sh, nil
 }
 
 // shipmentDeliveryID returns the delivery id of a carrier key.

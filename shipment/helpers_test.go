@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
@@ -80,30 +82,29 @@ func (c *spyCarrier) Calls() []string {
 	return append([]string(nil), c.calls...)
 }
 
-// recorder is a ParcelRecorder that remembers what it was given.
-type recorder struct {
-	mu     sync.Mutex
-	got    []shipment.BookedParcel
-	failAt int // fail the n-th call; 0 never
-	n      int
-}
-
-func (r *recorder) RecordBookedParcel(_ context.Context, site string, p shipment.BookedParcel) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.n++
-	if r.n == r.failAt {
-		return "", deliverykit.E(deliverykit.KindInternal, "tracking unavailable")
+// booked returns the parcels the service reported booked, in the order it
+// wrote them to the outbox.
+func (f *fixture) booked(t testing.TB) []event.ParcelBooked {
+	t.Helper()
+	evs, err := outbox.Pending(t.Context(), f.store, 1000)
+	if err != nil {
+		t.Fatal(err)
 	}
-	r.got = append(r.got, p)
-	return "https://track.test/" + site + "/" + p.TrackingNumber, nil
+	var out []event.ParcelBooked
+	for _, ev := range evs {
+		p, err := event.Decode[event.ParcelBooked](ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
-func (r *recorder) numbers() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// numbers returns the tracking numbers of the parcels reported booked.
+func (f *fixture) numbers(t testing.TB) []string {
 	var out []string
-	for _, p := range r.got {
+	for _, p := range f.booked(t) {
 		out = append(out, p.TrackingNumber)
 	}
 	return out
@@ -113,7 +114,6 @@ type fixture struct {
 	svc     *shipment.Service
 	store   storage.Store
 	carrier *spyCarrier
-	rec     *recorder
 	clock   *deliverykit.ManualClock
 }
 
@@ -125,13 +125,14 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{store: store, carrier: &spyCarrier{Demo: demo}, rec: &recorder{}, clock: deliverykit.NewManualClock(t0)}
+	f := &fixture{store: store, carrier: &spyCarrier{Demo: demo}, clock: deliverykit.NewManualClock(t0)}
 	f.svc, err = shipment.New(store, shipment.Options{
 		Products: testProducts,
 		Carriers: map[string]shipment.Carrier{"north": f.carrier},
-		Recorder: f.rec,
-		Clock:    f.clock,
-		IDs:      &deliverykit.SequentialIDs{},
+		// Tokens are sequential ids here; in production they are random.
+		TrackingLink: func(token string) string { return "https://track.test/" + token },
+		Clock:        f.clock,
+		IDs:          &deliverykit.SequentialIDs{},
 	})
 	if err != nil {
 		t.Fatal(err)

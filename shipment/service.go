@@ -88,7 +88,7 @@ type BookingRequest struct {
 type Booking struct {
 	TrackingNumber string
 	// TrackingURL is the carrier's page for the parcel; it is the
-	// delivery's tracking_link unless the ParcelRecorder gives another.
+	// delivery's tracking_link unless Options.TrackingLink is set.
 	TrackingURL string
 	// RoutingCode is the carrier's sorting code printed on the label.
 	RoutingCode string
@@ -112,35 +112,6 @@ type CancelRequest struct {
 	TrackingNumber string
 }
 
-// BookedParcel is a booked delivery as tracking needs it: the shipment
-// plays the tracking order (OrderExternalID is its external id, or its id
-// when it has none) and the delivery the tracking parcel.
-type BookedParcel struct {
-	ShipmentID        string
-	OrderExternalID   string
-	Reference         string
-	DirectionType     DirectionType
-	TrackingNumber    string
-	CarrierProductRef string
-	DeliveryType      DeliveryType
-	Sender            Sender
-	Receiver          Receiver
-	Pickup            *Pickup
-	LineItems         []LineItem
-	// ParcelIndex and DeliveryIndex place the delivery in the shipment.
-	ParcelIndex, DeliveryIndex int
-}
-
-// ParcelRecorder registers booked deliveries with tracking. It is declared
-// here, by its consumer; tracking satisfies it through an adapter. It is
-// called after the booking is committed, once per booked delivery, and
-// again for the same delivery when an earlier call failed, so it must be
-// idempotent. The link it returns (empty for none) becomes the delivery's
-// tracking_link.
-type ParcelRecorder interface {
-	RecordBookedParcel(ctx context.Context, site string, p BookedParcel) (trackingLink string, err error)
-}
-
 // Options configures a Service. Products and at least one carrier
 // (Carriers or DefaultCarrier) are required.
 type Options struct {
@@ -149,8 +120,12 @@ type Options struct {
 	Carriers map[string]Carrier
 	// DefaultCarrier books products whose carrier is not in Carriers.
 	DefaultCarrier Carrier
-	// Recorder, when set, registers booked deliveries with tracking.
-	Recorder ParcelRecorder
+	// TrackingLink, when set, makes the customer tracking page link of a
+	// link token; every booked delivery then gets a token of its own (from
+	// IDs), its tracking_link is that link, and the token goes with the
+	// delivery's event.ParcelBooked, whose consumer (tracking) makes it
+	// name the parcel's order. Unset, tracking_link is the carrier's page.
+	TrackingLink func(token string) string
 	// LabelBaseURL prefixes label URLs (scheme and host of the server);
 	// empty leaves them relative.
 	LabelBaseURL string
@@ -202,9 +177,12 @@ type shipmentRecord struct {
 	Request json.RawMessage `json:"request,omitempty"`
 	// CarrierIDs maps delivery id to the carrier that books it.
 	CarrierIDs map[string]string `json:"carrier_ids"`
-	// Unrecorded lists booked deliveries the Recorder has not
-	// acknowledged yet.
+	// Unrecorded lists booked deliveries not yet reported in the outbox:
+	// only records of earlier releases, which reported them after the
+	// commit, have any (BookParcels reports them).
 	Unrecorded []string `json:"unrecorded,omitempty"`
+	// linkTokens are the link tokens of deliveries booked in this change.
+	linkTokens map[string]string
 }
 
 type idRecord struct {

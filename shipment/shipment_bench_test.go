@@ -16,7 +16,7 @@ import (
 // BenchmarkCreateAndBook measures the whole create → book → pickup call
 // in process with the demo carrier keeping its bookings in the same store:
 // per shipment two carrier writes (book, pickup), one shipment commit and
-// one recorder commit.
+// the outbox events written in that commit.
 func BenchmarkCreateAndBook(b *testing.B) {
 	for _, backend := range []struct {
 		name string
@@ -39,7 +39,7 @@ func BenchmarkCreateAndBook(b *testing.B) {
 				b.Fatal(err)
 			}
 			svc, err := shipment.New(store, shipment.Options{
-				Products: testProducts, DefaultCarrier: demo, Recorder: &recorder{},
+				Products: testProducts, DefaultCarrier: demo, TrackingLink: func(token string) string { return "https://track.test/" + token },
 				Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{},
 			})
 			if err != nil {

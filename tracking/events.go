@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
-// Change is one new step or alert of a parcel, as an EventObserver sees it.
-// Exactly one of Step and Alert is set.
-type Change struct {
+// parcelChange is one new step or alert of a parcel, written to the outbox
+// as an event.ParcelChanged. Exactly one of Step and Alert is set.
+type parcelChange struct {
 	Site           string
 	TosID          string
 	ExternalID     string
@@ -22,33 +24,23 @@ type Change struct {
 	// Time is when the step happened or the alert was raised.
 	Time         time.Time
 	DeliveryType DeliveryType
-	// ReceiverName, Email and Phone are the parcel receiver's, falling
-	// back to the order receiver's.
-	ReceiverName string
-	Email        string
-	Phone        string
+	// Receiver is the parcel receiver's contact, falling back to the
+	// order receiver's.
+	Receiver deliverykit.Contact
 	// TrackingLink is the customer page of the order (without a locale:
 	// the page speaks the order's Locale).
 	TrackingLink string
-	// Locale is the order's locale ("sv-SE"), empty when the order was
-	// registered without one: notifications are written in it.
-	Locale string
+	Locale       string
 }
 
-// EventObserver is told about committed parcel changes. It is declared here,
-// by the package that calls it; notify satisfies it through a small adapter
-// that copies the fields. ParcelChanged runs after the change is stored and
-// never inside a transaction; an observer that needs durability keeps its
-// own records, and its failures do not undo the event.
-type EventObserver interface {
-	ParcelChanged(ctx context.Context, c Change)
+// event is c as the payload of its outbox event.
+func (c *parcelChange) event() event.ParcelChanged {
+	return event.ParcelChanged{
+		TosID: c.TosID, ExternalID: c.ExternalID, TrackingNumber: c.TrackingNumber,
+		Step: string(c.Step), Alert: string(c.Alert), Time: c.Time.UTC(), DeliveryType: string(c.DeliveryType),
+		Receiver: c.Receiver, TrackingLink: c.TrackingLink, Locale: c.Locale,
+	}
 }
-
-// EventObserverFunc adapts a function to EventObserver.
-type EventObserverFunc func(ctx context.Context, c Change)
-
-// ParcelChanged implements EventObserver.
-func (f EventObserverFunc) ParcelChanged(ctx context.Context, c Change) { f(ctx, c) }
 
 // Step sets of the sequence rules (see the package documentation).
 var (
@@ -83,7 +75,7 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 // deliver out of order); an event already recorded (same step or alert at
 // the same instant) is ignored. An event that breaks the step sequence is
 // FailedPrecondition and changes nothing. New steps and alerts are passed
-// to the observer after they are stored.
+// to the outbox in the same transaction (event.ParcelChanged).
 func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error {
 	if err := checkSite(site, &ev.SiteID); err != nil {
 		return err
@@ -108,8 +100,8 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		carrier = p.CarrierID
 	}
 	now := s.opts.Clock.Now().UTC()
-	var changes []Change
-	err := s.updateWithToken(ctx, "", func(tx storage.Tx, fresh string) error {
+	var changes []parcelChange
+	return s.updateWithToken(ctx, "", func(tx storage.Tx, fresh string) error {
 		changes = changes[:0]
 		p, err := s.eventParcel(tx, site, ev.TrackingNumber, carrier)
 		if err != nil {
@@ -180,18 +172,16 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		}
 		for i := range changes {
 			changes[i].TrackingLink = s.portalLink(o.Token, "")
+			ev, err := event.New("", site, changes[i].TrackingNumber, changes[i].Time, changes[i].event())
+			if err != nil {
+				return err
+			}
+			if err := outbox.Add(tx, ev); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if s.opts.Observer != nil {
-		for _, c := range changes {
-			s.opts.Observer.ParcelChanged(ctx, c)
-		}
-	}
-	return nil
 }
 
 // eventParcel finds the parcel an event is about.
@@ -217,22 +207,22 @@ func (s *Service) eventParcel(tx storage.Tx, site, number, carrier string) (stor
 	return ps[0], nil
 }
 
-func (s *Service) change(site string, o *orderRecord, p *parcelRecord) Change {
-	c := Change{
+func (s *Service) change(site string, o *orderRecord, p *parcelRecord) parcelChange {
+	c := parcelChange{
 		Site: site, TosID: o.TosID, ExternalID: o.Request.ExternalID,
 		TrackingNumber: p.Request.TrackingNumber, DeliveryType: p.Request.DeliveryType,
 		TrackingLink: s.portalLink(o.Token, ""), Locale: o.Request.Locale,
 	}
 	if r := o.Request.Receiver; r != nil {
-		c.ReceiverName, c.Email, c.Phone = r.Name, r.Email, r.PhoneNumber
+		c.Receiver = deliverykit.Contact{Name: r.Name, Email: r.Email, Phone: r.PhoneNumber}
 	}
 	if r := p.Request.Receiver; r != nil {
-		c.ReceiverName = r.Name
+		c.Receiver.Name = r.Name
 		if r.Email != "" {
-			c.Email = r.Email
+			c.Receiver.Email = r.Email
 		}
 		if r.PhoneNumber != "" {
-			c.Phone = r.PhoneNumber
+			c.Receiver.Phone = r.PhoneNumber
 		}
 	}
 	return c

@@ -127,6 +127,15 @@ func (s *Service) keepLink(tx storage.Tx, site string, o *orderRecord, now time.
 	if _, err := tokens.Put(tx, fresh, tokenRecord{Site: site, TosID: o.TosID, ExpiresAt: want}, storage.MustNotExist()); err != nil {
 		return time.Time{}, false, err
 	}
+	if rotate {
+		// A rotation retires every link to the order.
+		for _, t := range o.LinkTokens {
+			if err := expireToken(tx, t, now); err != nil {
+				return time.Time{}, false, err
+			}
+		}
+		o.LinkTokens = nil
+	}
 	o.Token = fresh
 	return want, true, nil
 }

@@ -51,9 +51,6 @@ type Site struct {
 type Options struct {
 	// Products resolves carrier_product_ref. Required.
 	Products Products
-	// Observer, when set, is told about every new step and alert after
-	// the change is committed. notify satisfies it through an adapter.
-	Observer EventObserver
 	// Sites names the merchant sites; a site missing here has no name
 	// and no merchant link.
 	Sites map[string]Site
@@ -69,8 +66,8 @@ type Options struct {
 	MaxOrders int
 	// LinkLifetime is how long a tracking link (its token) works after it
 	// was last handed out: when the order was registered, when
-	// GenerateLink returned it, or when a parcel event was passed to the
-	// Observer (whose notifications carry the link). An expired link
+	// GenerateLink returned it, or when a parcel change was written to the
+	// outbox (whose notifications carry the link). An expired link
 	// shows a page saying so, never the order. Default
 	// DefaultLinkLifetime.
 	LinkLifetime time.Duration
@@ -133,6 +130,9 @@ type orderRecord struct {
 	Request     CreateTrackingOrderRequest `json:"request"`
 	CreatedAt   time.Time                  `json:"created_at"`
 	Parcels     []parcelRef                `json:"parcels,omitempty"`
+	// LinkTokens are extra links to the order, handed out for booked
+	// shipment parcels; rotating the order's link retires them.
+	LinkTokens []string `json:"link_tokens,omitempty"`
 }
 
 type parcelRef struct {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/google/go-cmp/cmp"
 )
@@ -23,15 +25,23 @@ var testProducts = StaticProducts{
 }
 
 type fixture struct {
-	svc      *Service
-	clock    *deliverykit.ManualClock
-	observed []Change
+	svc   *Service
+	clock *deliverykit.ManualClock
+	// observed are the parcel changes the service wrote to the outbox,
+	// delivered as each change commits.
+	observed []event.ParcelChanged
 }
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{clock: deliverykit.NewManualClock(t0)}
-	svc, err := New(memory.New(), Options{
+	d := outbox.New(memory.New(), outbox.Options{Clock: f.clock})
+	d.Handle(event.TypeParcelChanged, "test", func(_ context.Context, e event.Event) error {
+		c, err := event.Decode[event.ParcelChanged](e)
+		f.observed = append(f.observed, c)
+		return err
+	})
+	svc, err := New(d.Store(), Options{
 		Products:  testProducts,
 		Clock:     f.clock,
 		IDs:       &deliverykit.SequentialIDs{},
@@ -40,7 +50,6 @@ func newFixture(t testing.TB) *fixture {
 			"site-a": {Name: "Shop A", MerchantLink: "https://shop-a.example/orders/{external_id}?lang={locale}"},
 			"site-b": {Name: "Shop B"},
 		},
-		Observer: EventObserverFunc(func(_ context.Context, c Change) { f.observed = append(f.observed, c) }),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +315,7 @@ func TestRecordEventHistory(t *testing.T) {
 	}
 	var got []string
 	for _, c := range f.observed {
-		got = append(got, string(c.Step)+string(c.Alert))
+		got = append(got, c.Step+c.Alert)
 	}
 	want := []string{"STEP_SUBMITTED_TO_CARRIER", "STEP_CONFIRMED_BY_MERCHANT", "STEP_ON_ROUTE", "ALERT_OUT_FOR_DELIVERY",
 		"ALERT_ESTIMATED_DELIVERY_TIME_UPDATED", "ALERT_DELIVERY_ATTEMPT_FAILED", "STEP_DELIVERED_TO_PICKUP_POINT"}
@@ -314,7 +323,7 @@ func TestRecordEventHistory(t *testing.T) {
 		t.Errorf("observed (-want +got):\n%s", diff)
 	}
 	c := f.observed[0]
-	if c.Email != "Alva@Example.com" || c.ExternalID != "ORD-1" || c.TrackingLink != "https://portal.example/v1/delivery_tracking/_/page/tt_000003" {
+	if c.Receiver.Email != "Alva@Example.com" || c.ExternalID != "ORD-1" || c.TrackingLink != "https://portal.example/v1/delivery_tracking/_/page/tt_000003" {
 		t.Errorf("change = %+v", c)
 	}
 }

@@ -5,17 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"unicode/utf8"
-
-	"golang.org/x/text/language"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
-	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/returns"
-	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/shipment"
 )
 
@@ -258,72 +253,3 @@ var (
 	_ returns.Labels   = ReturnLabels{}
 	_ returns.DropOffs = (*DropOffs)(nil)
 )
-
-// returnsLocale is a checkout's locale as a returnable order keeps it: a
-// well-formed BCP 47 tag of at most 35 bytes, else none (the status page
-// then follows the browser), so that an odd locale never keeps an order
-// from being returnable.
-func returnsLocale(l string) string {
-	if len(l) > 35 {
-		return ""
-	}
-	if _, err := language.Parse(l); err != nil {
-		return ""
-	}
-	return l
-}
-
-// checkoutReturnsAddress is the customer's checkout address as a
-// returnable order's delivery address; country is the purchase country
-// when the address names none. Without a usable country there is none.
-func checkoutReturnsAddress(a *checkout.CustomerAddress, country string) *returns.Address {
-	if a == nil {
-		return nil
-	}
-	out := &returns.Address{Name: clip(a.Name, 256), AddressLines: a.AddressLines, PostalCode: a.PostalCode, City: a.City, Country: a.Country}
-	if out.Country == "" {
-		out.Country = country
-	}
-	if len(out.AddressLines) == 0 {
-		if street := strings.TrimSpace(a.Street + " " + a.StreetNumber); street != "" {
-			out.AddressLines = []string{street}
-		}
-	}
-	if c := a.Coordinates; c != nil {
-		out.Coordinates = &returns.Coordinates{Lat: c.Lat, Lng: c.Lng}
-	}
-	return usableAddress(out)
-}
-
-// sessionReturnsAddress is a delivery session recipient's address as a
-// returnable order's delivery address.
-func sessionReturnsAddress(a *session.Address) *returns.Address {
-	if a == nil {
-		return nil
-	}
-	out := &returns.Address{AddressLines: a.AddressLines, PostalCode: a.PostalCode, City: a.City, Country: a.CountryCode}
-	if c := a.Coordinates; c != nil {
-		out.Coordinates = &returns.Coordinates{Lat: c.Lat, Lng: c.Lng}
-	}
-	return usableAddress(out)
-}
-
-// usableAddress keeps an address only when it has a country, and cuts
-// it to what returns accepts (5 lines of 256 characters, and the lengths
-// of name, postal code and city; coordinates in range), so that an
-// address never keeps an order from being returnable.
-func usableAddress(a *returns.Address) *returns.Address {
-	if !catalog.IsCountry(a.Country) {
-		return nil
-	}
-	lines := make([]string, 0, min(len(a.AddressLines), 5))
-	for _, l := range a.AddressLines[:min(len(a.AddressLines), 5)] {
-		lines = append(lines, clip(l, 256))
-	}
-	a.AddressLines = lines
-	a.Name, a.PostalCode, a.City = clip(a.Name, 256), clip(a.PostalCode, 32), clip(a.City, 128)
-	if c := a.Coordinates; c != nil && (c.Lat < -90 || c.Lat > 90 || c.Lng < -180 || c.Lng > 180) {
-		a.Coordinates = nil
-	}
-	return a
-}

@@ -8,20 +8,21 @@
 // policy's return_product, and lists that product's carrier's drop-off
 // points near the customer.
 //
-// Area packages never import each other; each declares the small interface
-// it consumes (checkout.OrderRecorder, session.OrderRecorder,
-// tracking.EventObserver, tracking.Products, returns.Policies,
-// shipment.Products, shipment.ParcelRecorder). This package holds the
-// adapters that satisfy those interfaces with the other areas' services, and
-// New, which builds the whole set. A platform that wants a different flow
-// builds the services itself and uses only the adapters it needs.
+// Areas never import each other. What one area does for another travels as
+// an event (package event) written in the cause's own transaction and
+// delivered by the outbox (package outbox) at least once; New registers
+// each area's handler for the events it consumes. The catalog adapters
+// here (CatalogProducts, CatalogPolicies, CatalogShipmentProducts) give
+// the areas their view of the sites' catalogs.
 //
 //	svcs, err := wiring.New(store, config.Demo(), wiring.Options{PublicURL: "https://track.example.com"})
+//	go svcs.Outbox.Run(ctx, time.Second)           // retries effects that failed, until ctx ends
 //	go svcs.Notify.Run(ctx, 10*time.Second, logger) // sends due notifications until ctx ends
 //	handler := svcs.Handler(httpapi.Options{Keys: cfg.Keyring()})
 package wiring
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -33,8 +34,10 @@ import (
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/shipment"
@@ -49,9 +52,12 @@ type Options struct {
 	// at; tracking links and return status links start with it. Default:
 	// tracking.DefaultPortalURL.
 	PublicURL string
-	// Logger receives what the adapters cannot return to a caller (a
-	// notification that could not be recorded). Default: slog.Default().
+	// Logger receives what cannot be returned to a caller: dead outbox
+	// events, failed clean-ups. Default: slog.Default().
 	Logger *slog.Logger
+	// Outbox configures the delivery of cross-area events (retries,
+	// leases); its Clock and Logger default to the ones above.
+	Outbox outbox.Options
 	// Senders send notifications per channel. Default: notify's log
 	// senders for EMAIL and SMS.
 	Senders map[notify.Channel]notify.Sender
@@ -72,6 +78,10 @@ type Options struct {
 
 // Services are the areas built by New.
 type Services struct {
+	// Outbox delivers the events that connect the areas. Effects are
+	// delivered right after their cause commits; run Outbox.Run so that
+	// failed ones are retried.
+	Outbox   *outbox.Dispatcher
 	Tracking *tracking.Service
 	Notify   *notify.Service
 	Checkout *checkout.Service
@@ -97,13 +107,18 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		names[s.ID] = s.Name
 	}
 
+	ob := opts.Outbox
+	ob.Clock, ob.Logger = cmp.Or[deliverykit.Clock](ob.Clock, opts.Clock), cmp.Or(ob.Logger, opts.Logger)
+	d := outbox.New(store, ob)
+	// Producers write through the outbox's store, which delivers their
+	// events as soon as they commit.
+	producers := d.Store()
 	ns, err := notify.New(store, notify.Options{Senders: opts.Senders, Clock: opts.Clock, IDs: opts.IDs})
 	if err != nil {
 		return nil, fmt.Errorf("notify: %w", err)
 	}
-	ts, err := tracking.New(store, tracking.Options{
+	ts, err := tracking.New(producers, tracking.Options{
 		Products:     CatalogProducts(catalogs),
-		Observer:     NotifyObserver(ns, opts.Logger),
 		Sites:        sites,
 		PortalURL:    opts.PublicURL,
 		LinkLifetime: opts.TrackingLinkLifetime,
@@ -122,11 +137,11 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	if len(carriers) == 0 {
 		fallback = demo
 	}
-	sh, err := shipment.New(store, shipment.Options{
+	sh, err := shipment.New(producers, shipment.Options{
 		Products:       CatalogShipmentProducts(catalogs),
 		Carriers:       carriers,
 		DefaultCarrier: fallback,
-		Recorder:       TrackingParcels{Tracking: ts},
+		TrackingLink:   func(token string) string { return ts.PortalLink(token, "en-US") },
 		LabelBaseURL:   opts.PublicURL,
 		Logger:         opts.Logger,
 		Clock:          opts.Clock,
@@ -136,7 +151,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		return nil, fmt.Errorf("shipment: %w", err)
 	}
 	// Return labels are RETURN shipments: the shipments area comes first.
-	rs := returns.New(store, returns.Options{
+	rs := returns.New(producers, returns.Options{
 		Policies:           CatalogPolicies(catalogs),
 		Labels:             ReturnLabels{Shipment: sh, Catalogs: catalogs, SiteNames: names},
 		DropOffs:           NewDropOffs(catalogs, 0),
@@ -150,28 +165,29 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	if err != nil {
 		return nil, fmt.Errorf("delivery options: %w", err)
 	}
-	orders := Orders{Tracking: ts, Returns: rs, SiteNames: names}
-	cs, err := checkout.New(store, checkout.Options{
+	cs, err := checkout.New(producers, checkout.Options{
 		Engines:       engines,
 		WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
-		Recorder:      orders,
-		Orders:        orders,
+		Orders:        orderNumbers{ts},
 		Clock:         opts.Clock,
 		IDs:           opts.IDs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("checkout: %w", err)
 	}
-	ss, err := session.New(store, session.Options{
-		Engines:  engines,
-		Recorder: orders,
-		Clock:    opts.Clock,
-		IDs:      opts.IDs,
+	ss, err := session.New(producers, session.Options{
+		Engines: engines,
+		Clock:   opts.Clock,
+		IDs:     opts.IDs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("delivery session: %w", err)
 	}
-	return &Services{Tracking: ts, Notify: ns, Checkout: cs, Session: ss, Returns: rs, Shipment: sh}, nil
+	d.Handle(event.TypeOrderCompleted, "tracking", ts.HandleOrderCompleted)
+	d.Handle(event.TypeOrderCompleted, "returns", rs.HandleOrderCompleted)
+	d.Handle(event.TypeParcelBooked, "tracking", ts.HandleParcelBooked)
+	d.Handle(event.TypeParcelChanged, "notify", ns.HandleParcelChanged)
+	return &Services{Outbox: d, Tracking: ts, Notify: ns, Checkout: cs, Session: ss, Returns: rs, Shipment: sh}, nil
 }
 
 // Handler returns the HTTP adapter serving every area of s; opts supplies

@@ -45,6 +45,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -257,17 +258,15 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		RateLimits: f.rateLimits,
 	})
 
-	// Notifications are sent by a loop that ends with the server, before
-	// the store closes.
+	// Notifications are sent, and cross-area effects that failed are
+	// retried, by loops that end with the server, before the store closes.
 	notifyCtx, stopNotify := context.WithCancel(context.Background())
-	notifyDone := make(chan struct{})
-	go func() {
-		defer close(notifyDone)
-		svcs.Notify.Run(notifyCtx, f.notifyInterval, log)
-	}()
+	var loops sync.WaitGroup
+	loops.Go(func() { svcs.Notify.Run(notifyCtx, f.notifyInterval, log) })
+	loops.Go(func() { svcs.Outbox.Run(notifyCtx, time.Second) })
 	defer func() {
 		stopNotify()
-		<-notifyDone
+		loops.Wait()
 	}()
 	srv := &http.Server{
 		Handler:           handler,

@@ -1,0 +1,90 @@
+package session
+
+import (
+	"cmp"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// SourceDeliverySession is OrderCompleted.Source of a delivery of a
+// completed delivery session.
+const SourceDeliverySession = "delivery_session"
+
+// emitCompleted writes, in the completing transaction, the order each
+// delivery became.
+func (s *Service) emitCompleted(tx storage.Tx, orders []completedOrder) error {
+	for i := range orders {
+		o := &orders[i]
+		ev, err := event.New("", o.Site, o.TosID, o.CompletedAt, o.event())
+		if err != nil {
+			return err
+		}
+		if err := outbox.Add(tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// event describes the delivery as the order it became.
+func (o *completedOrder) event() event.OrderCompleted {
+	d := &o.Delivery
+	out := event.OrderCompleted{
+		TosID: o.TosID, ExternalID: cmp.Or(o.ExternalID, o.TosID), SessionID: o.SessionName, Source: SourceDeliverySession,
+		DeliveryID: d.ID, OptionID: o.Option.ID,
+		CompletedAt: o.CompletedAt.UTC(), Country: o.Purchase.CountryCode, Currency: o.Purchase.CurrencyCode,
+		ProductRef: o.ProductRef, DeliveryType: string(o.Category.DeliveryType), ShippingPrice: o.ShippingPrice,
+		Cart: event.Cart{Total: int64(o.Purchase.TotalValue), Discount: int64(o.Purchase.TotalDiscount)},
+	}
+	if ls := o.Purchase.Locales; len(ls) > 0 {
+		out.Locale = ls[0]
+	}
+	if wh := o.Category.Warehouse; wh != nil {
+		out.Warehouse = wh.Address.postal()
+	}
+	if c := d.RecipientContact; c != nil {
+		out.CustomerAddress = c.Address.postal()
+		out.Customer.Email = c.Email
+		if p := c.PhoneNumber; p != nil {
+			out.Customer.Phone = p.CountryCode + p.Number
+		}
+	}
+	if loc := o.Option.PickupLocation; loc != nil {
+		p := &event.Location{ExternalID: loc.ExternalID, Type: string(loc.LocationType)}
+		if loc.VisitingContact != nil && loc.VisitingContact.Address != nil {
+			p.Address = *loc.VisitingContact.Address.postal()
+		} else {
+			p.Address = deliverykit.Address{Country: o.Purchase.CountryCode}
+		}
+		p.Address.Name = loc.Title
+		if h := loc.OperationalHours; h != nil {
+			p.Hours = map[string][]string{"mon": h.Monday, "tue": h.Tuesday, "wed": h.Wednesday, "thu": h.Thursday,
+				"fri": h.Friday, "sat": h.Saturday, "sun": h.Sunday}
+		}
+		out.Pickup = p
+	}
+	for _, li := range d.LineItems {
+		out.Cart.Items = append(out.Cart.Items, event.Item{SKU: li.SKU, Name: li.Title, Quantity: int64(li.Quantity),
+			Price: int64(li.Price), Discount: int64(li.Discount), Image: li.ImageURI})
+	}
+	if abs := o.Option.ETD.Absolute; abs != nil && !abs.EarliestTime.IsZero() && !abs.LatestTime.IsZero() {
+		out.Promise = &event.TimeRange{Earliest: abs.EarliestTime.UTC(), Latest: abs.LatestTime.UTC()}
+	}
+	return out
+}
+
+// postal returns a as a postal address of the shared vocabulary.
+func (a *Address) postal() *deliverykit.Address {
+	if a == nil {
+		return nil
+	}
+	out := &deliverykit.Address{AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.CountryCode, Region: a.RegionCode}
+	if a.Coordinates != nil {
+		c := *a.Coordinates
+		out.Coordinates = &c
+	}
+	return out
+}

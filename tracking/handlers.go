@@ -1,0 +1,301 @@
+package tracking
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// HandleOrderCompleted is the outbox consumer of event.TypeOrderCompleted:
+// the completed order becomes a tracking order under the tos_id the
+// session gave it, sent by the site (the sender's name is the site's name).
+// It is idempotent: recording the same order again changes nothing.
+func (s *Service) HandleOrderCompleted(ctx context.Context, e event.Event) error {
+	o, err := event.Decode[event.OrderCompleted](e)
+	if err != nil {
+		return err
+	}
+	req, err := s.orderRequest(e.Site, &o)
+	if err != nil {
+		return err
+	}
+	return s.RecordOrder(ctx, e.Site, o.TosID, req)
+}
+
+// orderRequest is the tracking order of a completed order.
+func (s *Service) orderRequest(site string, o *event.OrderCompleted) (CreateTrackingOrderRequest, error) {
+	req := CreateTrackingOrderRequest{
+		SiteID:            site,
+		ExternalID:        o.ExternalID,
+		CarrierProductRef: o.ProductRef,
+		Sender:            &Sender{Name: cmp.Or(s.opts.Sites[site].Name, site)},
+		Receiver: &Receiver{
+			// Tracking requires a name; the e-mail address or phone
+			// number is what the customer recognises as theirs.
+			Name:        cmp.Or(strings.TrimSpace(o.Customer.Name), o.Customer.Email, o.Customer.Phone, "customer"),
+			Email:       o.Customer.Email,
+			PhoneNumber: o.Customer.Phone,
+			Address:     copyAddress(o.CustomerAddress),
+		},
+		DeliveryType: orderDeliveryType(catalog.DeliveryType(o.DeliveryType)),
+		Locale:       o.Locale,
+	}
+	if o.Warehouse != nil {
+		req.Sender.Address = copyAddress(o.Warehouse)
+	}
+	if p := o.Pickup; p != nil {
+		req.Destination = &Destination{
+			Address:            copyAddress(&p.Address),
+			LocationExternalID: p.ExternalID,
+			LocationType:       orderLocationType(catalog.LocationType(p.Type)),
+			OperationalHours:   operationalHours(p.Hours),
+		}
+	} else {
+		addr := copyAddress(o.CustomerAddress)
+		if addr == nil {
+			addr = &Address{Country: o.Country}
+		}
+		req.Destination = &Destination{Address: addr}
+	}
+	if len(o.Cart.Items) > 0 {
+		var c int32s
+		cart := &Cart{
+			Total:         c.conv("cart.total", o.Cart.Total),
+			Discount:      c.conv("cart.discount", o.Cart.Discount),
+			Currency:      o.Currency,
+			ShippingPrice: c.conv("shipping_price", o.ShippingPrice),
+		}
+		for i, it := range o.Cart.Items {
+			p := fmt.Sprintf("cart.items[%d].", i)
+			cart.Items = append(cart.Items, CartItem{
+				SKU: it.SKU, Name: it.Name, Image: it.Image,
+				Quantity: c.conv(p+"quantity", it.Quantity),
+				Price:    c.conv(p+"price", it.Price),
+				Discount: c.conv(p+"discount", it.Discount),
+			})
+		}
+		if c.err != nil {
+			return req, c.err
+		}
+		req.Cart = cart
+	}
+	if pr := o.Promise; pr != nil {
+		req.Promises = &Promises{EstimatedDeliveryTime: &DateTimeRangeStrict{
+			Start: pr.Earliest.UTC().Format(time.RFC3339),
+			End:   pr.Latest.UTC().Format(time.RFC3339),
+		}}
+	}
+	return req, nil
+}
+
+// HandleParcelBooked is the outbox consumer of event.TypeParcelBooked: the
+// booked delivery becomes a parcel of the tracking order with the
+// shipment's external id (registered from the shipment when no checkout
+// registered it first), and the link token the shipment handed out names
+// that order. It is idempotent.
+func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
+	p, err := event.Decode[event.ParcelBooked](e)
+	if err != nil {
+		return err
+	}
+	site := e.Site
+	res, err := s.Orders(ctx, site, OrdersQuery{ExternalID: p.OrderExternalID})
+	if err != nil {
+		return err
+	}
+	var tos string
+	if len(res.Orders) > 0 {
+		tos = res.Orders[0].TosID
+	} else {
+		dest, typ := p.ReceiverAddress, OrderDeliveryDelivery
+		if p.PickupAddress != nil {
+			dest, typ = p.PickupAddress, OrderDeliveryPickup
+		}
+		tos, err = s.CreateOrder(ctx, site, CreateTrackingOrderRequest{
+			SiteID: site, ExternalID: p.OrderExternalID, CarrierProductRef: p.ProductRef,
+			Sender: &Sender{Name: p.Sender.Name, Address: copyAddress(p.SenderAddress)},
+			Receiver: &Receiver{Name: p.Receiver.Name, Address: copyAddress(p.ReceiverAddress),
+				Email: p.Receiver.Email, PhoneNumber: p.Receiver.Phone},
+			Destination:  &Destination{Address: copyAddress(dest)},
+			DeliveryType: typ,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	var c int32s
+	items := make([]ParcelLineItem, len(p.Items))
+	for i, it := range p.Items {
+		pre := fmt.Sprintf("items[%d].", i)
+		items[i] = ParcelLineItem{SKU: it.SKU, Name: it.Name, Currency: p.Currency,
+			Quantity: c.conv(pre+"quantity", it.Quantity), Price: c.conv(pre+"price", it.Price), Discount: c.conv(pre+"discount", it.Discount)}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	err = s.CreateParcel(ctx, site, CreateParcelRequest{
+		SiteID: site, TosID: tos, TrackingNumber: p.TrackingNumber, CarrierProductRef: p.ProductRef,
+		DirectionType: DirectionType(p.Direction), DeliveryType: DeliveryType(p.DeliveryType), LineItems: items,
+	})
+	if err != nil {
+		return err
+	}
+	if p.LinkToken == "" {
+		return nil
+	}
+	return s.addLinkToken(ctx, site, tos, p.LinkToken)
+}
+
+// addLinkToken makes token a link to the order, as the order's own link
+// would be; it is remembered on the order so that rotating the order's
+// link retires it too. Adding it again is a no-op.
+func (s *Service) addLinkToken(ctx context.Context, site, tosID, token string) error {
+	now := s.opts.Clock.Now().UTC()
+	return s.store.Update(ctx, func(tx storage.Tx) error {
+		t, err := tokens.Get(tx, token)
+		if err == nil {
+			if t.Value.Site != site || t.Value.TosID != tosID {
+				return deliverykit.InvalidField("link_token", "unique", "is already the link of another order")
+			}
+			return nil
+		}
+		if !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		it, err := orders.Get(tx, storage.Key(site, tosID))
+		if err != nil {
+			return err
+		}
+		o := it.Value
+		if len(o.LinkTokens) >= MaxLinkTokens {
+			// The oldest extra link stops working, as a rotated one does.
+			if err := expireToken(tx, o.LinkTokens[0], now); err != nil {
+				return err
+			}
+			o.LinkTokens = o.LinkTokens[1:]
+		}
+		o.LinkTokens = append(o.LinkTokens, token)
+		if _, err := orders.Put(tx, it.Key, o, storage.VersionIs(it.Version)); err != nil {
+			return err
+		}
+		_, err = tokens.Put(tx, token, tokenRecord{Site: site, TosID: tosID, ExpiresAt: now.Add(s.opts.LinkLifetime)}, storage.MustNotExist())
+		return err
+	})
+}
+
+// MaxLinkTokens bounds the extra links of one order (one per booked
+// parcel); beyond it the oldest stops working.
+const MaxLinkTokens = 100
+
+// expireToken makes a token's link say it expired.
+func expireToken(tx storage.Tx, token string, now time.Time) error {
+	t, err := tokens.Get(tx, token)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !t.Value.ExpiresAt.IsZero() && t.Value.ExpiresAt.Before(now) {
+		return nil
+	}
+	t.Value.ExpiresAt = now
+	_, err = tokens.Put(tx, token, t.Value, storage.VersionIs(t.Version))
+	return err
+}
+
+// PortalLink is the customer tracking page link of a token, in locale
+// ("" for the order's own): what a producer that hands out a link token
+// before its parcel is registered (a booked shipment) shows.
+func (s *Service) PortalLink(token, locale string) string { return s.portalLink(token, locale) }
+
+func copyAddress(a *deliverykit.Address) *Address {
+	if a == nil {
+		return nil
+	}
+	cp := *a
+	if a.Coordinates != nil {
+		c := *a.Coordinates
+		cp.Coordinates = &c
+	}
+	return &cp
+}
+
+// orderDeliveryType maps the catalog's delivery types onto the tracking
+// order's narrower enumeration: a mailbox delivery is a home delivery.
+func orderDeliveryType(t catalog.DeliveryType) OrderDeliveryType {
+	switch t {
+	case catalog.DeliveryHome, catalog.DeliveryMailbox:
+		return OrderDeliveryDelivery
+	case catalog.DeliveryPickup:
+		return OrderDeliveryPickup
+	case catalog.DeliveryInStore:
+		return OrderDeliveryInstore
+	}
+	return OrderDeliveryUnknown
+}
+
+// orderLocationType maps onto the order destination's enumeration, which
+// has no post office: a post office is a manned counter.
+func orderLocationType(t catalog.LocationType) PickupLocationType {
+	switch t {
+	case catalog.LocationLocker:
+		return "LOCKER"
+	case catalog.LocationStore:
+		return "STORE"
+	case catalog.LocationManned, catalog.LocationPostOffice:
+		return "MANNED"
+	}
+	return PickupUnknown
+}
+
+// operationalHours turns "08:00-20:00" ranges by day ("mon" … "sun") into
+// OperationalHours.
+func operationalHours(h map[string][]string) *OperationalHours {
+	if len(h) == 0 {
+		return nil
+	}
+	return &OperationalHours{
+		Mon: timeRanges(h["mon"]), Tue: timeRanges(h["tue"]), Wed: timeRanges(h["wed"]), Thu: timeRanges(h["thu"]),
+		Fri: timeRanges(h["fri"]), Sat: timeRanges(h["sat"]), Sun: timeRanges(h["sun"]),
+	}
+}
+
+// timeRanges converts "HH:MM-HH:MM" ranges; one that does not parse is left
+// out rather than guessed.
+func timeRanges(rs []string) []TimeRange {
+	var out []TimeRange
+	for _, r := range rs {
+		start, end, ok := strings.Cut(r, "-")
+		if !ok || len(start) != 5 || len(end) != 5 {
+			continue
+		}
+		out = append(out, TimeRange{Start: start + ":00", End: end + ":00"})
+	}
+	return out
+}
+
+// int32s converts amounts to tracking's 32-bit fields, remembering the
+// first that does not fit: a larger amount is refused rather than
+// truncated.
+type int32s struct{ err error }
+
+func (c *int32s) conv(field string, v int64) int32 {
+	if v < 0 || v > math.MaxInt32 {
+		if c.err == nil {
+			c.err = deliverykit.InvalidField(field, "lte", "amount "+strconv.FormatInt(v, 10)+" does not fit the tracking order's 32-bit field")
+		}
+		return 0
+	}
+	return int32(v)
+}
