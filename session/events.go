@@ -2,6 +2,9 @@ package session
 
 import (
 	"cmp"
+	"context"
+	"errors"
+	"fmt"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
@@ -87,4 +90,42 @@ func (a *Address) postal() *deliverykit.Address {
 		out.Coordinates = &c
 	}
 	return out
+}
+
+// OrderChecker is asked, before a session completes, whether an order with
+// the given external id may be recorded for the site; its error (a
+// Conflict naming external_id) fails the completion and nothing changes.
+// wiring answers it from tracking.
+type OrderChecker interface {
+	CheckOrder(ctx context.Context, site, externalID string) error
+}
+
+// checkOrders checks the merchant's order ids of the choices before the
+// completion is written: each at most once in the request, and, with an
+// OrderChecker, not already another order's. A violation names the
+// choice's external_id.
+func (s *Service) checkOrders(ctx context.Context, site string, choices []DeliveryChoice) error {
+	seen := make(map[string]int, len(choices))
+	for i, ch := range choices {
+		if ch.ExternalID == "" {
+			continue
+		}
+		field := fmt.Sprintf("delivery_choices[%d].external_id", i)
+		if j, ok := seen[ch.ExternalID]; ok {
+			return deliverykit.InvalidField(field, "unique", fmt.Sprintf("is also the external id of delivery_choices[%d]", j))
+		}
+		seen[ch.ExternalID] = i
+		if s.orders == nil {
+			continue
+		}
+		if err := s.orders.CheckOrder(ctx, site, ch.ExternalID); err != nil {
+			var e *deliverykit.Error
+			if errors.As(err, &e) && e.Kind == deliverykit.KindConflict {
+				return &deliverykit.Error{Kind: e.Kind, Message: e.Message,
+					Violations: []deliverykit.FieldViolation{{Field: field, Rule: "unique", Message: "is already the external id of an order of this site"}}}
+			}
+			return err
+		}
+	}
+	return nil
 }

@@ -49,6 +49,9 @@ type completedOrder struct {
 type Options struct {
 	// Engines gives each site's options engine. Required.
 	Engines EngineSource
+	// Orders, when set, is asked before a session completes whether the
+	// choices' external ids are free.
+	Orders OrderChecker
 	// Clock and IDs default to the system clock and RandomIDs. Session
 	// ids must be unguessable in production.
 	Clock deliverykit.Clock
@@ -59,6 +62,7 @@ type Options struct {
 type Service struct {
 	store   storage.Store
 	engines EngineSource
+	orders  OrderChecker
 	clock   deliverykit.Clock
 	ids     deliverykit.IDSource
 }
@@ -101,7 +105,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Engines == nil {
 		return nil, fmt.Errorf("session: Options.Engines is required")
 	}
-	s := &Service{store: store, engines: opts.Engines, clock: opts.Clock, ids: opts.IDs}
+	s := &Service{store: store, engines: opts.Engines, orders: opts.Orders, clock: opts.Clock, ids: opts.IDs}
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}
@@ -301,6 +305,9 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 		return nil, err
 	}
 	if err := checkChoices(&req); err != nil {
+		return nil, err
+	}
+	if err := s.checkOrders(ctx, site, req.DeliveryChoices); err != nil {
 		return nil, err
 	}
 	eng, err := s.engines.Engine(site)

@@ -66,7 +66,7 @@ func (c CatalogPolicies) Policy(site string) (returns.Policy, bool) {
 // external_id, answered before the session completes.
 type orderNumbers struct{ tracking *tracking.Service }
 
-// CheckOrder implements checkout.OrderChecker.
+// CheckOrder implements checkout.OrderChecker and session.OrderChecker.
 func (o orderNumbers) CheckOrder(ctx context.Context, site, externalID string) error {
 	if externalID == "" {
 		return nil

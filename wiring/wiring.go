@@ -177,6 +177,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	}
 	ss, err := session.New(producers, session.Options{
 		Engines: engines,
+		Orders:  orderNumbers{ts},
 		Clock:   opts.Clock,
 		IDs:     opts.IDs,
 	})
