@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -252,10 +253,7 @@ func productIDs(cats []DeliveryCategory) {
 }
 
 func option(o options.Option) DeliveryOption {
-	ext := o.Carrier.ExternalID
-	if ext == "" {
-		ext = o.Carrier.ProductRef
-	}
+	ext := cmp.Or(o.Carrier.ExternalID, o.Carrier.ProductRef)
 	do := DeliveryOption{
 		ID: o.ID,
 		Carrier: Carrier{
