@@ -11,8 +11,8 @@ import (
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout/options"
 
-	// The request copy below is a JSON round trip; the faster drop-in
-	// codec the store uses makes it about half as expensive.
+	// The request copy below is a JSON round trip, through the same
+	// drop-in codec the store uses (docs/ARCHITECTURE.md, "JSON").
 	json "github.com/goccy/go-json"
 )
 

@@ -322,9 +322,8 @@ func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*R
 // depends only on the engine's catalog, req, now and at, so a caller may
 // keep those few bytes instead of the Result, whose location details
 // (addresses, opening hours) are copies of the catalog, and compute it
-// again when needed: a checkout session does, which keeps its stored record
-// around a kilobyte and reading it cheaper than decoding the stored
-// options. The Result's Coordinates is a copy of at.
+// again when needed, as the checkout and delivery sessions do. The
+// Result's Coordinates is a copy of at.
 func (e *Engine) ComputeAt(req Request, now time.Time, at *catalog.Coordinates) (*Result, error) {
 	locale, err := e.loc.chooseFor("locales", req.Locales)
 	if err != nil {

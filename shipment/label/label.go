@@ -8,14 +8,17 @@
 // stored.
 //
 // Text the PDF core fonts can print (Windows-1252: English and the
-// Western European languages) is set in Helvetica, as it always was. A
-// label with any other letter, such as "Łukasz Żółć", "Şükrü Çağlar",
-// "Γιώργος" or "Мария Иванова", is set in the Go fonts
-// (golang.org/x/image/font/gofont) instead: TrueType fonts covering Latin
-// with its extensions, Greek and Cyrillic, embedded with the glyphs the
-// label uses. The core fonts printed those letters as dots. Embedding
-// costs time (about 9 ms a label against 0.8 ms), so labels that do not
-// need it keep the core fonts, and their bytes are unchanged.
+// Western European languages) is set in Helvetica. A label with any other
+// letter, such as "Łukasz Żółć", "Şükrü Çağlar", "Γιώργος" or
+// "Мария Иванова", is set in the Go fonts (golang.org/x/image/font/gofont)
+// instead: TrueType fonts covering Latin with its extensions, Greek and
+// Cyrillic, embedded with the glyphs the label uses; the core fonts cannot
+// print those letters. Embedding makes rendering markedly slower and the
+// file larger (BENCHMARKS.md has the figures), so labels that do not need
+// it keep the core fonts.
+//
+// Caveat: the PDF's creation date is Data.Date; a zero Date makes the
+// renderer stamp the current time, so give a Date for reproducible bytes.
 package label
 
 import (
