@@ -9,6 +9,12 @@
 // GenerateLink makes. The link opens the customer page, which reads the
 // order with OrderByToken.
 //
+//	svc, _ := tracking.New(store, tracking.Options{Products: products, PortalURL: "https://track.example"})
+//	tos, _ := svc.CreateOrder(ctx, site, tracking.CreateTrackingOrderRequest{ExternalID: "ORD-1001", …})
+//	_ = svc.CreateParcel(ctx, site, tracking.CreateParcelRequest{TosID: tos, TrackingNumber: "FP123", …})
+//	_ = svc.RecordEvent(ctx, site, tracking.Event{TrackingNumber: "FP123", Time: "2026-11-21T07:30:00Z", Step: tracking.StepOnRoute})
+//	res, _ := svc.Parcels(ctx, site, tracking.ParcelsQuery{TrackingNumber: "FP123"})
+//
 // # Identity and idempotency
 //
 // An order's id (tos_id) is made when it is registered. external_id is
