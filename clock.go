@@ -63,17 +63,17 @@ type IDSource interface {
 
 // RandomIDs makes unguessable identifiers that sort by creation time:
 // prefix followed by the creation time in milliseconds (48 bits) and 128
-// bits from crypto/rand, in lower-case base32 (36 characters).
+// bits from crypto/rand, in lower-case base32 (36 characters after the
+// prefix), with an alphabet in ASCII order:
 //
-// The random bits are what makes an id unguessable; the time in front
-// makes ids made later sort after ids made earlier (to the millisecond),
-// so every store inserts new records at the end of its key order: the
-// B-tree path a new session or token goes to stays in the CPU caches
-// (a memory-store insert among 100,000 sessions was a seventh of a
-// checkout create with ids spread over the whole key space), and bbolt and
-// PostgreSQL append to their last pages instead of splitting pages all over
-// the file. The time in an id is not a secret: it is the creation time,
-// which the resource shows anyway.
+//	id := deliverykit.RandomIDs{}.NewID("siw_") // "siw_" + 36 characters of [2-7a-z]
+//
+// The random bits are what makes an id unguessable. The time in front
+// makes ids made later sort after ids made earlier (to the millisecond;
+// ids of the same millisecond are in random order), so stores add new
+// records at the end of their key order rather than all over it. The time
+// in an id is not a secret: it is the creation time, which the resource
+// shows anyway. A clock before 1970 counts as 1970.
 type RandomIDs struct {
 	// Clock gives the time in front; nil means the system clock.
 	Clock Clock

@@ -7,9 +7,9 @@ import (
 	"github.com/deliverykit/deliverykit"
 )
 
-// DeliveryType is how the goods reach the customer. The values are the
-// spec's enumeration (DeliveryCategory.delivery_type, selected option
-// delivery_type).
+// DeliveryType is how the goods reach the customer. The values are those
+// of a delivery category's and a selected option's delivery_type on the
+// wire.
 type DeliveryType string
 
 // The delivery types a category can have.
@@ -33,10 +33,10 @@ func (t DeliveryType) Valid() bool {
 // location (and therefore enumerate pickup locations).
 func (t DeliveryType) AtLocation() bool { return t == DeliveryPickup || t == DeliveryInStore }
 
-// AddonType classifies an addon (spec Addon.addon_type).
+// AddonType classifies an addon (addon_type on the wire).
 type AddonType string
 
-// The addon types of the spec.
+// The addon types.
 const (
 	AddonCustom      AddonType = "CUSTOM"
 	AddonCarryIn     AddonType = "CARRY_IN"
@@ -44,10 +44,10 @@ const (
 	AddonUnwrapping  AddonType = "UNWRAPPING"
 )
 
-// LocationType classifies a pickup location (spec PickupLocation.location_type).
+// LocationType classifies a pickup location (location_type on the wire).
 type LocationType string
 
-// The location types of the spec.
+// The location types.
 const (
 	LocationLocker     LocationType = "LOCKER"
 	LocationStore      LocationType = "STORE"

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -120,9 +121,54 @@ func (c *Catalog) Validate() error {
 	return nil
 }
 
+// declared holds what the earlier sections of a catalog declare and the
+// later ones refer to: locales, warehouse, carrier and category ids, and
+// the delivery type of every carrier product by ref.
+type declared struct {
+	locales       map[string]bool
+	defaultLocale string // the first valid locale
+	warehouses    map[string]bool
+	carriers      map[string]bool
+	products      map[string]DeliveryType
+	categories    map[string]bool
+}
+
+// validate checks the catalog section by section, in the order of its
+// fields, so violations come out in the same order whatever changes.
 func (c *Catalog) validate(v *validator) {
-	locales := map[string]bool{}
-	defaultLocale := ""
+	var d declared
+	d.locales, d.defaultLocale = c.validateLocales(v)
+	for i, h := range c.Holidays {
+		v.date(fmt.Sprintf("holidays[%d]", i), h)
+	}
+	d.warehouses = c.validateWarehouses(v)
+	d.products, d.carriers = c.validateCarriers(v)
+	d.categories = c.validateCategories(v, &d)
+	c.validatePickupLocations(v, &d)
+	for i, a := range c.PostalAreas {
+		p := fmt.Sprintf("postal_areas[%d]", i)
+		v.country(p+".country", a.Country)
+		v.required(p+".prefix", a.Prefix)
+		v.coords(p+".coordinates", &a.Coordinates, true)
+	}
+	if c.VATRate < 0 || c.VATRate > maxVATRate {
+		v.bad("vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
+	}
+	if b := c.Branding; b != nil {
+		validateBranding(v, b)
+	}
+	if fb := c.Fallback; fb != nil {
+		validateFallback(v, fb, &d)
+	}
+	if rp := c.ReturnPolicy; rp != nil {
+		c.validateReturnPolicy(v, rp)
+	}
+}
+
+// validateLocales checks the catalog's locales and returns the valid ones
+// and the first of them, the default.
+func (c *Catalog) validateLocales(v *validator) (locales map[string]bool, defaultLocale string) {
+	locales = map[string]bool{}
 	if len(c.Locales) == 0 {
 		v.bad("locales", "required", "at least one locale is required")
 	}
@@ -136,14 +182,13 @@ func (c *Catalog) validate(v *validator) {
 			v.bad(f, "unique", "%q is listed twice", l)
 		}
 		locales[l] = true
-		if defaultLocale == "" {
-			defaultLocale = l
-		}
+		defaultLocale = cmp.Or(defaultLocale, l)
 	}
-	for i, h := range c.Holidays {
-		v.date(fmt.Sprintf("holidays[%d]", i), h)
-	}
+	return locales, defaultLocale
+}
 
+// validateWarehouses checks the warehouses and returns their ids.
+func (c *Catalog) validateWarehouses(v *validator) map[string]bool {
 	warehouses := map[string]bool{}
 	if len(c.Warehouses) == 0 {
 		v.bad("warehouses", "required", "at least one warehouse is required")
@@ -164,9 +209,14 @@ func (c *Catalog) validate(v *validator) {
 			}
 		}
 	}
+	return warehouses
+}
 
-	products := map[string]DeliveryType{}
-	carriers := map[string]bool{}
+// validateCarriers checks the carriers and their products and returns the
+// delivery type of every product by ref and the carrier ids.
+func (c *Catalog) validateCarriers(v *validator) (products map[string]DeliveryType, carriers map[string]bool) {
+	products = map[string]DeliveryType{}
+	carriers = map[string]bool{}
 	if len(c.Carriers) == 0 {
 		v.bad("carriers", "required", "at least one carrier is required")
 	}
@@ -198,33 +248,44 @@ func (c *Catalog) validate(v *validator) {
 					products[pr.Ref] = pr.DeliveryType
 				}
 			}
-			v.required(q+".name", pr.Name)
-			if !pr.DeliveryType.Valid() {
-				v.bad(q+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
-			}
-			if pr.LeadTimeDays < 0 {
-				v.bad(q+".lead_time_days", "gte", "must not be negative")
-			}
-			if pr.TransitDays.Min < 0 {
-				v.bad(q+".transit_days.min", "gte", "must not be negative")
-			}
-			if pr.TransitDays.Max < pr.TransitDays.Min {
-				v.bad(q+".transit_days.max", "gtefield", "must not be less than min")
-			}
-			if pr.CutOff != "" && !clockTime.MatchString(pr.CutOff) {
-				v.bad(q+".cut_off", "time", "must be a time like 15:00")
-			}
-			if pr.VATRate < 0 || pr.VATRate > maxVATRate {
-				v.bad(q+".vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
-			}
-			for k, d := range pr.Days {
-				if dayIndex(d) < 0 {
-					v.bad(fmt.Sprintf("%s.days[%d]", q, k), "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
-				}
-			}
+			validateProduct(v, q, pr)
 		}
 	}
+	return products, carriers
+}
 
+// validateProduct checks a carrier product's fields other than its id and
+// ref, which must be unique across products.
+func validateProduct(v *validator, q string, pr Product) {
+	v.required(q+".name", pr.Name)
+	if !pr.DeliveryType.Valid() {
+		v.bad(q+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
+	}
+	if pr.LeadTimeDays < 0 {
+		v.bad(q+".lead_time_days", "gte", "must not be negative")
+	}
+	if pr.TransitDays.Min < 0 {
+		v.bad(q+".transit_days.min", "gte", "must not be negative")
+	}
+	if pr.TransitDays.Max < pr.TransitDays.Min {
+		v.bad(q+".transit_days.max", "gtefield", "must not be less than min")
+	}
+	if pr.CutOff != "" && !clockTime.MatchString(pr.CutOff) {
+		v.bad(q+".cut_off", "time", "must be a time like 15:00")
+	}
+	if pr.VATRate < 0 || pr.VATRate > maxVATRate {
+		v.bad(q+".vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
+	}
+	for k, d := range pr.Days {
+		if dayIndex(d) < 0 {
+			v.bad(fmt.Sprintf("%s.days[%d]", q, k), "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
+		}
+	}
+}
+
+// validateCategories checks the delivery categories against what the
+// earlier sections declared and returns the category ids.
+func (c *Catalog) validateCategories(v *validator, d *declared) map[string]bool {
 	if len(c.Categories) == 0 {
 		v.bad("categories", "required", "at least one category is required")
 	}
@@ -237,86 +298,106 @@ func (c *Catalog) validate(v *validator) {
 			}
 			cats[cat.ID] = true
 		}
-		v.names(p+".display_name", cat.DisplayName, locales, true)
-		if defaultLocale != "" && len(cat.DisplayName) > 0 && cat.DisplayName[defaultLocale] == "" {
-			// Every session must get a name, whatever its locales.
-			v.bad(p+".display_name."+defaultLocale, "required", "the default locale needs a name")
-		}
-		v.names(p+".custom_text", cat.CustomText, locales, false)
-		if !cat.DeliveryType.Valid() {
-			v.bad(p+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
-		}
-		if cat.Warehouse != "" && !warehouses[cat.Warehouse] {
-			v.bad(p+".warehouse", "exists", "%q is not a warehouse id", cat.Warehouse)
-		}
-		if len(cat.Products) == 0 {
-			v.bad(p+".products", "required", "at least one product ref is required")
-		}
-		for j, ref := range cat.Products {
-			f := fmt.Sprintf("%s.products[%d]", p, j)
-			dt, ok := products[ref]
-			switch {
-			case !ok:
-				v.bad(f, "exists", "%q is not the ref of a carrier product", ref)
-			case dt != cat.DeliveryType:
-				v.bad(f, "delivery_type", "product %q delivers %s, the category %s", ref, dt, cat.DeliveryType)
-			}
-		}
-		addons := map[string]bool{}
-		for j, a := range cat.Addons {
-			q := fmt.Sprintf("%s.addons[%d]", p, j)
-			if v.required(q+".id", a.ID) {
-				if addons[a.ID] {
-					v.bad(q+".id", "unique", "%q is already an addon of this category", a.ID)
-				}
-				addons[a.ID] = true
-			}
-			switch a.Type {
-			case AddonCustom, AddonCarryIn, AddonLeaveAtDoor, AddonUnwrapping:
-			default:
-				v.bad(q+".type", "oneof", "must be one of CUSTOM, CARRY_IN, LEAVE_AT_DOOR, UNWRAPPING")
-			}
-			v.names(q+".display_name", a.DisplayName, locales, true)
-			v.names(q+".description", a.Description, locales, false)
-			if a.Price < 0 {
-				v.bad(q+".price", "gte", "must not be negative")
-			}
-		}
-		if len(cat.Prices) == 0 {
-			v.bad(p+".prices", "required", "at least one price rule is required")
-		}
-		v.prices(p+".prices", cat.Prices)
-		v.names(p+".custom_warning_text", cat.CustomWarningText, locales, false)
-		for j, t := range cat.Tags {
-			v.required(fmt.Sprintf("%s.tags[%d]", p, j), t)
-		}
-		for j, cc := range cat.Filter.Countries {
-			v.country(fmt.Sprintf("%s.filter.countries[%d]", p, j), cc)
-		}
-		for j, r := range cat.Filter.PostalCodes {
-			q := fmt.Sprintf("%s.filter.postal_codes[%d]", p, j)
-			v.country(q+".country", r.Country)
-			from, to := NormalizePostalCode(r.From), NormalizePostalCode(r.To)
-			if v.required(q+".from", from) && v.required(q+".to", to) {
-				if len(from) != len(to) || from > to {
-					v.bad(q+".to", "range", "must have the length of from and not sort before it")
-				}
-			}
-		}
-		if cat.Filter.MaxWeight < 0 {
-			v.bad(p+".filter.max_weight", "gte", "must not be negative")
-		}
-		if d := cat.Filter.MaxDimensions; d != nil && (d.Height <= 0 || d.Length <= 0 || d.Width <= 0) {
-			v.bad(p+".filter.max_dimensions", "gt", "height, length and width must be greater than 0")
-		}
-		if cat.MaxLocations < 0 {
-			v.bad(p+".max_locations", "gte", "must not be negative")
-		}
-		if cat.MaxDistanceKm < 0 || cat.MaxDistanceKm > 20000 {
-			v.bad(p+".max_distance_km", "range", "must be between 0 and 20000")
+		validateCategory(v, p, cat, d)
+	}
+	return cats
+}
+
+// validateCategory checks one category's fields other than its id.
+func validateCategory(v *validator, p string, cat Category, d *declared) {
+	v.names(p+".display_name", cat.DisplayName, d.locales, true)
+	if d.defaultLocale != "" && len(cat.DisplayName) > 0 && cat.DisplayName[d.defaultLocale] == "" {
+		// Every session must get a name, whatever its locales.
+		v.bad(p+".display_name."+d.defaultLocale, "required", "the default locale needs a name")
+	}
+	v.names(p+".custom_text", cat.CustomText, d.locales, false)
+	if !cat.DeliveryType.Valid() {
+		v.bad(p+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
+	}
+	if cat.Warehouse != "" && !d.warehouses[cat.Warehouse] {
+		v.bad(p+".warehouse", "exists", "%q is not a warehouse id", cat.Warehouse)
+	}
+	if len(cat.Products) == 0 {
+		v.bad(p+".products", "required", "at least one product ref is required")
+	}
+	for j, ref := range cat.Products {
+		f := fmt.Sprintf("%s.products[%d]", p, j)
+		dt, ok := d.products[ref]
+		switch {
+		case !ok:
+			v.bad(f, "exists", "%q is not the ref of a carrier product", ref)
+		case dt != cat.DeliveryType:
+			v.bad(f, "delivery_type", "product %q delivers %s, the category %s", ref, dt, cat.DeliveryType)
 		}
 	}
+	validateAddons(v, p, cat.Addons, d.locales)
+	if len(cat.Prices) == 0 {
+		v.bad(p+".prices", "required", "at least one price rule is required")
+	}
+	v.prices(p+".prices", cat.Prices)
+	v.names(p+".custom_warning_text", cat.CustomWarningText, d.locales, false)
+	for j, t := range cat.Tags {
+		v.required(fmt.Sprintf("%s.tags[%d]", p, j), t)
+	}
+	validateFilter(v, p+".filter", cat.Filter)
+	if cat.MaxLocations < 0 {
+		v.bad(p+".max_locations", "gte", "must not be negative")
+	}
+	if cat.MaxDistanceKm < 0 || cat.MaxDistanceKm > 20000 {
+		v.bad(p+".max_distance_km", "range", "must be between 0 and 20000")
+	}
+}
 
+// validateAddons checks the addons of the category at p.
+func validateAddons(v *validator, p string, list []Addon, locales map[string]bool) {
+	addons := map[string]bool{}
+	for j, a := range list {
+		q := fmt.Sprintf("%s.addons[%d]", p, j)
+		if v.required(q+".id", a.ID) {
+			if addons[a.ID] {
+				v.bad(q+".id", "unique", "%q is already an addon of this category", a.ID)
+			}
+			addons[a.ID] = true
+		}
+		switch a.Type {
+		case AddonCustom, AddonCarryIn, AddonLeaveAtDoor, AddonUnwrapping:
+		default:
+			v.bad(q+".type", "oneof", "must be one of CUSTOM, CARRY_IN, LEAVE_AT_DOOR, UNWRAPPING")
+		}
+		v.names(q+".display_name", a.DisplayName, locales, true)
+		v.names(q+".description", a.Description, locales, false)
+		if a.Price < 0 {
+			v.bad(q+".price", "gte", "must not be negative")
+		}
+	}
+}
+
+// validateFilter checks a category's filter at field f.
+func validateFilter(v *validator, f string, flt Filter) {
+	for j, cc := range flt.Countries {
+		v.country(fmt.Sprintf("%s.countries[%d]", f, j), cc)
+	}
+	for j, r := range flt.PostalCodes {
+		q := fmt.Sprintf("%s.postal_codes[%d]", f, j)
+		v.country(q+".country", r.Country)
+		from, to := NormalizePostalCode(r.From), NormalizePostalCode(r.To)
+		if v.required(q+".from", from) && v.required(q+".to", to) {
+			if len(from) != len(to) || from > to {
+				v.bad(q+".to", "range", "must have the length of from and not sort before it")
+			}
+		}
+	}
+	if flt.MaxWeight < 0 {
+		v.bad(f+".max_weight", "gte", "must not be negative")
+	}
+	if d := flt.MaxDimensions; d != nil && (d.Height <= 0 || d.Length <= 0 || d.Width <= 0) {
+		v.bad(f+".max_dimensions", "gt", "height, length and width must be greater than 0")
+	}
+}
+
+// validatePickupLocations checks the pickup locations, each of a declared
+// carrier.
+func (c *Catalog) validatePickupLocations(v *validator, d *declared) {
 	locs := map[string]bool{}
 	for i, l := range c.PickupLocations {
 		p := fmt.Sprintf("pickup_locations[%d]", i)
@@ -328,7 +409,7 @@ func (c *Catalog) validate(v *validator) {
 		}
 		v.required(p+".external_id", l.ExternalID)
 		v.required(p+".name", l.Name)
-		if !carriers[l.Carrier] {
+		if !d.carriers[l.Carrier] {
 			v.bad(p+".carrier", "exists", "%q is not a carrier id", l.Carrier)
 		}
 		switch l.Type {
@@ -338,86 +419,89 @@ func (c *Catalog) validate(v *validator) {
 		}
 		v.country(p+".address.country", l.Address.Country)
 		v.coords(p+".address.coordinates", l.Address.Coordinates, true)
-		for day, ranges := range l.Hours {
-			if dayIndex(day) < 0 {
-				v.bad(p+".hours."+day, "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
-			}
-			for k, r := range ranges {
-				if !clockRange.MatchString(r) || r[6:] <= r[:5] {
-					v.bad(fmt.Sprintf("%s.hours.%s[%d]", p, day, k), "hours", "must be a range like 08:00-20:00")
-				}
-			}
-		}
-		for k, d := range l.Closed {
-			v.date(fmt.Sprintf("%s.closed[%d]", p, k), d)
-		}
+		validateHours(v, p, l)
 	}
-	for i, a := range c.PostalAreas {
-		p := fmt.Sprintf("postal_areas[%d]", i)
-		v.country(p+".country", a.Country)
-		v.required(p+".prefix", a.Prefix)
-		v.coords(p+".coordinates", &a.Coordinates, true)
-	}
-	if c.VATRate < 0 || c.VATRate > maxVATRate {
-		v.bad("vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
-	}
-	if b := c.Branding; b != nil {
-		if len(b.DisplayName) > 128 {
-			v.bad("branding.display_name", "max", "must be at most 128 characters long")
+}
+
+// validateHours checks a pickup location's opening hours and closed dates.
+func validateHours(v *validator, p string, l PickupLocation) {
+	for day, ranges := range l.Hours {
+		if dayIndex(day) < 0 {
+			v.bad(p+".hours."+day, "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
 		}
-		if b.LogoURL != "" {
-			if u, err := url.Parse(b.LogoURL); err != nil || u.Scheme != "https" || u.Host == "" || len(b.LogoURL) > 2048 {
-				v.bad("branding.logo_url", "httpsurl", "must be an https URL")
+		for k, r := range ranges {
+			if !clockRange.MatchString(r) || r[6:] <= r[:5] {
+				v.bad(fmt.Sprintf("%s.hours.%s[%d]", p, day, k), "hours", "must be a range like 08:00-20:00")
 			}
 		}
-		if b.AccentColor != "" && !colorRe.MatchString(b.AccentColor) {
-			v.bad("branding.accent_color", "color", "must be a colour like #0a7d44")
+	}
+	for k, d := range l.Closed {
+		v.date(fmt.Sprintf("%s.closed[%d]", p, k), d)
+	}
+}
+
+// validateBranding checks the widget's branding.
+func validateBranding(v *validator, b *Branding) {
+	if len(b.DisplayName) > 128 {
+		v.bad("branding.display_name", "max", "must be at most 128 characters long")
+	}
+	if b.LogoURL != "" {
+		if u, err := url.Parse(b.LogoURL); err != nil || u.Scheme != "https" || u.Host == "" || len(b.LogoURL) > 2048 {
+			v.bad("branding.logo_url", "httpsurl", "must be an https URL")
 		}
 	}
-	if fb := c.Fallback; fb != nil {
-		if v.required("fallback.id", fb.ID) && cats[fb.ID] {
-			v.bad("fallback.id", "unique", "%q is already a category id", fb.ID)
-		}
-		if v.required("fallback.product", fb.Product) {
-			switch dt, ok := products[fb.Product]; {
-			case !ok:
-				v.bad("fallback.product", "exists", "%q is not the ref of a carrier product", fb.Product)
-			case dt.AtLocation():
-				v.bad("fallback.product", "delivery_type", "product %q delivers %s; a fallback needs a DELIVERY or MAILBOX product", fb.Product, dt)
-			}
-		}
-		v.names("fallback.display_name", fb.DisplayName, locales, true)
-		if defaultLocale != "" && len(fb.DisplayName) > 0 && fb.DisplayName[defaultLocale] == "" {
-			v.bad("fallback.display_name."+defaultLocale, "required", "the default locale needs a name")
-		}
-		v.names("fallback.etd_text", fb.ETDText, locales, false)
-		if len(fb.Prices) == 0 {
-			v.bad("fallback.prices", "required", "at least one price rule is required")
-		}
-		v.prices("fallback.prices", fb.Prices)
+	if b.AccentColor != "" && !colorRe.MatchString(b.AccentColor) {
+		v.bad("branding.accent_color", "color", "must be a colour like #0a7d44")
 	}
-	if rp := c.ReturnPolicy; rp != nil {
-		v.currency("return_policy.currency", rp.Currency)
-		if rp.ReturnCost < 0 {
-			v.bad("return_policy.return_cost", "gte", "must not be negative")
+}
+
+// validateFallback checks the fallback category: an id of its own and a
+// product delivered to the address.
+func validateFallback(v *validator, fb *Fallback, d *declared) {
+	if v.required("fallback.id", fb.ID) && d.categories[fb.ID] {
+		v.bad("fallback.id", "unique", "%q is already a category id", fb.ID)
+	}
+	if v.required("fallback.product", fb.Product) {
+		switch dt, ok := d.products[fb.Product]; {
+		case !ok:
+			v.bad("fallback.product", "exists", "%q is not the ref of a carrier product", fb.Product)
+		case dt.AtLocation():
+			v.bad("fallback.product", "delivery_type", "product %q delivers %s; a fallback needs a DELIVERY or MAILBOX product", fb.Product, dt)
 		}
-		if rp.ExchangeCost < 0 {
-			v.bad("return_policy.exchange_cost", "gte", "must not be negative")
-		}
-		if rp.ReturnTimeDays < 0 {
-			v.bad("return_policy.return_time_days", "gte", "must not be negative")
-		}
-		if ref := rp.ReturnProduct; ref != "" {
-			// The customer hands the parcel in at the product's carrier,
-			// so that carrier needs drop-off points.
-			switch p, ok := c.Product(ref); {
-			case !ok:
-				v.bad("return_policy.return_product", "exists", "%q is not the ref of a carrier product", ref)
-			case p.DeliveryType == DeliveryInStore:
-				v.bad("return_policy.return_product", "delivery_type", "product %q is collected in the merchant's stores; a return product needs a carrier", ref)
-			case !slices.ContainsFunc(c.PickupLocations, func(l PickupLocation) bool { return l.Carrier == p.CarrierID }):
-				v.bad("return_policy.return_product", "drop_off_points", "carrier %q of product %q has no pickup locations for customers to hand parcels in at", p.CarrierID, ref)
-			}
+	}
+	v.names("fallback.display_name", fb.DisplayName, d.locales, true)
+	if d.defaultLocale != "" && len(fb.DisplayName) > 0 && fb.DisplayName[d.defaultLocale] == "" {
+		v.bad("fallback.display_name."+d.defaultLocale, "required", "the default locale needs a name")
+	}
+	v.names("fallback.etd_text", fb.ETDText, d.locales, false)
+	if len(fb.Prices) == 0 {
+		v.bad("fallback.prices", "required", "at least one price rule is required")
+	}
+	v.prices("fallback.prices", fb.Prices)
+}
+
+// validateReturnPolicy checks the return policy.
+func (c *Catalog) validateReturnPolicy(v *validator, rp *ReturnPolicy) {
+	v.currency("return_policy.currency", rp.Currency)
+	if rp.ReturnCost < 0 {
+		v.bad("return_policy.return_cost", "gte", "must not be negative")
+	}
+	if rp.ExchangeCost < 0 {
+		v.bad("return_policy.exchange_cost", "gte", "must not be negative")
+	}
+	if rp.ReturnTimeDays < 0 {
+		v.bad("return_policy.return_time_days", "gte", "must not be negative")
+	}
+	if ref := rp.ReturnProduct; ref != "" {
+		// The customer hands the parcel in at the product's carrier,
+		// so that carrier needs drop-off points.
+		switch p, ok := c.Product(ref); {
+		case !ok:
+			v.bad("return_policy.return_product", "exists", "%q is not the ref of a carrier product", ref)
+		case p.DeliveryType == DeliveryInStore:
+			v.bad("return_policy.return_product", "delivery_type", "product %q is collected in the merchant's stores; a return product needs a carrier", ref)
+		case !slices.ContainsFunc(c.PickupLocations, func(l PickupLocation) bool { return l.Carrier == p.CarrierID }):
+			v.bad("return_policy.return_product", "drop_off_points", "carrier %q of product %q has no pickup locations for customers to hand parcels in at", p.CarrierID, ref)
 		}
 	}
 }

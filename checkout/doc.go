@@ -1,11 +1,19 @@
-// Package checkout is the checkout shipping session (area C of the
-// specification, base /v1/siw): a session holds the cart, the customer, the
+// Package checkout is the checkout shipping session (area C, served under
+// /v1/siw by package httpapi): a session holds the cart, the customer, the
 // search address and the selected delivery option, and renders an
 // embeddable widget (html_snippet) in which the customer chooses.
 //
 // Delivery options come from the options engine (package
 // checkout/options) over the site's catalog; this package keeps the
 // session, its states and its widget.
+//
+//	engines, _ := checkout.NewEngines(cfg.Catalogs(), options.Options{})
+//	svc, _ := checkout.New(store, checkout.Options{Engines: engines, Recorder: recorder})
+//	v, _ := svc.Create(ctx, site, checkout.CreateRequest{PurchaseCountry: "SE", PurchaseCurrency: "SEK",
+//		Locales: []string{"sv-SE"}, Cart: &cart, SearchAddress: &checkout.SearchAddress{PostalCode: "111 57"}})
+//	// the merchant's page embeds v.HTMLSnippet; the customer chooses in the widget
+//	c, _ := svc.Complete(ctx, site, checkout.CompleteRequest{ID: v.Session.ID, Customer: &customer})
+//	// c.TosID names the order, c.Session.Result what was sold; Recorder gets it after the commit
 //
 // # States
 //
@@ -85,18 +93,21 @@
 // external_id of its own, since the original's is taken. Summaries lists a
 // completed session and the sessions created from it.
 //
-// # What is stored
+// # Options are computed again when read
 //
-// The stored session keeps what its options were computed from (cart
-// values and vouchers, locales, address, its coordinates and the
-// computation's "now"), not the options, which are mostly copies of the
-// catalog. Reading a session computes the options again with
-// options.Engine.ComputeAt, which gives exactly the result of the original
-// computation without geocoding again, as long as the site's catalog is the
-// same. A small cache of recently read sessions, by record version, spares
-// decoding and recomputing when a session is read again soon; writes do
-// not fill it. Records of earlier releases keep reading: those that stored
-// their options are served as stored until the next change.
+// A session keeps what its options were computed from (the cart's values
+// and vouchers, the locales, the address and where it was placed, and the
+// time of the computation), not the options. Reading it computes them
+// again with options.Engine.ComputeAt: the same options, estimates and
+// expiry as when they were computed, without geocoding again, as long as
+// the site's catalog is unchanged. After a configuration change a session,
+// open or completed, shows options computed with the new catalog; keep
+// what the completion answered (or the tracking order) as the record of
+// what was sold.
+//
+// Sessions read recently are cached by record version, so reading one
+// again computes nothing; Options.CacheBytes bounds the cache in bytes
+// (DefaultCacheBytes when zero, off when negative). Writes do not fill it.
 //
 // # Widget
 //

@@ -6,7 +6,8 @@ import (
 	"github.com/deliverykit/deliverykit"
 )
 
-// Status is a session's state (spec §3).
+// Status is a session's state; the package documentation has the
+// transitions.
 type Status string
 
 // The session states. A COMPLETE session is frozen.
@@ -48,7 +49,8 @@ const (
 	PriceComponentReturn    PriceComponentType = "PRICE_COMPONENT_TYPE_RETURN"
 )
 
-// Session is the checkout shipping session as the API shows it (spec §2.5).
+// Session is the checkout shipping session as the API shows it, under the
+// key "session" of every answer.
 type Session struct {
 	ID                     string          `json:"id"`
 	Status                 Status          `json:"status"`

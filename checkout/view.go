@@ -121,7 +121,8 @@ func address(a catalog.Address) *LocationAddress {
 }
 
 // location renders a pickup location; hours become "08:00-12:00, 13:00-18:00"
-// per day, closed days absent, as the spec's operational_hours shape.
+// per day, closed days absent: the operational_hours shape checkout
+// clients read.
 func location(l *options.Location) *Location {
 	if l == nil {
 		return nil

@@ -64,8 +64,8 @@ var snippetTmpl = template.Must(template.New("snippet").Parse(
 // html/template.
 //
 // Every session view carries a snippet, so it is on the hot path of
-// session.create and session.get; executing the template was about a tenth
-// of a create. Tokens made of letters, digits, '_' and '-' (every token
+// session.create and session.get, where executing the template each time
+// showed in the profiles. Tokens made of letters, digits, '_' and '-' (every token
 // the ID sources make) are left as they are by the template's escaping, so
 // the markup around the token is rendered once per base and the token
 // spliced in; any other token goes through the template.

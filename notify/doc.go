@@ -1,5 +1,12 @@
 // Package notify is area B of deliverykit: notifications to end customers
-// about their parcels (spec §2.4, §4.2, §6.3).
+// about their parcels, which merchants list and send again through
+// GET /notifications and POST /notification.retrigger (package httpapi,
+// under /v1/delivery_tracking).
+//
+//	svc, _ := notify.New(store, notify.Options{Senders: map[notify.Channel]notify.Sender{notify.ChannelEmail: mail}})
+//	_ = svc.Observe(ctx, notify.Event{Site: site, ExternalID: "ORD-1", TrackingNumber: "FP123",
+//		Trigger: "ALERT_OUT_FOR_DELIVERY", Time: at, Email: "alva@example.com"})
+//	go svc.Run(ctx, 10*time.Second, logger) // or call svc.Dispatch on your own schedule
 //
 // Rules map parcel steps and alerts, which tracking reports through its
 // EventObserver, to named notifications, one per channel that can reach the

@@ -51,7 +51,8 @@ const (
 	NameDeliveredToConsumer   Name = "DELIVERED_TO_CONSUMER"
 )
 
-// Notification is the wire shape of §2.4.
+// Notification is a notification as GET /notifications lists it and
+// POST /notification.retrigger answers it.
 type Notification struct {
 	ID             string  `json:"id"`
 	Status         Status  `json:"status"`

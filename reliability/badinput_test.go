@@ -81,8 +81,8 @@ type badCase struct {
 	want     int    // 0: any 4xx; unlimited: see below
 }
 
-// unlimited marks input the spec sets no limit for (§8: "payload size
-// limits: not shown") and the area declares none: the body limit bounds it.
+// unlimited marks input for which neither the published API nor the area
+// sets a limit: the body limit bounds it.
 // Such a request may succeed; it must still never be a 5xx or a panic, and
 // a refusal must be a proper 4xx that writes nothing.
 const unlimited = -1
@@ -208,7 +208,7 @@ func ruleCases(f fixture) []badCase {
 	huge := strings.Repeat("ä", 300_000) // 600 KB: under the body limit
 	lenient := func(c badCase) badCase { c.want = unlimited; return c }
 	anyClient := func(c badCase) badCase { c.want = 0; return c }
-	// A stale or malformed etag is ABORTED (spec §7), not a field error.
+	// A stale or malformed etag is ABORTED (409), not a field error.
 	conflict := func(c badCase) badCase { c.want, c.field = http.StatusConflict, "etag"; return c }
 	return []badCase{
 		// A

@@ -51,7 +51,7 @@
 //     parameters and wrong methods. Each answer must be a 4xx in the area's
 //     error shape, name the field, commit no write (the store counts
 //     committed writes) and log no panic. Two documented exceptions: a
-//     huge string or number the spec and the area set no limit for may be
+//     huge string or number that neither the API nor the area limits may be
 //     accepted (the test logs which), and unnamedFields lists answers
 //     known not to name their field; the test fails when either gap closes
 //     so that its entry is removed.

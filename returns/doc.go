@@ -32,8 +32,8 @@
 //	| AWAITING_EXCHANGE | CompleteExchange                      |                                     | COMPLETED         | exchange listed on the return and order         |
 //
 // A refund transaction is AWAITING_EXTERNAL_REFUND until MarkRefunded
-// makes it REFUNDED (spec §3); marking it again changes nothing and says
-// it is already REFUNDED.
+// makes it REFUNDED; marking it again changes nothing and says it is
+// already REFUNDED.
 //
 // # Customers
 //
@@ -42,9 +42,7 @@
 // unknown order and a wrong e-mail address get the same NotFound, and cost
 // the same: the decision reads one index record (a decoy of the same size
 // when there is none) and compares SHA-256 digests of the addresses in
-// constant time; only a match reads the order. Orders imported by versions
-// that did not store the digest are read to compare until their first
-// return stores it.
+// constant time; only a match reads the order.
 //
 // # Status page links
 //
@@ -55,8 +53,7 @@
 // ErrStatusLinkExpired; the status page then answers 410 Gone with a page
 // telling the customer to ask the shop for a new link, never the return.
 // RenewStatusLink (POST /merchant/return/{returnId}/status-link) gives the
-// return a new link and ends the old one at once. Tokens stored before
-// links expired count from their return's creation.
+// return a new link and ends the old one at once.
 //
 // # Sending the parcel back
 //
@@ -113,9 +110,7 @@
 // Ids of orders, returns and refund transactions are integers numbered per
 // site and kind: a site's first order is 1, its next 2, and so on. An id
 // is unique within its site and reveals only how many records of its kind
-// that site has created, never anything about other sites. Data stored by
-// earlier versions, whose ids were one sequence shared by every site, keeps
-// its ids; a site's new ids continue above its highest existing id (so
-// the first new id of such a site also shows how far the shared sequence
-// had got when that site last created a record).
+// that site has created, never anything about other sites. A new id is
+// one more than the site's highest id of that kind, so ids never repeat
+// within a site.
 package returns

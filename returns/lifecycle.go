@@ -58,67 +58,11 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if err != nil {
 			return err
 		}
-		o := oit.Value
-		if pol.Disabled {
-			return deliverykit.E(deliverykit.KindFailedPrecondition, "the merchant does not take returns")
-		}
-		if pol.WindowDays > 0 && now.After(o.CreatedAt.AddDate(0, 0, pol.WindowDays)) {
-			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the return window of %d days for this order has passed", pol.WindowDays)
-		}
-		costs, err := policyCosts(pol, o.Currency, in.Exchange)
+		r, o, err := newReturn(oit.Value, in, pol, now)
 		if err != nil {
 			return err
 		}
-		r := returnRecord{OrderID: o.ID, Order: &orderSummaryRecord{ForeignID: o.ForeignID, CreatedAt: o.CreatedAt},
-			Token: token, Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs,
-			Locale: cmp.Or(in.Locale, o.Locale)}
-		var vs []deliverykit.FieldViolation
-		used := map[string]bool{}
-		var items checked.Sum[int64]
-		for i, it := range in.Items {
-			p := "items[" + strconv.Itoa(i) + "]"
-			idx := -1
-			for j, l := range o.Lines {
-				if l.ForeignLineItemID == it.ForeignLineItemID {
-					idx = j
-				}
-			}
-			switch {
-			case idx < 0:
-				vs = append(vs, deliverykit.FieldViolation{Field: p + ".foreignLineItemId", Rule: "exists", Message: "is not a line of the order"})
-				continue
-			case used[it.ForeignLineItemID]:
-				vs = append(vs, deliverykit.FieldViolation{Field: p + ".foreignLineItemId", Rule: "unique", Message: "is used by an earlier item"})
-				continue
-			}
-			used[it.ForeignLineItemID] = true
-			ol := &o.Lines[idx]
-			if left := ol.Quantity - ol.InReturn; it.Quantity > left {
-				vs = append(vs, deliverykit.FieldViolation{Field: p + ".quantity", Rule: "lte",
-					Message: "must be at most " + strconv.Itoa(left) + ": " + strconv.Itoa(ol.Quantity) + " bought, " + strconv.Itoa(ol.InReturn) + " already being returned"})
-				continue
-			}
-			ol.InReturn += it.Quantity
-			if items.AddProduct(ol.Price, int64(it.Quantity)); items.Overflowed() >= 0 {
-				// Unreachable while ImportOrder checks the order's sum;
-				// a 400 rather than a wrapped refund if that changes.
-				vs = append(vs, deliverykit.FieldViolation{Field: p + ".quantity", Rule: checked.Rule, Message: "makes the refund of the items larger than an amount can be"})
-				break
-			}
-			r.Lines = append(r.Lines, returnLine{ID: uint64(len(r.Lines) + 1), OrderLine: idx, Quantity: it.Quantity, Reason: it.Reason})
-		}
-		if len(vs) > 0 {
-			return deliverykit.Invalid(vs...)
-		}
-		var shipping int64
-		if pol.RefundShipping && !o.ShippingRefunded && allOnReturn(o) {
-			shipping = o.Shipping
-		}
-		sum, _ := items.Total()
-		var ok bool
-		if r.Estimate, ok = refundAmount(sum, shipping, costs); !ok {
-			return errArithmetic("the refund estimate")
-		}
+		r.Token = token
 		if r.ID, r.Rank, err = s.returns.next(tx, site); err != nil {
 			return err
 		}
@@ -139,6 +83,89 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		s.bookLabelAfterCreate(ctx, site, out.ID)
 	}
 	return out, err
+}
+
+// newReturn decides a customer's return of order o under the site's
+// policy at now: whether the order still takes returns, which lines and
+// how many units (at most what was bought minus what is already on a
+// return), the costs and the refund estimate. It answers the return
+// record without its id, rank and token, and the order with the units
+// counted as on their way back. It reads and writes nothing, so the
+// Update that calls it may run it again.
+func newReturn(o orderRecord, in CustomerReturnInput, pol Policy, now time.Time) (returnRecord, orderRecord, error) {
+	if pol.Disabled {
+		return returnRecord{}, o, deliverykit.E(deliverykit.KindFailedPrecondition, "the merchant does not take returns")
+	}
+	if pol.WindowDays > 0 && now.After(o.CreatedAt.AddDate(0, 0, pol.WindowDays)) {
+		return returnRecord{}, o, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the return window of %d days for this order has passed", pol.WindowDays)
+	}
+	costs, err := policyCosts(pol, o.Currency, in.Exchange)
+	if err != nil {
+		return returnRecord{}, o, err
+	}
+	o.Lines = slices.Clone(o.Lines)
+	lines, sum, vs := takeLines(o.Lines, in.Items)
+	if len(vs) > 0 {
+		return returnRecord{}, o, deliverykit.Invalid(vs...)
+	}
+	var shipping int64
+	if pol.RefundShipping && !o.ShippingRefunded && allOnReturn(o) {
+		shipping = o.Shipping
+	}
+	r := returnRecord{OrderID: o.ID, Order: &orderSummaryRecord{ForeignID: o.ForeignID, CreatedAt: o.CreatedAt},
+		Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs,
+		Locale: cmp.Or(in.Locale, o.Locale), Lines: lines}
+	var ok bool
+	if r.Estimate, ok = refundAmount(sum, shipping, costs); !ok {
+		return returnRecord{}, o, errArithmetic("the refund estimate")
+	}
+	return r, o, nil
+}
+
+// takeLines matches the customer's items to the order's lines and counts
+// their units as on a return (InReturn). It answers the return's lines,
+// the value of the items at their purchase prices, and a violation per
+// item naming no line of the order, a line an earlier item named, or more
+// units than are left.
+func takeLines(lines []orderLine, items []CustomerReturnItemInput) ([]returnLine, int64, []deliverykit.FieldViolation) {
+	var out []returnLine
+	var vs []deliverykit.FieldViolation
+	used := map[string]bool{}
+	var sum checked.Sum[int64]
+	for i, it := range items {
+		p := "items[" + strconv.Itoa(i) + "]"
+		idx := -1
+		for j, l := range lines {
+			if l.ForeignLineItemID == it.ForeignLineItemID {
+				idx = j
+			}
+		}
+		switch {
+		case idx < 0:
+			vs = append(vs, deliverykit.FieldViolation{Field: p + ".foreignLineItemId", Rule: "exists", Message: "is not a line of the order"})
+			continue
+		case used[it.ForeignLineItemID]:
+			vs = append(vs, deliverykit.FieldViolation{Field: p + ".foreignLineItemId", Rule: "unique", Message: "is used by an earlier item"})
+			continue
+		}
+		used[it.ForeignLineItemID] = true
+		ol := &lines[idx]
+		if left := ol.Quantity - ol.InReturn; it.Quantity > left {
+			vs = append(vs, deliverykit.FieldViolation{Field: p + ".quantity", Rule: "lte",
+				Message: "must be at most " + strconv.Itoa(left) + ": " + strconv.Itoa(ol.Quantity) + " bought, " + strconv.Itoa(ol.InReturn) + " already being returned"})
+			continue
+		}
+		ol.InReturn += it.Quantity
+		if sum.AddProduct(ol.Price, int64(it.Quantity)); sum.Overflowed() >= 0 {
+			// Unreachable while ImportOrder checks the order's sum;
+			// a 400 rather than a wrapped refund if that changes.
+			vs = append(vs, deliverykit.FieldViolation{Field: p + ".quantity", Rule: checked.Rule, Message: "makes the refund of the items larger than an amount can be"})
+			break
+		}
+		out = append(out, returnLine{ID: uint64(len(out) + 1), OrderLine: idx, Quantity: it.Quantity, Reason: it.Reason})
+	}
+	total, _ := sum.Total()
+	return out, total, vs
 }
 
 // customerOrder finds the order a customer names by site, foreign id and

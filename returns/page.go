@@ -233,13 +233,7 @@ func compareRows[R any](w window, key sortKey[R], id func(R) uint64) func(a, b R
 		for _, o := range w.sort {
 			as, an, at := key(a, o.Field)
 			bs, bn, bt := key(b, o.Field)
-			c := cmp.Compare(as, bs)
-			if c == 0 {
-				c = cmp.Compare(an, bn)
-			}
-			if c == 0 {
-				c = at.Compare(bt)
-			}
+			c := cmp.Or(cmp.Compare(as, bs), cmp.Compare(an, bn), at.Compare(bt))
 			if o.Direction == Desc {
 				c = -c
 			}

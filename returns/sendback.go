@@ -214,9 +214,7 @@ func (s *Service) bookLabel(ctx context.Context, site string, id uint64) (*label
 			return nil
 		}
 		req = LabelRequest{ReturnID: r.ID, OrderForeignID: o.ForeignID, Product: product, Sender: *o.Address, Email: o.Email}
-		if req.Sender.Name == "" {
-			req.Sender.Name = o.Email
-		}
+		req.Sender.Name = cmp.Or(req.Sender.Name, o.Email)
 		return nil
 	})
 	if err != nil || req.ReturnID == 0 {

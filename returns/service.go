@@ -131,9 +131,39 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 	if err != nil {
 		return Order{}, err
 	}
+	rec, vs := newOrder(in, code, scale, s.now())
+	if len(vs) > 0 {
+		return Order{}, deliverykit.Invalid(vs...)
+	}
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		return s.insertOrder(tx, site, rec)
+	})
+	if err != nil {
+		return Order{}, err
+	}
+	// Read back in a View: the detail is assembled from what was stored.
+	var out Order
+	err = s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := s.lookupOrder(tx, site, in.ForeignID, IDForeign)
+		if err != nil {
+			return err
+		}
+		out, err = s.orderView(tx, site, it.Value)
+		return err
+	})
+	return out, err
+}
+
+// newOrder builds the record of an imported order from the merchant's
+// input, its amounts parsed in minor units of the currency (code, with
+// scale decimals), or answers every violation: amounts that do not parse
+// or are negative, tax above the price, a line id used twice, and an order
+// whose value (Σ price × quantity + shipping) does not fit, since every
+// refund is a part of it.
+func newOrder(in OrderInput, code string, scale int, now time.Time) (orderRecord, []deliverykit.FieldViolation) {
 	rec := orderRecord{
 		ForeignID: in.ForeignID, ForeignName: in.ForeignName, ForeignNumber: in.ForeignNumber,
-		Currency: code, Scale: scale, Email: in.Email, CreatedAt: s.now(),
+		Currency: code, Scale: scale, Email: in.Email, CreatedAt: now,
 		Locale: in.Locale, Address: in.DeliveryAddress,
 	}
 	var vs []deliverykit.FieldViolation
@@ -142,14 +172,13 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 			vs = append(vs, deliverykit.ViolationsOf(err)...)
 		}
 	}
+	var err error
 	rec.Shipping, err = parseMinor(in.ShippingAmount, scale, "shippingAmount")
 	addErr(err)
 	if rec.Shipping < 0 {
 		vs = append(vs, deliverykit.FieldViolation{Field: "shippingAmount", Rule: "gte", Message: "must not be negative"})
 	}
 	seen := map[string]bool{}
-	// The order's value, Σ price × quantity + shipping, must fit: every
-	// refund is a part of it.
 	var value checked.Sum[int64]
 	value.Add(max(rec.Shipping, 0))
 	for i, it := range in.Items {
@@ -175,49 +204,37 @@ func (s *Service) ImportOrder(ctx context.Context, site string, in OrderInput) (
 			Quantity: it.Quantity, Price: price, Tax: tax,
 		})
 	}
-	if len(vs) > 0 {
-		return Order{}, deliverykit.Invalid(vs...)
-	}
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		rec := rec
-		id, rank, err := s.orders.next(tx, site)
-		if err != nil {
-			return err
-		}
-		rec.ID, rec.Rank = id, rank
-		if _, err := orderByForeignID.Put(tx, storage.Key(site, rec.ForeignID), idRecord{ID: id, EmailDigest: emailDigest(rec.Email)}, storage.MustNotExist()); err != nil {
-			if errors.Is(err, deliverykit.ErrConflict) {
-				return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "an order with this foreignId already exists",
-					Violations: []deliverykit.FieldViolation{{Field: "foreignId", Rule: "unique", Message: "is already imported"}}}
-			}
-			return err
-		}
-		if rec.ForeignNumber != 0 {
-			if _, err := orderByForeignNum.Put(tx, storage.Key(site, storage.Uint64Key(uint64(rec.ForeignNumber)), storage.Uint64Key(id)), idRecord{ID: id}, storage.AnyVersion); err != nil {
-				return err
-			}
-		}
-		if rec.ForeignName != "" {
-			if _, err := orderByForeignName.Put(tx, storage.Key(site, rec.ForeignName, storage.Uint64Key(id)), idRecord{ID: id}, storage.AnyVersion); err != nil {
-				return err
-			}
-		}
-		return s.orders.insert(tx, site, id, rec.Rank, rec)
-	})
+	return rec, vs
+}
+
+// insertOrder gives rec the site's next order id and stores it with its
+// indexes: foreign id (unique: a second import is a Conflict naming
+// foreignId, and the entry carries the e-mail digest customers are checked
+// against), foreign number and foreign name.
+func (s *Service) insertOrder(tx storage.Tx, site string, rec orderRecord) error {
+	id, rank, err := s.orders.next(tx, site)
 	if err != nil {
-		return Order{}, err
+		return err
 	}
-	// Read back in a View: the detail is assembled from what was stored.
-	var out Order
-	err = s.store.View(ctx, func(tx storage.Tx) error {
-		it, err := s.lookupOrder(tx, site, in.ForeignID, IDForeign)
-		if err != nil {
+	rec.ID, rec.Rank = id, rank
+	if _, err := orderByForeignID.Put(tx, storage.Key(site, rec.ForeignID), idRecord{ID: id, EmailDigest: emailDigest(rec.Email)}, storage.MustNotExist()); err != nil {
+		if errors.Is(err, deliverykit.ErrConflict) {
+			return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "an order with this foreignId already exists",
+				Violations: []deliverykit.FieldViolation{{Field: "foreignId", Rule: "unique", Message: "is already imported"}}}
+		}
+		return err
+	}
+	if rec.ForeignNumber != 0 {
+		if _, err := orderByForeignNum.Put(tx, storage.Key(site, storage.Uint64Key(uint64(rec.ForeignNumber)), storage.Uint64Key(id)), idRecord{ID: id}, storage.AnyVersion); err != nil {
 			return err
 		}
-		out, err = s.orderView(tx, site, it.Value)
-		return err
-	})
-	return out, err
+	}
+	if rec.ForeignName != "" {
+		if _, err := orderByForeignName.Put(tx, storage.Key(site, rec.ForeignName, storage.Uint64Key(id)), idRecord{ID: id}, storage.AnyVersion); err != nil {
+			return err
+		}
+	}
+	return s.orders.insert(tx, site, id, rec.Rank, rec)
 }
 
 // ForeignName and ForeignID keys must not contain storage.KeySep; they come

@@ -51,13 +51,14 @@ const (
 	RestockNo      RestockStatus = "NO_RESTOCK"
 )
 
-// TransactionStatus is the state of a refund transaction (spec §3).
+// TransactionStatus is the state of a refund transaction.
 type TransactionStatus string
 
 // The refund transaction states. The service creates transactions
 // AWAITING_EXTERNAL_REFUND and moves them to REFUNDED when the merchant
 // marks them; PENDING, SUCCESS and FAILED are accepted by the list filter
-// (the spec lists them) but no transition of this package produces them.
+// (clients of the returns API send them) but no transition of this package
+// produces them.
 const (
 	TxAwaitingExternalRefund TransactionStatus = "AWAITING_EXTERNAL_REFUND"
 	TxPending                TransactionStatus = "PENDING"
@@ -106,7 +107,7 @@ type OrderInput struct {
 	CurrencyCode  string `json:"currencyCode" validate:"required,max_code"`
 	Email         string `json:"email" validate:"required,max_email,email"`
 	// ShippingAmount is what the customer paid for shipping (an extension
-	// of the spec); it is refunded when the policy says so.
+	// of the returns API); it is refunded when the policy says so.
 	ShippingAmount Decimal          `json:"shippingAmount" validate:"max_decimal"`
 	Items          []OrderItemInput `json:"items" validate:"required,min=1,max_lines,dive"`
 	// Locale is the language the customer shopped in ("sv-SE", an
@@ -118,7 +119,8 @@ type OrderInput struct {
 	DeliveryAddress *Address `json:"deliveryAddress" validate:"omitempty"`
 }
 
-// Address is a customer's postal address (an extension of the spec).
+// Address is a customer's postal address (an extension of the returns
+// API).
 // Coordinates, when given, place it; otherwise its postal code does.
 type Address struct {
 	Name         string       `json:"name,omitempty" validate:"max_name"`
@@ -158,8 +160,9 @@ type CustomerReturnInput struct {
 	Email          string                    `json:"email" validate:"required,max_email"`
 	Items          []CustomerReturnItemInput `json:"items" validate:"required,min=1,max_lines,dive"`
 	// Exchange asks for replacement goods instead of money (an extension
-	// of the spec): the policy's exchange cost applies and an inspected
-	// return waits in AWAITING_EXCHANGE instead of creating a refund.
+	// of the returns API): the policy's exchange cost applies and an
+	// inspected return waits in AWAITING_EXCHANGE instead of creating a
+	// refund.
 	Exchange bool `json:"exchange"`
 	// Locale is the language of the customer's return form ("de-DE", an
 	// extension); the status page speaks it. Default: the order's.
@@ -232,7 +235,7 @@ type OrderRefund struct {
 }
 
 // RefundTransaction is a refund as shown in order and return details. ID,
-// ReturnID and Status are extensions of the spec's shape.
+// ReturnID and Status are extensions of the shape returns clients know.
 type RefundTransaction struct {
 	ID                   uint64            `json:"id"`
 	ReturnID             uint64            `json:"returnId"`

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -10,8 +11,8 @@ import (
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout/options"
 
-	// The request copy below is a JSON round trip; the faster drop-in
-	// codec the store uses makes it about half as expensive.
+	// The request copy below is a JSON round trip, through the same
+	// drop-in codec the store uses (docs/ARCHITECTURE.md, "JSON").
 	json "github.com/goccy/go-json"
 )
 
@@ -252,10 +253,7 @@ func productIDs(cats []DeliveryCategory) {
 }
 
 func option(o options.Option) DeliveryOption {
-	ext := o.Carrier.ExternalID
-	if ext == "" {
-		ext = o.Carrier.ProductRef
-	}
+	ext := cmp.Or(o.Carrier.ExternalID, o.Carrier.ProductRef)
 	do := DeliveryOption{
 		ID: o.ID,
 		Carrier: Carrier{

@@ -1,5 +1,5 @@
-// Package session is the delivery session (area D of the specification,
-// base /delivery): a resource-style session (v1alphaSession) holding a
+// Package session is the delivery session (area D, served under /delivery
+// by package httpapi): a resource-style session (v1alphaSession) holding a
 // purchase and its deliveries, each with delivery categories, options and
 // addons computed by the shared options engine (package checkout/options).
 // A session is created, read, patched, completed and converted to an
@@ -41,21 +41,20 @@
 // applies to the latest state and is never refused for a concurrent change.
 // Delivery options are computed before that transaction, which only checks
 // and writes; Complete computes the stored session's options again inside
-// it (microseconds per delivery) to check the choices against them.
+// it (from the stored inputs, without geocoding) to check the choices
+// against them.
 //
-// # What is stored
+// # Options are computed again when read
 //
-// An ACTIVE session is stored without its delivery categories, which are
-// mostly copies of the catalog (pickup location addresses and opening
-// hours: 30–40 KB for a delivery in a city). It keeps, per delivery, what
-// they were computed from besides its own fields: the computation's "now"
-// and the recipient's coordinates. Reading it computes the categories
-// again with options.Engine.ComputeAt, which gives exactly the categories
-// of the write (the same estimates and expire_time, however late the read)
-// as long as the site's catalog is the same. A COMPLETED session is stored
-// with its categories as chosen: what was sold does not follow later
-// catalog changes. Sessions stored before this kept their categories and
-// are read as stored.
+// An ACTIVE session keeps, per delivery, what its delivery categories were
+// computed from besides its own fields (the time of the computation and
+// where the recipient's address was placed), not the categories. Reading
+// it computes them again with options.Engine.ComputeAt: the categories of
+// the write, with the same estimates and expire_time however late the
+// read, as long as the site's catalog is unchanged. After a configuration
+// change an ACTIVE session shows categories computed with the new catalog.
+// A COMPLETED session keeps its categories as chosen: what was sold does
+// not follow later catalog changes.
 //
 // # Requests
 //

@@ -11,7 +11,8 @@ import (
 	"github.com/deliverykit/deliverykit"
 )
 
-// State is the lifecycle state of a session (spec §3, delivery session).
+// State is the lifecycle state of a session; the package documentation
+// has the transitions.
 type State string
 
 // The session states. StateUnspecified is the unused default of the
@@ -25,7 +26,7 @@ const (
 // DeliveryType is how the goods reach the recipient.
 type DeliveryType string
 
-// The delivery types of spec §2.6.
+// The delivery types of a delivery category.
 const (
 	DeliveryTypeUnspecified DeliveryType = "DELIVERY_TYPE_UNSPECIFIED"
 	DeliveryTypeDelivery    DeliveryType = "DELIVERY"
@@ -193,7 +194,7 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Session is the delivery session resource (v1alphaSession, spec §2.6).
+// Session is the delivery session resource (v1alphaSession on the wire).
 //
 // Read-only fields (state, create_time, update_time, returns_promise and,
 // in deliveries, delivery_categories, tos_id and external_id) are ignored

@@ -22,34 +22,11 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 	if err := checkSite(site, req.SiteID); err != nil {
 		return nil, err
 	}
-	var vs []deliverykit.FieldViolation
-	var prods, retProds []Product
-	if req.Parcel != nil {
-		prods, vs = s.checkParcel(site, "parcel", req.Parcel)
-	}
-	if req.ReturnParcel != nil {
-		var rvs []deliverykit.FieldViolation
-		retProds, rvs = s.checkParcel(site, "return_parcel", req.ReturnParcel)
-		vs = append(vs, rvs...)
-	}
-	if err := check(&req, vs); err != nil {
+	prods, retProds, err := s.checkAddParcel(site, &req)
+	if err != nil {
 		return nil, err
 	}
-	var out, ret storage.Item[shipmentRecord]
-	hasRet := false
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		var err error
-		if out, err = loadShipment(tx, site, req.ShipmentID, "shipment_id"); err != nil {
-			return err
-		}
-		if id := out.Value.Shipment.ReturnShipmentID; id != "" {
-			if ret, err = loadShipment(tx, site, id, "shipment_id"); err != nil {
-				return err
-			}
-			hasRet = ret.Value.Shipment.State != ShipmentCancelled
-		}
-		return nil
-	})
+	out, ret, hasRet, err := s.loadWithReturn(ctx, site, req.ShipmentID)
 	if err != nil {
 		return nil, err
 	}
@@ -65,17 +42,8 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 	}
 	var retIn ParcelInput
 	if hasRet {
-		if err := shipmentAllow(&ret.Value.Shipment, opShipAddParcel); err != nil {
+		if retIn, retProds, err = s.returnParcel(site, &req, &ret.Value.Shipment, retProds); err != nil {
 			return nil, err
-		}
-		if req.ReturnParcel != nil {
-			retIn = *req.ReturnParcel
-		} else {
-			retIn = returnCopy(*req.Parcel, ret.Value.Shipment.Parcels[0])
-			var rvs []deliverykit.FieldViolation
-			if retProds, rvs = s.checkParcel(site, "return_parcel", &retIn); len(rvs) > 0 {
-				return nil, deliverykit.Invalid(rvs...)
-			}
 		}
 	}
 	now := s.opts.Clock.Now().UTC()
@@ -91,30 +59,86 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 	}
 	outBooked, retBooked := takeBooked(&outRec), takeBooked(&retRec)
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := shipments.Put(tx, out.Key, outRec, storage.VersionIs(out.Version)); err != nil {
+		if err := putShipment(tx, site, out, outRec); err != nil {
 			return err
 		}
 		if err := s.emitBooked(tx, site, &outRec.Shipment, outBooked, now); err != nil {
 			return err
 		}
-		if err := indexTrackingNumbers(tx, site, &outRec.Shipment); err != nil {
-			return err
-		}
 		if !hasRet {
 			return nil
 		}
-		if _, err := shipments.Put(tx, ret.Key, retRec, storage.VersionIs(ret.Version)); err != nil {
+		if err := putShipment(tx, site, ret, retRec); err != nil {
 			return err
 		}
-		if err := s.emitBooked(tx, site, &retRec.Shipment, retBooked, now); err != nil {
-			return err
-		}
-		return indexTrackingNumbers(tx, site, &retRec.Shipment)
+		return s.emitBooked(tx, site, &retRec.Shipment, retBooked, now)
 	})
 	if err != nil {
 		return nil, concurrent(err)
 	}
 	return &outRec.Shipment, nil
+}
+
+// checkAddParcel validates the request and answers the carrier products
+// of its parcel and of its return parcel, if it has one.
+func (s *Service) checkAddParcel(site string, req *AddParcelRequest) (prods, retProds []Product, err error) {
+	var vs []deliverykit.FieldViolation
+	if req.Parcel != nil {
+		prods, vs = s.checkParcel(site, "parcel", req.Parcel)
+	}
+	if req.ReturnParcel != nil {
+		var rvs []deliverykit.FieldViolation
+		retProds, rvs = s.checkParcel(site, "return_parcel", req.ReturnParcel)
+		vs = append(vs, rvs...)
+	}
+	return prods, retProds, check(req, vs)
+}
+
+// loadWithReturn reads a shipment and its connected return shipment, if
+// it has one; live says the return shipment is there and not cancelled.
+func (s *Service) loadWithReturn(ctx context.Context, site, id string) (out, ret storage.Item[shipmentRecord], live bool, err error) {
+	err = s.store.View(ctx, func(tx storage.Tx) error {
+		var err error
+		if out, err = loadShipment(tx, site, id, "shipment_id"); err != nil {
+			return err
+		}
+		if id := out.Value.Shipment.ReturnShipmentID; id != "" {
+			if ret, err = loadShipment(tx, site, id, "shipment_id"); err != nil {
+				return err
+			}
+			live = ret.Value.Shipment.State != ShipmentCancelled
+		}
+		return nil
+	})
+	return out, ret, live, err
+}
+
+// returnParcel is the parcel AddParcel adds to the connected return
+// shipment ret, with its carrier products: the request's return_parcel
+// (whose products retProds are), or else a copy of the parcel carried like
+// ret's first parcel.
+func (s *Service) returnParcel(site string, req *AddParcelRequest, ret *Shipment, retProds []Product) (ParcelInput, []Product, error) {
+	if err := shipmentAllow(ret, opShipAddParcel); err != nil {
+		return ParcelInput{}, nil, err
+	}
+	if req.ReturnParcel != nil {
+		return *req.ReturnParcel, retProds, nil
+	}
+	in := returnCopy(*req.Parcel, ret.Parcels[0])
+	prods, vs := s.checkParcel(site, "return_parcel", &in)
+	if len(vs) > 0 {
+		return ParcelInput{}, nil, deliverykit.Invalid(vs...)
+	}
+	return in, prods, nil
+}
+
+// putShipment writes rec over the shipment it was read as (it), if that is
+// still the stored version, and indexes its tracking numbers.
+func putShipment(tx storage.Tx, site string, it storage.Item[shipmentRecord], rec shipmentRecord) error {
+	if _, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
+		return err
+	}
+	return indexTrackingNumbers(tx, site, &rec.Shipment)
 }
 
 // addTo appends a parcel to rec and, when rec is booked, books it.

@@ -1,6 +1,7 @@
 package shipment
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,10 +42,7 @@ func (s *Service) checkParcel(site, field string, p *ParcelInput) ([]Product, []
 			vs = append(vs, violation(f+".carrier_product_ref", "carrier", "has no carrier integration for carrier "+prod.CarrierID))
 		}
 		prods[j] = prod
-		typ := d.DeliveryType
-		if typ == "" {
-			typ = prod.DeliveryType
-		}
+		typ := cmp.Or(d.DeliveryType, prod.DeliveryType)
 		if typ == DeliveryPickup && d.Pickup == nil {
 			vs = append(vs, violation(f+".pickup", "required_if", "is required for a PICKUP delivery"))
 		}
@@ -134,13 +132,7 @@ func newParcel(shipmentID string, n int, in ParcelInput, prods []Product) (Parce
 	}
 	carriers := make(map[string]string, len(in.Deliveries))
 	for j, d := range in.Deliveries {
-		typ := d.DeliveryType
-		if typ == "" {
-			typ = prods[j].DeliveryType
-		}
-		if typ == "" {
-			typ = DeliveryUnknown
-		}
+		typ := cmp.Or(d.DeliveryType, prods[j].DeliveryType, DeliveryUnknown)
 		id := deliveryID(p.ID, j+1)
 		p.Deliveries = append(p.Deliveries, Delivery{
 			ID: id, ShipmentID: shipmentID, ParcelID: p.ID, State: DeliveryCreated,

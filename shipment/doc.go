@@ -15,8 +15,9 @@
 //	sh, _ = svc.BookParcels(ctx, "demo-site", shipment.ShipmentRef{ShipmentID: sh.ID})
 //	sh, _ = svc.BookPickup(ctx, "demo-site", shipment.BookPickupRequest{ShipmentID: sh.ID, PickupWindow: …})
 //
-// The spec calls these create, then book parcels, then book pickup (§3);
-// CreateAndBook does the three at once.
+// The calls come in this order: create, then book parcels, then book the
+// pickup (a delivery is booked before its pickup is); CreateAndBook does
+// the three at once.
 //
 // # Delivery states
 //
@@ -100,13 +101,12 @@
 //
 // # Wire shapes
 //
-// The spec gives no request or response shapes for this area; these follow
-// the other areas and are documented in the OpenAPI document served at
-// GET /v1/som/openapi.json. Every operation answers with the Shipment
-// (GET /deliveries.get with the Delivery). JSON names are snake_case,
-// times RFC 3339, weights grams, dimensions millimetres (weight and each
-// dimension > 0, §8), money minor units; addresses and contacts have
-// tracking's shapes. Tracking numbers given as input are checked by the
+// The request and response shapes follow the other areas and are
+// documented in the OpenAPI document served at GET /v1/som/openapi.json.
+// Every operation answers with the Shipment (GET /deliveries.get with the
+// Delivery). JSON names are snake_case, times RFC 3339, weights grams,
+// dimensions millimetres (weight and each dimension greater than 0), money
+// minor units; addresses and contacts have tracking's shapes. Tracking numbers given as input are checked by the
 // configured carriers (S10 for the demo carrier) before any lookup.
 //
 // # Labels

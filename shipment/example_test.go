@@ -12,7 +12,7 @@ import (
 )
 
 // A merchant creates a shipment, books it with the demo carrier (S10
-// tracking numbers) and books the carrier's pickup: the spec's call order.
+// tracking numbers) and books the carrier's pickup: create, book, pickup.
 func Example() {
 	ctx := context.Background()
 	store := memory.New()

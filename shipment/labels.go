@@ -1,6 +1,7 @@
 package shipment
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -15,9 +16,7 @@ import (
 // returned with the bytes. A cancelled delivery's label is void and is not
 // served; a picked-up one can still be printed again.
 func (s *Service) Label(ctx context.Context, site, trackingNumber string, format LabelFormat) ([]byte, string, error) {
-	if format == "" {
-		format = LabelPDF
-	}
+	format = cmp.Or(format, LabelPDF)
 	if format != LabelPDF && format != LabelZPL {
 		return nil, "", deliverykit.InvalidField("format", "oneof", "must be one of pdf, zpl")
 	}

@@ -1,5 +1,7 @@
 package shipment
 
+import "cmp"
+
 // The state machines of the package doc, as data: the code asks these
 // tables, so the doc, the tables and the tests describe one thing.
 
@@ -41,11 +43,7 @@ var deliveryNext = map[DeliveryState]map[deliveryOp]DeliveryState{
 func deliveryMove(d *Delivery, op deliveryOp) (DeliveryState, error) {
 	next, ok := deliveryNext[d.State][op]
 	if !ok {
-		name := d.TrackingNumber
-		if name == "" {
-			name = d.ID
-		}
-		return "", wrongState("delivery", name, d.State, string(op))
+		return "", wrongState("delivery", cmp.Or(d.TrackingNumber, d.ID), d.State, string(op))
 	}
 	return next, nil
 }

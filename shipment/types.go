@@ -6,13 +6,12 @@ import (
 	"github.com/deliverykit/deliverykit"
 )
 
-// Wire types of area F. The spec (§2.8, §4.6) names only the operations and
-// the domain model; these shapes follow the other areas: snake_case JSON,
+// Wire types of area F. They follow the other areas: snake_case JSON,
 // optional fields with omitempty, enums as strings, RFC 3339 times, weights
-// in grams and dimensions in millimetres (§8), money in minor units, and the
-// address and contact shapes of tracking (§2.1). Request times are strings,
-// so that a malformed one is reported with its JSON path instead of failing
-// the whole decode.
+// in grams and dimensions in millimetres (each greater than 0), money in
+// minor units, and the address and contact shapes of tracking. Request
+// times are strings, so that a malformed one is reported with its JSON
+// path instead of failing the whole decode.
 
 // Address is a postal address, the same as a tracking order's.
 type Address = deliverykit.Address
@@ -46,7 +45,8 @@ type Pickup struct {
 	LocationType PickupLocationType `json:"location_type,omitempty" validate:"omitempty,oneof=UNKNOWN_PICKUP_LOCATION_TYPE LOCKER STORE POSTOFFICE MANNED AGE_VERIFICATION INDOOR"`
 }
 
-// Dimensions are a parcel's outer measures in millimetres (§8: each > 0).
+// Dimensions are a parcel's outer measures in millimetres, each greater
+// than 0.
 type Dimensions struct {
 	Length int32 `json:"length" validate:"gt=0"`
 	Width  int32 `json:"width" validate:"gt=0"`

@@ -1,6 +1,6 @@
 // Package tracking is area A of deliverykit: tracking orders, their
 // parcels, the parcels' progress steps and alerts, and the customer tracking
-// links (spec §2.1–2.3, §4.1, §6).
+// links (served under /v1/delivery_tracking by package httpapi).
 //
 // A merchant (or checkout, a delivery session or shipment booking, through
 // their own recorder interfaces) registers an order with CreateOrder and its
@@ -8,6 +8,12 @@
 // merchant reads with Orders and Parcels and hands customers the link
 // GenerateLink makes. The link opens the customer page, which reads the
 // order with OrderByToken.
+//
+//	svc, _ := tracking.New(store, tracking.Options{Products: products, PortalURL: "https://track.example"})
+//	tos, _ := svc.CreateOrder(ctx, site, tracking.CreateTrackingOrderRequest{ExternalID: "ORD-1001", …})
+//	_ = svc.CreateParcel(ctx, site, tracking.CreateParcelRequest{TosID: tos, TrackingNumber: "FP123", …})
+//	_ = svc.RecordEvent(ctx, site, tracking.Event{TrackingNumber: "FP123", Time: "2026-11-21T07:30:00Z", Step: tracking.StepOnRoute})
+//	res, _ := svc.Parcels(ctx, site, tracking.ParcelsQuery{TrackingNumber: "FP123"})
 //
 // # Identity and idempotency
 //
@@ -43,8 +49,7 @@
 // new link, never with the order. GenerateLink replaces an expired token
 // with a new one, and with rotate: true (an extension of the request)
 // replaces a live one, for example after a link went to the wrong person:
-// links handed out before then show the expired page. Tokens stored
-// before links expired count from their order's registration.
+// links handed out before then show the expired page.
 //
 // # Carts
 //
@@ -79,7 +84,7 @@
 //	|                                        | on OUTBOUND parcels (a RETURN parcel may still be completed)      |                          |
 //	| a final step dated before a recorded   | as above                                                          | FailedPrecondition (400) |
 //	| step                                   |                                                                   |                          |
-//	| STEP_UNKNOWN or a value not in §2.1    |                                                                   | InvalidArgument (400)    |
+//	| STEP_UNKNOWN or a value not a Step     |                                                                   | InvalidArgument (400)    |
 //
 // Parcels of direction UNKNOWN_DIRECTION_TYPE or UNSPECIFIED accept both
 // outbound and return steps. A refused event changes nothing.

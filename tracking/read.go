@@ -118,48 +118,9 @@ func (s *Service) Parcels(ctx context.Context, site string, q ParcelsQuery) (*Ge
 	now := s.opts.Clock.Now().UTC()
 	var out *GetTrackingParcelsResponse
 	err := s.store.View(ctx, func(tx storage.Tx) error {
-		var o orderRecord
-		var only []storage.Item[parcelRecord]
-		switch {
-		case q.Token != "":
-			_, it, err := s.liveToken(tx, site, q.Token, now)
-			if errors.Is(err, storage.ErrNotFound) {
-				return notFoundField("tracking link", "token", "is not a tracking token of the site")
-			}
-			if err != nil {
-				return err
-			}
-			o = it.Value
-		case q.ExternalID != "":
-			it, err := orderByExternalID(tx, site, q.ExternalID)
-			if err != nil {
-				return err
-			}
-			o = it.Value
-		default:
-			ps, err := parcelsByNumber(tx, site, q.TrackingNumber)
-			if err != nil {
-				return err
-			}
-			if len(ps) == 0 {
-				return deliverykit.E(deliverykit.KindNotFound, "parcel not found")
-			}
-			tos, err := oneOrder(ps)
-			if err != nil {
-				return err
-			}
-			it, err := orders.Get(tx, storage.Key(site, tos))
-			if err != nil {
-				return err
-			}
-			o, only = it.Value, ps
-		}
-		if only == nil {
-			ps, err := orderParcels(tx, site, &o)
-			if err != nil {
-				return err
-			}
-			only = ps
+		o, ps, err := s.queriedParcels(tx, site, q, now)
+		if err != nil {
+			return err
 		}
 		links := s.links(site, &o, "")
 		out = &GetTrackingParcelsResponse{
@@ -167,28 +128,8 @@ func (s *Service) Parcels(ctx context.Context, site string, q ParcelsQuery) (*Ge
 			TrackingLink: links.Links[0].URL, TrackingLinks: links,
 			Parcels: []TrackingParcel{},
 		}
-		for i := range only {
-			pp := s.privateParcel(site, &o, &only[i].Value, now)
-			tp := TrackingParcel{
-				CarrierName:           pp.DisplayCarrierName,
-				Destination:           pp.Location,
-				ProgressHistory:       pp.Progress,
-				TrackingNumber:        pp.TrackingNumber,
-				Alerts:                pp.Alerts,
-				CarrierLink:           pp.CarrierLink,
-				DeliveryType:          pp.DeliveryType,
-				EstimatedDeliveryTime: pp.EstimatedDeliveryTime,
-			}
-			if n := len(pp.Progress); n > 0 {
-				cur := pp.Progress[n-1]
-				tp.CurrentProgress = &cur
-			}
-			if r := only[i].Value.Request.Receiver; r != nil {
-				tp.Receiver = &TrackingParcelReceiver{Name: r.Name}
-			} else if r := o.Request.Receiver; r != nil {
-				tp.Receiver = &TrackingParcelReceiver{Name: r.Name}
-			}
-			out.Parcels = append(out.Parcels, tp)
+		for i := range ps {
+			out.Parcels = append(out.Parcels, s.trackingParcel(site, &o, &ps[i].Value, now))
 		}
 		return nil
 	})
@@ -196,6 +137,75 @@ func (s *Service) Parcels(ctx context.Context, site string, q ParcelsQuery) (*Ge
 		return nil, err
 	}
 	return out, nil
+}
+
+// queriedParcels reads the order q names and the parcels to answer: all
+// of the order's for a token or an external id, the one with the tracking
+// number otherwise.
+func (s *Service) queriedParcels(tx storage.Tx, site string, q ParcelsQuery, now time.Time) (orderRecord, []storage.Item[parcelRecord], error) {
+	var o orderRecord
+	switch {
+	case q.Token != "":
+		_, it, err := s.liveToken(tx, site, q.Token, now)
+		if errors.Is(err, storage.ErrNotFound) {
+			return o, nil, notFoundField("tracking link", "token", "is not a tracking token of the site")
+		}
+		if err != nil {
+			return o, nil, err
+		}
+		o = it.Value
+	case q.ExternalID != "":
+		it, err := orderByExternalID(tx, site, q.ExternalID)
+		if err != nil {
+			return o, nil, err
+		}
+		o = it.Value
+	default:
+		ps, err := parcelsByNumber(tx, site, q.TrackingNumber)
+		if err != nil {
+			return o, nil, err
+		}
+		if len(ps) == 0 {
+			return o, nil, deliverykit.E(deliverykit.KindNotFound, "parcel not found")
+		}
+		tos, err := oneOrder(ps)
+		if err != nil {
+			return o, nil, err
+		}
+		it, err := orders.Get(tx, storage.Key(site, tos))
+		if err != nil {
+			return o, nil, err
+		}
+		return it.Value, ps, nil
+	}
+	ps, err := orderParcels(tx, site, &o)
+	return o, ps, err
+}
+
+// trackingParcel is parcel p of order o as GET /parcels shows it: its
+// receiver is the parcel's, else the order's.
+func (s *Service) trackingParcel(site string, o *orderRecord, p *parcelRecord, now time.Time) TrackingParcel {
+	pp := s.privateParcel(site, o, p, now)
+	tp := TrackingParcel{
+		CarrierName:           pp.DisplayCarrierName,
+		Destination:           pp.Location,
+		ProgressHistory:       pp.Progress,
+		TrackingNumber:        pp.TrackingNumber,
+		Alerts:                pp.Alerts,
+		CarrierLink:           pp.CarrierLink,
+		DeliveryType:          pp.DeliveryType,
+		EstimatedDeliveryTime: pp.EstimatedDeliveryTime,
+	}
+	if n := len(pp.Progress); n > 0 {
+		cur := pp.Progress[n-1]
+		tp.CurrentProgress = &cur
+	}
+	if r := p.Request.Receiver; r != nil {
+		tp.Receiver = &TrackingParcelReceiver{Name: r.Name}
+	} else if r := o.Request.Receiver; r != nil {
+		tp.Receiver = &TrackingParcelReceiver{Name: r.Name}
+	}
+	return tp
 }
 
 // OrderByToken returns the order a customer tracking link names, for the

@@ -1,9 +1,13 @@
 package tracking
 
-import "github.com/deliverykit/deliverykit"
+import (
+	"github.com/deliverykit/deliverykit"
+)
 
-// Wire types of area A (spec §2.1–2.3). JSON names are the spec's; optional
-// fields carry omitempty so that zero values are omitted on output.
+// Wire types of area A: the tracking orders and parcels merchants register
+// and the views they read. JSON names are those existing tracking clients
+// send and expect; optional fields carry omitempty so that zero values are
+// omitted on output.
 // Timestamps are RFC 3339 strings on the wire and are kept as strings in
 // request types, so that a malformed one is reported by the validator with
 // its JSON path instead of failing the whole decode.
@@ -38,7 +42,7 @@ type TimeRange struct {
 	End   string `json:"end" validate:"required,hhmmss"`
 }
 
-// AlertType is the kind of a parcel alert (§2.1).
+// AlertType is the kind of a parcel alert.
 type AlertType string
 
 // AlertType values.
@@ -106,8 +110,8 @@ const (
 	PickupIndoor          PickupLocationType = "INDOOR"
 )
 
-// Step is a progress step of a parcel (§2.1). The legal sequences are in
-// the package documentation.
+// Step is a progress step of a parcel. The legal sequences are in the
+// package documentation.
 type Step string
 
 // Step values.
@@ -142,7 +146,7 @@ const (
 	LinkMerchantProvided LinkType = "MERCHANT_PROVIDED_LINK"
 )
 
-// CreateTrackingOrderRequest registers a tracking order (§2.2).
+// CreateTrackingOrderRequest registers a tracking order (POST /order).
 type CreateTrackingOrderRequest struct {
 	SiteID            string            `json:"site_id" validate:"required,max_id"`
 	ExternalID        string            `json:"external_id" validate:"required,max_ref,keysafe"`
@@ -239,7 +243,7 @@ type CreateTrackingOrderResponse struct {
 	ID string `json:"id"`
 }
 
-// CreateParcelRequest registers a parcel of an order (§2.2).
+// CreateParcelRequest registers a parcel of an order (POST /parcel).
 type CreateParcelRequest struct {
 	SiteID            string           `json:"site_id" validate:"required,max_id"`
 	TosID             string           `json:"tos_id" validate:"required,max_id,keysafe"`
@@ -507,9 +511,10 @@ type ProgressItem struct {
 	EstimatedTime *DateTimeRange `json:"estimated_time,omitempty"`
 }
 
-// TrackingParcel is a parcel as GET /parcels returns it. The spec shows the
-// first five fields; the rest repeat PrivateParcel's names and meaning so
-// that one call gives a tracking page what it shows.
+// TrackingParcel is a parcel as GET /parcels returns it. The first five
+// fields are those every tracking client reads; the rest repeat
+// PrivateParcel's names and meaning so that one call gives a tracking page
+// what it shows.
 type TrackingParcel struct {
 	CarrierName           string                  `json:"carrier_name,omitempty"`
 	CurrentProgress       *ProgressItem           `json:"current_progress,omitempty"`

@@ -19,7 +19,7 @@
 //
 // The three alternate for three rounds in one run (round=1..3), so that a
 // slow phase of a shared machine's disk hits all three alike; compare
-// ns/op within a round. The target is checkout-create at ≥ 0.8×
+// ns/op within a round. The target is checkout-create at ≥ 0.8×
 // raw-bbolt-batch's operations per second; BENCHMARKS.md records the
-// figures.
+// target and the figures.
 package commit

@@ -39,7 +39,7 @@ type fixture struct {
 type endpoint struct {
 	name    string
 	title   string  // method and path as printed
-	target  float64 // the minimum ratio of the memory server to the baseline; 0: none
+	target  float64 // the target minimum ratio of the memory server to the baseline (BENCHMARKS.md); 0: none
 	request func(base string, f fixture) spec
 }
 

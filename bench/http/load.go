@@ -167,7 +167,8 @@ func (r *byteReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// report prints one line per endpoint and server, then the targets.
+// report prints one line per endpoint and server, then the targets
+// (BENCHMARKS.md, "Targets").
 func report(w io.Writer, cfg options, servers []*server, results map[string]map[string]*result) {
 	fmt.Fprintf(w, "deliverykit HTTP benchmark: %d clients, %d rounds of %v per endpoint and server, alternating; load from %s\n\n",
 		cfg.clients, cfg.rounds, cfg.duration, cfg.loader)

@@ -4,6 +4,12 @@
 // (package checkout, area C) and the delivery session (area D) both use it,
 // which is why it lives apart from either session's code.
 //
+//	engine, _ := options.New(cat, options.Options{})
+//	res, _ := engine.Compute(ctx, options.Request{Currency: "SEK", Locales: []string{"sv-SE"},
+//		CartValue: 45000, Items: []options.Item{{Quantity: 1, Weight: 800}},
+//		Address: catalog.Address{Country: "SE", PostalCode: "118 26"}})
+//	for _, c := range res.Categories { … c.Options … } // res.Preselected names the preselected option
+//
 // # What an answer holds
 //
 //   - Categories pass their filter (country, postal-code ranges, required

@@ -322,9 +322,8 @@ func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*R
 // depends only on the engine's catalog, req, now and at, so a caller may
 // keep those few bytes instead of the Result, whose location details
 // (addresses, opening hours) are copies of the catalog, and compute it
-// again when needed: a checkout session does, which keeps its stored record
-// around a kilobyte and reading it cheaper than decoding the stored
-// options. The Result's Coordinates is a copy of at.
+// again when needed, as the checkout and delivery sessions do. The
+// Result's Coordinates is a copy of at.
 func (e *Engine) ComputeAt(req Request, now time.Time, at *catalog.Coordinates) (*Result, error) {
 	locale, err := e.loc.chooseFor("locales", req.Locales)
 	if err != nil {
@@ -344,81 +343,20 @@ func (e *Engine) ComputeAt(req Request, now time.Time, at *catalog.Coordinates) 
 // locale.
 func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.Coordinates) *Result {
 	res := &Result{Locale: locale, Coordinates: at}
-	weight := cartWeight(req.Items)
-	country := strings.ToUpper(req.Address.Country)
-	postal := catalog.NormalizePostalCode(req.Address.PostalCode)
-	expire := now.Add(e.ttl)
-
+	q := query{
+		req: req, locale: locale, now: now, expire: now.Add(e.ttl), at: at,
+		weight:  cartWeight(req.Items),
+		country: strings.ToUpper(req.Address.Country),
+		postal:  catalog.NormalizePostalCode(req.Address.PostalCode),
+	}
 	for i := range e.cat.Categories {
 		cc := &e.cat.Categories[i]
-		if len(req.Categories) > 0 && !slices.Contains(req.Categories, cc.ID) {
-			continue
-		}
-		if !admits(cc.Filter, country, postal, weight, req) {
-			continue
-		}
-		price, ok := priceFor(cc.Prices, req, weight)
+		cat, ok := e.category(cc, &q)
 		if !ok {
 			continue
 		}
-		base, _ := priceFor(cc.Prices, Request{Currency: req.Currency, Attributes: req.Attributes}, weight)
-		wh, _ := e.cat.Warehouse(cc.Warehouse)
-		cal := e.cals[wh.ID]
-		cat := Category{
-			ID: cc.ID, ExternalID: cc.ExternalID, DeliveryType: cc.DeliveryType, SortOrder: cc.SortOrder,
-			Name:              e.loc.name(cc.DisplayName, res.Locale),
-			CustomText:        e.loc.name(cc.CustomText, res.Locale),
-			CustomWarningText: e.loc.name(cc.CustomWarningText, res.Locale),
-			Tags:              cc.Tags,
-			BasePrice:         base,
-			Warehouse:         wh,
-		}
-		for _, a := range cc.Addons {
-			cat.Addons = append(cat.Addons, Addon{ID: a.ID, ExternalID: a.ExternalID, Type: a.Type,
-				Name: e.loc.name(a.DisplayName, res.Locale), Description: e.loc.name(a.Description, res.Locale),
-				Price: a.Price, Preselected: a.Preselected})
-		}
-		maxLocs := cmp.Or(cc.MaxLocations, DefaultMaxLocations)
-		perProduct := 1
-		if cc.DeliveryType.AtLocation() {
-			perProduct = maxLocs
-		}
-		// Options are a few hundred bytes each: growing the slice by
-		// doubling was a third of what a computation allocated.
-		cat.Options = make([]Option, 0, len(cc.Products)*perProduct)
-		for sort, ref := range cc.Products {
-			pe := e.products[ref]
-			opt := Option{
-				CategoryID: cc.ID,
-				Carrier:    e.carriers[cc.ID][sort],
-				Price:      price,
-				Currency:   req.Currency,
-				ETD:        cal.etd(now, req.ReadyAt, pe.plan),
-				ExpireTime: expire,
-			}
-			if !cc.DeliveryType.AtLocation() {
-				opt.ID = cc.ID + "/" + ref
-				cat.Options = append(cat.Options, opt)
-				continue
-			}
-			locs := e.locations(pe.carrier.ID, country, at, maxLocs, float64(cmp.Or(cc.MaxDistanceKm, DefaultMaxDistanceKm))*1000)
-			for i := range locs {
-				o := opt
-				o.Location = &locs[i].Location
-				o.ID = cc.ID + "/" + ref + "/" + o.Location.ID
-				o.ETD = cal.collectable(o.ETD, locs[i].avail)
-				cat.Options = append(cat.Options, o)
-			}
-		}
 		if cc.DeliveryType.AtLocation() && at == nil {
 			res.Unplaced = true
-		}
-		if cc.DeliveryType.AtLocation() && at != nil {
-			// Nearest first across the category's products: the
-			// customer picks a place, not a carrier.
-			slices.SortStableFunc(cat.Options, func(a, b Option) int {
-				return cmp.Compare(a.Location.Distance.WalkingMeters, b.Location.Distance.WalkingMeters)
-			})
 		}
 		if len(cat.Options) > 0 {
 			if res.Categories == nil {
@@ -433,7 +371,7 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
 	})
 	if len(res.Categories) == 0 && len(req.Categories) == 0 {
-		if fb, ok := e.fallback(locale, req, now, weight); ok {
+		if fb, ok := e.fallback(locale, req, now, q.weight); ok {
 			res.Categories = []Category{fb}
 		}
 	}
@@ -444,6 +382,98 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 		res.Preselected = c.Options[0].ID
 	}
 	return res
+}
+
+// query is what every category of one computation is answered for.
+type query struct {
+	req         Request
+	locale      string
+	now, expire time.Time
+	at          *catalog.Coordinates // nil: the address could not be placed
+	weight      int                  // of the cart
+	country     string               // upper case
+	postal      string               // normalized
+}
+
+// category answers catalog category cc for q with its options, or false
+// when the request did not ask for it, its filter refuses the request or
+// none of its price rules applies.
+func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
+	req := &q.req
+	if len(req.Categories) > 0 && !slices.Contains(req.Categories, cc.ID) {
+		return Category{}, false
+	}
+	if !admits(cc.Filter, q.country, q.postal, q.weight, *req) {
+		return Category{}, false
+	}
+	price, ok := priceFor(cc.Prices, *req, q.weight)
+	if !ok {
+		return Category{}, false
+	}
+	base, _ := priceFor(cc.Prices, Request{Currency: req.Currency, Attributes: req.Attributes}, q.weight)
+	wh, _ := e.cat.Warehouse(cc.Warehouse)
+	cat := Category{
+		ID: cc.ID, ExternalID: cc.ExternalID, DeliveryType: cc.DeliveryType, SortOrder: cc.SortOrder,
+		Name:              e.loc.name(cc.DisplayName, q.locale),
+		CustomText:        e.loc.name(cc.CustomText, q.locale),
+		CustomWarningText: e.loc.name(cc.CustomWarningText, q.locale),
+		Tags:              cc.Tags,
+		BasePrice:         base,
+		Warehouse:         wh,
+	}
+	for _, a := range cc.Addons {
+		cat.Addons = append(cat.Addons, Addon{ID: a.ID, ExternalID: a.ExternalID, Type: a.Type,
+			Name: e.loc.name(a.DisplayName, q.locale), Description: e.loc.name(a.Description, q.locale),
+			Price: a.Price, Preselected: a.Preselected})
+	}
+	cat.Options = e.options(cc, q, e.cals[wh.ID], price)
+	return cat, true
+}
+
+// options are the options of category cc at price: one per product, or at
+// a location category one per nearby location of each product's carrier,
+// nearest first across the products.
+func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price int64) []Option {
+	maxLocs := cmp.Or(cc.MaxLocations, DefaultMaxLocations)
+	perProduct := 1
+	if cc.DeliveryType.AtLocation() {
+		perProduct = maxLocs
+	}
+	// Options are a few hundred bytes each: the slice is sized once
+	// rather than grown by doubling.
+	opts := make([]Option, 0, len(cc.Products)*perProduct)
+	for sort, ref := range cc.Products {
+		pe := e.products[ref]
+		opt := Option{
+			CategoryID: cc.ID,
+			Carrier:    e.carriers[cc.ID][sort],
+			Price:      price,
+			Currency:   q.req.Currency,
+			ETD:        cal.etd(q.now, q.req.ReadyAt, pe.plan),
+			ExpireTime: q.expire,
+		}
+		if !cc.DeliveryType.AtLocation() {
+			opt.ID = cc.ID + "/" + ref
+			opts = append(opts, opt)
+			continue
+		}
+		locs := e.locations(pe.carrier.ID, q.country, q.at, maxLocs, float64(cmp.Or(cc.MaxDistanceKm, DefaultMaxDistanceKm))*1000)
+		for i := range locs {
+			o := opt
+			o.Location = &locs[i].Location
+			o.ID = cc.ID + "/" + ref + "/" + o.Location.ID
+			o.ETD = cal.collectable(o.ETD, locs[i].avail)
+			opts = append(opts, o)
+		}
+	}
+	if cc.DeliveryType.AtLocation() && q.at != nil {
+		// Nearest first across the category's products: the
+		// customer picks a place, not a carrier.
+		slices.SortStableFunc(opts, func(a, b Option) int {
+			return cmp.Compare(a.Location.Distance.WalkingMeters, b.Location.Distance.WalkingMeters)
+		})
+	}
+	return opts
 }
 
 // fallback is the catalog's fallback category for a request no category

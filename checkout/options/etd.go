@@ -27,8 +27,10 @@ type ETD struct {
 const maxScan = 370
 
 // date is a calendar date, counted in days from 1970-01-01. The calendar
-// walks days as integers: stepping a time.Time day by day (AddDate, Format
-// for the holiday lookup) was a fifth of an options computation.
+// walks days as integers rather than stepping a time.Time day by day
+// (AddDate, and Format for the holiday lookup), which cost more than
+// anything else in an estimate (docs/ARCHITECTURE.md, "The delivery
+// calendar counts days as integers").
 type date int32
 
 // dateOf returns the date of t as shown in t's location.

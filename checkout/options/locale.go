@@ -174,7 +174,7 @@ var validLocales = newBoundedCache[language.Tag](LocaleCacheBytes)
 
 // choose returns the catalog locale for the preferences: the first
 // preference the catalog supports wins (a close match such as en-GB for
-// en-US counts), as the spec says; with none, the catalog's default.
+// en-US counts); with none, the catalog's default.
 func (l localizer) choose(prefs []language.Tag) string {
 	for _, p := range prefs {
 		_, i, conf := l.matcher.Match(p)

@@ -32,6 +32,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -213,14 +214,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: f.logLevel}))
-
-	cfg := config.Demo()
-	if f.configPath != "" {
-		if cfg, err = config.Load(f.configPath); err != nil {
-			return err
-		}
-	} else {
-		log.Warn("using the embedded demo configuration: its API keys are public, use -config outside development")
+	cfg, err := loadConfig(f, log)
+	if err != nil {
+		return err
 	}
 
 	store, err := openStore(ctx, f)
@@ -237,11 +233,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	if err != nil {
 		return err
 	}
-	publicURL := f.publicURL
-	if publicURL == "" {
-		publicURL = "http://" + ln.Addr().String()
-	}
-	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: publicURL, Logger: log,
+	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: cmp.Or(f.publicURL, "http://"+ln.Addr().String()), Logger: log,
 		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime})
 	if err != nil {
 		ln.Close()
@@ -260,15 +252,38 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 
 	// Notifications are sent, and cross-area effects that failed are
 	// retried, by loops that end with the server, before the store closes.
-	notifyCtx, stopNotify := context.WithCancel(context.Background())
+	stopLoops := runLoops(svcs, f.notifyInterval, log)
+	defer stopLoops()
+	return serve(ctx, newServer(handler, log), ln, readiness, f, h, log)
+}
+
+// loadConfig reads -config, or takes the demo configuration and warns
+// that its keys are public.
+func loadConfig(f flags, log *slog.Logger) (*config.Config, error) {
+	if f.configPath != "" {
+		return config.Load(f.configPath)
+	}
+	log.Warn("using the embedded demo configuration: its API keys are public, use -config outside development")
+	return config.Demo(), nil
+}
+
+// runLoops starts the loops that send due notifications every interval and
+// retry cross-area effects (the outbox) every second, and returns the
+// function that stops them and waits for them to end.
+func runLoops(svcs *wiring.Services, interval time.Duration, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
 	var loops sync.WaitGroup
-	loops.Go(func() { svcs.Notify.Run(notifyCtx, f.notifyInterval, log) })
-	loops.Go(func() { svcs.Outbox.Run(notifyCtx, time.Second) })
-	defer func() {
-		stopNotify()
+	loops.Go(func() { svcs.Notify.Run(ctx, interval, log) })
+	loops.Go(func() { svcs.Outbox.Run(ctx, time.Second) })
+	return func() {
+		cancel()
 		loops.Wait()
-	}()
-	srv := &http.Server{
+	}
+}
+
+// newServer is the HTTP server with the example's timeouts and limits.
+func newServer(handler http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -277,6 +292,13 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// serve serves on ln until ctx is done, then shuts down gracefully:
+// /readyz answers 503 at once, the server keeps serving for -drain-delay,
+// then stops accepting connections and lets requests in flight finish
+// within -shutdown-timeout.
+func serve(ctx context.Context, srv *http.Server, ln net.Listener, readiness *httpapi.Readiness, f flags, h hooks, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("deliverykit listening", "addr", ln.Addr().String(), "store", f.store, "db", dbName(f))

@@ -1,10 +1,8 @@
 // Package validation is the one place where deliverykit turns struct tags
 // into field violations. Every area validates its requests with
-// go-playground/validator/v10 tags; before this package each area built its
-// own validator, walked the validator's errors itself and worded the same
-// rules differently ("is not an e-mail address" in one area, "must be an
-// e-mail address" in the next). A client that talks to several areas now
-// reads one vocabulary.
+// go-playground/validator/v10 tags through this package, so every area
+// words a rule the same way ("must be an e-mail address") and a client
+// that talks to several areas reads one vocabulary.
 //
 // # What a Validator does
 //

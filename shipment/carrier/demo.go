@@ -10,6 +10,7 @@
 package carrier
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -60,12 +61,8 @@ func NewDemo(store storage.Store, opts DemoOptions) (*Demo, error) {
 	if store == nil {
 		return nil, errors.New("carrier: store is required")
 	}
-	if opts.Service == "" {
-		opts.Service = "CP"
-	}
-	if opts.Country == "" {
-		opts.Country = "SE"
-	}
+	opts.Service = cmp.Or(opts.Service, "CP")
+	opts.Country = cmp.Or(opts.Country, "SE")
 	if !upper2(opts.Service) || !upper2(opts.Country) {
 		return nil, errors.New("carrier: Service and Country must be two upper-case letters")
 	}

@@ -8,14 +8,17 @@
 // stored.
 //
 // Text the PDF core fonts can print (Windows-1252: English and the
-// Western European languages) is set in Helvetica, as it always was. A
-// label with any other letter, such as "Łukasz Żółć", "Şükrü Çağlar",
-// "Γιώργος" or "Мария Иванова", is set in the Go fonts
-// (golang.org/x/image/font/gofont) instead: TrueType fonts covering Latin
-// with its extensions, Greek and Cyrillic, embedded with the glyphs the
-// label uses. The core fonts printed those letters as dots. Embedding
-// costs time (about 9 ms a label against 0.8 ms), so labels that do not
-// need it keep the core fonts, and their bytes are unchanged.
+// Western European languages) is set in Helvetica. A label with any other
+// letter, such as "Łukasz Żółć", "Şükrü Çağlar", "Γιώργος" or
+// "Мария Иванова", is set in the Go fonts (golang.org/x/image/font/gofont)
+// instead: TrueType fonts covering Latin with its extensions, Greek and
+// Cyrillic, embedded with the glyphs the label uses; the core fonts cannot
+// print those letters. Embedding makes rendering markedly slower and the
+// file larger (BENCHMARKS.md has the figures), so labels that do not need
+// it keep the core fonts.
+//
+// Caveat: the PDF's creation date is Data.Date; a zero Date makes the
+// renderer stamp the current time, so give a Date for reproducible bytes.
 package label
 
 import (
@@ -171,10 +174,24 @@ func PDF(d Data) ([]byte, error) {
 	all := append([]string{d.CarrierName, d.ProductName, d.RoutingCode, d.SenderName, d.ReceiverName, d.Reference, d.Dimensions, d.Parcel},
 		append(firstN(d.SenderLines, maxSenderLines), firstN(d.ReceiverLines, maxReceiverLines)...)...)
 	fs := labelFonts(pdf, all...)
-	sans, tr := fs.sans, fs.tr
 	pdf.AddPage()
+	y := pdfHeader(pdf, fs, d)
+	y = pdfSender(pdf, fs, d, y)
+	y = pdfReceiver(pdf, fs, d, y)
+	pdfFacts(pdf, fs, d, y)
+	pdfBarcode(pdf, bars, d.TrackingNumber)
 
-	// Carrier and product, routing code at the right.
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		return nil, fmt.Errorf("label: rendering the PDF: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// pdfHeader draws the carrier and product, with the routing code at the
+// right, and the rule below them, whose y it returns.
+func pdfHeader(pdf *fpdf.Fpdf, fs fonts, d Data) float64 {
+	sans, tr := fs.sans, fs.tr
 	pdf.SetFont(sans, "B", 13)
 	pdf.SetXY(margin, margin)
 	pdf.CellFormat(inner*0.6, 6, tr(d.CarrierName), "", 2, "L", false, 0, "")
@@ -185,34 +202,46 @@ func PDF(d Data) ([]byte, error) {
 	pdf.CellFormat(inner*0.4, 11, tr(d.RoutingCode), "", 0, "R", false, 0, "")
 	y := margin + 13.0
 	pdf.Line(margin, y, pageW-margin, y)
+	return y
+}
 
-	// Sender.
+// pdfSender draws the sender below y and a rule below it, whose y it
+// returns.
+func pdfSender(pdf *fpdf.Fpdf, fs fonts, d Data, y float64) float64 {
 	pdf.SetXY(margin, y+1.5)
-	pdf.SetFont(sans, "", 7)
+	pdf.SetFont(fs.sans, "", 7)
 	pdf.CellFormat(inner, 3.5, "FROM", "", 2, "L", false, 0, "")
-	pdf.SetFont(sans, "", 8)
+	pdf.SetFont(fs.sans, "", 8)
 	for _, l := range append([]string{d.SenderName}, firstN(d.SenderLines, maxSenderLines)...) {
-		pdf.CellFormat(inner, 3.6, tr(l), "", 2, "L", false, 0, "")
+		pdf.CellFormat(inner, 3.6, fs.tr(l), "", 2, "L", false, 0, "")
 	}
 	y = pdf.GetY() + 1.5
 	pdf.Line(margin, y, pageW-margin, y)
+	return y
+}
 
-	// Receiver.
+// pdfReceiver draws the receiver, large, below y and a rule below it,
+// whose y it returns.
+func pdfReceiver(pdf *fpdf.Fpdf, fs fonts, d Data, y float64) float64 {
 	pdf.SetXY(margin, y+1.5)
-	pdf.SetFont(sans, "", 7)
+	pdf.SetFont(fs.sans, "", 7)
 	pdf.CellFormat(inner, 3.5, "TO", "", 2, "L", false, 0, "")
-	pdf.SetFont(sans, "B", 12)
-	pdf.CellFormat(inner, 5.5, tr(d.ReceiverName), "", 2, "L", false, 0, "")
-	pdf.SetFont(sans, "", 11)
+	pdf.SetFont(fs.sans, "B", 12)
+	pdf.CellFormat(inner, 5.5, fs.tr(d.ReceiverName), "", 2, "L", false, 0, "")
+	pdf.SetFont(fs.sans, "", 11)
 	for _, l := range firstN(d.ReceiverLines, maxReceiverLines) {
-		pdf.CellFormat(inner, 5, tr(l), "", 2, "L", false, 0, "")
+		pdf.CellFormat(inner, 5, fs.tr(l), "", 2, "L", false, 0, "")
 	}
 	y = pdf.GetY() + 1.5
 	pdf.Line(margin, y, pageW-margin, y)
+	return y
+}
 
-	// Parcel facts.
+// pdfFacts draws the parcel's weight, size, number, reference and date
+// below y, each when known.
+func pdfFacts(pdf *fpdf.Fpdf, fs fonts, d Data, y float64) {
 	pdf.SetXY(margin, y+1.5)
-	pdf.SetFont(sans, "", 8)
+	pdf.SetFont(fs.sans, "", 8)
 	facts := []string{"Weight: " + Weight(d.WeightGrams)}
 	if d.Dimensions != "" {
 		facts = append(facts, "Size: "+d.Dimensions)
@@ -227,10 +256,13 @@ func PDF(d Data) ([]byte, error) {
 		facts = append(facts, "Date: "+d.Date.UTC().Format("2006-01-02"))
 	}
 	for _, f := range facts {
-		pdf.CellFormat(inner, 3.8, tr(f), "", 2, "L", false, 0, "")
+		pdf.CellFormat(inner, 3.8, fs.tr(f), "", 2, "L", false, 0, "")
 	}
+}
 
-	// Barcode at the bottom: bars, then the number in clear text.
+// pdfBarcode draws the barcode's modules at the bottom of the page as
+// vector bars, then the tracking number in clear text below them.
+func pdfBarcode(pdf *fpdf.Fpdf, bars []bool, trackingNumber string) {
 	const barH, quiet = 24.0, 10
 	module := inner / float64(len(bars)+2*quiet)
 	if module > 0.5 {
@@ -253,13 +285,7 @@ func PDF(d Data) ([]byte, error) {
 	}
 	pdf.SetXY(margin, yb+barH+1)
 	pdf.SetFont("Courier", "B", 14)
-	pdf.CellFormat(inner, 6, d.TrackingNumber, "", 0, "C", false, 0, "")
-
-	var buf bytes.Buffer
-	if err := pdf.Output(&buf); err != nil {
-		return nil, fmt.Errorf("label: rendering the PDF: %w", err)
-	}
-	return buf.Bytes(), nil
+	pdf.CellFormat(inner, 6, trackingNumber, "", 0, "C", false, 0, "")
 }
 
 // ZPL renders the label for a thermal printer: 4×6 inches at 203 dpi

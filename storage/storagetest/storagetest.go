@@ -690,16 +690,65 @@ func testScanRanges(t *testing.T, s storage.Store) {
 	del(t, s, "emptied", "k1")
 	del(t, s, "emptied", "k2")
 
+	for _, tc := range scanRangeCases(all) {
+		coll := tc.coll
+		if coll == "" {
+			coll = "ranges"
+		}
+		// Run every row in a read-only and in a read-write transaction:
+		// backends may take different paths for the two.
+		for _, mode := range []struct {
+			name string
+			run  func(context.Context, func(storage.Tx) error) error
+		}{{"View", s.View}, {"Update", s.Update}} {
+			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
+				var recs []storage.Record
+				var scanErr error
+				if err := mode.run(t.Context(), func(tx storage.Tx) error {
+					recs, scanErr = collect(tx.Scan(coll, tc.r))
+					return nil
+				}); err != nil {
+					t.Fatalf("%s: %v", mode.name, err)
+				}
+				if tc.wantErr != nil {
+					if !errors.Is(scanErr, tc.wantErr) {
+						t.Fatalf("Scan error = %v; want error matching %v", scanErr, tc.wantErr)
+					}
+					return
+				}
+				if scanErr != nil {
+					t.Fatalf("Scan: %v", scanErr)
+				}
+				if diff := cmp.Diff(tc.want, keysOf(recs)); diff != "" {
+					t.Errorf("Scan(%q, %#v) keys (-want +got):\n%s", coll, tc.r, diff)
+				}
+				for _, rec := range recs {
+					if string(rec.Value) != "value of "+rec.Key || rec.Version == 0 {
+						t.Errorf("Scan yielded %#v; want its value and a version", rec)
+					}
+				}
+			})
+		}
+	}
+}
+
+// scanRangeCase is a row of testScanRanges.
+type scanRangeCase struct {
+	name    string
+	coll    string // "ranges" when empty
+	r       storage.Range
+	want    []string
+	wantErr error
+}
+
+// scanRangeCases are the rows of testScanRanges over the keys all of the
+// collection "ranges", the emptied collection "emptied" and a collection
+// never written.
+func scanRangeCases(all []string) []scanRangeCase {
 	reversed := slices.Clone(all)
 	slices.Reverse(reversed)
 	type R = storage.Range
-	tests := []struct {
-		name    string
-		coll    string // "ranges" when empty
-		r       R
-		want    []string
-		wantErr error
-	}{
+	return []scanRangeCase{
 		{"all", "", R{}, all, nil},
 		{"all reversed", "", R{Reverse: true}, reversed, nil},
 		{"emptied collection", "emptied", R{}, []string{}, nil},
@@ -751,46 +800,6 @@ func testScanRanges(t *testing.T, s storage.Store) {
 		{"prefix, after, reverse, limit", "", R{Prefix: "a", After: "a3", Reverse: true, Limit: 2}, []string{"a2", "a1"}, nil},
 		{"prefix, missing after, reverse, limit", "", R{Prefix: "a", After: "a25", Reverse: true, Limit: 1}, []string{"a2"}, nil},
 		{"prefix, after, limit", "", R{Prefix: "a", After: "a", Limit: 2}, []string{"a1", "a2"}, nil},
-	}
-	for _, tc := range tests {
-		coll := tc.coll
-		if coll == "" {
-			coll = "ranges"
-		}
-		// Run every row in a read-only and in a read-write transaction:
-		// backends may take different paths for the two.
-		for _, mode := range []struct {
-			name string
-			run  func(context.Context, func(storage.Tx) error) error
-		}{{"View", s.View}, {"Update", s.Update}} {
-			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
-				var recs []storage.Record
-				var scanErr error
-				if err := mode.run(t.Context(), func(tx storage.Tx) error {
-					recs, scanErr = collect(tx.Scan(coll, tc.r))
-					return nil
-				}); err != nil {
-					t.Fatalf("%s: %v", mode.name, err)
-				}
-				if tc.wantErr != nil {
-					if !errors.Is(scanErr, tc.wantErr) {
-						t.Fatalf("Scan error = %v; want error matching %v", scanErr, tc.wantErr)
-					}
-					return
-				}
-				if scanErr != nil {
-					t.Fatalf("Scan: %v", scanErr)
-				}
-				if diff := cmp.Diff(tc.want, keysOf(recs)); diff != "" {
-					t.Errorf("Scan(%q, %#v) keys (-want +got):\n%s", coll, tc.r, diff)
-				}
-				for _, rec := range recs {
-					if string(rec.Value) != "value of "+rec.Key || rec.Version == 0 {
-						t.Errorf("Scan yielded %#v; want its value and a version", rec)
-					}
-				}
-			})
-		}
 	}
 }
 
@@ -1361,34 +1370,8 @@ func testViewsConsistentUnderConcurrentUpdates(t *testing.T, s storage.Store) {
 		}
 		return nil
 	})
-	sum := func(tx storage.Tx) (int, error) {
-		n := 0
-		for _, c := range colls {
-			for rec, err := range tx.Scan(c, storage.Range{}) {
-				if err != nil {
-					return 0, err
-				}
-				v, err := strconv.Atoi(string(rec.Value))
-				if err != nil {
-					return 0, err
-				}
-				n += v
-			}
-		}
-		return n, nil
-	}
-	add := func(tx storage.Tx, coll, acct string, delta int) error {
-		rec, err := tx.Get(coll, acct)
-		if err != nil {
-			return err
-		}
-		v, err := strconv.Atoi(string(rec.Value))
-		if err != nil {
-			return err
-		}
-		_, err = tx.Put(coll, acct, []byte(strconv.Itoa(v+delta)), storage.VersionIs(rec.Version))
-		return err
-	}
+	sum := func(tx storage.Tx) (int, error) { return sumAccounts(tx, colls) }
+	add := addToAccount
 
 	done := make(chan struct{})
 	var wg, readersWG sync.WaitGroup
@@ -1440,6 +1423,39 @@ func testViewsConsistentUnderConcurrentUpdates(t *testing.T, s storage.Store) {
 		}
 		return err
 	})
+}
+
+// sumAccounts adds up the balances of every account in colls.
+func sumAccounts(tx storage.Tx, colls []string) (int, error) {
+	n := 0
+	for _, c := range colls {
+		for rec, err := range tx.Scan(c, storage.Range{}) {
+			if err != nil {
+				return 0, err
+			}
+			v, err := strconv.Atoi(string(rec.Value))
+			if err != nil {
+				return 0, err
+			}
+			n += v
+		}
+	}
+	return n, nil
+}
+
+// addToAccount adds delta to the balance of acct in coll with a
+// compare-and-set on the version it read.
+func addToAccount(tx storage.Tx, coll, acct string, delta int) error {
+	rec, err := tx.Get(coll, acct)
+	if err != nil {
+		return err
+	}
+	v, err := strconv.Atoi(string(rec.Value))
+	if err != nil {
+		return err
+	}
+	_, err = tx.Put(coll, acct, []byte(strconv.Itoa(v+delta)), storage.VersionIs(rec.Version))
+	return err
 }
 
 // testConcurrentCompareAndSet has goroutines increment one counter with

@@ -45,6 +45,7 @@
 package page
 
 import (
+	"cmp"
 	"embed"
 	"html/template"
 	"io"
@@ -168,7 +169,7 @@ func build(o *tracking.PrivateOrder, tag language.Tag, opts Options) view {
 		Labels:   map[string]string{},
 		Empty:    i18n.Text(tag, "tracking.no_parcels"),
 	}
-	if name := firstNonEmpty(o.SiteName, o.SenderName); name != "" {
+	if name := cmp.Or(o.SiteName, o.SenderName); name != "" {
 		v.From = i18n.Text(tag, "tracking.from", name)
 	}
 	for _, k := range labels {
@@ -235,15 +236,6 @@ func buildParcel(tag language.Tag, pp *tracking.PrivateParcel, i, n int, loc *ti
 		pv.Location = lv
 	}
 	return pv
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // maxZones bounds the cache of loaded zones. Zones come from the
