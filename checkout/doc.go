@@ -8,12 +8,12 @@
 // session, its states and its widget.
 //
 //	engines, _ := checkout.NewEngines(cfg.Catalogs(), options.Options{})
-//	svc, _ := checkout.New(store, checkout.Options{Engines: engines, Recorder: recorder})
+//	svc, _ := checkout.New(store, checkout.Options{Engines: engines})
 //	v, _ := svc.Create(ctx, site, checkout.CreateRequest{PurchaseCountry: "SE", PurchaseCurrency: "SEK",
 //		Locales: []string{"sv-SE"}, Cart: &cart, SearchAddress: &checkout.SearchAddress{PostalCode: "111 57"}})
 //	// the merchant's page embeds v.HTMLSnippet; the customer chooses in the widget
 //	c, _ := svc.Complete(ctx, site, checkout.CompleteRequest{ID: v.Session.ID, Customer: &customer})
-//	// c.TosID names the order, c.Session.Result what was sold; Recorder gets it after the commit
+//	// c.TosID names the order, c.Session.Result what was sold; the outbox has its event.OrderCompleted
 //
 // # States
 //
@@ -28,7 +28,7 @@
 //	|          | (widget) | session, addons of its category   |          |                                                      |
 //	| ACTIVE   | Complete | customer with address; not        | COMPLETE | without a choice the preselected option for the      |
 //	|          |          | expired; an option exists for     |          | customer's address is taken; tos_id set; frozen;     |
-//	|          |          | the address; external_id free     |          | OrderRecorder told after the commit                  |
+//	|          |          | the address; external_id free     |          | event.OrderCompleted written with the completion     |
 //	| COMPLETE | any      |                                   | COMPLETE | refused: PermissionDenied (HTTP 403) "the session is |
 //	|          | change   |                                   |          | completed", never a silent no-op                     |
 //

@@ -8,8 +8,9 @@
 //		Trigger: "ALERT_OUT_FOR_DELIVERY", Time: at, Email: "alva@example.com"})
 //	go svc.Run(ctx, 10*time.Second, logger) // or call svc.Dispatch on your own schedule
 //
-// Rules map parcel steps and alerts, which tracking reports through its
-// EventObserver, to named notifications, one per channel that can reach the
+// Rules map parcel steps and alerts, which tracking reports as
+// event.ParcelChanged (HandleParcelChanged consumes them), to named
+// notifications, one per channel that can reach the
 // receiver (EMAIL needs an e-mail address, SMS a phone number, CEP_CHANNEL
 // nothing) and that has a Sender. The default rules:
 //

@@ -20,8 +20,8 @@
 //	| ACTIVE    | Patch    | etag absent or equal to current        | ACTIVE    | purchase and deliveries replaced; options and |
 //	|           |          |                                        |           | returns_promise recomputed; new etag          |
 //	| ACTIVE    | Complete | etag absent or equal to current; every | COMPLETED | chosen flags saved; tos_id and external_id    |
-//	|           |          | delivery chosen once; options valid    |           | set per delivery; OrderRecorder told after    |
-//	|           |          | and not expired                        |           | the commit; new etag                          |
+//	|           |          | delivery chosen once; options valid    |           | set per delivery; event.OrderCompleted per    |
+//	|           |          | and not expired; external ids free     |           | delivery in the same write; new etag          |
 //	| any       | Get,     |                                        | unchanged | nothing is written; the etag stays            |
 //	|           | Convert  |                                        |           |                                               |
 //	| COMPLETED | Patch,   |                                        | COMPLETED | refused: FailedPrecondition naming the state  |

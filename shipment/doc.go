@@ -29,7 +29,7 @@
 //	| (none)        | Create, CreateAndBook,         | CREATED       | ids assigned                                  |
 //	|               | AddParcel                      |               |                                               |
 //	| CREATED       | BookParcels (or the booking of | BOOKED        | carrier Book: tracking number, label, link;   |
-//	|               | CreateAndBook, AddParcel)      |               | the Recorder registers it with tracking       |
+//	|               | CreateAndBook, AddParcel)      |               | event.ParcelBooked written with the booking   |
 //	| CREATED       | CancelDelivery, CancelShipment | CANCELLED     | carrier Cancel by key (clears reservations)   |
 //	| BOOKED        | BookPickup                     | PICKUP_BOOKED | carrier BookPickup with the window            |
 //	| PICKUP_BOOKED | BookPickup                     | PICKUP_BOOKED | same window: nothing; another: carrier told   |
@@ -87,9 +87,10 @@
 //     anything fails, it cancels this attempt's bookings at the carriers and
 //     stores nothing. A repeated call with the same external_id continues
 //     with the stored shipment.
-//   - Booked deliveries are handed to the ParcelRecorder (tracking) after
-//     the commit, never inside it; one it failed to take is retried by the
-//     next BookParcels.
+//   - Every booked delivery is reported as an event.ParcelBooked, written
+//     to the outbox in the transaction that stores the booking, so a
+//     booking is never stored without its report, nor reported without
+//     being stored; tracking consumes it (its parcel and link).
 //
 // # Idempotency
 //

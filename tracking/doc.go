@@ -42,8 +42,8 @@
 //
 // A token works for Options.LinkLifetime (DefaultLinkLifetime, 90 days)
 // after it was last handed out: at registration, by GenerateLink (whose
-// answer carries expires_at) and with every step or alert passed to the
-// Observer, whose notifications carry the link. An expired token is
+// answer carries expires_at) and with every step or alert written to the
+// outbox, whose notifications carry the link. An expired token is
 // NotFound with ErrLinkExpired as its cause; the customer page answers it
 // with 410 Gone and a page that tells the customer to ask the shop for a
 // new link, never with the order. GenerateLink replaces an expired token
@@ -104,11 +104,15 @@
 //     from the promises and the clock (see deriveAlerts); created_at is the
 //     end of the broken promise, so the alert is stable.
 //
-// # Observers
+// # Events
 //
-// New steps and alerts go to Options.Observer after the transaction that
-// stored them commits, never inside it (the transaction may run more than
-// once). notify schedules customer notifications from them.
+// New steps and alerts are written as event.ParcelChanged to the outbox in
+// the transaction that stores them (package outbox), so none is lost and
+// none is reported without being stored; notify schedules customer
+// notifications from them. Tracking consumes event.OrderCompleted
+// (HandleOrderCompleted: a tracking order under the session's tos_id) and
+// event.ParcelBooked (HandleParcelBooked: a parcel, and the link token the
+// shipment handed out), both idempotent.
 //
 // # Storage
 //
