@@ -192,19 +192,20 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	return &Service{store: store, opts: opts}, nil
 }
 
-// shipmentRecord is a stored shipment: the whole aggregate in one record,
-// so every change to a shipment, its parcels and deliveries is one
-// compare-and-set.
+// shipmentRecord is a shipment as the operations change it: the whole
+// aggregate in one record, so every change to a shipment, its parcels and
+// deliveries is one compare-and-set. It is stored as a storedShipment
+// (records.go).
 type shipmentRecord struct {
-	Shipment Shipment `json:"shipment"`
+	Shipment Shipment
 	// Request is the normalized create request, compared when the same
 	// external_id is created again.
-	Request json.RawMessage `json:"request,omitempty"`
+	Request json.RawMessage
 	// CarrierIDs maps delivery id to the carrier that books it.
-	CarrierIDs map[string]string `json:"carrier_ids"`
+	CarrierIDs map[string]string
 	// Unrecorded lists booked deliveries the Recorder has not
 	// acknowledged yet.
-	Unrecorded []string `json:"unrecorded,omitempty"`
+	Unrecorded []string
 }
 
 type idRecord struct {
@@ -212,7 +213,6 @@ type idRecord struct {
 }
 
 var (
-	shipments    = storage.Collection[shipmentRecord]{Name: "shipment.shipments"}
 	byExternalID = storage.Collection[idRecord]{Name: "shipment.by_external_id"}
 	byTracking   = storage.Collection[idRecord]{Name: "shipment.by_tracking_number"}
 )

@@ -1,10 +1,5 @@
 package shipment_test
 
-// Writes testdata/schema1 from the code of main as it is before stored
-// records got a schema of their own. Run once, by hand:
-//
-//	go test ./shipment -run TestDumpSchema1 -dump-schema1
-
 import (
 	"encoding/json"
 	"flag"
@@ -12,13 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/recordtest"
 	"github.com/deliverykit/deliverykit/shipment"
 )
 
-var dumpSchema1 = flag.Bool("dump-schema1", false, "write testdata/schema1 from today's code")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
-var schema1Collections = []string{"shipment.shipments", "shipment.by_external_id", "shipment.by_tracking_number"}
+var storedCollections = []string{"shipment.shipments", "shipment.by_external_id", "shipment.by_tracking_number"}
 
 // richRequest sets every field a create request stores.
 func richRequest() shipment.CreateShipmentRequest {
@@ -40,22 +38,13 @@ func richRequest() shipment.CreateShipmentRequest {
 	return req
 }
 
-func TestDumpSchema1(t *testing.T) {
-	if !*dumpSchema1 {
-		t.Skip("run with -dump-schema1")
-	}
-	view := func(name string, v any) {
-		out, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("testdata/schema1/"+name, append(out, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f := newFixture(t)
+// storeRichShipments stores, through the service, an outbound shipment
+// (booked, one delivery unrecorded, one pickup booked, one delivery picked
+// up), its return shipment and a cancelled shipment. It returns the
+// tracking number whose pickup is booked.
+func storeRichShipments(t *testing.T, f *fixture) string {
+	t.Helper()
 	f.rec.failAt = 3 // one booked delivery stays unrecorded
-	// An outbound shipment: booked, one pickup booked, one picked up.
 	out := must[*shipment.Shipment](t)(f.svc.Create(ctx, site, richRequest()))
 	f.clock.Advance(time.Minute)
 	if _, err := f.svc.BookParcels(ctx, site, shipment.ShipmentRef{ShipmentID: out.ID}); err == nil {
@@ -68,37 +57,75 @@ func TestDumpSchema1(t *testing.T) {
 		Address: &shipment.Address{Street: "Lagervägen", StreetNumber: "1", PostalCode: "121 62", City: "Stockholm", Country: "SE"}, Instructions: "Gate 4"}))
 	f.clock.Advance(time.Minute)
 	must[*shipment.Shipment](t)(f.svc.ConfirmPickup(ctx, site, shipment.ConfirmPickupRequest{TrackingNumber: booked.Parcels[0].Deliveries[0].TrackingNumber}))
-	// Its return shipment, created only.
 	ret := richRequest()
 	ret.ExternalID, ret.DirectionType, ret.OutboundShipmentID = "EXT-1-R", shipment.DirectionReturn, out.ID
 	ret.Sender, ret.Receiver = &shipment.Sender{Name: "Alva Berg", Address: ret.Receiver.Address}, &shipment.Receiver{Name: "Warehouse", Address: ret.Sender.Address}
 	ret.Parcels = ret.Parcels[1:]
 	ret.Parcels[0].Deliveries[0] = shipment.DeliveryInput{CarrierProductRef: "np-home"}
 	must[*shipment.Shipment](t)(f.svc.Create(ctx, site, ret))
-	// A cancelled one.
 	gone := must[*shipment.Shipment](t)(f.svc.Create(ctx, site, request("EXT-3")))
 	must[*shipment.Shipment](t)(f.svc.CancelShipment(ctx, site, shipment.ShipmentRef{ShipmentID: gone.ID}))
+	return tn
+}
 
-	if err := os.WriteFile("testdata/schema1/store.json", recordtest.Dump(t, f.store, schema1Collections...), 0o644); err != nil {
+// golden decodes testdata/<path> into a value of want's type and compares
+// got with it.
+func golden[T any](t *testing.T, path string, got T) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + path)
+	if err != nil {
 		t.Fatal(err)
 	}
-
-	// The records read back from a store of their own: the views to
-	// compare with.
-	g := newFixture(t)
-	recordtest.Load(t, g.store, "testdata/schema1/store.json")
-	if a, b := recordtest.Dump(t, f.store, schema1Collections...), recordtest.Dump(t, g.store, schema1Collections...); string(a) != string(b) {
-		t.Fatal("the snapshot does not load back as it was stored")
+	var want T
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
 	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s (-old release +now):\n%s", path, diff)
+	}
+}
+
+// Records as the release before stored schemas wrote them
+// (testdata/schema1/store.json, schema 1) read as that release read them,
+// a repeated create with the first request's content finds its shipment,
+// and booking again records the delivery that release left unrecorded.
+func TestSchema1RecordsRead(t *testing.T) {
+	f := newFixture(t)
+	recordtest.Load(t, f.store, "testdata/schema1/store.json")
 	var views []*shipment.Shipment
 	for _, id := range []string{"shp_000001", "shp_000002", "shp_000003"} {
-		views = append(views, must[*shipment.Shipment](t)(g.svc.Get(ctx, site, shipment.GetShipmentQuery{ID: id})))
+		views = append(views, must[*shipment.Shipment](t)(f.svc.Get(ctx, site, shipment.GetShipmentQuery{ID: id})))
 	}
-	view("shipments.view.json", views)
-	view("delivery.view.json", must[*shipment.Delivery](t)(g.svc.GetDelivery(ctx, site, tn)))
-	// Creating the first again is idempotent: the stored request matches.
-	view("recreate.view.json", must[*shipment.Shipment](t)(g.svc.Create(ctx, site, richRequest())))
-	// Booking again records the unrecorded delivery.
-	view("rebook.view.json", must[*shipment.Shipment](t)(g.svc.BookParcels(ctx, site, shipment.ShipmentRef{ShipmentID: "shp_000001"})))
-	view("rebook.recorded.view.json", g.rec.got)
+	golden(t, "schema1/shipments.view.json", views)
+	golden(t, "schema1/delivery.view.json", must[*shipment.Delivery](t)(f.svc.GetDelivery(ctx, site, "CP000000028SE")))
+	golden(t, "schema1/recreate.view.json", must[*shipment.Shipment](t)(f.svc.Create(ctx, site, richRequest())))
+	other := richRequest()
+	other.Reference = "ORD-2002"
+	if _, err := f.svc.Create(ctx, site, other); deliverykit.KindOf(err) != deliverykit.KindConflict {
+		t.Errorf("create with the external id and other content: %v, want Conflict", err)
+	}
+	golden(t, "schema1/rebook.view.json", must[*shipment.Shipment](t)(f.svc.BookParcels(ctx, site, shipment.ShipmentRef{ShipmentID: "shp_000001"})))
+	golden(t, "schema1/rebook.recorded.view.json", f.rec.got)
+}
+
+// The stored documents are the record types' (testdata/schema2/store.json):
+// changing a wire type's JSON tags changes none of their bytes, and a
+// change to a record type shows here.
+func TestStoredRecordsGolden(t *testing.T) {
+	f := newFixture(t)
+	storeRichShipments(t, f)
+	got := recordtest.Dump(t, f.store, storedCollections...)
+	const path = "testdata/schema2/store.json"
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("stored records (-golden +stored):\n%s", diff)
+	}
 }
