@@ -98,3 +98,26 @@ func CheckSchema(name string, schema, current int) error {
 	}
 	return nil
 }
+
+// Slice converts every element of in with f. A nil slice stays nil and an
+// empty one empty, so fields encoded without omitempty keep their null or
+// [] through a conversion.
+func Slice[T, U any](in []T, f func(T) U) []U {
+	if in == nil {
+		return nil
+	}
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// Ptr converts what in points to with f; nil stays nil.
+func Ptr[T, U any](in *T, f func(T) U) *U {
+	if in == nil {
+		return nil
+	}
+	out := f(*in)
+	return &out
+}
