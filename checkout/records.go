@@ -52,8 +52,8 @@ type storedSession struct {
 	Meta              map[string]string    `json:"meta,omitempty"`
 	Origin            string               `json:"origin,omitempty"`
 	OptionsInput      *inputRecord         `json:"options_input,omitempty"`
-	// FirstOptions are the options records of the first schema 1 format
-	// stored, read by upgradeSession and never written.
+	// FirstOptions are the options the first record format stored in
+	// place of inputs: read by upgradeSession, never written.
 	FirstOptions  json.RawMessage `json:"options,omitempty"`
 	OptionsFor    addressRecord   `json:"options_for"`
 	Choice        string          `json:"choice,omitempty"`

@@ -10,9 +10,12 @@
 // unconverted record.
 //
 //	var shipments = stored.Collection[shipmentRecord, storedShipment]{
-//		Name: "shipment.shipments", Record: toStored, Value: fromStored,
+//		Name: "shipment.shipments", Record: storeShipment, Value: loadStoredShipment,
 //	}
 //	_, err := shipments.Put(tx, key, rec, storage.MustNotExist())
+//
+// Value upgrades a record of an earlier schema before converting it, and
+// returns an error for a schema newer than the release knows (CheckSchema).
 package stored
 
 import (
