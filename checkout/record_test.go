@@ -146,42 +146,6 @@ func TestStoredRecordRecomputesOptions(t *testing.T) {
 	}
 }
 
-// A record written before options_input existed kept its options in the
-// record; they are still served, until the next refresh replaces them.
-func TestStoredOptionsOfEarlierRecords(t *testing.T) {
-	f := newFixture(t)
-	v, err := f.svc.Create(ctx, "demo-site", createRequest())
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := storage.Key("demo-site", v.Session.ID)
-	// Rewrite the record as an earlier version stored it.
-	if err := f.store.Update(ctx, func(tx storage.Tx) error {
-		it, err := sessions.Get(tx, key)
-		if err != nil {
-			return err
-		}
-		rec := it.Value
-		if err := f.svc.restoreOptions("demo-site", &rec); err != nil {
-			return err
-		}
-		rec.StoredOptions, rec.OptionsInput = rec.Options, nil
-		_, err = sessions.Put(tx, key, rec, storage.Condition{})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := f.svc.Get(ctx, "demo-site", v.Session.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := json.Marshal(v)
-	have, _ := json.Marshal(got)
-	if diff := cmp.Diff(string(want), string(have)); diff != "" {
-		t.Errorf("legacy record (-created +read):\n%s", diff)
-	}
-}
-
 // The record cache answers only for the version it was given, and holds
 // at most recordCacheSize sessions.
 func TestRecordCache(t *testing.T) {
@@ -211,9 +175,9 @@ func TestRecordCache(t *testing.T) {
 	if got := c.get("s/1", 7); got.ID != "1" {
 		t.Errorf("cached record changed with the caller's: id %q", got.ID)
 	}
-	c.put("s/legacy", 1, &record{StoredOptions: res, Options: res}, 1000)
+	c.put("s/legacy", 1, &record{Options: res}, 1000)
 	if got := c.get("s/legacy", 1); got != nil {
-		t.Errorf("a record with its options stored (an earlier version's) was cached")
+		t.Errorf("a record without options inputs (of the first format) was cached")
 	}
 	// The budget holds, whatever the sizes; a record over an eighth of it
 	// is served but not kept.

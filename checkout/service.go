@@ -103,7 +103,6 @@ type Service struct {
 }
 
 var (
-	sessions = storage.Collection[record]{Name: "checkout.sessions"}
 	tokens   = storage.Collection[tokenRecord]{Name: "checkout.widget_tokens"}
 	tosIndex = storage.Collection[string]{Name: "checkout.tos"}
 	// externalIDs maps site + order external id → the completed session
@@ -113,71 +112,70 @@ var (
 	clones      = storage.Collection[string]{Name: "checkout.clones"}
 )
 
-// record is the stored session.
+// record is a session as the service works with it, stored as a
+// storedSession (records.go).
 type record struct {
-	ID            string         `json:"id"`
-	Site          string         `json:"site"`
-	Status        Status         `json:"status"`
-	Country       string         `json:"country"`
-	Currency      string         `json:"currency"`
-	Locales       []string       `json:"locales,omitempty"`
-	Cart          Cart           `json:"cart"`
-	SearchAddress *SearchAddress `json:"search_address,omitempty"`
-	Customer      *Customer      `json:"customer,omitempty"`
+	ID            string
+	Site          string
+	Status        Status
+	Country       string
+	Currency      string
+	Locales       []string
+	Cart          Cart
+	SearchAddress *SearchAddress
+	Customer      *Customer
 	// SearchCoordinates are coordinates the merchant sent with the search
 	// address (SearchAddress.Coordinates is where the service placed it).
-	SearchCoordinates *Coordinates `json:"search_coordinates,omitempty"`
-	ExternalID        string       `json:"external_id,omitempty"`
-	Meta              Meta         `json:"meta,omitempty"`
+	SearchCoordinates *Coordinates
+	ExternalID        string
+	Meta              Meta
 	// Origin is the tos_id of the completed session this one was created
 	// from (session.createFromOrder).
-	Origin string `json:"origin,omitempty"`
+	Origin string
 	// Options are the delivery options in effect. They are not stored:
 	// refresh computes them and records in OptionsInput what they were
 	// computed from, and load computes them again from that, exactly
 	// (options.Engine.ComputeAt). A stored Result is mostly copies of the
 	// catalog (location addresses and hours) and made a record about
 	// 17 KB; the inputs are a few hundred bytes, and recomputing (tens of
-	// µs) is cheaper than decoding the stored Result was.
-	Options      *options.Result `json:"-"`
-	OptionsInput *optionsInput   `json:"options_input,omitempty"`
-	// StoredOptions is how records written before OptionsInput existed
-	// kept their options; load uses it when OptionsInput is absent, and
-	// the next refresh replaces it.
-	StoredOptions *options.Result `json:"options,omitempty"`
-	OptionsFor    catalog.Address `json:"options_for"`
-	Choice        string          `json:"choice,omitempty"` // option id the customer chose
-	Addons        []string        `json:"addons,omitempty"`
+	// µs) is cheaper than decoding the stored Result was. A record of the
+	// first format has the options it stored and no inputs
+	// (upgradeSession); its next change computes them afresh.
+	Options      *options.Result
+	OptionsInput *optionsInput
+	OptionsFor   catalog.Address
+	Choice       string // option id the customer chose
+	Addons       []string
 	// ChoiceDropped is set when new options no longer offered the
 	// customer's choice, until the customer chooses again.
-	ChoiceDropped bool      `json:"choice_dropped,omitempty"`
-	TosID         string    `json:"tos_id,omitempty"`
-	WidgetToken   string    `json:"widget_token"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
-	ExpiresAt     time.Time `json:"expires_at"`
-	CompletedAt   time.Time `json:"completed_at,omitzero"`
-	Revision      int       `json:"revision"` // counts committed writes
+	ChoiceDropped bool
+	TosID         string
+	WidgetToken   string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	ExpiresAt     time.Time
+	CompletedAt   time.Time
+	Revision      int // counts committed writes
 }
 
 // optionsInput is what a session's options were computed from, besides
 // the address (record.OptionsFor) and the site's catalog.
 type optionsInput struct {
-	Currency   string   `json:"currency"`
-	Locales    []string `json:"locales,omitempty"`
-	CartValue  int64    `json:"cart_value"`
-	Attributes []string `json:"attributes,omitempty"`
-	Vouchers   []string `json:"vouchers,omitempty"`
-	Quantities []int    `json:"quantities,omitempty"` // one per cart item
+	Currency   string
+	Locales    []string
+	CartValue  int64
+	Attributes []string
+	Vouchers   []string
+	Quantities []int // one per cart item
 	// Weights (grams per unit) and Dimensions are per cart item too,
 	// absent in records written before items carried them.
-	Weights    []int                 `json:"weights,omitempty"`
-	Dimensions []*catalog.Dimensions `json:"dimensions,omitempty"`
+	Weights    []int
+	Dimensions []*catalog.Dimensions
 	// At is the computation's "now": estimates and expiry depend on it.
-	At time.Time `json:"at"`
+	At time.Time
 	// Coordinates are where the geocoder placed OptionsFor (nil: it
 	// could not), kept so that recomputing never geocodes again.
-	Coordinates *catalog.Coordinates `json:"coordinates,omitempty"`
+	Coordinates *catalog.Coordinates
 }
 
 // request is the options request in rebuilds, for the address addr.
@@ -706,12 +704,11 @@ func (s *Service) read(ctx context.Context, key, id string) (storage.Record, err
 	return raw, nil
 }
 
-// restoreOptions sets r.Options from r.OptionsInput, or from the options a
-// record of an earlier version stored.
+// restoreOptions sets r.Options from r.OptionsInput. A record of the first
+// format has none and keeps the options it stored.
 func (s *Service) restoreOptions(site string, r *record) error {
 	in := r.OptionsInput
 	if in == nil {
-		r.Options = r.StoredOptions
 		return nil
 	}
 	engine, err := s.engines.Engine(site)
@@ -800,8 +797,12 @@ func sameCoordinates(a, b *catalog.Coordinates) bool {
 	return *a == *b
 }
 
+// optionsExpired reports whether the options must be computed again
+// before a write: when the first option expired, and always for options
+// without inputs (a record of the first format), so that every record
+// written has its inputs.
 func (r *record) optionsExpired(now time.Time) bool {
-	if r.Options == nil {
+	if r.Options == nil || r.OptionsInput == nil {
 		return true
 	}
 	for _, c := range r.Options.Categories {
@@ -846,7 +847,6 @@ func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record
 	}
 	r.Options = res
 	r.OptionsInput = in
-	r.StoredOptions = nil
 	r.OptionsFor = addr
 	if sa := r.SearchAddress; sa != nil && sameAddress(addr, catalog.Address{Country: cmp.Or(sa.Country, r.Country),
 		PostalCode: sa.PostalCode, Coordinates: copyCoordinates(r.SearchCoordinates)}) {

@@ -32,8 +32,8 @@ type computed struct {
 // the recipient (nil: it could not), so that computing again never
 // geocodes.
 type optionsInput struct {
-	At          time.Time            `json:"at"`
-	Coordinates *catalog.Coordinates `json:"coordinates,omitempty"`
+	At          time.Time
+	Coordinates *catalog.Coordinates
 }
 
 // compute runs the options engine for every delivery of in. It does not
@@ -236,20 +236,6 @@ func source(c options.Category) OptionsSource {
 		return OptionsSourceFallback
 	}
 	return OptionsSourceCarrier
-}
-
-// productIDs makes carrier.product_id the carrier product reference in
-// categories stored before it was (they held the carrier's own product id
-// there and the reference in the meta).
-func productIDs(cats []DeliveryCategory) {
-	for i := range cats {
-		for j := range cats[i].DeliveryOptions {
-			c := &cats[i].DeliveryOptions[j].Carrier
-			if ref := c.Meta[MetaProductRef]; ref != "" {
-				c.ProductID = ref
-			}
-		}
-	}
 }
 
 func option(o options.Option) DeliveryOption {

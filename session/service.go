@@ -67,10 +67,8 @@ type Service struct {
 	ids     deliverykit.IDSource
 }
 
-// sessions holds the stored sessions, keyed by site and session id.
-var sessions = storage.Collection[record]{Name: "session.sessions"}
-
-// record is a stored session. It has no etag: the etag is the record's
+// record is a session as the service works with it, stored as a
+// storedSession (records.go). It has no etag: the etag is the record's
 // version. An ACTIVE session is stored without its delivery categories,
 // which are mostly copies of the catalog (pickup location addresses and
 // opening hours, some 30 KB for a delivery in a city): OptionsInputs keeps,
@@ -82,7 +80,7 @@ var sessions = storage.Collection[record]{Name: "session.sessions"}
 // and no inputs, and are read as stored.
 type record struct {
 	Session
-	OptionsInputs []optionsInput `json:"options_inputs,omitempty"`
+	OptionsInputs []optionsInput
 }
 
 // newRecord returns the record of an ACTIVE session whose deliveries' options
@@ -224,9 +222,6 @@ func (s *Service) Get(ctx context.Context, site, name string) (*Session, error) 
 		if err := restore(eng, &it.Value); err != nil {
 			return nil, err
 		}
-	}
-	for i := range it.Value.Deliveries {
-		productIDs(it.Value.Deliveries[i].DeliveryCategories)
 	}
 	return withEtag(it.Value.Session, it.Version), nil
 }

@@ -116,46 +116,6 @@ func TestStoredCompletedSessionKeepsItsChoice(t *testing.T) {
 	}
 }
 
-// TestSessionStoredWithItsOptionsStillReads: sessions written before
-// options inputs were stored carry their categories and no inputs; they
-// read as stored and can be completed.
-func TestSessionStoredWithItsOptionsStillReads(t *testing.T) {
-	e := newEnv(t)
-	ctx := context.Background()
-	s, err := e.svc.Create(ctx, "demo-site", input(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Rewrite the record the way earlier versions stored it: the
-	// session with its categories, without an etag.
-	old := *s
-	old.Etag = ""
-	b, _ := json.Marshal(old)
-	var version uint64
-	err = e.store.Update(ctx, func(tx storage.Tx) error {
-		version, err = rawSessions.Put(tx, storage.Key("demo-site", strings.TrimPrefix(s.Name, "sessions/")), b, storage.AnyVersion)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.clock.Advance(10 * time.Minute) // options expire after 30
-	got, err := e.svc.Get(ctx, "demo-site", s.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := *s
-	want.Etag = session.Etag(version)
-	if diff := cmp.Diff(&want, got); diff != "" {
-		t.Errorf("old record read back (-stored +get):\n%s", diff)
-	}
-	opt := got.Deliveries[0].DeliveryCategories[0].DeliveryOptions[0]
-	if _, err := e.svc.Complete(ctx, "demo-site", s.Name, session.CompleteRequest{
-		DeliveryChoices: []session.DeliveryChoice{{DeliveryID: "d1", OptionID: opt.ID}}}); err != nil {
-		t.Errorf("completing an old record: %v", err)
-	}
-}
-
 // TestSessionIsTheCallersOwn: a returned session shares nothing with the
 // catalog; changing its pickup locations changes no later session.
 func TestSessionIsTheCallersOwn(t *testing.T) {

@@ -79,6 +79,26 @@ func (s *Service) applyBooking(rec *shipmentRecord, i, j int, b Booking, now tim
 	}
 }
 
+// linkUnreported gives the deliveries an earlier release booked but did
+// not report a customer tracking link, as that release's report did.
+func (s *Service) linkUnreported(rec *shipmentRecord) {
+	if s.opts.TrackingLink == nil {
+		return
+	}
+	for _, did := range rec.Unrecorded {
+		i, j, ok := findDelivery(&rec.Shipment, func(d *Delivery) bool { return d.ID == did })
+		if !ok {
+			continue
+		}
+		token := s.opts.IDs.NewID("tt_")
+		rec.Shipment.Parcels[i].Deliveries[j].TrackingLink = s.opts.TrackingLink(token)
+		if rec.linkTokens == nil {
+			rec.linkTokens = map[string]string{}
+		}
+		rec.linkTokens[did] = token
+	}
+}
+
 // bookedParcels are the deliveries a write reports as booked, with the
 // link tokens they were given.
 type bookedParcels struct {
@@ -201,13 +221,18 @@ func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef)
 			changed = true
 		}
 	}
-	if changed || len(rec.Unrecorded) > 0 {
+	if changed {
 		sh := &rec.Shipment
 		sh.State = derivedState(sh)
 		if sh.BookedAt == nil {
 			sh.BookedAt = &now
 		}
 		sh.UpdatedAt = now
+	} else {
+		s.linkUnreported(&rec)
+	}
+	if len(rec.Unrecorded) > 0 {
+		sh := &rec.Shipment
 		booked := takeBooked(&rec)
 		err = s.store.Update(ctx, func(tx storage.Tx) error {
 			if _, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {

@@ -109,19 +109,13 @@ func withShippingMethod(req CreateShipmentRequest) CreateShipmentRequest {
 }
 
 // normalizedRequest is what is compared when an external_id is created
-// again: the request as it would be stored, without the fields that do not
-// describe the shipment.
+// again: the canonical JSON of the request's record, which leaves out the
+// fields that do not describe the shipment.
 func normalizedRequest(req CreateShipmentRequest) json.RawMessage {
-	req.SiteID = ""
-	req.PickupWindow = nil
 	if req.DirectionType == "" {
 		req.DirectionType = DirectionOutbound
 	}
-	b, _ := json.Marshal(req) // plain data: cannot fail
-	var v any
-	_ = json.Unmarshal(b, &v)
-	b, _ = json.Marshal(v) // canonical: map keys sorted
-	return b
+	return canonicalJSON(requestRecordOf(req))
 }
 
 // newParcel builds a parcel in state CREATED at position n (1-based).

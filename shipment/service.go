@@ -167,21 +167,23 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	return &Service{store: store, opts: opts}, nil
 }
 
-// shipmentRecord is a stored shipment: the whole aggregate in one record,
-// so every change to a shipment, its parcels and deliveries is one
-// compare-and-set.
+// shipmentRecord is a shipment as the operations change it: the whole
+// aggregate in one record, so every change to a shipment, its parcels and
+// deliveries is one compare-and-set. It is stored as a storedShipment
+// (records.go).
 type shipmentRecord struct {
-	Shipment Shipment `json:"shipment"`
+	Shipment Shipment
 	// Request is the normalized create request, compared when the same
 	// external_id is created again.
-	Request json.RawMessage `json:"request,omitempty"`
+	Request json.RawMessage
 	// CarrierIDs maps delivery id to the carrier that books it.
-	CarrierIDs map[string]string `json:"carrier_ids"`
+	CarrierIDs map[string]string
 	// Unrecorded lists booked deliveries not yet reported in the outbox:
 	// only records of earlier releases, which reported them after the
 	// commit, have any (BookParcels reports them).
-	Unrecorded []string `json:"unrecorded,omitempty"`
-	// linkTokens are the link tokens of deliveries booked in this change.
+	Unrecorded []string
+	// linkTokens are the link tokens of deliveries booked in this change;
+	// never stored.
 	linkTokens map[string]string
 }
 
@@ -190,7 +192,6 @@ type idRecord struct {
 }
 
 var (
-	shipments    = storage.Collection[shipmentRecord]{Name: "shipment.shipments"}
 	byExternalID = storage.Collection[idRecord]{Name: "shipment.by_external_id"}
 	byTracking   = storage.Collection[idRecord]{Name: "shipment.by_tracking_number"}
 )

@@ -121,18 +121,20 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	return &Service{store: store, opts: opts}, nil
 }
 
-// Stored records. Keys start with the site, except tokens, which are
-// globally unique and are the only thing a customer page request carries.
+// Orders and parcels as the service works with them: stored as a
+// storedOrder and a storedParcel (records.go). Keys start with the site,
+// except tokens, which are globally unique and are the only thing a
+// customer page request carries.
 type orderRecord struct {
-	TosID       string                     `json:"tos_id"`
-	AnalyticsID string                     `json:"analytics_id"`
-	Token       string                     `json:"token"`
-	Request     CreateTrackingOrderRequest `json:"request"`
-	CreatedAt   time.Time                  `json:"created_at"`
-	Parcels     []parcelRef                `json:"parcels,omitempty"`
+	TosID       string
+	AnalyticsID string
+	Token       string
+	Request     CreateTrackingOrderRequest
+	CreatedAt   time.Time
+	Parcels     []parcelRef
 	// LinkTokens are extra links to the order, handed out for booked
 	// shipment parcels; rotating the order's link retires them.
-	LinkTokens []string `json:"link_tokens,omitempty"`
+	LinkTokens []string
 }
 
 type parcelRef struct {
@@ -141,19 +143,19 @@ type parcelRef struct {
 }
 
 type parcelRecord struct {
-	TosID     string              `json:"tos_id"`
-	CarrierID string              `json:"carrier_id"`
-	Index     int32               `json:"index"`
-	Request   CreateParcelRequest `json:"request"`
-	CreatedAt time.Time           `json:"created_at"`
+	TosID     string
+	CarrierID string
+	Index     int32
+	Request   CreateParcelRequest
+	CreatedAt time.Time
 	// Progress is sorted by time; equal times keep arrival order.
-	Progress []ProgressItem `json:"progress,omitempty"`
+	Progress []ProgressItem
 	// Alerts are the reported and event-derived alerts, by created_at.
 	// Delay alerts are derived when read (see deriveAlerts).
-	Alerts []Alert `json:"alerts,omitempty"`
+	Alerts []Alert
 	// Estimate is the carrier's latest delivery estimate, if any.
-	Estimate    *DateTimeRange `json:"estimate,omitempty"`
-	LastEventAt time.Time      `json:"last_event_at,omitzero"`
+	Estimate    *DateTimeRange
+	LastEventAt time.Time
 }
 
 type tokenRecord struct {
@@ -170,10 +172,8 @@ type idRecord struct {
 }
 
 var (
-	orders          = storage.Collection[orderRecord]{Name: "tracking.orders"}
 	ordersByExtID   = storage.Collection[idRecord]{Name: "tracking.orders_by_external_id"}
 	ordersByEmail   = storage.Collection[idRecord]{Name: "tracking.orders_by_email"}
-	parcels         = storage.Collection[parcelRecord]{Name: "tracking.parcels"}
 	tokens          = storage.Collection[tokenRecord]{Name: "tracking.tokens"}
 	errOrderMissing = deliverykit.E(deliverykit.KindNotFound, "tracking order not found")
 )

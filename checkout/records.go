@@ -1,0 +1,303 @@
+package checkout
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/internal/stored"
+)
+
+// Stored sessions. A session is stored as a storedSession, whose types
+// below name their JSON fields themselves: changing a wire type's tags, or
+// the catalog's, changes no stored byte. views.go converts between them
+// and the record the service works with.
+//
+// Schemas:
+//   - 1: records without a schema field. Their layout is schema 2's: the
+//     record types took the names the wire and catalog types had when
+//     those records were written (the cart, customer, addresses and the
+//     options' address were stored as those types then). The first of
+//     them (before options inputs, see record.Options) stored the options
+//     themselves under "options", as the options engine encodes its
+//     Result, and no inputs.
+//   - 2: a schema field; every record has its options' inputs.
+//
+// A change of a stored name or meaning needs a new schema number and a
+// step in upgradeSession.
+const sessionSchema = 2
+
+// sessions holds the sessions, keyed by site and session id. Every read
+// goes through upgradeSession.
+var sessions = stored.Collection[record, storedSession]{Name: "checkout.sessions", Record: storeSession, Value: loadStoredSession}
+
+// storedSession is a session as stored.
+type storedSession struct {
+	Schema            int                  `json:"schema"`
+	ID                string               `json:"id"`
+	Site              string               `json:"site"`
+	Status            Status               `json:"status"`
+	Country           string               `json:"country"`
+	Currency          string               `json:"currency"`
+	Locales           []string             `json:"locales,omitempty"`
+	Cart              cartRecord           `json:"cart"`
+	SearchAddress     *searchAddressRecord `json:"search_address,omitempty"`
+	Customer          *customerRecord      `json:"customer,omitempty"`
+	SearchCoordinates *coordinatesRecord   `json:"search_coordinates,omitempty"`
+	ExternalID        string               `json:"external_id,omitempty"`
+	Meta              map[string]string    `json:"meta,omitempty"`
+	Origin            string               `json:"origin,omitempty"`
+	OptionsInput      *inputRecord         `json:"options_input,omitempty"`
+	// FirstOptions are the options the first record format stored in
+	// place of inputs: read by upgradeSession, never written.
+	FirstOptions  json.RawMessage `json:"options,omitempty"`
+	OptionsFor    addressRecord   `json:"options_for"`
+	Choice        string          `json:"choice,omitempty"`
+	Addons        []string        `json:"addons,omitempty"`
+	ChoiceDropped bool            `json:"choice_dropped,omitempty"`
+	TosID         string          `json:"tos_id,omitempty"`
+	WidgetToken   string          `json:"widget_token"`
+	CreatedAt     time.Time       `json:"created_at"`
+	UpdatedAt     time.Time       `json:"updated_at"`
+	ExpiresAt     time.Time       `json:"expires_at"`
+	CompletedAt   time.Time       `json:"completed_at,omitzero"`
+	Revision      int             `json:"revision"`
+
+	// options are FirstOptions decoded by upgradeSession.
+	options *options.Result
+}
+
+// upgradeSession brings a record of an earlier schema to sessionSchema.
+// A schema 1 record that stored its options keeps them, decoded, for the
+// session's reads; they are not its inputs, so its next change computes
+// options afresh (record.optionsExpired) and writes inputs.
+func upgradeSession(r *storedSession) error {
+	if err := stored.CheckSchema("checkout session", r.Schema, sessionSchema); err != nil {
+		return err
+	}
+	if r.Schema < 2 {
+		if r.OptionsInput == nil && len(r.FirstOptions) > 0 {
+			r.options = new(options.Result)
+			if err := gojson.Unmarshal(r.FirstOptions, r.options); err != nil {
+				return fmt.Errorf("checkout session %s: the stored options: %w", r.ID, err)
+			}
+		}
+		r.FirstOptions = nil
+		r.Schema = 2
+	}
+	return nil
+}
+
+type cartRecord struct {
+	CartID        string           `json:"cart_id,omitempty"`
+	TotalValue    int64            `json:"total_value,omitempty"`
+	TotalDiscount int64            `json:"total_discount,omitempty"`
+	Currency      string           `json:"currency,omitempty"`
+	PreOrder      bool             `json:"pre_order,omitempty"`
+	Vouchers      []string         `json:"vouchers,omitempty"`
+	Voucher       string           `json:"voucher,omitempty"`
+	Items         []cartItemRecord `json:"items,omitempty"`
+}
+
+type cartItemRecord struct {
+	SKU          string                `json:"sku,omitempty"`
+	Name         string                `json:"name,omitempty"`
+	Attributes   []string              `json:"attributes,omitempty"`
+	OutOfStock   bool                  `json:"out_of_stock,omitempty"`
+	Quantity     int64                 `json:"quantity,omitempty"`
+	Price        int64                 `json:"price,omitempty"`
+	Discount     int64                 `json:"discount,omitempty"`
+	Image        string                `json:"image,omitempty"`
+	Weight       int64                 `json:"weight,omitempty"`
+	Dimensions   *itemDimensionsRecord `json:"dimensions,omitempty"`
+	ShippingDate *time.Time            `json:"shipping_date,omitempty"`
+}
+
+// itemDimensionsRecord are a cart item's millimetres.
+type itemDimensionsRecord struct {
+	Height int64 `json:"height,omitempty"`
+	Length int64 `json:"length,omitempty"`
+	Width  int64 `json:"width,omitempty"`
+}
+
+type searchAddressRecord struct {
+	PostalCode   string             `json:"postal_code,omitempty"`
+	Country      string             `json:"country,omitempty"`
+	Region       string             `json:"region,omitempty"`
+	City         string             `json:"city,omitempty"`
+	AddressLines []string           `json:"address_lines,omitempty"`
+	Coordinates  *coordinatesRecord `json:"coordinates,omitempty"`
+}
+
+type coordinatesRecord struct {
+	Lat float64 `json:"lat"`
+	Lng float64 `json:"lng"`
+}
+
+type customerRecord struct {
+	Email   string                 `json:"email,omitempty"`
+	Phone   string                 `json:"phone,omitempty"`
+	Address *customerAddressRecord `json:"address,omitempty"`
+}
+
+type customerAddressRecord struct {
+	Name            string             `json:"name,omitempty"`
+	AddressLines    []string           `json:"address_lines,omitempty"`
+	Street          string             `json:"street,omitempty"`
+	StreetNumber    string             `json:"street_number,omitempty"`
+	ApartmentNumber string             `json:"apartment_number,omitempty"`
+	City            string             `json:"city,omitempty"`
+	PostalCode      string             `json:"postal_code,omitempty"`
+	Region          string             `json:"region,omitempty"`
+	Country         string             `json:"country,omitempty"`
+	CareOf          string             `json:"care_of,omitempty"`
+	Attn            string             `json:"attn,omitempty"`
+	DoorCode        string             `json:"door_code,omitempty"`
+	Coordinates     *coordinatesRecord `json:"coordinates,omitempty"`
+}
+
+// inputRecord is what the options were computed from (optionsInput).
+type inputRecord struct {
+	Currency    string                   `json:"currency"`
+	Locales     []string                 `json:"locales,omitempty"`
+	CartValue   int64                    `json:"cart_value"`
+	Attributes  []string                 `json:"attributes,omitempty"`
+	Vouchers    []string                 `json:"vouchers,omitempty"`
+	Quantities  []int                    `json:"quantities,omitempty"`
+	Weights     []int                    `json:"weights,omitempty"`
+	Dimensions  []*inputDimensionsRecord `json:"dimensions,omitempty"`
+	At          time.Time                `json:"at"`
+	Coordinates *coordinatesRecord       `json:"coordinates,omitempty"`
+}
+
+// inputDimensionsRecord are an item's millimetres as the options engine
+// took them.
+type inputDimensionsRecord struct {
+	Height int `json:"height"`
+	Length int `json:"length"`
+	Width  int `json:"width"`
+}
+
+// addressRecord is the address the options are for.
+type addressRecord struct {
+	Name         string             `json:"name,omitempty"`
+	AddressLines []string           `json:"address_lines,omitempty"`
+	City         string             `json:"city,omitempty"`
+	PostalCode   string             `json:"postal_code,omitempty"`
+	Country      string             `json:"country"`
+	Coordinates  *coordinatesRecord `json:"coordinates,omitempty"`
+}
+
+// The conversions between the stored records and the record the service
+// works with. Times are stored as given: the service's clock readings,
+// which the record keeps.
+
+// storeSession is the record that stores r. Options are not stored: their
+// inputs are (see record.Options).
+func storeSession(r *record) storedSession {
+	return storedSession{
+		Schema: sessionSchema, ID: r.ID, Site: r.Site, Status: r.Status, Country: r.Country, Currency: r.Currency, Locales: r.Locales,
+		Cart: cartRecordOf(r.Cart), SearchAddress: stored.Ptr(r.SearchAddress, searchAddressRecordOf), Customer: stored.Ptr(r.Customer, customerRecordOf),
+		SearchCoordinates: stored.Ptr(r.SearchCoordinates, coordinatesRecordOf), ExternalID: r.ExternalID, Meta: r.Meta, Origin: r.Origin,
+		OptionsInput: stored.Ptr(r.OptionsInput, inputRecordOf), OptionsFor: addressRecordOf(r.OptionsFor),
+		Choice: r.Choice, Addons: r.Addons, ChoiceDropped: r.ChoiceDropped, TosID: r.TosID, WidgetToken: r.WidgetToken,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt, Revision: r.Revision,
+	}
+}
+
+// loadStoredSession upgrades a stored session and returns what it holds.
+// Its options are computed by the caller (restoreOptions), except those a
+// record of the first format stored.
+func loadStoredSession(r *storedSession) (record, error) {
+	if err := upgradeSession(r); err != nil {
+		return record{}, err
+	}
+	return record{
+		ID: r.ID, Site: r.Site, Status: r.Status, Country: r.Country, Currency: r.Currency, Locales: r.Locales,
+		Cart: r.Cart.wire(), SearchAddress: stored.Ptr(r.SearchAddress, searchAddressRecord.wire), Customer: stored.Ptr(r.Customer, customerRecord.wire),
+		SearchCoordinates: stored.Ptr(r.SearchCoordinates, coordinatesRecord.wire), ExternalID: r.ExternalID, Meta: r.Meta, Origin: r.Origin,
+		Options: r.options, OptionsInput: stored.Ptr(r.OptionsInput, inputRecord.input), OptionsFor: r.OptionsFor.catalog(),
+		Choice: r.Choice, Addons: r.Addons, ChoiceDropped: r.ChoiceDropped, TosID: r.TosID, WidgetToken: r.WidgetToken,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt, Revision: r.Revision,
+	}, nil
+}
+
+func cartRecordOf(c Cart) cartRecord {
+	return cartRecord{CartID: c.CartID, TotalValue: c.TotalValue, TotalDiscount: c.TotalDiscount, Currency: c.Currency, PreOrder: c.PreOrder,
+		Vouchers: c.Vouchers, Voucher: c.Voucher, Items: stored.Slice(c.Items, func(it CartItem) cartItemRecord {
+			return cartItemRecord{SKU: it.SKU, Name: it.Name, Attributes: it.Attributes, OutOfStock: it.OutOfStock, Quantity: it.Quantity,
+				Price: it.Price, Discount: it.Discount, Image: it.Image, Weight: it.Weight, ShippingDate: it.ShippingDate,
+				Dimensions: stored.Ptr(it.Dimensions, func(d Dimensions) itemDimensionsRecord { return itemDimensionsRecord(d) })}
+		})}
+}
+
+func (c cartRecord) wire() Cart {
+	return Cart{CartID: c.CartID, TotalValue: c.TotalValue, TotalDiscount: c.TotalDiscount, Currency: c.Currency, PreOrder: c.PreOrder,
+		Vouchers: c.Vouchers, Voucher: c.Voucher, Items: stored.Slice(c.Items, func(it cartItemRecord) CartItem {
+			return CartItem{SKU: it.SKU, Name: it.Name, Attributes: it.Attributes, OutOfStock: it.OutOfStock, Quantity: it.Quantity,
+				Price: it.Price, Discount: it.Discount, Image: it.Image, Weight: it.Weight, ShippingDate: it.ShippingDate,
+				Dimensions: stored.Ptr(it.Dimensions, func(d itemDimensionsRecord) Dimensions { return Dimensions(d) })}
+		})}
+}
+
+func searchAddressRecordOf(a SearchAddress) searchAddressRecord {
+	return searchAddressRecord{PostalCode: a.PostalCode, Country: a.Country, Region: a.Region, City: a.City, AddressLines: a.AddressLines,
+		Coordinates: stored.Ptr(a.Coordinates, coordinatesRecordOf)}
+}
+
+func (a searchAddressRecord) wire() SearchAddress {
+	return SearchAddress{PostalCode: a.PostalCode, Country: a.Country, Region: a.Region, City: a.City, AddressLines: a.AddressLines,
+		Coordinates: stored.Ptr(a.Coordinates, coordinatesRecord.wire)}
+}
+
+func coordinatesRecordOf(c Coordinates) coordinatesRecord { return coordinatesRecord(c) }
+
+func (c coordinatesRecord) wire() Coordinates { return Coordinates(c) }
+
+func customerRecordOf(c Customer) customerRecord {
+	return customerRecord{Email: c.Email, Phone: c.Phone, Address: stored.Ptr(c.Address, func(a CustomerAddress) customerAddressRecord {
+		return customerAddressRecord{Name: a.Name, AddressLines: a.AddressLines, Street: a.Street, StreetNumber: a.StreetNumber,
+			ApartmentNumber: a.ApartmentNumber, City: a.City, PostalCode: a.PostalCode, Region: a.Region, Country: a.Country,
+			CareOf: a.CareOf, Attn: a.Attn, DoorCode: a.DoorCode, Coordinates: stored.Ptr(a.Coordinates, coordinatesRecordOf)}
+	})}
+}
+
+func (c customerRecord) wire() Customer {
+	return Customer{Email: c.Email, Phone: c.Phone, Address: stored.Ptr(c.Address, func(a customerAddressRecord) CustomerAddress {
+		return CustomerAddress{Name: a.Name, AddressLines: a.AddressLines, Street: a.Street, StreetNumber: a.StreetNumber,
+			ApartmentNumber: a.ApartmentNumber, City: a.City, PostalCode: a.PostalCode, Region: a.Region, Country: a.Country,
+			CareOf: a.CareOf, Attn: a.Attn, DoorCode: a.DoorCode, Coordinates: stored.Ptr(a.Coordinates, coordinatesRecord.wire)}
+	})}
+}
+
+func inputRecordOf(in optionsInput) inputRecord {
+	return inputRecord{Currency: in.Currency, Locales: in.Locales, CartValue: in.CartValue, Attributes: in.Attributes, Vouchers: in.Vouchers,
+		Quantities: in.Quantities, Weights: in.Weights, At: in.At,
+		Dimensions: stored.Slice(in.Dimensions, func(d *catalog.Dimensions) *inputDimensionsRecord {
+			return stored.Ptr(d, func(d catalog.Dimensions) inputDimensionsRecord { return inputDimensionsRecord(d) })
+		}),
+		Coordinates: stored.Ptr(in.Coordinates, func(c catalog.Coordinates) coordinatesRecord { return coordinatesRecord(c) })}
+}
+
+func (r inputRecord) input() optionsInput {
+	return optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.CartValue, Attributes: r.Attributes, Vouchers: r.Vouchers,
+		Quantities: r.Quantities, Weights: r.Weights, At: r.At,
+		Dimensions: stored.Slice(r.Dimensions, func(d *inputDimensionsRecord) *catalog.Dimensions {
+			return stored.Ptr(d, func(d inputDimensionsRecord) catalog.Dimensions { return catalog.Dimensions(d) })
+		}),
+		Coordinates: stored.Ptr(r.Coordinates, func(c coordinatesRecord) catalog.Coordinates { return catalog.Coordinates(c) })}
+}
+
+func addressRecordOf(a catalog.Address) addressRecord {
+	return addressRecord{Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.Country,
+		Coordinates: stored.Ptr(a.Coordinates, func(c catalog.Coordinates) coordinatesRecord { return coordinatesRecord(c) })}
+}
+
+func (a addressRecord) catalog() catalog.Address {
+	return catalog.Address{Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.Country,
+		Coordinates: stored.Ptr(a.Coordinates, func(c coordinatesRecord) catalog.Coordinates { return catalog.Coordinates(c) })}
+}

@@ -1,0 +1,200 @@
+package shipment
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/deliverykit/deliverykit/internal/stored"
+)
+
+// Stored records. A shipment is stored as a storedShipment, whose types
+// below name their JSON fields themselves: changing a wire type's tags
+// changes no stored byte. views.go converts between them and the wire
+// types the service works with.
+//
+// Schemas:
+//   - 1: records without a schema field. Their layout is schema 2's: the
+//     record types took the names the wire types had when those records
+//     were written (the wire types were stored then).
+//   - 2: a schema field.
+//
+// A change of a stored name or meaning needs a new schema number and a
+// step in upgradeShipment.
+const shipmentSchema = 2
+
+// shipments holds the shipments, keyed by site and shipment id. Every read
+// goes through upgradeShipment.
+var shipments = stored.Collection[shipmentRecord, storedShipment]{
+	Name: "shipment.shipments", Record: storeShipment, Value: loadStoredShipment,
+}
+
+// storedShipment is a shipment as stored: the whole aggregate in one
+// record (see shipmentRecord).
+type storedShipment struct {
+	Schema   int          `json:"schema"`
+	Shipment shipmentBody `json:"shipment"`
+	// Request is the canonical JSON of the create request's record
+	// (requestRecord), compared when the same external_id is created
+	// again.
+	Request    json.RawMessage   `json:"request,omitempty"`
+	CarrierIDs map[string]string `json:"carrier_ids"`
+	Unrecorded []string          `json:"unrecorded,omitempty"`
+}
+
+// upgradeShipment brings a record of an earlier schema to shipmentSchema.
+func upgradeShipment(r *storedShipment) error {
+	if err := stored.CheckSchema("shipment", r.Schema, shipmentSchema); err != nil {
+		return err
+	}
+	if r.Schema < 2 {
+		// Schema 1 has schema 2's layout.
+		r.Schema = 2
+	}
+	return nil
+}
+
+type shipmentBody struct {
+	ID                 string            `json:"id"`
+	SiteID             string            `json:"site_id"`
+	ExternalID         string            `json:"external_id,omitempty"`
+	State              ShipmentState     `json:"state"`
+	DirectionType      DirectionType     `json:"direction_type"`
+	Reference          string            `json:"reference,omitempty"`
+	Attributes         map[string]string `json:"attributes,omitempty"`
+	Sender             contactRecord     `json:"sender"`
+	Receiver           contactRecord     `json:"receiver"`
+	Parcels            []parcelRecord    `json:"parcels"`
+	ReturnShipmentID   string            `json:"return_shipment_id,omitempty"`
+	OutboundShipmentID string            `json:"outbound_shipment_id,omitempty"`
+	CreatedAt          time.Time         `json:"created_at"`
+	UpdatedAt          time.Time         `json:"updated_at"`
+	BookedAt           *time.Time        `json:"booked_at,omitempty"`
+	CancelledAt        *time.Time        `json:"cancelled_at,omitempty"`
+}
+
+// contactRecord is a sender or a receiver.
+type contactRecord struct {
+	Name        string         `json:"name"`
+	Address     *addressRecord `json:"address"`
+	Email       string         `json:"email,omitempty"`
+	PhoneNumber string         `json:"phone_number,omitempty"`
+}
+
+type addressRecord struct {
+	AddressLines    []string           `json:"address_lines,omitempty"`
+	ApartmentNumber string             `json:"apartment_number,omitempty"`
+	Attn            string             `json:"attn,omitempty"`
+	BuildingName    string             `json:"building_name,omitempty"`
+	CareOf          string             `json:"care_of,omitempty"`
+	City            string             `json:"city,omitempty"`
+	Coordinates     *coordinatesRecord `json:"coordinates,omitempty"`
+	Country         string             `json:"country,omitempty"`
+	DoorCode        string             `json:"door_code,omitempty"`
+	FloorNumber     string             `json:"floor_number,omitempty"`
+	Name            string             `json:"name,omitempty"`
+	POBoxID         string             `json:"po_box_id,omitempty"`
+	PostalCode      string             `json:"postal_code,omitempty"`
+	Region          string             `json:"region,omitempty"`
+	Street          string             `json:"street,omitempty"`
+	StreetNumber    string             `json:"street_number,omitempty"`
+	Subregion       string             `json:"subregion,omitempty"`
+}
+
+type coordinatesRecord struct {
+	Lat float64 `json:"lat"`
+	Lng float64 `json:"lng"`
+}
+
+type parcelRecord struct {
+	ID         string            `json:"id"`
+	ExternalID string            `json:"external_id,omitempty"`
+	Weight     int32             `json:"weight"`
+	Dimensions *dimensionsRecord `json:"dimensions,omitempty"`
+	LineItems  []lineItemRecord  `json:"line_items,omitempty"`
+	Deliveries []deliveryRecord  `json:"deliveries"`
+}
+
+type dimensionsRecord struct {
+	Length int32 `json:"length"`
+	Width  int32 `json:"width"`
+	Height int32 `json:"height"`
+}
+
+type lineItemRecord struct {
+	SKU      string `json:"sku"`
+	Name     string `json:"name,omitempty"`
+	Quantity int32  `json:"quantity"`
+	Price    int32  `json:"price"`
+	Currency string `json:"currency"`
+	Discount int32  `json:"discount,omitempty"`
+}
+
+type deliveryRecord struct {
+	ID                string          `json:"id"`
+	ShipmentID        string          `json:"shipment_id"`
+	ParcelID          string          `json:"parcel_id"`
+	State             DeliveryState   `json:"state"`
+	CarrierProductRef string          `json:"carrier_product_ref"`
+	CarrierName       string          `json:"carrier_name,omitempty"`
+	ProductName       string          `json:"product_name,omitempty"`
+	DeliveryType      DeliveryType    `json:"delivery_type"`
+	Sender            *contactRecord  `json:"sender,omitempty"`
+	Receiver          *contactRecord  `json:"receiver,omitempty"`
+	Pickup            *pickupRecord   `json:"pickup,omitempty"`
+	TrackingNumber    string          `json:"tracking_number,omitempty"`
+	TrackingLink      string          `json:"tracking_link,omitempty"`
+	Label             *labelRecord    `json:"label,omitempty"`
+	PickupWindow      *timeSpanRecord `json:"pickup_window,omitempty"`
+	BookedAt          *time.Time      `json:"booked_at,omitempty"`
+	PickupBookedAt    *time.Time      `json:"pickup_booked_at,omitempty"`
+	PickedUpAt        *time.Time      `json:"picked_up_at,omitempty"`
+	CancelledAt       *time.Time      `json:"cancelled_at,omitempty"`
+}
+
+type pickupRecord struct {
+	ID           string             `json:"id"`
+	Address      *addressRecord     `json:"address,omitempty"`
+	LocationType PickupLocationType `json:"location_type,omitempty"`
+}
+
+type labelRecord struct {
+	PDFURL      string `json:"pdf_url"`
+	ZPLURL      string `json:"zpl_url"`
+	RoutingCode string `json:"routing_code,omitempty"`
+}
+
+type timeSpanRecord struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// requestRecord is what a create request says about the shipment (not
+// its site_id nor createAndBook's pickup_window). Its canonical JSON is
+// storedShipment.Request.
+type requestRecord struct {
+	ExternalID         string              `json:"external_id,omitempty"`
+	DirectionType      DirectionType       `json:"direction_type,omitempty"`
+	ShippingMethod     string              `json:"shipping_method,omitempty"`
+	Reference          string              `json:"reference,omitempty"`
+	Attributes         map[string]string   `json:"attributes,omitempty"`
+	Sender             *contactRecord      `json:"sender"`
+	Receiver           *contactRecord      `json:"receiver"`
+	Parcels            []parcelInputRecord `json:"parcels"`
+	OutboundShipmentID string              `json:"outbound_shipment_id,omitempty"`
+}
+
+type parcelInputRecord struct {
+	ExternalID string                `json:"external_id,omitempty"`
+	Weight     int32                 `json:"weight"`
+	Dimensions *dimensionsRecord     `json:"dimensions,omitempty"`
+	LineItems  []lineItemRecord      `json:"line_items,omitempty"`
+	Deliveries []deliveryInputRecord `json:"deliveries"`
+}
+
+type deliveryInputRecord struct {
+	CarrierProductRef string         `json:"carrier_product_ref"`
+	DeliveryType      DeliveryType   `json:"delivery_type,omitempty"`
+	Sender            *contactRecord `json:"sender,omitempty"`
+	Receiver          *contactRecord `json:"receiver,omitempty"`
+	Pickup            *pickupRecord  `json:"pickup,omitempty"`
+}
