@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -22,15 +23,13 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 	if err := checkSite(site, req.SiteID); err != nil {
 		return nil, err
 	}
-	var vs []deliverykit.FieldViolation
+	var vs validation.Violations
 	var prods, retProds []Product
 	if req.Parcel != nil {
-		prods, vs = s.checkParcel(site, "parcel", req.Parcel)
+		prods = s.checkParcel(&vs, site, "parcel", req.Parcel)
 	}
 	if req.ReturnParcel != nil {
-		var rvs []deliverykit.FieldViolation
-		retProds, rvs = s.checkParcel(site, "return_parcel", req.ReturnParcel)
-		vs = append(vs, rvs...)
+		retProds = s.checkParcel(&vs, site, "return_parcel", req.ReturnParcel)
 	}
 	if err := check(&req, vs); err != nil {
 		return nil, err
@@ -72,8 +71,8 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 			retIn = *req.ReturnParcel
 		} else {
 			retIn = returnCopy(*req.Parcel, ret.Value.Shipment.Parcels[0])
-			var rvs []deliverykit.FieldViolation
-			if retProds, rvs = s.checkParcel(site, "return_parcel", &retIn); len(rvs) > 0 {
+			var rvs validation.Violations
+			if retProds = s.checkParcel(&rvs, site, "return_parcel", &retIn); len(rvs) > 0 {
 				return nil, deliverykit.Invalid(rvs...)
 			}
 		}
