@@ -38,7 +38,7 @@ func (s *server) registerTracking(svc *tracking.Service) {
 	s.route(a, base+"/parcel.event", post(h.recordEvent))
 	// Extension: the customer tracking page the portal link opens. HEAD
 	// answers as GET, without the body.
-	s.routePublic(a, tracking.PagePath+"{token}", methods{http.MethodGet: h.page, http.MethodHead: h.page})
+	s.routePublic(a, tracking.PagePath+"{token}", methods{http.MethodGet: h.customerPage, http.MethodHead: h.customerPage})
 	s.routePublic(a, base+"/_/openapi.json", get(sharedDocument(trackingOpenAPI)))
 }
 
@@ -85,9 +85,10 @@ func (h trackingHandlers) recordEvent(w http.ResponseWriter, r *http.Request, si
 	return handle(w, r, site, &ev, &ev.SiteID, emptyAnswer(h.svc.RecordEvent))
 }
 
-// page is the customer tracking page. It is public: the token in the path
-// (128 random bits) is the credential, and it reaches one order only.
-func (h trackingHandlers) page(w http.ResponseWriter, r *http.Request, _ string) error {
+// customerPage is the customer tracking page. It is public: the token in
+// the path (128 random bits) is the credential, and it reaches one order
+// only.
+func (h trackingHandlers) customerPage(w http.ResponseWriter, r *http.Request, _ string) error {
 	link, accept := r.URL.Query().Get("locale"), r.Header.Get("Accept-Language")
 	order, err := h.svc.OrderByToken(r.Context(), r.PathValue("token"), "")
 	var buf bytes.Buffer
