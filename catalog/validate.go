@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"golang.org/x/text/currency"
 	"golang.org/x/text/language"
 )
@@ -37,16 +38,12 @@ func IsCountry(s string) bool {
 
 // validator collects violations under a path prefix.
 type validator struct {
-	vs []deliverykit.FieldViolation
-}
-
-func (v *validator) bad(field, rule, format string, args ...any) {
-	v.vs = append(v.vs, deliverykit.FieldViolation{Field: field, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	validation.Violations
 }
 
 func (v *validator) required(field, val string) bool {
 	if strings.TrimSpace(val) == "" {
-		v.bad(field, "required", "is required")
+		v.Add(field, "required", "is required")
 		return false
 	}
 	return true
@@ -54,11 +51,11 @@ func (v *validator) required(field, val string) bool {
 
 func (v *validator) country(field, val string) {
 	if v.required(field, val) && !countryRe.MatchString(val) {
-		v.bad(field, "iso3166_1_alpha2", "must be an upper-case ISO 3166-1 alpha-2 country code")
+		v.Add(field, "iso3166_1_alpha2", "must be an upper-case ISO 3166-1 alpha-2 country code")
 		return
 	}
 	if countryRe.MatchString(val) && !IsCountry(val) {
-		v.bad(field, "iso3166_1_alpha2", "%q is not a known country code", val)
+		v.Addf(field, "iso3166_1_alpha2", "%q is not a known country code", val)
 	}
 }
 
@@ -67,44 +64,44 @@ func (v *validator) currency(field, val string) {
 		return
 	}
 	if _, err := currency.ParseISO(val); err != nil || strings.ToUpper(val) != val {
-		v.bad(field, "iso4217", "%q is not an upper-case ISO 4217 currency code", val)
+		v.Addf(field, "iso4217", "%q is not an upper-case ISO 4217 currency code", val)
 	}
 }
 
 func (v *validator) date(field, val string) {
 	if _, err := time.Parse(time.DateOnly, val); err != nil {
-		v.bad(field, "date", "must be a date like 2026-12-24")
+		v.Add(field, "date", "must be a date like 2026-12-24")
 	}
 }
 
 func (v *validator) coords(field string, c *Coordinates, required bool) {
 	if c == nil {
 		if required {
-			v.bad(field, "required", "coordinates are required")
+			v.Add(field, "required", "coordinates are required")
 		}
 		return
 	}
 	if c.Lat < -90 || c.Lat > 90 {
-		v.bad(field+".lat", "range", "must be between -90 and 90")
+		v.Add(field+".lat", "range", "must be between -90 and 90")
 	}
 	if c.Lng < -180 || c.Lng > 180 {
-		v.bad(field+".lng", "range", "must be between -180 and 180")
+		v.Add(field+".lng", "range", "must be between -180 and 180")
 	}
 }
 
 func (v *validator) names(field string, names map[string]string, locales map[string]bool, required bool) {
 	if len(names) == 0 {
 		if required {
-			v.bad(field, "required", "at least one display name is required")
+			v.Add(field, "required", "at least one display name is required")
 		}
 		return
 	}
 	for loc, name := range names {
 		if !locales[loc] {
-			v.bad(field+"."+loc, "locale", "%q is not one of the catalog's locales", loc)
+			v.Addf(field+"."+loc, "locale", "%q is not one of the catalog's locales", loc)
 		}
 		if strings.TrimSpace(name) == "" {
-			v.bad(field+"."+loc, "required", "must not be empty")
+			v.Add(field+"."+loc, "required", "must not be empty")
 		}
 	}
 }
@@ -115,8 +112,8 @@ func (v *validator) names(field string, names map[string]string, locales map[str
 func (c *Catalog) Validate() error {
 	var v validator
 	c.validate(&v)
-	if len(v.vs) > 0 {
-		return deliverykit.Invalid(v.vs...)
+	if len(v.Violations) > 0 {
+		return deliverykit.Invalid(v.Violations...)
 	}
 	return nil
 }
@@ -152,7 +149,7 @@ func (c *Catalog) validate(v *validator) {
 		v.coords(p+".coordinates", &a.Coordinates, true)
 	}
 	if c.VATRate < 0 || c.VATRate > maxVATRate {
-		v.bad("vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
+		v.Addf("vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
 	}
 	if b := c.Branding; b != nil {
 		validateBranding(v, b)
@@ -170,16 +167,16 @@ func (c *Catalog) validate(v *validator) {
 func (c *Catalog) validateLocales(v *validator) (locales map[string]bool, defaultLocale string) {
 	locales = map[string]bool{}
 	if len(c.Locales) == 0 {
-		v.bad("locales", "required", "at least one locale is required")
+		v.Add("locales", "required", "at least one locale is required")
 	}
 	for i, l := range c.Locales {
 		f := fmt.Sprintf("locales[%d]", i)
 		if _, err := language.Parse(l); err != nil || !strings.Contains(l, "-") {
-			v.bad(f, "locale", "%q is not a locale like en-US", l)
+			v.Addf(f, "locale", "%q is not a locale like en-US", l)
 			continue
 		}
 		if locales[l] {
-			v.bad(f, "unique", "%q is listed twice", l)
+			v.Addf(f, "unique", "%q is listed twice", l)
 		}
 		locales[l] = true
 		defaultLocale = cmp.Or(defaultLocale, l)
@@ -191,13 +188,13 @@ func (c *Catalog) validateLocales(v *validator) (locales map[string]bool, defaul
 func (c *Catalog) validateWarehouses(v *validator) map[string]bool {
 	warehouses := map[string]bool{}
 	if len(c.Warehouses) == 0 {
-		v.bad("warehouses", "required", "at least one warehouse is required")
+		v.Add("warehouses", "required", "at least one warehouse is required")
 	}
 	for i, w := range c.Warehouses {
 		p := fmt.Sprintf("warehouses[%d]", i)
 		if v.required(p+".id", w.ID) {
 			if warehouses[w.ID] {
-				v.bad(p+".id", "unique", "%q is already a warehouse id", w.ID)
+				v.Addf(p+".id", "unique", "%q is already a warehouse id", w.ID)
 			}
 			warehouses[w.ID] = true
 		}
@@ -205,7 +202,7 @@ func (c *Catalog) validateWarehouses(v *validator) map[string]bool {
 		v.coords(p+".address.coordinates", w.Address.Coordinates, false)
 		if v.required(p+".time_zone", w.TimeZone) {
 			if _, err := time.LoadLocation(w.TimeZone); err != nil {
-				v.bad(p+".time_zone", "time_zone", "%q is not a known IANA time zone", w.TimeZone)
+				v.Addf(p+".time_zone", "time_zone", "%q is not a known IANA time zone", w.TimeZone)
 			}
 		}
 	}
@@ -218,32 +215,32 @@ func (c *Catalog) validateCarriers(v *validator) (products map[string]DeliveryTy
 	products = map[string]DeliveryType{}
 	carriers = map[string]bool{}
 	if len(c.Carriers) == 0 {
-		v.bad("carriers", "required", "at least one carrier is required")
+		v.Add("carriers", "required", "at least one carrier is required")
 	}
 	for i, cr := range c.Carriers {
 		p := fmt.Sprintf("carriers[%d]", i)
 		if v.required(p+".id", cr.ID) {
 			if carriers[cr.ID] {
-				v.bad(p+".id", "unique", "%q is already a carrier id", cr.ID)
+				v.Addf(p+".id", "unique", "%q is already a carrier id", cr.ID)
 			}
 			carriers[cr.ID] = true
 		}
 		v.required(p+".name", cr.Name)
 		if len(cr.Products) == 0 {
-			v.bad(p+".products", "required", "at least one product is required")
+			v.Add(p+".products", "required", "at least one product is required")
 		}
 		ids := map[string]bool{}
 		for j, pr := range cr.Products {
 			q := fmt.Sprintf("%s.products[%d]", p, j)
 			if v.required(q+".id", pr.ID) {
 				if ids[pr.ID] {
-					v.bad(q+".id", "unique", "%q is already a product id of this carrier", pr.ID)
+					v.Addf(q+".id", "unique", "%q is already a product id of this carrier", pr.ID)
 				}
 				ids[pr.ID] = true
 			}
 			if v.required(q+".ref", pr.Ref) {
 				if _, dup := products[pr.Ref]; dup {
-					v.bad(q+".ref", "unique", "%q is already the ref of another product", pr.Ref)
+					v.Addf(q+".ref", "unique", "%q is already the ref of another product", pr.Ref)
 				} else {
 					products[pr.Ref] = pr.DeliveryType
 				}
@@ -259,26 +256,26 @@ func (c *Catalog) validateCarriers(v *validator) (products map[string]DeliveryTy
 func validateProduct(v *validator, q string, pr Product) {
 	v.required(q+".name", pr.Name)
 	if !pr.DeliveryType.Valid() {
-		v.bad(q+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
+		v.Add(q+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
 	}
 	if pr.LeadTimeDays < 0 {
-		v.bad(q+".lead_time_days", "gte", "must not be negative")
+		v.Add(q+".lead_time_days", "gte", "must not be negative")
 	}
 	if pr.TransitDays.Min < 0 {
-		v.bad(q+".transit_days.min", "gte", "must not be negative")
+		v.Add(q+".transit_days.min", "gte", "must not be negative")
 	}
 	if pr.TransitDays.Max < pr.TransitDays.Min {
-		v.bad(q+".transit_days.max", "gtefield", "must not be less than min")
+		v.Add(q+".transit_days.max", "gtefield", "must not be less than min")
 	}
 	if pr.CutOff != "" && !clockTime.MatchString(pr.CutOff) {
-		v.bad(q+".cut_off", "time", "must be a time like 15:00")
+		v.Add(q+".cut_off", "time", "must be a time like 15:00")
 	}
 	if pr.VATRate < 0 || pr.VATRate > maxVATRate {
-		v.bad(q+".vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
+		v.Addf(q+".vat_rate", "range", "must be between 0 and %d basis points", maxVATRate)
 	}
 	for k, d := range pr.Days {
 		if dayIndex(d) < 0 {
-			v.bad(fmt.Sprintf("%s.days[%d]", q, k), "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
+			v.Add(fmt.Sprintf("%s.days[%d]", q, k), "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
 		}
 	}
 }
@@ -287,14 +284,14 @@ func validateProduct(v *validator, q string, pr Product) {
 // earlier sections declared and returns the category ids.
 func (c *Catalog) validateCategories(v *validator, d *declared) map[string]bool {
 	if len(c.Categories) == 0 {
-		v.bad("categories", "required", "at least one category is required")
+		v.Add("categories", "required", "at least one category is required")
 	}
 	cats := map[string]bool{}
 	for i, cat := range c.Categories {
 		p := fmt.Sprintf("categories[%d]", i)
 		if v.required(p+".id", cat.ID) {
 			if cats[cat.ID] {
-				v.bad(p+".id", "unique", "%q is already a category id", cat.ID)
+				v.Addf(p+".id", "unique", "%q is already a category id", cat.ID)
 			}
 			cats[cat.ID] = true
 		}
@@ -308,31 +305,31 @@ func validateCategory(v *validator, p string, cat Category, d *declared) {
 	v.names(p+".display_name", cat.DisplayName, d.locales, true)
 	if d.defaultLocale != "" && len(cat.DisplayName) > 0 && cat.DisplayName[d.defaultLocale] == "" {
 		// Every session must get a name, whatever its locales.
-		v.bad(p+".display_name."+d.defaultLocale, "required", "the default locale needs a name")
+		v.Add(p+".display_name."+d.defaultLocale, "required", "the default locale needs a name")
 	}
 	v.names(p+".custom_text", cat.CustomText, d.locales, false)
 	if !cat.DeliveryType.Valid() {
-		v.bad(p+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
+		v.Add(p+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
 	}
 	if cat.Warehouse != "" && !d.warehouses[cat.Warehouse] {
-		v.bad(p+".warehouse", "exists", "%q is not a warehouse id", cat.Warehouse)
+		v.Addf(p+".warehouse", "exists", "%q is not a warehouse id", cat.Warehouse)
 	}
 	if len(cat.Products) == 0 {
-		v.bad(p+".products", "required", "at least one product ref is required")
+		v.Add(p+".products", "required", "at least one product ref is required")
 	}
 	for j, ref := range cat.Products {
 		f := fmt.Sprintf("%s.products[%d]", p, j)
 		dt, ok := d.products[ref]
 		switch {
 		case !ok:
-			v.bad(f, "exists", "%q is not the ref of a carrier product", ref)
+			v.Addf(f, "exists", "%q is not the ref of a carrier product", ref)
 		case dt != cat.DeliveryType:
-			v.bad(f, "delivery_type", "product %q delivers %s, the category %s", ref, dt, cat.DeliveryType)
+			v.Addf(f, "delivery_type", "product %q delivers %s, the category %s", ref, dt, cat.DeliveryType)
 		}
 	}
 	validateAddons(v, p, cat.Addons, d.locales)
 	if len(cat.Prices) == 0 {
-		v.bad(p+".prices", "required", "at least one price rule is required")
+		v.Add(p+".prices", "required", "at least one price rule is required")
 	}
 	v.prices(p+".prices", cat.Prices)
 	v.names(p+".custom_warning_text", cat.CustomWarningText, d.locales, false)
@@ -341,10 +338,10 @@ func validateCategory(v *validator, p string, cat Category, d *declared) {
 	}
 	validateFilter(v, p+".filter", cat.Filter)
 	if cat.MaxLocations < 0 {
-		v.bad(p+".max_locations", "gte", "must not be negative")
+		v.Add(p+".max_locations", "gte", "must not be negative")
 	}
 	if cat.MaxDistanceKm < 0 || cat.MaxDistanceKm > 20000 {
-		v.bad(p+".max_distance_km", "range", "must be between 0 and 20000")
+		v.Add(p+".max_distance_km", "range", "must be between 0 and 20000")
 	}
 }
 
@@ -355,19 +352,19 @@ func validateAddons(v *validator, p string, list []Addon, locales map[string]boo
 		q := fmt.Sprintf("%s.addons[%d]", p, j)
 		if v.required(q+".id", a.ID) {
 			if addons[a.ID] {
-				v.bad(q+".id", "unique", "%q is already an addon of this category", a.ID)
+				v.Addf(q+".id", "unique", "%q is already an addon of this category", a.ID)
 			}
 			addons[a.ID] = true
 		}
 		switch a.Type {
 		case AddonCustom, AddonCarryIn, AddonLeaveAtDoor, AddonUnwrapping:
 		default:
-			v.bad(q+".type", "oneof", "must be one of CUSTOM, CARRY_IN, LEAVE_AT_DOOR, UNWRAPPING")
+			v.Add(q+".type", "oneof", "must be one of CUSTOM, CARRY_IN, LEAVE_AT_DOOR, UNWRAPPING")
 		}
 		v.names(q+".display_name", a.DisplayName, locales, true)
 		v.names(q+".description", a.Description, locales, false)
 		if a.Price < 0 {
-			v.bad(q+".price", "gte", "must not be negative")
+			v.Add(q+".price", "gte", "must not be negative")
 		}
 	}
 }
@@ -383,15 +380,15 @@ func validateFilter(v *validator, f string, flt Filter) {
 		from, to := NormalizePostalCode(r.From), NormalizePostalCode(r.To)
 		if v.required(q+".from", from) && v.required(q+".to", to) {
 			if len(from) != len(to) || from > to {
-				v.bad(q+".to", "range", "must have the length of from and not sort before it")
+				v.Add(q+".to", "range", "must have the length of from and not sort before it")
 			}
 		}
 	}
 	if flt.MaxWeight < 0 {
-		v.bad(f+".max_weight", "gte", "must not be negative")
+		v.Add(f+".max_weight", "gte", "must not be negative")
 	}
 	if d := flt.MaxDimensions; d != nil && (d.Height <= 0 || d.Length <= 0 || d.Width <= 0) {
-		v.bad(f+".max_dimensions", "gt", "height, length and width must be greater than 0")
+		v.Add(f+".max_dimensions", "gt", "height, length and width must be greater than 0")
 	}
 }
 
@@ -403,19 +400,19 @@ func (c *Catalog) validatePickupLocations(v *validator, d *declared) {
 		p := fmt.Sprintf("pickup_locations[%d]", i)
 		if v.required(p+".id", l.ID) {
 			if locs[l.ID] {
-				v.bad(p+".id", "unique", "%q is already a pickup location id", l.ID)
+				v.Addf(p+".id", "unique", "%q is already a pickup location id", l.ID)
 			}
 			locs[l.ID] = true
 		}
 		v.required(p+".external_id", l.ExternalID)
 		v.required(p+".name", l.Name)
 		if !d.carriers[l.Carrier] {
-			v.bad(p+".carrier", "exists", "%q is not a carrier id", l.Carrier)
+			v.Addf(p+".carrier", "exists", "%q is not a carrier id", l.Carrier)
 		}
 		switch l.Type {
 		case LocationLocker, LocationStore, LocationPostOffice, LocationManned:
 		default:
-			v.bad(p+".type", "oneof", "must be one of LOCKER, STORE, POSTOFFICE, MANNED")
+			v.Add(p+".type", "oneof", "must be one of LOCKER, STORE, POSTOFFICE, MANNED")
 		}
 		v.country(p+".address.country", l.Address.Country)
 		v.coords(p+".address.coordinates", l.Address.Coordinates, true)
@@ -427,11 +424,11 @@ func (c *Catalog) validatePickupLocations(v *validator, d *declared) {
 func validateHours(v *validator, p string, l PickupLocation) {
 	for day, ranges := range l.Hours {
 		if dayIndex(day) < 0 {
-			v.bad(p+".hours."+day, "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
+			v.Add(p+".hours."+day, "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
 		}
 		for k, r := range ranges {
 			if !clockRange.MatchString(r) || r[6:] <= r[:5] {
-				v.bad(fmt.Sprintf("%s.hours.%s[%d]", p, day, k), "hours", "must be a range like 08:00-20:00")
+				v.Add(fmt.Sprintf("%s.hours.%s[%d]", p, day, k), "hours", "must be a range like 08:00-20:00")
 			}
 		}
 	}
@@ -443,15 +440,15 @@ func validateHours(v *validator, p string, l PickupLocation) {
 // validateBranding checks the widget's branding.
 func validateBranding(v *validator, b *Branding) {
 	if len(b.DisplayName) > 128 {
-		v.bad("branding.display_name", "max", "must be at most 128 characters long")
+		v.Add("branding.display_name", "max", "must be at most 128 characters long")
 	}
 	if b.LogoURL != "" {
 		if u, err := url.Parse(b.LogoURL); err != nil || u.Scheme != "https" || u.Host == "" || len(b.LogoURL) > 2048 {
-			v.bad("branding.logo_url", "httpsurl", "must be an https URL")
+			v.Add("branding.logo_url", "httpsurl", "must be an https URL")
 		}
 	}
 	if b.AccentColor != "" && !colorRe.MatchString(b.AccentColor) {
-		v.bad("branding.accent_color", "color", "must be a colour like #0a7d44")
+		v.Add("branding.accent_color", "color", "must be a colour like #0a7d44")
 	}
 }
 
@@ -459,23 +456,23 @@ func validateBranding(v *validator, b *Branding) {
 // product delivered to the address.
 func validateFallback(v *validator, fb *Fallback, d *declared) {
 	if v.required("fallback.id", fb.ID) && d.categories[fb.ID] {
-		v.bad("fallback.id", "unique", "%q is already a category id", fb.ID)
+		v.Addf("fallback.id", "unique", "%q is already a category id", fb.ID)
 	}
 	if v.required("fallback.product", fb.Product) {
 		switch dt, ok := d.products[fb.Product]; {
 		case !ok:
-			v.bad("fallback.product", "exists", "%q is not the ref of a carrier product", fb.Product)
+			v.Addf("fallback.product", "exists", "%q is not the ref of a carrier product", fb.Product)
 		case dt.AtLocation():
-			v.bad("fallback.product", "delivery_type", "product %q delivers %s; a fallback needs a DELIVERY or MAILBOX product", fb.Product, dt)
+			v.Addf("fallback.product", "delivery_type", "product %q delivers %s; a fallback needs a DELIVERY or MAILBOX product", fb.Product, dt)
 		}
 	}
 	v.names("fallback.display_name", fb.DisplayName, d.locales, true)
 	if d.defaultLocale != "" && len(fb.DisplayName) > 0 && fb.DisplayName[d.defaultLocale] == "" {
-		v.bad("fallback.display_name."+d.defaultLocale, "required", "the default locale needs a name")
+		v.Add("fallback.display_name."+d.defaultLocale, "required", "the default locale needs a name")
 	}
 	v.names("fallback.etd_text", fb.ETDText, d.locales, false)
 	if len(fb.Prices) == 0 {
-		v.bad("fallback.prices", "required", "at least one price rule is required")
+		v.Add("fallback.prices", "required", "at least one price rule is required")
 	}
 	v.prices("fallback.prices", fb.Prices)
 }
@@ -484,24 +481,24 @@ func validateFallback(v *validator, fb *Fallback, d *declared) {
 func (c *Catalog) validateReturnPolicy(v *validator, rp *ReturnPolicy) {
 	v.currency("return_policy.currency", rp.Currency)
 	if rp.ReturnCost < 0 {
-		v.bad("return_policy.return_cost", "gte", "must not be negative")
+		v.Add("return_policy.return_cost", "gte", "must not be negative")
 	}
 	if rp.ExchangeCost < 0 {
-		v.bad("return_policy.exchange_cost", "gte", "must not be negative")
+		v.Add("return_policy.exchange_cost", "gte", "must not be negative")
 	}
 	if rp.ReturnTimeDays < 0 {
-		v.bad("return_policy.return_time_days", "gte", "must not be negative")
+		v.Add("return_policy.return_time_days", "gte", "must not be negative")
 	}
 	if ref := rp.ReturnProduct; ref != "" {
 		// The customer hands the parcel in at the product's carrier,
 		// so that carrier needs drop-off points.
 		switch p, ok := c.Product(ref); {
 		case !ok:
-			v.bad("return_policy.return_product", "exists", "%q is not the ref of a carrier product", ref)
+			v.Addf("return_policy.return_product", "exists", "%q is not the ref of a carrier product", ref)
 		case p.DeliveryType == DeliveryInStore:
-			v.bad("return_policy.return_product", "delivery_type", "product %q is collected in the merchant's stores; a return product needs a carrier", ref)
+			v.Addf("return_policy.return_product", "delivery_type", "product %q is collected in the merchant's stores; a return product needs a carrier", ref)
 		case !slices.ContainsFunc(c.PickupLocations, func(l PickupLocation) bool { return l.Carrier == p.CarrierID }):
-			v.bad("return_policy.return_product", "drop_off_points", "carrier %q of product %q has no pickup locations for customers to hand parcels in at", p.CarrierID, ref)
+			v.Addf("return_policy.return_product", "drop_off_points", "carrier %q of product %q has no pickup locations for customers to hand parcels in at", p.CarrierID, ref)
 		}
 	}
 }
@@ -515,16 +512,16 @@ func (v *validator) prices(field string, rules []PriceRule) {
 		q := fmt.Sprintf("%s[%d]", field, j)
 		v.currency(q+".currency", r.Currency)
 		if r.Price < 0 {
-			v.bad(q+".price", "gte", "must not be negative")
+			v.Add(q+".price", "gte", "must not be negative")
 		}
 		if r.FreeAbove < 0 {
-			v.bad(q+".free_above", "gte", "must not be negative")
+			v.Add(q+".free_above", "gte", "must not be negative")
 		}
 		if r.MinWeight < 0 {
-			v.bad(q+".min_weight", "gte", "must not be negative")
+			v.Add(q+".min_weight", "gte", "must not be negative")
 		}
 		if r.MaxWeight != 0 && r.MaxWeight < r.MinWeight {
-			v.bad(q+".max_weight", "gtefield", "must not be less than min_weight")
+			v.Add(q+".max_weight", "gtefield", "must not be less than min_weight")
 		}
 	}
 }

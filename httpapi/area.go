@@ -163,16 +163,3 @@ func decodeBase64(s string) (string, bool) {
 	}
 	return "", false
 }
-
-// checkSite returns PermissionDenied when a request names a site other than
-// the one its key belongs to. An empty given site means "the key's site".
-func checkSite(keySite, given, field string) error {
-	if given != "" && given != keySite {
-		return &deliverykit.Error{
-			Kind:       deliverykit.KindPermissionDenied,
-			Message:    "the API key does not belong to this site",
-			Violations: []deliverykit.FieldViolation{{Field: field, Rule: "site", Message: "is not the site of the API key"}},
-		}
-	}
-	return nil
-}

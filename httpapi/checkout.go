@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	_ "embed"
 	"net/http"
 
@@ -28,154 +29,134 @@ type checkoutViewResponse struct {
 	HTMLSnippet string           `json:"html_snippet"`
 }
 
-// registerCheckout serves area C (spec §4.3) under /v1/siw with the Bearer
-// key, plus, without a key, the OpenAPI document and the widget: its script
-// and its two endpoints, authenticated by the session's widget token.
+// registerCheckout serves area C under /v1/siw with the Bearer key, plus,
+// without a key, the OpenAPI document and the widget: its script and its
+// two endpoints, authenticated by the session's widget token.
 func (s *server) registerCheckout(svc *checkout.Service) {
-	a := areaCheckout
-	base := a.base
-	// The snippet loads the widget from the service's configured base
-	// (checkout.Options.WidgetBaseURL), never from the request's Host
-	// header, which the caller chooses.
-	snippet := func(_ *http.Request, v *checkout.View) string { return v.HTMLSnippet }
-	s.route(a, base+"/session.create", map[string]endpoint{
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			var req checkout.CreateRequest
-			if err := decodeJSON(r, &req); err != nil {
-				return err
-			}
-			v, err := svc.Create(r.Context(), site, req)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, checkoutCreateResponse{Session: v.Session, HTMLSnippet: snippet(r, v), Token: v.Token})
-			return nil
-		},
-	})
-	s.route(a, base+"/session.update", map[string]endpoint{
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			var req checkout.UpdateRequest
-			if err := decodeJSON(r, &req); err != nil {
-				return err
-			}
-			v, err := svc.Update(r.Context(), site, req)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, checkoutViewResponse{Session: v.Session, HTMLSnippet: snippet(r, v)})
-			return nil
-		},
-	})
-	s.route(a, base+"/session.complete", map[string]endpoint{
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			var req checkout.CompleteRequest
-			if err := decodeJSON(r, &req); err != nil {
-				return err
-			}
-			c, err := svc.Complete(r.Context(), site, req)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, c)
-			return nil
-		},
-	})
-	s.route(a, base+"/session.createFromOrder", map[string]endpoint{
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			var req checkout.CreateFromOrderRequest
-			if err := decodeJSON(r, &req); err != nil {
-				return err
-			}
-			v, err := svc.CreateFromOrder(r.Context(), site, req)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, checkoutViewResponse{Session: v.Session, HTMLSnippet: snippet(r, v)})
-			return nil
-		},
-	})
-	s.route(a, base+"/sessions_summaries.list", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			sum, err := svc.Summaries(r.Context(), site, r.URL.Query().Get("tos_id"))
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, sum)
-			return nil
-		},
-	})
-	s.route(a, base+"/session.get", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			v, err := svc.Get(r.Context(), site, r.URL.Query().Get("id"))
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, checkoutViewResponse{Session: v.Session, HTMLSnippet: snippet(r, v)})
-			return nil
-		},
-	})
+	h := checkoutHandlers{svc}
+	a, base := areaCheckout, areaCheckout.base
+	s.route(a, base+"/session.create", post(h.create))
+	s.route(a, base+"/session.update", post(h.update))
+	s.route(a, base+"/session.complete", post(h.complete))
+	s.route(a, base+"/session.createFromOrder", post(h.createFromOrder))
+	s.route(a, base+"/sessions_summaries.list", get(h.summaries))
+	s.route(a, base+"/session.get", get(h.get))
+	s.routePublic(a, base+"/_/swagger.json", get(sharedDocument(checkoutOpenAPI)))
+	s.routePublic(a, base+"/_/widget.js", get(h.widgetJS))
+	s.routePublic(a, base+"/_/widget/state", methods{http.MethodGet: widgetCORS(h.widgetState), http.MethodOptions: widgetPreflight})
+	s.routePublic(a, base+"/_/widget/select", methods{http.MethodPost: widgetCORS(h.widgetSelect), http.MethodOptions: widgetPreflight})
+}
 
-	s.routePublic(a, base+"/_/swagger.json", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Access-Control-Allow-Origin", "*")
-			w.Write(checkoutOpenAPI)
-			return nil
-		},
-	})
-	s.routePublic(a, base+"/_/widget.js", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
-			h := w.Header()
-			h.Set("Content-Type", "text/javascript; charset=utf-8")
-			h.Set("Cache-Control", "public, max-age=300")
-			h.Set("X-Content-Type-Options", "nosniff")
-			w.Write(checkout.WidgetJS)
-			return nil
-		},
-	})
-	// The widget runs on the merchant's pages, another origin: its calls
-	// are cross-origin and carry a custom header, so browsers ask first
-	// (OPTIONS). No cookies are involved; the token is the credential,
-	// so any origin may call.
-	cors := func(h endpoint) endpoint {
-		return func(w http.ResponseWriter, r *http.Request, site string) error {
-			hd := w.Header()
-			hd.Set("Access-Control-Allow-Origin", "*")
-			hd.Set("Access-Control-Allow-Headers", widgetTokenHeader+", Content-Type")
-			hd.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-			hd.Set("Access-Control-Max-Age", "600")
-			hd.Set("Cache-Control", "no-store")
-			return h(w, r, site)
-		}
+// checkoutHandlers are area C's endpoints. The snippet in their answers
+// loads the widget from the service's configured base
+// (checkout.Options.WidgetBaseURL), never from the request's Host header,
+// which the caller chooses.
+type checkoutHandlers struct{ svc *checkout.Service }
+
+func (h checkoutHandlers) create(w http.ResponseWriter, r *http.Request, site string) error {
+	var req checkout.CreateRequest
+	return handle(w, r, site, &req, nil, h.createSession)
+}
+
+// createSession answers session.create with the widget token, which
+// existing clients read.
+func (h checkoutHandlers) createSession(ctx context.Context, site string, req checkout.CreateRequest) (*checkoutCreateResponse, error) {
+	v, err := h.svc.Create(ctx, site, req)
+	if err != nil {
+		return nil, err
 	}
-	preflight := cors(func(w http.ResponseWriter, r *http.Request, _ string) error {
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	})
-	s.routePublic(a, base+"/_/widget/state", map[string]endpoint{
-		http.MethodGet: cors(func(w http.ResponseWriter, r *http.Request, _ string) error {
-			st, err := svc.WidgetState(r.Context(), r.Header.Get(widgetTokenHeader))
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, st)
-			return nil
-		}),
-		http.MethodOptions: preflight,
-	})
-	s.routePublic(a, base+"/_/widget/select", map[string]endpoint{
-		http.MethodPost: cors(func(w http.ResponseWriter, r *http.Request, _ string) error {
-			var req checkout.SelectRequest
-			if err := decodeJSON(r, &req); err != nil {
-				return err
-			}
-			st, err := svc.Select(r.Context(), r.Header.Get(widgetTokenHeader), req)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, st)
-			return nil
-		}),
-		http.MethodOptions: preflight,
+	return &checkoutCreateResponse{Session: v.Session, HTMLSnippet: v.HTMLSnippet, Token: v.Token}, nil
+}
+
+func (h checkoutHandlers) update(w http.ResponseWriter, r *http.Request, site string) error {
+	var req checkout.UpdateRequest
+	return handle(w, r, site, &req, nil, h.updateSession)
+}
+
+func (h checkoutHandlers) updateSession(ctx context.Context, site string, req checkout.UpdateRequest) (*checkoutViewResponse, error) {
+	return viewAnswer(h.svc.Update(ctx, site, req))
+}
+
+func (h checkoutHandlers) complete(w http.ResponseWriter, r *http.Request, site string) error {
+	var req checkout.CompleteRequest
+	return handle(w, r, site, &req, nil, h.svc.Complete)
+}
+
+func (h checkoutHandlers) createFromOrder(w http.ResponseWriter, r *http.Request, site string) error {
+	var req checkout.CreateFromOrderRequest
+	return handle(w, r, site, &req, nil, h.createSessionFromOrder)
+}
+
+func (h checkoutHandlers) createSessionFromOrder(ctx context.Context, site string, req checkout.CreateFromOrderRequest) (*checkoutViewResponse, error) {
+	return viewAnswer(h.svc.CreateFromOrder(ctx, site, req))
+}
+
+func (h checkoutHandlers) summaries(w http.ResponseWriter, r *http.Request, site string) error {
+	return respond(w, r, site, "", r.URL.Query().Get("tos_id"), h.svc.Summaries)
+}
+
+func (h checkoutHandlers) get(w http.ResponseWriter, r *http.Request, site string) error {
+	return respond(w, r, site, "", r.URL.Query().Get("id"), h.getSession)
+}
+
+func (h checkoutHandlers) getSession(ctx context.Context, site, id string) (*checkoutViewResponse, error) {
+	return viewAnswer(h.svc.Get(ctx, site, id))
+}
+
+// viewAnswer is the answer of session.update, session.createFromOrder and
+// session.get.
+func viewAnswer(v *checkout.View, err error) (*checkoutViewResponse, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &checkoutViewResponse{Session: v.Session, HTMLSnippet: v.HTMLSnippet}, nil
+}
+
+func (h checkoutHandlers) widgetJS(w http.ResponseWriter, _ *http.Request, _ string) error {
+	hd := w.Header()
+	hd.Set("Content-Type", "text/javascript; charset=utf-8")
+	hd.Set("Cache-Control", "public, max-age=300")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	w.Write(checkout.WidgetJS)
+	return nil
+}
+
+// widgetState and widgetSelect are the widget's calls. Their credential is
+// the session's widget token, which reaches that one session.
+func (h checkoutHandlers) widgetState(w http.ResponseWriter, r *http.Request, _ string) error {
+	st, err := h.svc.WidgetState(r.Context(), r.Header.Get(widgetTokenHeader))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+func (h checkoutHandlers) widgetSelect(w http.ResponseWriter, r *http.Request, _ string) error {
+	var req checkout.SelectRequest
+	return handle(w, r, "", &req, nil, func(ctx context.Context, _ string, req checkout.SelectRequest) (*checkout.WidgetState, error) {
+		return h.svc.Select(ctx, r.Header.Get(widgetTokenHeader), req)
 	})
 }
+
+// widgetCORS lets the widget call: it runs on the merchant's pages,
+// another origin, so its calls are cross-origin and carry a custom header,
+// and browsers ask first (OPTIONS). No cookies are involved; the token is
+// the credential, so any origin may call.
+func widgetCORS(h endpoint) endpoint {
+	return func(w http.ResponseWriter, r *http.Request, site string) error {
+		hd := w.Header()
+		hd.Set("Access-Control-Allow-Origin", "*")
+		hd.Set("Access-Control-Allow-Headers", widgetTokenHeader+", Content-Type")
+		hd.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		hd.Set("Access-Control-Max-Age", "600")
+		hd.Set("Cache-Control", "no-store")
+		return h(w, r, site)
+	}
+}
+
+// widgetPreflight answers the browser's question before a widget call.
+var widgetPreflight = widgetCORS(func(w http.ResponseWriter, _ *http.Request, _ string) error {
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+})

@@ -128,7 +128,7 @@ func TestEndpointErrorsAndLimits(t *testing.T) {
 			if err := decodeJSON(r, &gotReq); err != nil {
 				return err
 			}
-			if err := checkSite(site, r.URL.Query().Get("site_id"), "site_id"); err != nil {
+			if err := checkSite(site, r.URL.Query().Get("site_id")); err != nil {
 				return err
 			}
 			switch gotReq.Name {

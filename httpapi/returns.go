@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"errors"
 	"net/http"
@@ -18,181 +19,123 @@ import (
 //go:embed openapi/returns.json
 var returnsOpenAPI []byte
 
-// registerReturns serves area E (spec §4.5) under /returns: the merchant
-// endpoints behind x-api-key, and the public customer endpoints (the return
-// form's POST /customer/return and the status page at
-// returns.StatusPagePath + token), which take no key. Errors are Spring
-// style: {"timestamp", "status", "error", "message", "path"}, the message
-// naming the field or parameter.
+// registerReturns serves area E under /returns: the merchant endpoints
+// behind x-api-key, and the public customer endpoints (the return form's
+// POST /customer/return and the status page at returns.StatusPagePath +
+// token), which take no key. Errors are Spring style: {"timestamp",
+// "status", "error", "message", "path"}, the message naming the field or
+// parameter.
 func (s *server) registerReturns(svc *returns.Service) {
-	base := areaReturns.base
-	s.route(areaReturns, base+"/merchant/order", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			pr, err := returns.ParsePageQuery(r.URL.Query())
-			if err != nil {
-				return err
-			}
-			res, err := svc.ListOrders(r.Context(), site, pr)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, res)
-			return nil
-		},
-		// Extension: import an order (design: "Extension endpoints").
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			var in returns.OrderInput
-			if err := decodeJSON(r, &in); err != nil {
-				return err
-			}
-			res, err := svc.ImportOrder(r.Context(), site, in)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusCreated, res)
-			return nil
-		},
-	})
-	s.route(areaReturns, base+"/merchant/order/{orderId}", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			res, err := svc.GetOrder(r.Context(), site, r.PathValue("orderId"), returns.IDType(r.URL.Query().Get("idType")))
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, res)
-			return nil
-		},
-	})
-	s.route(areaReturns, base+"/merchant/return", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			pr, err := returns.ParsePageQuery(r.URL.Query())
-			if err != nil {
-				return err
-			}
-			res, err := svc.ListReturns(r.Context(), site, pr)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, res)
-			return nil
-		},
-	})
-	s.route(areaReturns, base+"/merchant/return/{returnId}", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			id, err := returnsPathID(r, "returnId")
-			if err != nil {
-				return err
-			}
-			res, err := svc.GetReturn(r.Context(), site, id)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, res)
-			return nil
-		},
-	})
+	h := returnsHandlers{svc}
+	a, base := areaReturns, areaReturns.base
+	// Extension: POST imports an order.
+	s.route(a, base+"/merchant/order", methods{http.MethodGet: h.listOrders, http.MethodPost: h.importOrder})
+	s.route(a, base+"/merchant/order/{orderId}", get(h.getOrder))
+	s.route(a, base+"/merchant/return", get(h.listReturns))
+	s.route(a, base+"/merchant/return/{returnId}", get(h.getReturn))
 	// Extension: a new status page link for a return, whose old link then
 	// stops working (expired, or sent to the wrong person).
-	s.route(areaReturns, base+"/merchant/return/{returnId}/status-link", map[string]endpoint{
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			id, err := returnsPathID(r, "returnId")
-			if err != nil {
-				return err
-			}
-			res, err := svc.RenewStatusLink(r.Context(), site, id)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, res)
-			return nil
-		},
-	})
-	s.route(areaReturns, base+"/merchant/items/returned", map[string]endpoint{
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			var in returns.ReturnedItemsInput
-			if err := decodeJSON(r, &in); err != nil {
-				return err
-			}
-			res, err := svc.ReportReturnedItems(r.Context(), site, in)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, res)
-			return nil
-		},
-	})
-	s.route(areaReturns, base+"/merchant/refund/transaction", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			q := r.URL.Query()
-			pr, err := returns.ParsePageQuery(q)
-			if err != nil {
-				return err
-			}
-			res, err := svc.ListRefunds(r.Context(), site, returns.TransactionStatus(q.Get("status")), pr)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, res)
-			return nil
-		},
-	})
-	s.route(areaReturns, base+"/merchant/refund/transaction/{refundTransactionId}/refunded", map[string]endpoint{
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			id, err := returnsPathID(r, "refundTransactionId")
-			if err != nil {
-				return err
-			}
-			res, err := svc.MarkRefunded(r.Context(), site, id)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, res)
-			return nil
-		},
-	})
-	// Extension: a customer starts a return. No key: the order's e-mail
-	// is the customer's credential, and a wrong one is answered exactly
-	// like an unknown order.
-	s.routePublic(areaReturns, base+"/customer/return", map[string]endpoint{
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, _ string) error {
-			var in returns.CustomerReturnInput
-			if err := decodeJSON(r, &in); err != nil {
-				return err
-			}
-			res, err := svc.CreateReturn(r.Context(), in)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusCreated, res)
-			return nil
-		},
-	})
-	s.routePublic(areaReturns, returns.StatusPagePath+"{token}", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
-			return s.returnStatusPage(w, r, svc)
-		},
-	})
-	s.routePublic(areaReturns, returns.StatusPagePath+"{token}"+returns.StatusLabelPath, map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
-			return s.returnLabel(w, r, svc)
-		},
-	})
-	s.routePublic(areaReturns, base+"/openapi.json", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
-			writeReturnsDoc(w, "application/json", returnsOpenAPI)
-			return nil
-		},
+	s.route(a, base+"/merchant/return/{returnId}/status-link", post(h.renewStatusLink))
+	s.route(a, base+"/merchant/items/returned", post(h.reportReturnedItems))
+	s.route(a, base+"/merchant/refund/transaction", get(h.listRefunds))
+	s.route(a, base+"/merchant/refund/transaction/{refundTransactionId}/refunded", post(h.markRefunded))
+	// Extension: a customer starts a return.
+	s.routePublic(a, base+"/customer/return", post(h.createReturn))
+	s.routePublic(a, returns.StatusPagePath+"{token}", get(h.statusPage))
+	s.routePublic(a, returns.StatusPagePath+"{token}"+returns.StatusLabelPath, get(h.label))
+	s.routePublic(a, base+"/openapi.json", get(document(returnsOpenAPI)))
+}
+
+// returnsHandlers are area E's endpoints.
+type returnsHandlers struct{ svc *returns.Service }
+
+func (h returnsHandlers) listOrders(w http.ResponseWriter, r *http.Request, site string) error {
+	pr, err := returns.ParsePageQuery(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	return respond(w, r, site, "", pr, h.svc.ListOrders)
+}
+
+func (h returnsHandlers) importOrder(w http.ResponseWriter, r *http.Request, site string) error {
+	var in returns.OrderInput
+	return handleCreate(w, r, site, &in, h.svc.ImportOrder)
+}
+
+func (h returnsHandlers) getOrder(w http.ResponseWriter, r *http.Request, site string) error {
+	typ := returns.IDType(r.URL.Query().Get("idType"))
+	return respond(w, r, site, "", r.PathValue("orderId"), func(ctx context.Context, site, ref string) (returns.Order, error) {
+		return h.svc.GetOrder(ctx, site, ref, typ)
 	})
 }
 
-// returnStatusPage serves the customer's status page. The token in the
-// path is the only credential, so the page is never cached or sent on as a
+func (h returnsHandlers) listReturns(w http.ResponseWriter, r *http.Request, site string) error {
+	pr, err := returns.ParsePageQuery(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	return respond(w, r, site, "", pr, h.svc.ListReturns)
+}
+
+func (h returnsHandlers) getReturn(w http.ResponseWriter, r *http.Request, site string) error {
+	id, err := returnsPathID(r, "returnId")
+	if err != nil {
+		return err
+	}
+	return respond(w, r, site, "", id, h.svc.GetReturn)
+}
+
+func (h returnsHandlers) renewStatusLink(w http.ResponseWriter, r *http.Request, site string) error {
+	id, err := returnsPathID(r, "returnId")
+	if err != nil {
+		return err
+	}
+	return respond(w, r, site, "", id, h.svc.RenewStatusLink)
+}
+
+func (h returnsHandlers) reportReturnedItems(w http.ResponseWriter, r *http.Request, site string) error {
+	var in returns.ReturnedItemsInput
+	return handle(w, r, site, &in, nil, h.svc.ReportReturnedItems)
+}
+
+func (h returnsHandlers) listRefunds(w http.ResponseWriter, r *http.Request, site string) error {
+	q := r.URL.Query()
+	pr, err := returns.ParsePageQuery(q)
+	if err != nil {
+		return err
+	}
+	status := returns.TransactionStatus(q.Get("status"))
+	return respond(w, r, site, "", pr, func(ctx context.Context, site string, pr returns.PageRequest) (returns.Page[returns.RefundEntry], error) {
+		return h.svc.ListRefunds(ctx, site, status, pr)
+	})
+}
+
+func (h returnsHandlers) markRefunded(w http.ResponseWriter, r *http.Request, site string) error {
+	id, err := returnsPathID(r, "refundTransactionId")
+	if err != nil {
+		return err
+	}
+	return respond(w, r, site, "", id, h.svc.MarkRefunded)
+}
+
+// createReturn takes no key: the order's e-mail is the customer's
+// credential, and a wrong one is answered exactly like an unknown order.
+// The site is the one the form names.
+func (h returnsHandlers) createReturn(w http.ResponseWriter, r *http.Request, site string) error {
+	var in returns.CustomerReturnInput
+	return handleCreate(w, r, site, &in, func(ctx context.Context, _ string, in returns.CustomerReturnInput) (returns.Return, error) {
+		return h.svc.CreateReturn(ctx, in)
+	})
+}
+
+// statusPage serves the customer's status page. The token in the path is
+// the only credential, so the page is never cached or sent on as a
 // referrer; an unknown token gets a localized 404 page that says nothing
 // more, an expired or replaced one a 410 page that says so. The language
 // is the return's own (the customer's return request, else the order),
 // else ?locale= (?lang= before it existed), else Accept-Language.
-func (s *server) returnStatusPage(w http.ResponseWriter, r *http.Request, svc *returns.Service) error {
-	v, err := svc.StatusPage(r.Context(), r.PathValue("token"))
+func (h returnsHandlers) statusPage(w http.ResponseWriter, r *http.Request, _ string) error {
+	v, err := h.svc.StatusPage(r.Context(), r.PathValue("token"))
 	q := r.URL.Query()
 	tag := page.Language(v.Locale, q.Get("locale"), q.Get("lang"), r.Header.Get("Accept-Language"))
 	status := http.StatusOK
@@ -231,13 +174,13 @@ func writeReturnPage(w http.ResponseWriter, status int, body []byte) {
 	w.Write(body)
 }
 
-// returnLabel serves the return label PDF a status page links to, under
+// label serves the return label PDF a status page links to, under
 // the page's token: no key, the token is the credential, and like the
 // page it is never cached. An unknown token, or a return without a
 // label, gets the localized not-found page; an expired link the expired
 // page.
-func (s *server) returnLabel(w http.ResponseWriter, r *http.Request, svc *returns.Service) error {
-	pdf, err := svc.ReturnLabelByToken(r.Context(), r.PathValue("token"))
+func (h returnsHandlers) label(w http.ResponseWriter, r *http.Request, _ string) error {
+	pdf, err := h.svc.ReturnLabelByToken(r.Context(), r.PathValue("token"))
 	if err != nil {
 		tag := page.Language(r.URL.Query().Get("locale"), r.Header.Get("Accept-Language"))
 		var buf bytes.Buffer
@@ -255,11 +198,11 @@ func (s *server) returnLabel(w http.ResponseWriter, r *http.Request, svc *return
 		writeReturnPage(w, status, buf.Bytes())
 		return nil
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/pdf")
-	h.Set("Content-Disposition", `attachment; filename="return-label.pdf"`)
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(len(pdf)))
+	hd := w.Header()
+	hd.Set("Content-Type", "application/pdf")
+	hd.Set("Content-Disposition", `attachment; filename="return-label.pdf"`)
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Length", strconv.Itoa(len(pdf)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(pdf)
 	return nil
@@ -272,12 +215,4 @@ func returnsPathID(r *http.Request, name string) (uint64, error) {
 		return 0, deliverykit.InvalidField(name, "type", "must be a positive integer")
 	}
 	return id, nil
-}
-
-// writeReturnsDoc writes a prepared body (the OpenAPI document).
-func writeReturnsDoc(w http.ResponseWriter, contentType string, body []byte) {
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(body)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -367,7 +368,7 @@ func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, no
 	for i, d := range sess.Deliveries {
 		index[d.ID] = i
 	}
-	var vs violations
+	var vs validation.Violations
 	chosen := make([]int, len(sess.Deliveries)) // 1 + position in choices
 	type pick struct {
 		delivery, category, option int
@@ -379,11 +380,11 @@ func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, no
 		p := fmt.Sprintf("delivery_choices[%d].", ci)
 		di, ok := index[ch.DeliveryID]
 		if !ok {
-			vs.add(p+"delivery_id", "exists", fmt.Sprintf("the session has no delivery %q", ch.DeliveryID))
+			vs.Add(p+"delivery_id", "exists", fmt.Sprintf("the session has no delivery %q", ch.DeliveryID))
 			continue
 		}
 		if chosen[di] != 0 {
-			vs.add(p+"delivery_id", "unique", fmt.Sprintf("delivery %q is already chosen in delivery_choices[%d]", ch.DeliveryID, chosen[di]-1))
+			vs.Add(p+"delivery_id", "unique", fmt.Sprintf("delivery %q is already chosen in delivery_choices[%d]", ch.DeliveryID, chosen[di]-1))
 			continue
 		}
 		chosen[di] = ci + 1
@@ -399,7 +400,7 @@ func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, no
 			}
 		}
 		if pk.category < 0 {
-			vs.add(p+"option_id", "exists", fmt.Sprintf("delivery %q has no option %q", ch.DeliveryID, ch.OptionID))
+			vs.Add(p+"option_id", "exists", fmt.Sprintf("delivery %q has no option %q", ch.DeliveryID, ch.OptionID))
 			continue
 		}
 		cat := &d.DeliveryCategories[pk.category]
@@ -407,9 +408,9 @@ func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, no
 			k := slices.IndexFunc(cat.Addons, func(a Addon) bool { return a.ID == aid })
 			switch {
 			case k < 0:
-				vs.add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "exists", fmt.Sprintf("category %q of delivery %q has no addon %q", cat.ID, ch.DeliveryID, aid))
+				vs.Add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "exists", fmt.Sprintf("category %q of delivery %q has no addon %q", cat.ID, ch.DeliveryID, aid))
 			case slices.Contains(pk.addons, k):
-				vs.add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "unique", fmt.Sprintf("addon %q is listed twice", aid))
+				vs.Add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "unique", fmt.Sprintf("addon %q is listed twice", aid))
 			default:
 				pk.addons = append(pk.addons, k)
 			}
@@ -421,10 +422,10 @@ func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, no
 	}
 	for di, c := range chosen {
 		if c == 0 && len(vs) == 0 {
-			vs.add("delivery_choices", "complete", fmt.Sprintf("delivery %q has no choice; every delivery must be chosen exactly once", sess.Deliveries[di].ID))
+			vs.Add("delivery_choices", "complete", fmt.Sprintf("delivery %q has no choice; every delivery must be chosen exactly once", sess.Deliveries[di].ID))
 		}
 	}
-	if err := vs.err(); err != nil {
+	if err := vs.Err(); err != nil {
 		return nil, err
 	}
 	if len(expired) > 0 {

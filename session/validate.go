@@ -89,33 +89,13 @@ var regionCode = regexp.MustCompile(`^[A-Z0-9]{1,3}$`)
 // nameForm is the resource name of a session.
 var nameForm = regexp.MustCompile(`^sessions/[A-Za-z0-9_-]{1,128}$`)
 
-// violations collects field problems of one request.
-type violations []deliverykit.FieldViolation
-
-func (vs *violations) add(field, rule, msg string) {
-	*vs = append(*vs, deliverykit.FieldViolation{Field: field, Rule: rule, Message: msg})
-}
-
-// structTags validates v's tags and records the problems under prefix
-// ("deliveries[0]."). The error is non-nil only when v cannot be validated
-// at all, a bug here rather than in the request.
-func (vs *violations) structTags(prefix string, v any) error {
-	got, err := validate.Violations(prefix, v)
-	*vs = append(*vs, got...)
-	return err
-}
-
-// err returns the violations as one InvalidArgument error, in the shared
-// order (see internal/validation), or nil when there are none.
-func (vs violations) err() error { return validation.Join(vs...) }
-
 // checkSession validates the writable part of a create or patch request.
 // Read-only fields are not looked at: they are ignored. The rules in code
 // run only on lists within their limits, so a huge list costs one
 // violation.
 func checkSession(in *Session) error {
-	var vs violations
-	if err := vs.structTags("", in); err != nil {
+	var vs validation.Violations
+	if err := vs.Tags(validate, "", in); err != nil {
 		return err
 	}
 	if p := in.Purchase; p != nil && len(p.Locales) <= validation.MaxLocales && allShort(p.Locales, validation.MaxLocaleLength) {
@@ -124,24 +104,24 @@ func checkSession(in *Session) error {
 		}
 	}
 	if len(in.Deliveries) == 0 {
-		vs.add("deliveries", "required", "is required")
+		vs.Add("deliveries", "required", "is required")
 	}
 	if len(in.Deliveries) > MaxDeliveries {
-		return vs.err() // the tags reported it
+		return vs.Err() // the tags reported it
 	}
 	seen := map[string]int{}
 	for i := range in.Deliveries {
 		d := &in.Deliveries[i]
 		p := fmt.Sprintf("deliveries[%d].", i)
 		if j, dup := seen[d.ID]; dup && d.ID != "" {
-			vs.add(p+"id", "unique", fmt.Sprintf("is already the id of deliveries[%d]", j))
+			vs.Add(p+"id", "unique", fmt.Sprintf("is already the id of deliveries[%d]", j))
 		} else {
 			seen[d.ID] = i
 		}
 		if len(d.Fulfillments) <= MaxFulfillments {
 			for j, f := range d.Fulfillments {
 				if r := f.Readiness; r != nil && !r.LatestTime.IsZero() && r.LatestTime.Before(r.EarliestTime.Time) {
-					vs.add(fmt.Sprintf("%sfulfillments[%d].readiness.latest_time", p, j), "gtefield", "must not be before earliest_time")
+					vs.Add(fmt.Sprintf("%sfulfillments[%d].readiness.latest_time", p, j), "gtefield", "must not be before earliest_time")
 				}
 			}
 		}
@@ -156,7 +136,7 @@ func checkSession(in *Session) error {
 		}
 		for j, n := range d.Nodes {
 			if h := n.Handoff; h != nil && !h.LatestTime.IsZero() && h.LatestTime.Before(h.EarliestTime.Time) {
-				vs.add(fmt.Sprintf("%snodes[%d].handoff.latest_time", p, j), "gtefield", "must not be before earliest_time")
+				vs.Add(fmt.Sprintf("%snodes[%d].handoff.latest_time", p, j), "gtefield", "must not be before earliest_time")
 			}
 			if l := n.Location; l != nil {
 				for _, c := range []struct {
@@ -170,7 +150,7 @@ func checkSession(in *Session) error {
 			}
 		}
 	}
-	return vs.err()
+	return vs.Err()
 }
 
 // allShort reports whether every string of ss has at most n characters,
@@ -189,14 +169,14 @@ func allShort(ss []string, n int) bool {
 // in: a wrapped sum would make an enormous cart light enough for a
 // mailbox. The line item whose weight takes the sum over is named.
 // Non-positive quantities and weights are reported by the tags.
-func checkWeight(vs *violations, prefix string, items []LineItem) {
+func checkWeight(vs *validation.Violations, prefix string, items []LineItem) {
 	var total checked.Sum[int]
 	for j, li := range items {
 		if li.Weight == nil || *li.Weight <= 0 || li.Quantity <= 0 {
 			continue
 		}
 		if total.AddProduct(int(li.Quantity), int(*li.Weight)); total.Overflowed() >= 0 {
-			vs.add(fmt.Sprintf("%sline_items[%d].weight", prefix, j), checked.Rule,
+			vs.Add(fmt.Sprintf("%sline_items[%d].weight", prefix, j), checked.Rule,
 				fmt.Sprintf("makes the delivery's total weight (quantity × weight over line_items) larger than %d g", math.MaxInt))
 			return
 		}
@@ -204,9 +184,9 @@ func checkWeight(vs *violations, prefix string, items []LineItem) {
 }
 
 // checkAddress adds the rules tags cannot say.
-func checkAddress(vs *violations, prefix string, a *Address) {
+func checkAddress(vs *validation.Violations, prefix string, a *Address) {
 	if a.RegionCode != "" && len(a.RegionCode) <= validation.MaxCodeLength && !regionCode.MatchString(a.RegionCode) {
-		vs.add(prefix+"region_code", "iso3166_2", "must be an ISO 3166-2 subdivision code without the country prefix (like AB)")
+		vs.Add(prefix+"region_code", "iso3166_2", "must be an ISO 3166-2 subdivision code without the country prefix (like AB)")
 	}
 }
 
@@ -224,13 +204,13 @@ func checkName(name string) (string, error) {
 // checkChoices validates the shape of a completion; the choices are
 // matched against the session later.
 func checkChoices(req *CompleteRequest) error {
-	var vs violations
+	var vs validation.Violations
 	if len(req.DeliveryChoices) == 0 {
-		vs.add("delivery_choices", "required", "is required")
-		return vs.err()
+		vs.Add("delivery_choices", "required", "is required")
+		return vs.Err()
 	}
-	if err := vs.structTags("", req); err != nil {
+	if err := vs.Tags(validate, "", req); err != nil {
 		return err
 	}
-	return vs.err()
+	return vs.Err()
 }

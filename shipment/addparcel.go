@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -82,14 +83,12 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 // checkAddParcel validates the request and answers the carrier products
 // of its parcel and of its return parcel, if it has one.
 func (s *Service) checkAddParcel(site string, req *AddParcelRequest) (prods, retProds []Product, err error) {
-	var vs []deliverykit.FieldViolation
+	var vs validation.Violations
 	if req.Parcel != nil {
-		prods, vs = s.checkParcel(site, "parcel", req.Parcel)
+		prods = s.checkParcel(&vs, site, "parcel", req.Parcel)
 	}
 	if req.ReturnParcel != nil {
-		var rvs []deliverykit.FieldViolation
-		retProds, rvs = s.checkParcel(site, "return_parcel", req.ReturnParcel)
-		vs = append(vs, rvs...)
+		retProds = s.checkParcel(&vs, site, "return_parcel", req.ReturnParcel)
 	}
 	return prods, retProds, check(req, vs)
 }
@@ -125,7 +124,8 @@ func (s *Service) returnParcel(site string, req *AddParcelRequest, ret *Shipment
 		return *req.ReturnParcel, retProds, nil
 	}
 	in := returnCopy(*req.Parcel, ret.Parcels[0])
-	prods, vs := s.checkParcel(site, "return_parcel", &in)
+	var vs validation.Violations
+	prods := s.checkParcel(&vs, site, "return_parcel", &in)
 	if len(vs) > 0 {
 		return ParcelInput{}, nil, deliverykit.Invalid(vs...)
 	}

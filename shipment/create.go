@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -22,11 +23,11 @@ type plan struct {
 
 // checkParcel validates what tags cannot say about a parcel: the products
 // exist and have a carrier, a PICKUP delivery names its pickup point.
-func (s *Service) checkParcel(site, field string, p *ParcelInput) ([]Product, []deliverykit.FieldViolation) {
+// The problems are added to vs.
+func (s *Service) checkParcel(vs *validation.Violations, site, field string, p *ParcelInput) []Product {
 	if len(p.Deliveries) > MaxParcelDeliveries {
-		return nil, nil // the tags refuse the list without a look at it
+		return nil // the tags refuse the list without a look at it
 	}
-	var vs []deliverykit.FieldViolation
 	prods := make([]Product, len(p.Deliveries))
 	for j, d := range p.Deliveries {
 		f := fmt.Sprintf("%s.deliveries[%d]", field, j)
@@ -35,19 +36,19 @@ func (s *Service) checkParcel(site, field string, p *ParcelInput) ([]Product, []
 		}
 		prod, ok := s.opts.Products.Product(site, d.CarrierProductRef)
 		if !ok {
-			vs = append(vs, violation(f+".carrier_product_ref", "known", "is not a carrier product of the site's catalog"))
+			vs.Add(f+".carrier_product_ref", "known", "is not a carrier product of the site's catalog")
 			continue
 		}
 		if s.carrier(prod.CarrierID) == nil {
-			vs = append(vs, violation(f+".carrier_product_ref", "carrier", "has no carrier integration for carrier "+prod.CarrierID))
+			vs.Add(f+".carrier_product_ref", "carrier", "has no carrier integration for carrier "+prod.CarrierID)
 		}
 		prods[j] = prod
 		typ := cmp.Or(d.DeliveryType, prod.DeliveryType)
 		if typ == DeliveryPickup && d.Pickup == nil {
-			vs = append(vs, violation(f+".pickup", "required_if", "is required for a PICKUP delivery"))
+			vs.Add(f+".pickup", "required_if", "is required for a PICKUP delivery")
 		}
 	}
-	return prods, vs
+	return prods
 }
 
 func (s *Service) checkCreate(site string, req CreateShipmentRequest) (*plan, error) {
@@ -56,19 +57,17 @@ func (s *Service) checkCreate(site string, req CreateShipmentRequest) (*plan, er
 	}
 	req = withShippingMethod(req)
 	pl := &plan{req: req}
-	var vs []deliverykit.FieldViolation
+	var vs validation.Violations
 	// Over the limit, the tags refuse the list with one violation; the
 	// parcels are not looked at.
 	if len(req.Parcels) <= MaxParcels {
 		pl.products = make([][]Product, len(req.Parcels))
 	}
 	for i := range pl.products {
-		var pvs []deliverykit.FieldViolation
-		pl.products[i], pvs = s.checkParcel(site, fmt.Sprintf("parcels[%d]", i), &req.Parcels[i])
-		vs = append(vs, pvs...)
+		pl.products[i] = s.checkParcel(&vs, site, fmt.Sprintf("parcels[%d]", i), &req.Parcels[i])
 	}
 	if req.OutboundShipmentID != "" && req.DirectionType != DirectionReturn {
-		vs = append(vs, violation("outbound_shipment_id", "direction", "is only allowed with direction_type RETURN"))
+		vs.Add("outbound_shipment_id", "direction", "is only allowed with direction_type RETURN")
 	}
 	if req.PickupWindow != nil {
 		w, wvs := window("pickup_window", req.PickupWindow)
@@ -175,7 +174,7 @@ func existing(tx storage.Tx, site string, req CreateShipmentRequest) (*storage.I
 	}
 	if string(it.Value.Request) != string(normalizedRequest(req)) {
 		return nil, &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "external_id is already used by a shipment with other content",
-			Violations: []deliverykit.FieldViolation{violation("external_id", "unique", "is already used by shipment "+it.Value.Shipment.ID)}}
+			Violations: []deliverykit.FieldViolation{{Field: "external_id", Rule: "unique", Message: "is already used by shipment " + it.Value.Shipment.ID}}}
 	}
 	return &it, nil
 }
@@ -195,7 +194,7 @@ func insert(tx storage.Tx, site string, rec *shipmentRecord) error {
 			return deliverykit.InvalidField("outbound_shipment_id", "direction", "names a RETURN shipment")
 		case o.Shipment.ReturnShipmentID != "":
 			return &deliverykit.Error{Kind: deliverykit.KindFailedPrecondition, Message: "the outbound shipment already has a return shipment",
-				Violations: []deliverykit.FieldViolation{violation("outbound_shipment_id", "unique", "is already connected to "+o.Shipment.ReturnShipmentID)}}
+				Violations: []deliverykit.FieldViolation{{Field: "outbound_shipment_id", Rule: "unique", Message: "is already connected to " + o.Shipment.ReturnShipmentID}}}
 		case o.Shipment.State == ShipmentCancelled:
 			return wrongState("shipment", o.Shipment.ID, o.Shipment.State, "connecting a return shipment")
 		}

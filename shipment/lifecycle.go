@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -288,10 +289,10 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateShipmentReq
 			if sh.State == ShipmentCreated {
 				return nil, nil
 			}
-			var vs []deliverykit.FieldViolation
+			var vs validation.Violations
 			frozen := func(field string, changed bool) {
 				if changed {
-					vs = append(vs, violation(field, "state", fmt.Sprintf("cannot change once the shipment is %s", sh.State)))
+					vs.Addf(field, "state", "cannot change once the shipment is %s", sh.State)
 				}
 			}
 			frozen("sender", req.Sender != nil && !sameJSON(*req.Sender, sh.Sender))

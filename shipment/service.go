@@ -251,18 +251,6 @@ func (s *Service) checkTrackingNumber(field, tn string) error {
 	return deliverykit.InvalidField(field, "tracking_number", first.Error())
 }
 
-// checkSite refuses a site_id naming another site than the caller's.
-func checkSite(site, given string) error {
-	if site == "" {
-		return deliverykit.InvalidField("site_id", "required", "the caller's site is required")
-	}
-	if given != "" && given != site {
-		return &deliverykit.Error{Kind: deliverykit.KindPermissionDenied, Message: "site_id is not the caller's site",
-			Violations: []deliverykit.FieldViolation{violation("site_id", "site", "is not the site of the API key")}}
-	}
-	return nil
-}
-
 func loadShipment(tx storage.Tx, site, id, field string) (storage.Item[shipmentRecord], error) {
 	if id == "" {
 		return storage.Item[shipmentRecord]{}, deliverykit.InvalidField(field, "required", "is required")

@@ -21,24 +21,32 @@ var validate = validation.New(
 
 // check validates v's tags and returns an InvalidArgument error listing
 // every violation, plus extra (rules checked in code), sorted by field.
-func check(v any, extra []deliverykit.FieldViolation) error {
+func check(v any, extra validation.Violations) error {
 	return validate.Check(v, extra...)
 }
 
-func violation(field, rule, msg string) deliverykit.FieldViolation {
-	return deliverykit.FieldViolation{Field: field, Rule: rule, Message: msg}
-}
+// checkSite applies the module's site rule to a request's site_id, worded
+// for a service's callers. A service called with no site is refused: its
+// records would be reachable by no key.
+var checkSite = validation.SiteRule{
+	Field:     "site_id",
+	Message:   "site_id is not the caller's site",
+	Violation: "is not the site of the API key",
+	Required:  true,
+}.Check
 
 // window parses a DateTimeRangeStrict already checked by the tags; it adds
 // a violation under field when the window ends before it starts.
-func window(field string, r *DateTimeRangeStrict) (TimeSpan, []deliverykit.FieldViolation) {
+func window(field string, r *DateTimeRangeStrict) (TimeSpan, validation.Violations) {
 	s, err1 := time.Parse(time.RFC3339Nano, r.Start)
 	e, err2 := time.Parse(time.RFC3339Nano, r.End)
 	if err1 != nil || err2 != nil {
 		return TimeSpan{}, nil // reported by the tags
 	}
 	if !e.After(s) {
-		return TimeSpan{}, []deliverykit.FieldViolation{violation(field+".end", "gtfield", "must be after start")}
+		var vs validation.Violations
+		vs.Add(field+".end", "gtfield", "must be after start")
+		return TimeSpan{}, vs
 	}
 	return TimeSpan{Start: s.UTC(), End: e.UTC()}, nil
 }
@@ -61,7 +69,7 @@ func exactlyOne(fields []string, values ...string) error {
 // notFound is a NotFound error naming the field that pointed at nothing.
 func notFound(what, field string) error {
 	return &deliverykit.Error{Kind: deliverykit.KindNotFound, Message: what + " not found",
-		Violations: []deliverykit.FieldViolation{violation(field, "exists", "names no "+what+" of the site")}}
+		Violations: []deliverykit.FieldViolation{{Field: field, Rule: "exists", Message: "names no " + what + " of the site"}}}
 }
 
 // wrongState is the FailedPrecondition of an operation refused in a state.

@@ -6,8 +6,8 @@ import (
 
 	"golang.org/x/text/language"
 
-	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/checked"
+	"github.com/deliverykit/deliverykit/internal/validation"
 )
 
 // shippingNames translates the name of the shipping price component.
@@ -40,18 +40,18 @@ var overflowMsg = fmt.Sprintf("must be at most %d minor units", math.MaxInt32)
 // sumCart computes the cart's sums and reports, naming the field, every
 // product or sum that does not fit the int32 the wire carries amounts in:
 // a wrapped total would show the customer a negative price.
-func sumCart(c *Cart) (cartSums, []deliverykit.FieldViolation) {
-	var vs []deliverykit.FieldViolation
+func sumCart(c *Cart) (cartSums, validation.Violations) {
+	var vs validation.Violations
 	s := cartSums{lines: make([]int32, len(c.Items))}
 	var price, discount checked.Sum[int32]
 	for i, it := range c.Items {
 		line, ok := checked.Mul(it.Price, it.Quantity)
 		if !ok {
-			vs = append(vs, violation(fmt.Sprintf("cart.items[%d].quantity", i), checked.Rule, "price × quantity "+overflowMsg))
+			vs.Add(fmt.Sprintf("cart.items[%d].quantity", i), checked.Rule, "price × quantity "+overflowMsg)
 		}
 		d, dok := checked.Mul(it.Discount, it.Quantity)
 		if !dok {
-			vs = append(vs, violation(fmt.Sprintf("cart.items[%d].discount", i), checked.Rule, "discount × quantity "+overflowMsg))
+			vs.Add(fmt.Sprintf("cart.items[%d].discount", i), checked.Rule, "discount × quantity "+overflowMsg)
 		}
 		s.lines[i] = line
 		price.Add(line)
@@ -59,13 +59,13 @@ func sumCart(c *Cart) (cartSums, []deliverykit.FieldViolation) {
 	}
 	var ok bool
 	if s.itemsPrice, ok = price.Total(); !ok {
-		vs = append(vs, violation("cart.items", checked.Rule, fmt.Sprintf("the sum of price × quantity over the items %s (items[%d] takes it over)", overflowMsg, price.Overflowed())))
+		vs.Addf("cart.items", checked.Rule, "the sum of price × quantity over the items %s (items[%d] takes it over)", overflowMsg, price.Overflowed())
 	}
 	if s.itemsDiscount, ok = discount.Total(); !ok {
-		vs = append(vs, violation("cart.items", checked.Rule, fmt.Sprintf("the sum of discount × quantity over the items %s (items[%d] takes it over)", overflowMsg, discount.Overflowed())))
+		vs.Addf("cart.items", checked.Rule, "the sum of discount × quantity over the items %s (items[%d] takes it over)", overflowMsg, discount.Overflowed())
 	}
 	if s.price, ok = checked.Add(c.Total, c.ShippingPrice); !ok {
-		vs = append(vs, violation("cart.shipping_price", checked.Rule, "total + shipping_price "+overflowMsg))
+		vs.Add("cart.shipping_price", checked.Rule, "total + shipping_price "+overflowMsg)
 	}
 	// In int64 every difference of int32 values is exact; the result is
 	// between 0 and Discount.

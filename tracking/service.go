@@ -182,23 +182,6 @@ func parcelKey(site, trackingNumber, carrierID string) string {
 	return storage.Key(site, trackingNumber, carrierID)
 }
 
-// checkSite fills an empty site_id with the caller's site and refuses
-// another site's.
-func checkSite(site string, given *string) error {
-	if *given == "" {
-		*given = site
-		return nil
-	}
-	if *given != site {
-		return &deliverykit.Error{
-			Kind:       deliverykit.KindPermissionDenied,
-			Message:    "site_id is not the caller's site",
-			Violations: []deliverykit.FieldViolation{violation("site_id", "site", "is not the caller's site")},
-		}
-	}
-	return nil
-}
-
 // CreateOrder registers a tracking order and returns its id (tos_id).
 // Registering the same external_id again with an identical request returns
 // the first id; a different request for a known external_id is a Conflict,

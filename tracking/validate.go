@@ -73,14 +73,25 @@ var (
 // check validates v's tags and returns an InvalidArgument error listing
 // every violation with its JSON path, plus the violations in extra (the
 // cross-field rules the caller checked in code), sorted by field.
-func check(v any, extra []deliverykit.FieldViolation) error {
+func check(v any, extra validation.Violations) error {
 	return validate.Check(v, extra...)
 }
 
-// violation is a shorthand for code-checked rules.
+// violation is one violation of a rule checked in code, for errors that
+// name a single field; requests that can break several rules collect them
+// in a validation.Violations.
 func violation(field, rule, msg string) deliverykit.FieldViolation {
 	return deliverykit.FieldViolation{Field: field, Rule: rule, Message: msg}
 }
+
+// checkSite applies the module's site rule to a request's site_id, worded
+// for a service's callers, and fills an empty site_id with the caller's
+// site: tracking keeps its requests with their site.
+var checkSite = validation.SiteRule{
+	Field:     "site_id",
+	Message:   "site_id is not the caller's site",
+	Violation: "is not the caller's site",
+}.Fill
 
 // parseTime parses an RFC 3339 timestamp already checked by the validator.
 func parseTime(s string) (time.Time, bool) {
@@ -102,11 +113,11 @@ func rangeOrder(field, start, end string) []deliverykit.FieldViolation {
 // cart products and sums that fit the wire's int32, time ranges in order,
 // opening intervals that end after they start and do not overlap within a
 // day.
-func orderRules(r *CreateTrackingOrderRequest) []deliverykit.FieldViolation {
-	var vs []deliverykit.FieldViolation
+func orderRules(r *CreateTrackingOrderRequest) validation.Violations {
+	var vs validation.Violations
 	if r.Locale != "" && len(r.Locale) <= 35 {
 		if _, err := language.Parse(r.Locale); err != nil {
-			vs = append(vs, violation("locale", "locale", "must be a locale such as sv-SE"))
+			vs.Add("locale", "locale", "must be a locale such as sv-SE")
 		}
 	}
 	if p := r.Promises; p != nil {
@@ -135,10 +146,10 @@ func orderRules(r *CreateTrackingOrderRequest) []deliverykit.FieldViolation {
 				}
 				f := fmt.Sprintf("destination.operational_hours.%s[%d]", day.name, i)
 				if tr.End <= tr.Start {
-					vs = append(vs, violation(f+".end", "gtfield", "must be after start"))
+					vs.Add(f+".end", "gtfield", "must be after start")
 				}
 				if prevEnd != "" && tr.Start < prevEnd {
-					vs = append(vs, violation(f+".start", "order", "must not be before the end of the previous range of the day"))
+					vs.Add(f+".start", "order", "must not be before the end of the previous range of the day")
 				}
 				prevEnd = tr.End
 			}

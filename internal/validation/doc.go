@@ -19,6 +19,14 @@
 // piece (the delivery session validates each delivery under its own
 // prefix) assemble the same result.
 //
+// Rules an area checks in code go into a Violations collection (Add,
+// Addf), with the tags of parts validated one by one (Tags); its Err is
+// the error Check would give for them. It is the one collector of the
+// module: areas do not keep their own.
+//
+// A request may name its site (site_id), which its caller's site must
+// match; SiteRule is that one rule, worded by each area for its callers.
+//
 // # Violations
 //
 // Field is the JSON path without the Go struct name, Rule is the

@@ -79,3 +79,33 @@ func ExampleJoin() {
 	// Output:
 	// invalid request: currency: is required; lines[1].quantity: must be greater than 0
 }
+
+// Violations collects what an area checks in code and the tags of the parts
+// it validates one by one; Err reports them in Check's order.
+func ExampleViolations() {
+	validate := validation.New()
+	var vs validation.Violations
+	lines := []Line{{SKU: "A", Quantity: 1}, {SKU: "B", Quantity: 0}}
+	for i, l := range lines {
+		if err := vs.Tags(validate, fmt.Sprintf("lines[%d].", i), &l); err != nil {
+			panic(err) // only for values that are not structs
+		}
+	}
+	if len(lines) > 1 {
+		vs.Addf("lines", "max", "must have at most %d entries for this carrier", 1)
+	}
+	fmt.Println(vs.Err())
+	// Output:
+	// invalid request: lines: must have at most 1 entries for this carrier; lines[1].quantity: must be greater than 0
+}
+
+// A SiteRule refuses a request that names another site than its caller's.
+func ExampleSiteRule() {
+	rule := validation.SiteRule{Field: "site_id", Message: "site_id is not the caller's site", Violation: "is not the caller's site"}
+	fmt.Println(rule.Check("site-a", ""))
+	err := rule.Check("site-a", "site-b")
+	fmt.Println(deliverykit.KindOf(err), "-", deliverykit.ViolationsOf(err))
+	// Output:
+	// <nil>
+	// permission denied - [site_id: is not the caller's site]
+}
