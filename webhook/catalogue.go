@@ -72,7 +72,7 @@ func Catalogue() []CatalogueEntry {
 				TosID: "tos_7f3a", ExternalID: "SO-10071", SessionID: "cs_91b2", Source: "checkout", CompletedAt: t,
 				Locale: "sv-SE", Country: "SE", Currency: "SEK", ProductRef: "north-parcel-point", DeliveryType: "pickup",
 				Warehouse: warehouse, Customer: receiver, CustomerAddress: home,
-				Pickup: &event.Location{ExternalID: "NP-4471", Type: "store", Address: deliverykit.Address{Name: "Corner Shop Storgatan", Street: "Storgatan", StreetNumber: "30", PostalCode: "11123", City: "Stockholm", Country: "SE"}},
+				Pickup:        &event.Location{ExternalID: "NP-4471", Type: "store", Address: deliverykit.Address{Name: "Corner Shop Storgatan", Street: "Storgatan", StreetNumber: "30", PostalCode: "11123", City: "Stockholm", Country: "SE"}},
 				Cart:          event.Cart{Total: 189900, Items: []event.Item{{SKU: "TENT-2P", Name: "Tent, 2 persons", Quantity: 1, Price: 189900}}},
 				ShippingPrice: 4900,
 				Promise:       &event.TimeRange{Earliest: t.Add(24 * time.Hour), Latest: t.Add(72 * time.Hour)},
