@@ -162,61 +162,11 @@ func (s *Service) deliver(ctx context.Context, rf ref) (bool, error) {
 	now := s.opts.Clock.Now().UTC()
 	key := deliveryKey(rf.Site, rf.Endpoint, rf.Seq)
 	t := s.endpoints[rf.Site][rf.Endpoint]
-	var claimed record
-	var version uint64
-	skip := false
-	var n note
-	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		skip, n = false, note{}
-		it, err := deliveries.Get(tx, key)
-		if errors.Is(err, storage.ErrNotFound) {
-			skip = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		r := it.Value
-		if r.settled() || !r.Due || r.NextAttempt.After(now) {
-			skip = true
-			return nil
-		}
-		// Only configured, enabled endpoints are sent to; the
-		// deliveries of others die here without a request.
-		reason := ""
-		if t == nil {
-			reason = "the endpoint is no longer configured"
-		} else if st, err := state(tx, r.Site, r.Endpoint); err != nil {
-			return err
-		} else if st.Disabled {
-			reason = "the endpoint is disabled"
-		}
-		if reason != "" {
-			skip = true
-			r.LastError = reason
-			err := s.kill(tx, &r, it.Version, now)
-			n.dead = r
-			return err
-		}
-		old := dueKey(&r)
-		r.NextAttempt = now.Add(s.opts.Lease)
-		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
-			return err
-		}
-		if _, err := due.Put(tx, dueKey(&r), rf, storage.AnyVersion); err != nil {
-			return err
-		}
-		version, err = deliveries.Put(tx, key, r, storage.VersionIs(it.Version))
-		claimed = r
-		return err
-	})
-	if errors.Is(err, storage.ErrConflict) {
-		return false, nil // another sender claimed it first
-	}
-	if err != nil || skip {
-		s.log(ctx, n, err)
+	claimed, version, ok, err := s.claim(ctx, rf, t, now)
+	if err != nil || !ok {
 		return false, err
 	}
+	var n note
 	out := s.send(ctx, t, &claimed, now)
 	// Settle with a fresh context: the request was made, so its outcome
 	// is recorded even when the caller's context ended meanwhile.
@@ -237,6 +187,62 @@ func (s *Service) deliver(ctx context.Context, rf ref) (bool, error) {
 	}
 	s.log(ctx, n, err)
 	return out.ok() && err == nil, err
+}
+
+// claim moves a due delivery's next attempt a lease ahead, so that no
+// other sender takes it meanwhile, and returns it with its new version.
+// ok is false when there is nothing to send: the delivery is not due
+// (another sender claimed it, or it was settled), or its endpoint is no
+// longer configured or disabled, in which case it dies here.
+func (s *Service) claim(ctx context.Context, rf ref, t *target, now time.Time) (claimed record, version uint64, ok bool, err error) {
+	key := deliveryKey(rf.Site, rf.Endpoint, rf.Seq)
+	var n note
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		ok, n = false, note{}
+		it, err := deliveries.Get(tx, key)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		r := it.Value
+		if r.settled() || !r.Due || r.NextAttempt.After(now) {
+			return nil
+		}
+		// Only configured, enabled endpoints are sent to; the
+		// deliveries of others die here without a request.
+		reason := ""
+		if t == nil {
+			reason = "the endpoint is no longer configured"
+		} else if st, err := state(tx, r.Site, r.Endpoint); err != nil {
+			return err
+		} else if st.Disabled {
+			reason = "the endpoint is disabled"
+		}
+		if reason != "" {
+			r.LastError = reason
+			err := s.kill(tx, &r, it.Version, now)
+			n.dead = r
+			return err
+		}
+		old := dueKey(&r)
+		r.NextAttempt = now.Add(s.opts.Lease)
+		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
+			return err
+		}
+		if _, err := due.Put(tx, dueKey(&r), rf, storage.AnyVersion); err != nil {
+			return err
+		}
+		version, err = deliveries.Put(tx, key, r, storage.VersionIs(it.Version))
+		claimed, ok = r, err == nil
+		return err
+	})
+	if errors.Is(err, storage.ErrConflict) {
+		return record{}, 0, false, nil // another sender claimed it first
+	}
+	s.log(ctx, n, err)
+	return claimed, version, ok && err == nil, err
 }
 
 // send makes one attempt. It runs outside any transaction, with its own

@@ -3,7 +3,6 @@ package webhook
 import (
 	"encoding/base64"
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -222,13 +221,4 @@ func signers(secrets []string) ([]*standardwebhooks.Webhook, error) {
 		out = append(out, wh)
 	}
 	return out, nil
-}
-
-// hostPort is the address a URL dials, for log lines.
-func hostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return net.JoinHostPort(u.Hostname(), port)
 }

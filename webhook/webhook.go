@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -132,6 +134,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 		s.endpoints[site] = m
 	}
 	if len(vs) > 0 {
+		slices.SortFunc(vs, func(a, b deliverykit.FieldViolation) int { return strings.Compare(a.Field, b.Field) })
 		return nil, deliverykit.Invalid(vs...)
 	}
 	s.client = newClient(opts.AllowPrivate)
