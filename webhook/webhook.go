@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -174,13 +175,13 @@ type record struct {
 	Type     event.Type `json:"type"`
 	Subject  string     `json:"subject"`
 	// Body is the request body, made once so that every attempt and
-	// redelivery sends the same bytes.
-	Body        []byte    `json:"body"`
-	Redelivery  bool      `json:"redelivery,omitempty"`
-	Status      Status    `json:"status"`
-	Attempts    int       `json:"attempts,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
-	NextAttempt time.Time `json:"next_attempt,omitzero"`
+	// redelivery sends the same bytes. It is JSON, stored as such.
+	Body        json.RawMessage `json:"body"`
+	Redelivery  bool            `json:"redelivery,omitempty"`
+	Status      Status          `json:"status"`
+	Attempts    int             `json:"attempts,omitempty"`
+	CreatedAt   time.Time       `json:"created_at"`
+	NextAttempt time.Time       `json:"next_attempt,omitzero"`
 	// Due tells whether the record is the head of its queue, with an
 	// entry in the due index at NextAttempt.
 	Due          bool      `json:"due,omitempty"`
