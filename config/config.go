@@ -34,6 +34,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/webhook"
 )
 
 // Config is a whole deployment's configuration.
@@ -54,6 +55,10 @@ type Site struct {
 	// Catalog is the site's delivery offering, used by the checkout and
 	// delivery sessions; nil when the site offers none.
 	Catalog *catalog.Catalog `json:"catalog,omitempty"`
+	// Webhooks are the site's webhook endpoints (package webhook): where
+	// events are POSTed, signed with which secrets, and which event types
+	// each wants. Their problems are reported under "sites[i].webhooks[j].…".
+	Webhooks []webhook.Endpoint `json:"webhooks,omitempty"`
 }
 
 //go:embed demo.json
@@ -176,6 +181,9 @@ func (c *Config) Validate() error {
 				bad(p+".catalog."+v.Field, v.Rule, v.Message)
 			}
 		}
+		for _, v := range deliverykit.ViolationsOf(webhook.Validate(s.Webhooks)) {
+			bad(p+"."+v.Field, v.Rule, v.Message)
+		}
 	}
 	if len(vs) > 0 {
 		return deliverykit.Invalid(vs...)
@@ -204,6 +212,18 @@ func (c *Config) Catalogs() map[string]*catalog.Catalog {
 	for _, s := range c.Sites {
 		if s.Catalog != nil {
 			m[s.ID] = s.Catalog
+		}
+	}
+	return m
+}
+
+// Webhooks returns the webhook endpoints of every site that has some, by
+// site id (webhook.Options.Endpoints).
+func (c *Config) Webhooks() map[string][]webhook.Endpoint {
+	m := map[string][]webhook.Endpoint{}
+	for _, s := range c.Sites {
+		if len(s.Webhooks) > 0 {
+			m[s.ID] = s.Webhooks
 		}
 	}
 	return m

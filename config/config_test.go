@@ -9,6 +9,8 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -42,6 +44,10 @@ func TestParseErrors(t *testing.T) {
 		{"no sites", `{"sites": []}`, []string{"sites"}},
 		{"site problems", `{"sites": [{"id": "Bad Id", "name": " ", "api_key_sha256": ["abc"]}, {"id": "", "name": "x"}]}`,
 			[]string{"sites[0].id", "sites[0].name", "sites[0].api_key_sha256[0]", "sites[1].id", "sites[1].api_key_sha256"}},
+		{"webhook problems", `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"], "webhooks": [{"id": "erp", "url": "http://erp.example.com", "secrets": ["whsec_c2hvcnQ="], "events": ["parcel.changed", "parcel.exploded"]}]}]}`,
+			[]string{"sites[0].webhooks[0].url", "sites[0].webhooks[0].secrets[0]", "sites[0].webhooks[0].events[1]"}},
+		{"webhook unknown field", `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"], "webhooks": [{"id": "erp", "uri": "https://erp.example.com"}]}]}`,
+			[]string{"uri"}},
 		{"duplicates", `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"]}, {"id": "a", "name": "B", "api_key_sha256": ["` + strings.ToUpper(digestA) + `"]}]}`,
 			[]string{"sites[1].id", "sites[1].api_key_sha256[0]"}},
 	}
@@ -153,5 +159,21 @@ func TestCatalogErrorsCarryTheSitePath(t *testing.T) {
 	}
 	if _, err := Parse(strings.NewReader(`{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"], "catalog": {"locale": []}}]}`)); err == nil || !strings.Contains(err.Error(), "locale") {
 		t.Errorf("unknown catalog field: error = %v, want one naming it", err)
+	}
+}
+
+func TestWebhooks(t *testing.T) {
+	in := `{"sites": [
+	  {"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"],
+	   "webhooks": [{"id": "erp", "url": "https://erp.example.com/hooks", "secrets": ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], "events": ["parcel.changed"]}]},
+	  {"id": "b", "name": "B", "api_key_sha256": ["` + strings.Repeat("0", 64) + `"]}]}`
+	c, err := Parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]webhook.Endpoint{"a": {{ID: "erp", URL: "https://erp.example.com/hooks",
+		Secrets: []string{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, Events: []event.Type{event.TypeParcelChanged}}}}
+	if diff := cmp.Diff(want, c.Webhooks()); diff != "" {
+		t.Errorf("Webhooks (-want +got):\n%s", diff)
 	}
 }

@@ -60,6 +60,7 @@ import (
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/tracking"
+	"github.com/deliverykit/deliverykit/webhook"
 )
 
 // DefaultMaxBodyBytes is the request body limit when Options.MaxBodyBytes
@@ -105,6 +106,9 @@ type Options struct {
 	// Shipment, when set, serves area F under /v1/som, its labels and
 	// its OpenAPI document.
 	Shipment *shipment.Service
+	// Webhooks, when set, serves the site's webhook endpoints and
+	// deliveries under /v1/webhooks (see webhooks.go).
+	Webhooks *webhook.Service
 }
 
 // server holds what the handlers share.
@@ -171,6 +175,9 @@ func newServer(opts Options) *server {
 	}
 	if opts.Shipment != nil {
 		s.registerShipment(opts.Shipment)
+	}
+	if opts.Webhooks != nil {
+		s.registerWebhooks(opts.Webhooks)
 	}
 	for _, a := range areas {
 		// Every path under an area's base is authenticated first, so

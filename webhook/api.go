@@ -1,0 +1,265 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// Page sizes of Deliveries.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = 100
+)
+
+// EndpointView is an endpoint as the merchant API shows it: its
+// configuration without the secrets, and whether it is enabled.
+type EndpointView struct {
+	ID     string       `json:"id"`
+	URL    string       `json:"url"`
+	Events []event.Type `json:"events"`
+	// Secrets is how many secrets sign its deliveries (2 during a
+	// rotation).
+	Secrets int `json:"secrets"`
+	// Enabled is false after the endpoint answered 410 Gone; then
+	// DisabledAt and DisabledReason say when and why.
+	Enabled        bool       `json:"enabled"`
+	DisabledAt     *time.Time `json:"disabled_at,omitempty"`
+	DisabledReason string     `json:"disabled_reason,omitempty"`
+}
+
+// Delivery is one delivery of an event to an endpoint, as the merchant API
+// shows it.
+type Delivery struct {
+	// ID names the delivery among the endpoint's (the before cursor of
+	// the list).
+	ID        string     `json:"id"`
+	EventID   string     `json:"event_id"`
+	EventType event.Type `json:"event_type"`
+	Subject   string     `json:"subject"`
+	Status    Status     `json:"status"`
+	// Redelivery is true for a delivery asked for with redeliver.
+	Redelivery bool      `json:"redelivery,omitempty"`
+	Attempts   int       `json:"attempts"`
+	CreatedAt  time.Time `json:"created_at"`
+	// NextAttemptAt is when it is tried next (pending and retrying only;
+	// a pending delivery behind an earlier one of its subject has none).
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	LastAttemptAt *time.Time `json:"last_attempt_at,omitempty"`
+	// LastResponseCode is the HTTP status of the last answer (absent when
+	// there was none: a timeout, a refused connection).
+	LastResponseCode int `json:"last_response_code,omitempty"`
+	// LastError says why the last attempt failed.
+	LastError string `json:"last_error,omitempty"`
+	// LastResponse is the start of the last answer's body (at most 4 KiB).
+	LastResponse string     `json:"last_response,omitempty"`
+	SettledAt    *time.Time `json:"settled_at,omitempty"`
+}
+
+// DeliveryPage is a page of an endpoint's deliveries, newest first.
+type DeliveryPage struct {
+	Deliveries []Delivery `json:"deliveries"`
+	// NextBefore, when set, is the before of the next (older) page.
+	NextBefore string `json:"next_before,omitempty"`
+}
+
+// DeliveriesQuery selects a page of deliveries.
+type DeliveriesQuery struct {
+	// Before starts the page after (older than) the delivery with this id;
+	// empty starts at the newest.
+	Before string
+	// Limit is the page size: 0 means DefaultPageSize, more than
+	// MaxPageSize is MaxPageSize, negative is InvalidArgument.
+	Limit int
+}
+
+func view(r *record) Delivery {
+	d := Delivery{
+		ID: storage.Uint64Key(r.Seq), EventID: r.EventID, EventType: r.Type, Subject: r.Subject,
+		Status: r.Status, Redelivery: r.Redelivery, Attempts: r.Attempts, CreatedAt: r.CreatedAt,
+		LastResponseCode: r.LastCode, LastError: r.LastError, LastResponse: r.LastResponse,
+	}
+	if r.Due {
+		d.NextAttemptAt = timePtr(r.NextAttempt)
+	}
+	if !r.LastAttempt.IsZero() {
+		d.LastAttemptAt = timePtr(r.LastAttempt)
+	}
+	if !r.SettledAt.IsZero() {
+		d.SettledAt = timePtr(r.SettledAt)
+	}
+	return d
+}
+
+func timePtr(t time.Time) *time.Time { return &t }
+
+// target returns a configured endpoint of site, or NotFound.
+func (s *Service) target(site, id string) (*target, error) {
+	t := s.endpoints[site][id]
+	if t == nil {
+		return nil, deliverykit.E(deliverykit.KindNotFound, "no such webhook endpoint")
+	}
+	return t, nil
+}
+
+// Endpoints lists the site's endpoints in id order.
+func (s *Service) Endpoints(ctx context.Context, site string) ([]EndpointView, error) {
+	ids := make([]string, 0, len(s.endpoints[site]))
+	for id := range s.endpoints[site] {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]EndpointView, 0, len(ids))
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		out = out[:0]
+		for _, id := range ids {
+			v, err := s.endpointView(tx, site, s.endpoints[site][id])
+			if err != nil {
+				return err
+			}
+			out = append(out, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Endpoint returns one of the site's endpoints.
+func (s *Service) Endpoint(ctx context.Context, site, id string) (EndpointView, error) {
+	t, err := s.target(site, id)
+	if err != nil {
+		return EndpointView{}, err
+	}
+	var v EndpointView
+	err = s.store.View(ctx, func(tx storage.Tx) error {
+		v, err = s.endpointView(tx, site, t)
+		return err
+	})
+	return v, err
+}
+
+func (s *Service) endpointView(tx storage.Tx, site string, t *target) (EndpointView, error) {
+	st, err := state(tx, site, t.ID)
+	if err != nil {
+		return EndpointView{}, err
+	}
+	v := EndpointView{ID: t.ID, URL: t.URL, Events: slices.Clone(t.Events), Secrets: len(t.Secrets), Enabled: !st.Disabled}
+	if st.Disabled {
+		v.DisabledAt, v.DisabledReason = timePtr(st.DisabledAt), st.Reason
+	}
+	return v, nil
+}
+
+// Enable lets a disabled endpoint receive events again, from now on:
+// what happened while it was disabled is not sent (redeliver what is
+// wanted). Enabling an enabled endpoint changes nothing.
+func (s *Service) Enable(ctx context.Context, site, id string) (EndpointView, error) {
+	t, err := s.target(site, id)
+	if err != nil {
+		return EndpointView{}, err
+	}
+	var v EndpointView
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		if err := states.Delete(tx, storage.Key(site, id), storage.AnyVersion); err != nil {
+			return err
+		}
+		v, err = s.endpointView(tx, site, t)
+		return err
+	})
+	return v, err
+}
+
+// Deliveries lists an endpoint's deliveries, newest first. Settled
+// deliveries are kept for Options.Retention.
+func (s *Service) Deliveries(ctx context.Context, site, id string, q DeliveriesQuery) (DeliveryPage, error) {
+	if _, err := s.target(site, id); err != nil {
+		return DeliveryPage{}, err
+	}
+	if q.Limit < 0 {
+		return DeliveryPage{}, deliverykit.InvalidField("limit", "gte", "must not be negative")
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultPageSize
+	}
+	limit = min(limit, MaxPageSize)
+	rg := storage.Range{Prefix: storage.KeyPrefix(site, id), Reverse: true, Limit: limit + 1}
+	if q.Before != "" {
+		seq, err := storage.ParseUint64Key(q.Before)
+		if err != nil || len(q.Before) != len(storage.Uint64Key(0)) {
+			return DeliveryPage{}, deliverykit.InvalidField("before", "format", "must be the id of a delivery")
+		}
+		rg.After = deliveryKey(site, id, seq)
+	}
+	page := DeliveryPage{Deliveries: []Delivery{}}
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		page.Deliveries, page.NextBefore = page.Deliveries[:0], ""
+		for it, err := range deliveries.Scan(tx, rg) {
+			if err != nil {
+				return err
+			}
+			if len(page.Deliveries) == limit {
+				page.NextBefore = page.Deliveries[limit-1].ID
+				break
+			}
+			page.Deliveries = append(page.Deliveries, view(&it.Value))
+		}
+		return nil
+	})
+	return page, err
+}
+
+// Redeliver sends an event to an endpoint again, as a new delivery queued
+// behind the endpoint's pending deliveries of the same subject, with the
+// same body and webhook-id as before. The event must have been delivered
+// (or tried) to the endpoint within Options.Retention; else NotFound. A
+// disabled endpoint is FailedPrecondition: enable it first.
+func (s *Service) Redeliver(ctx context.Context, site, id, eventID string) (Delivery, error) {
+	if _, err := s.target(site, id); err != nil {
+		return Delivery{}, err
+	}
+	if eventID == "" || strings.Contains(eventID, storage.KeySep) {
+		return Delivery{}, deliverykit.E(deliverykit.KindNotFound, "no delivery of this event to the endpoint")
+	}
+	now := s.opts.Clock.Now().UTC()
+	var out Delivery
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		st, err := state(tx, site, id)
+		if err != nil {
+			return err
+		}
+		if st.Disabled {
+			return deliverykit.E(deliverykit.KindFailedPrecondition, "the endpoint is disabled: enable it first")
+		}
+		seq, err := byEvent.Get(tx, storage.Key(site, id, eventID))
+		if errors.Is(err, storage.ErrNotFound) {
+			return deliverykit.E(deliverykit.KindNotFound, "no delivery of this event to the endpoint")
+		}
+		if err != nil {
+			return err
+		}
+		prev, err := deliveries.Get(tx, deliveryKey(site, id, seq.Value))
+		if err != nil {
+			return err
+		}
+		p := prev.Value
+		r := record{Site: site, Endpoint: id, EventID: p.EventID, Type: p.Type, Subject: p.Subject, Body: p.Body,
+			Redelivery: true, Status: StatusPending, CreatedAt: now}
+		if err := enqueue(tx, &r, now); err != nil {
+			return err
+		}
+		out = view(&r)
+		return nil
+	})
+	if err != nil {
+		return Delivery{}, err
+	}
+	s.poke()
+	return out, nil
+}

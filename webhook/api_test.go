@@ -1,0 +1,180 @@
+package webhook
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDeliveriesPages(t *testing.T) {
+	rc := newReceiver(t, nil)
+	e := newEnv(t, nil, map[string][]Endpoint{"s1": {endpoint("erp", rc.URL)}, "s2": {endpoint("erp", rc.URL)}}, nil)
+	for i := range 5 {
+		e.handle(t, parcelEvent(t, fmt.Sprintf("evt_%d", i), "s1", fmt.Sprintf("CP%d", i), "IN_TRANSIT"))
+	}
+	e.handle(t, parcelEvent(t, "evt_other", "s2", "CP9", "IN_TRANSIT"))
+	var pages [][]string
+	before := ""
+	for {
+		page, err := e.svc.Deliveries(t.Context(), "s1", "erp", DeliveriesQuery{Limit: 2, Before: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, d := range page.Deliveries {
+			ids = append(ids, d.EventID)
+		}
+		pages = append(pages, ids)
+		if page.NextBefore == "" {
+			break
+		}
+		before = page.NextBefore
+	}
+	want := [][]string{{"evt_4", "evt_3"}, {"evt_2", "evt_1"}, {"evt_0"}}
+	if diff := cmp.Diff(want, pages); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+
+	errs := []struct {
+		name, site, endpoint string
+		q                    DeliveriesQuery
+		want                 deliverykit.Kind
+	}{
+		{"negative limit", "s1", "erp", DeliveriesQuery{Limit: -1}, deliverykit.KindInvalidArgument},
+		{"malformed before", "s1", "erp", DeliveriesQuery{Before: "12"}, deliverykit.KindInvalidArgument},
+		{"unknown endpoint", "s1", "nope", DeliveriesQuery{}, deliverykit.KindNotFound},
+		{"no site", "", "erp", DeliveriesQuery{}, deliverykit.KindNotFound},
+		{"site without webhooks", "s3", "erp", DeliveriesQuery{}, deliverykit.KindNotFound},
+	}
+	for _, tt := range errs {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := e.svc.Deliveries(t.Context(), tt.site, tt.endpoint, tt.q)
+			if err == nil || deliverykit.KindOf(err) != tt.want {
+				t.Errorf("err = %v, want %s", err, tt.want)
+			}
+		})
+	}
+	// Another site's deliveries to an endpoint of the same id are its own.
+	page, err := e.svc.Deliveries(t.Context(), "s2", "erp", DeliveriesQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Deliveries) != 1 || page.Deliveries[0].EventID != "evt_other" {
+		t.Errorf("s2 sees %+v", page.Deliveries)
+	}
+	// A limit above the maximum is the maximum.
+	page, err = e.svc.Deliveries(t.Context(), "s1", "erp", DeliveriesQuery{Limit: MaxPageSize + 1})
+	if err != nil || len(page.Deliveries) != 5 {
+		t.Errorf("Deliveries = %d entries, %v", len(page.Deliveries), err)
+	}
+}
+
+func TestRedeliver(t *testing.T) {
+	rc := newReceiver(t, nil)
+	e := newEnv(t, nil, map[string][]Endpoint{"s1": {endpoint("erp", rc.URL)}, "s2": {endpoint("erp", rc.URL)}}, nil)
+	e.handle(t, parcelEvent(t, "evt_1", "s1", "CP1", "IN_TRANSIT"))
+	e.dispatch(t)
+	e.clock.Advance(time.Minute)
+	d, err := e.svc.Redeliver(t.Context(), "s1", "erp", "evt_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := e.clock.Now()
+	want := Delivery{ID: d.ID, EventID: "evt_1", EventType: event.TypeParcelChanged, Subject: "CP1", Status: StatusPending, Redelivery: true,
+		CreatedAt: next, NextAttemptAt: &next}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Errorf("Redeliver (-want +got):\n%s", diff)
+	}
+	e.dispatch(t)
+	hits := rc.got()
+	if len(hits) != 2 || string(hits[0].Body) != string(hits[1].Body) || hits[1].Header.Get(HeaderID) != "evt_1" {
+		t.Fatalf("requests %+v, want the same body and id twice", hits)
+	}
+	if err := Verify(hits[1].Body, hits[1].Header, e.clock.Now(), secretA); err != nil {
+		t.Errorf("the redelivery does not verify: %v", err)
+	}
+	if diff := cmp.Diff([]string{"evt_1:delivered", "evt_1:delivered"}, e.statuses(t, "s1", "erp")); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+
+	errs := []struct {
+		name, site, endpoint, event string
+		want                        deliverykit.Kind
+	}{
+		{"unknown event", "s1", "erp", "evt_9", deliverykit.KindNotFound},
+		{"empty event", "s1", "erp", "", deliverykit.KindNotFound},
+		{"key separator", "s1", "erp", "evt_1\x00", deliverykit.KindNotFound},
+		{"unknown endpoint", "s1", "nope", "evt_1", deliverykit.KindNotFound},
+		{"another site's event", "s2", "erp", "evt_1", deliverykit.KindNotFound},
+	}
+	for _, tt := range errs {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := e.svc.Redeliver(t.Context(), tt.site, tt.endpoint, tt.event)
+			if err == nil || deliverykit.KindOf(err) != tt.want {
+				t.Errorf("err = %v, want %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRetention: settled deliveries are deleted after Retention, pending
+// ones are kept.
+func TestRetention(t *testing.T) {
+	rc := newReceiver(t, func(h hit) (int, string) {
+		if h.Header.Get(HeaderID) == "evt_2" {
+			return http.StatusInternalServerError, "no"
+		}
+		return http.StatusOK, "ok"
+	})
+	e := newEnv(t, nil, map[string][]Endpoint{"s1": {endpoint("erp", rc.URL)}}, func(o *Options) {
+		o.Retention = 24 * time.Hour
+		o.RetryMax = time.Hour
+		o.MaxAttempts = 1000
+	})
+	e.handle(t, parcelEvent(t, "evt_1", "s1", "CP1", "IN_TRANSIT"), parcelEvent(t, "evt_2", "s1", "CP2", "IN_TRANSIT"))
+	e.dispatch(t)
+	e.clock.Advance(24*time.Hour - time.Second)
+	e.dispatch(t)
+	if diff := cmp.Diff([]string{"evt_1:delivered", "evt_2:retrying"}, e.statuses(t, "s1", "erp")); diff != "" {
+		t.Errorf("before the retention ends (-want +got):\n%s", diff)
+	}
+	e.clock.Advance(time.Second)
+	e.dispatch(t)
+	if diff := cmp.Diff([]string{"evt_2:retrying"}, e.statuses(t, "s1", "erp")); diff != "" {
+		t.Errorf("after (-want +got):\n%s", diff)
+	}
+	if _, err := e.svc.Redeliver(t.Context(), "s1", "erp", "evt_1"); deliverykit.KindOf(err) != deliverykit.KindNotFound {
+		t.Errorf("Redeliver of an expired delivery: %v, want not found", err)
+	}
+}
+
+func TestEndpoints(t *testing.T) {
+	a := endpoint("b-second", "https://erp.example.com/b", secretA, secretB)
+	a.Events = []event.Type{event.TypeRefundChanged}
+	e := newEnv(t, nil, map[string][]Endpoint{"s1": {a, endpoint("a-first", "https://erp.example.com/a")}}, nil)
+	got, err := e.svc.Endpoints(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []EndpointView{
+		{ID: "a-first", URL: "https://erp.example.com/a", Events: event.Types, Secrets: 1, Enabled: true},
+		{ID: "b-second", URL: "https://erp.example.com/b", Events: []event.Type{event.TypeRefundChanged}, Secrets: 2, Enabled: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Endpoints (-want +got):\n%s", diff)
+	}
+	if got, err := e.svc.Endpoints(t.Context(), "s2"); err != nil || len(got) != 0 {
+		t.Errorf("another site's endpoints: %+v, %v", got, err)
+	}
+	if _, err := e.svc.Endpoint(t.Context(), "s2", "a-first"); deliverykit.KindOf(err) != deliverykit.KindNotFound {
+		t.Errorf("another site's endpoint: %v", err)
+	}
+	if _, err := e.svc.Enable(t.Context(), "s2", "a-first"); deliverykit.KindOf(err) != deliverykit.KindNotFound {
+		t.Errorf("enabling another site's endpoint: %v", err)
+	}
+}

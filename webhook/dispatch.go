@@ -1,0 +1,504 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"code.dny.dev/ssrf"
+	"github.com/deliverykit/deliverykit/internal/checked"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// UserAgent is sent with every delivery.
+const UserAgent = "deliverykit-webhooks/1"
+
+// newClient is the HTTP client of deliveries: no redirects (a receiver
+// that moved must be configured anew; following a redirect would send
+// the signed event, and the request, somewhere nobody configured), no
+// proxy from the environment (it would dial the receiver for us, past the
+// address check), and unless allowPrivate a dialer that refuses every
+// address outside the public unicast space, checked on the address
+// actually dialled, after name resolution, so a name that resolves to an
+// internal address is refused too.
+func newClient(allowPrivate bool) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		// The IANA special-purpose registries, kept by the library:
+		// loopback, RFC 1918, link-local, unspecified, carrier-grade
+		// NAT, documentation and benchmarking ranges, IPv4-mapped
+		// forms… Any port: receivers listen where they like.
+		dialer.Control = ssrf.New(ssrf.WithAnyPort()).Safe
+	}
+	tr := &http.Transport{
+		Proxy:                  nil,
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           100,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// Dispatch sends the deliveries due at the clock's time, at most
+// Options.Batch of them and Options.Concurrency at once, deletes settled
+// deliveries past their retention, and returns how many were delivered.
+// Each delivery is claimed first (its next attempt moved a lease ahead,
+// so another sender skips it), then sent outside any transaction, then
+// settled. A send cut short by a crash is sent again when the lease runs
+// out: delivery is at least once. Failed sends are not errors of
+// Dispatch; its error is the store's.
+func (s *Service) Dispatch(ctx context.Context) (int, error) {
+	now := s.opts.Clock.Now().UTC()
+	if err := s.prune(ctx, now); err != nil {
+		return 0, err
+	}
+	limit := timeKey(now)
+	var refs []ref
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		refs = refs[:0]
+		for it, err := range due.Scan(tx, storage.Range{Limit: s.opts.Batch}) {
+			if err != nil {
+				return err
+			}
+			if at, _, _ := strings.Cut(it.Key, storage.KeySep); at > limit {
+				break
+			}
+			refs = append(refs, it.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	var (
+		mu        sync.Mutex
+		delivered int
+		firstErr  error
+		wg        sync.WaitGroup
+	)
+	sem := make(chan struct{}, s.opts.Concurrency)
+	for _, r := range refs {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ok, err := s.deliver(ctx, r)
+			mu.Lock()
+			defer mu.Unlock()
+			if ok {
+				delivered++
+			}
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		}()
+	}
+	wg.Wait()
+	return delivered, firstErr
+}
+
+// Run calls Dispatch now, then every interval and whenever Handle queued
+// a delivery, until ctx ends; it returns ctx's error. Dispatch errors (an
+// unavailable store) are logged and tried again at the next tick. Sends
+// under way when ctx ends are finished (within Options.Timeout) and
+// recorded. Start it in its own goroutine, one per process.
+func (s *Service) Run(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		for {
+			n, err := s.Dispatch(ctx)
+			if err != nil && ctx.Err() == nil {
+				s.opts.Logger.ErrorContext(ctx, "webhook dispatch failed", "err", err)
+			}
+			// A full batch of successes means more may be due.
+			if err != nil || n < s.opts.Batch || ctx.Err() != nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		case <-s.wake:
+		}
+	}
+}
+
+// outcome is what one attempt gave.
+type outcome struct {
+	code     int    // HTTP status, 0 when there was no answer
+	err      string // why it failed, for the record
+	response string // the answer's first MaxResponseBytes, as text
+}
+
+func (o outcome) ok() bool { return o.code >= 200 && o.code < 300 }
+
+// deliver claims, sends and settles one delivery. It reports whether the
+// endpoint took it; a delivery not due (claimed by another sender, or
+// settled meanwhile) is skipped.
+func (s *Service) deliver(ctx context.Context, rf ref) (bool, error) {
+	now := s.opts.Clock.Now().UTC()
+	key := deliveryKey(rf.Site, rf.Endpoint, rf.Seq)
+	t := s.endpoints[rf.Site][rf.Endpoint]
+	claimed, version, ok, err := s.claim(ctx, rf, t, now)
+	if err != nil || !ok {
+		return false, err
+	}
+	var n note
+	out := s.send(ctx, t, &claimed, now)
+	// Settle with a fresh context: the request was made, so its outcome
+	// is recorded even when the caller's context ended meanwhile.
+	err = s.store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
+		n = note{}
+		it, err := deliveries.Get(tx, key)
+		if err != nil {
+			return err
+		}
+		if it.Version != version {
+			return nil // the lease ran out and another sender took it
+		}
+		r := it.Value
+		return s.settle(tx, &r, it.Version, out, now, &n)
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	s.log(ctx, n, err)
+	return out.ok() && err == nil, err
+}
+
+// claim moves a due delivery's next attempt a lease ahead, so that no
+// other sender takes it meanwhile, and returns it with its new version.
+// ok is false when there is nothing to send: the delivery is not due
+// (another sender claimed it, or it was settled), or its endpoint is no
+// longer configured or disabled, in which case it dies here.
+func (s *Service) claim(ctx context.Context, rf ref, t *target, now time.Time) (claimed record, version uint64, ok bool, err error) {
+	key := deliveryKey(rf.Site, rf.Endpoint, rf.Seq)
+	var n note
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		ok, n = false, note{}
+		it, err := deliveries.Get(tx, key)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		r := it.Value
+		if r.settled() || !r.Due || r.NextAttempt.After(now) {
+			return nil
+		}
+		// Only configured, enabled endpoints are sent to; the
+		// deliveries of others die here without a request.
+		reason := ""
+		if t == nil {
+			reason = "the endpoint is no longer configured"
+		} else if st, err := state(tx, r.Site, r.Endpoint); err != nil {
+			return err
+		} else if st.Disabled {
+			reason = "the endpoint is disabled"
+		}
+		if reason != "" {
+			r.LastError = reason
+			err := s.kill(tx, &r, it.Version, now)
+			n.dead = r
+			return err
+		}
+		old := dueKey(&r)
+		r.NextAttempt = now.Add(s.opts.Lease)
+		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
+			return err
+		}
+		if _, err := due.Put(tx, dueKey(&r), rf, storage.AnyVersion); err != nil {
+			return err
+		}
+		version, err = deliveries.Put(tx, key, r, storage.VersionIs(it.Version))
+		claimed, ok = r, err == nil
+		return err
+	})
+	if errors.Is(err, storage.ErrConflict) {
+		return record{}, 0, false, nil // another sender claimed it first
+	}
+	s.log(ctx, n, err)
+	return claimed, version, ok && err == nil, err
+}
+
+// send makes one attempt. It runs outside any transaction, with its own
+// deadline, and is not cut short when ctx ends: an attempt under way is
+// finished and recorded.
+func (s *Service) send(ctx context.Context, t *target, r *record, now time.Time) outcome {
+	sig, err := sign(t.signers, r.EventID, now, r.Body)
+	if err != nil {
+		return outcome{err: err.Error()}
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, t.url.String(), bytes.NewReader(r.Body))
+	if err != nil {
+		return outcome{err: err.Error()}
+	}
+	h := req.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", UserAgent)
+	h.Set(HeaderID, r.EventID)
+	h.Set(HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	h.Set(HeaderSignature, sig)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return outcome{err: attemptError(err, s.opts.Timeout)}
+	}
+	defer resp.Body.Close()
+	// Only the start of the answer matters (an excerpt for the merchant);
+	// the rest is not read, whatever its size.
+	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes))
+	out := outcome{code: resp.StatusCode, response: strings.ToValidUTF8(string(excerpt), "\uFFFD")}
+	if !out.ok() {
+		out.err = "HTTP " + strconv.Itoa(resp.StatusCode)
+		if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
+			out.err += " redirect (not followed) to " + truncate(loc, 200)
+		}
+	}
+	return out
+}
+
+// attemptError words a failed request for the record: short, and
+// without the request's URL (the merchant knows it; logs need not).
+func attemptError(err error, timeout time.Duration) string {
+	var ue interface{ Unwrap() error }
+	if errors.As(err, &ue) {
+		if inner := ue.Unwrap(); inner != nil {
+			err = inner
+		}
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("no answer within %s", timeout)
+	case errors.Is(err, ssrf.ErrProhibitedIP):
+		return "refused: the endpoint's address is not public (" + truncate(err.Error(), 300) + ")"
+	}
+	return truncate(err.Error(), 500)
+}
+
+// note is what a settling transaction has to log once it committed (an
+// Update function may run more than once, so it logs nothing itself).
+type note struct {
+	dead     record
+	disabled bool
+}
+
+func (s *Service) log(ctx context.Context, n note, err error) {
+	if err != nil || n.dead.Status != StatusDead {
+		return
+	}
+	r := n.dead
+	if n.disabled {
+		s.opts.Logger.WarnContext(ctx, "webhook endpoint disabled: it answered 410 Gone", "site", r.Site, "endpoint", r.Endpoint, "event_id", r.EventID)
+	}
+	s.opts.Logger.ErrorContext(ctx, "webhook delivery is dead", "site", r.Site, "endpoint", r.Endpoint,
+		"event_id", r.EventID, "type", string(r.Type), "attempts", r.Attempts, "err", r.LastError)
+}
+
+// settle records the outcome of an attempt.
+func (s *Service) settle(tx storage.Tx, r *record, version uint64, out outcome, now time.Time, n *note) error {
+	r.Attempts++
+	r.LastAttempt, r.LastCode, r.LastError, r.LastResponse = now, out.code, out.err, out.response
+	switch {
+	case out.ok():
+		r.Status = StatusDelivered
+		return s.finish(tx, r, version, now)
+	case out.code == http.StatusGone:
+		// The receiver says it is gone for good: stop sending to it
+		// until the merchant enables it again.
+		st := endpointState{Disabled: true, DisabledAt: now, Reason: "the endpoint answered 410 Gone"}
+		if _, err := states.Put(tx, storage.Key(r.Site, r.Endpoint), st, storage.AnyVersion); err != nil {
+			return err
+		}
+		n.disabled = true
+		err := s.kill(tx, r, version, now)
+		n.dead = *r
+		return err
+	case r.Attempts >= s.opts.MaxAttempts:
+		err := s.kill(tx, r, version, now)
+		n.dead = *r
+		return err
+	}
+	r.Status = StatusRetrying
+	old := dueKey(r)
+	r.NextAttempt = now.Add(s.backoff(r.Attempts))
+	if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
+		return err
+	}
+	if _, err := due.Put(tx, dueKey(r), ref{r.Site, r.Endpoint, r.Seq}, storage.AnyVersion); err != nil {
+		return err
+	}
+	_, err := deliveries.Put(tx, deliveryKey(r.Site, r.Endpoint, r.Seq), *r, storage.VersionIs(version))
+	return err
+}
+
+// kill makes r dead and lets its queue go on; the caller logs it at
+// ERROR once the transaction committed.
+func (s *Service) kill(tx storage.Tx, r *record, version uint64, now time.Time) error {
+	r.Status = StatusDead
+	return s.finish(tx, r, version, now)
+}
+
+// finish stores a settled r, takes it off its queue and the due index,
+// makes the next delivery of its queue due, and schedules r's expiry.
+func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time) error {
+	if r.Due {
+		if err := due.Delete(tx, dueKey(r), storage.AnyVersion); err != nil {
+			return err
+		}
+	}
+	if err := queues.Delete(tx, queueKey(r), storage.AnyVersion); err != nil {
+		return err
+	}
+	r.Due, r.NextAttempt, r.SettledAt = false, time.Time{}, now
+	if _, err := deliveries.Put(tx, deliveryKey(r.Site, r.Endpoint, r.Seq), *r, storage.VersionIs(version)); err != nil {
+		return err
+	}
+	if _, err := expiry.Put(tx, expiryKey(now.Add(s.opts.Retention), r.Seq), ref{r.Site, r.Endpoint, r.Seq}, storage.AnyVersion); err != nil {
+		return err
+	}
+	return promote(tx, r.Site, r.Endpoint, r.Subject, now)
+}
+
+// promote makes the first delivery of a queue due now, if it is not.
+func promote(tx storage.Tx, site, endpoint, subject string, now time.Time) error {
+	prefix := queuePrefix(site, endpoint, subject)
+	var next string
+	for it, err := range queues.Scan(tx, storage.Range{Prefix: prefix, Limit: 1}) {
+		if err != nil {
+			return err
+		}
+		next = it.Key
+	}
+	if next == "" {
+		return nil
+	}
+	seq, err := storage.ParseUint64Key(strings.TrimPrefix(next, prefix))
+	if err != nil {
+		return err
+	}
+	it, err := deliveries.Get(tx, deliveryKey(site, endpoint, seq))
+	if err != nil {
+		return err
+	}
+	r := it.Value
+	if r.Due {
+		return nil
+	}
+	r.Due, r.NextAttempt = true, now
+	if _, err := due.Put(tx, dueKey(&r), ref{site, endpoint, seq}, storage.AnyVersion); err != nil {
+		return err
+	}
+	_, err = deliveries.Put(tx, it.Key, r, storage.VersionIs(it.Version))
+	return err
+}
+
+// prune deletes settled deliveries past their retention, at most a batch
+// per call. It looks first, so that a Dispatch with nothing to delete
+// writes nothing.
+func (s *Service) prune(ctx context.Context, now time.Time) error {
+	limit := timeKey(now)
+	type expired struct {
+		key string
+		rf  ref
+	}
+	var list []expired
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		list = list[:0]
+		for it, err := range expiry.Scan(tx, storage.Range{Limit: s.opts.Batch}) {
+			if err != nil {
+				return err
+			}
+			if at, _, _ := strings.Cut(it.Key, storage.KeySep); at > limit {
+				break
+			}
+			list = append(list, expired{it.Key, it.Value})
+		}
+		return nil
+	})
+	if err != nil || len(list) == 0 {
+		return err
+	}
+	return s.store.Update(ctx, func(tx storage.Tx) error {
+		for _, e := range list {
+			if err := expiry.Delete(tx, e.key, storage.AnyVersion); err != nil {
+				return err
+			}
+			key := deliveryKey(e.rf.Site, e.rf.Endpoint, e.rf.Seq)
+			it, err := deliveries.Get(tx, key)
+			if errors.Is(err, storage.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := deliveries.Delete(tx, key, storage.AnyVersion); err != nil {
+				return err
+			}
+			// The event's index entry goes with its latest delivery;
+			// an older one leaves it to the newer.
+			ek := storage.Key(e.rf.Site, e.rf.Endpoint, it.Value.EventID)
+			latest, err := byEvent.Get(tx, ek)
+			if errors.Is(err, storage.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if latest.Value == e.rf.Seq {
+				if err := byEvent.Delete(tx, ek, storage.AnyVersion); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// backoff is RetryBase × 2^(attempts−1), at most RetryMax, less a random
+// part of up to half of it.
+func (s *Service) backoff(attempts int) time.Duration {
+	b := s.opts.RetryBase
+	for i := 1; i < attempts && b < s.opts.RetryMax; i++ {
+		next, ok := checked.Mul(b, 2)
+		if !ok {
+			b = s.opts.RetryMax
+			break
+		}
+		b = next
+	}
+	b = min(b, s.opts.RetryMax)
+	return b - time.Duration(s.opts.Jitter()*float64(b/2))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}

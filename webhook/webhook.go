@@ -1,0 +1,363 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/storage"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+)
+
+// Defaults of Options.
+const (
+	DefaultBatch       = 100
+	DefaultConcurrency = 4
+	DefaultTimeout     = 10 * time.Second
+	DefaultRetryBase   = 5 * time.Second
+	DefaultRetryMax    = time.Hour
+	DefaultMaxAttempts = 15
+	DefaultRetention   = 30 * 24 * time.Hour
+	// MaxResponseBytes is how much of a receiver's answer is read and
+	// kept (the excerpt the deliveries list shows).
+	MaxResponseBytes = 4 << 10
+)
+
+// Options configures a Service. A zero field means its default.
+type Options struct {
+	// Endpoints are the webhook endpoints by site id (config.Webhooks).
+	Endpoints map[string][]Endpoint
+	// Clock defaults to the system clock. Tests set a ManualClock.
+	Clock deliverykit.Clock
+	// Logger receives dead deliveries (ERROR), disabled endpoints and
+	// dispatch errors. Default: slog.Default().
+	Logger *slog.Logger
+	// Batch is how many due deliveries one Dispatch call sends at most;
+	// Concurrency how many of them are in flight at once (each is the
+	// oldest pending delivery of its endpoint and subject, so sending
+	// them together keeps every subject in order).
+	Batch, Concurrency int
+	// Timeout bounds one attempt: connecting, sending and reading the
+	// answer.
+	Timeout time.Duration
+	// Lease is how long a claimed delivery is left to its sender before
+	// another may send it again. Default: Timeout plus a minute.
+	Lease time.Duration
+	// RetryBase and RetryMax bound the backoff: the n-th failure waits
+	// RetryBase × 2^(n−1), at most RetryMax, of which a random part (up
+	// to half) is taken off so that retries to one receiver spread out.
+	RetryBase, RetryMax time.Duration
+	// MaxAttempts is how many failed attempts make a delivery dead.
+	MaxAttempts int
+	// Retention is how long settled (delivered or dead) deliveries are
+	// kept for the deliveries list and redelivery.
+	Retention time.Duration
+	// Jitter returns a number in [0, 1); default math/rand/v2.Float64.
+	Jitter func() float64
+	// AllowPrivate lets requests reach loopback, private, link-local and
+	// other non-public addresses. Leave it off in production: with it, a
+	// webhook URL can reach services inside the network. Tests and
+	// development receivers on 127.0.0.1 set it.
+	AllowPrivate bool
+}
+
+// Service records the deliveries of events to the merchants' webhook
+// endpoints and sends them. It is safe for concurrent use.
+type Service struct {
+	store     storage.Store
+	opts      Options
+	endpoints map[string]map[string]*target // site → endpoint id
+	client    *http.Client
+	// wake tells Run that Handle queued something.
+	wake chan struct{}
+}
+
+// target is a configured endpoint, parsed once.
+type target struct {
+	Endpoint
+	url     *url.URL
+	signers []*standardwebhooks.Webhook
+}
+
+// New returns the Service of opts.Endpoints on store. Endpoints are
+// validated as config validates them; an invalid one is an InvalidArgument
+// error whose fields start with "<site>.webhooks[i]".
+func New(store storage.Store, opts Options) (*Service, error) {
+	if opts.Clock == nil {
+		opts.Clock = deliverykit.SystemClock{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	opts.Batch = positiveOr(opts.Batch, DefaultBatch)
+	opts.Concurrency = positiveOr(opts.Concurrency, DefaultConcurrency)
+	opts.Timeout = positiveOr(opts.Timeout, DefaultTimeout)
+	opts.Lease = positiveOr(opts.Lease, opts.Timeout+time.Minute)
+	opts.RetryBase = positiveOr(opts.RetryBase, DefaultRetryBase)
+	opts.RetryMax = positiveOr(opts.RetryMax, DefaultRetryMax)
+	opts.MaxAttempts = positiveOr(opts.MaxAttempts, DefaultMaxAttempts)
+	opts.Retention = positiveOr(opts.Retention, DefaultRetention)
+	if opts.Jitter == nil {
+		opts.Jitter = rand.Float64
+	}
+	s := &Service{store: store, opts: opts, endpoints: map[string]map[string]*target{}, wake: make(chan struct{}, 1)}
+	var vs []deliverykit.FieldViolation
+	for site, eps := range opts.Endpoints {
+		for _, v := range violations(eps) {
+			v.Field = site + "." + v.Field
+			vs = append(vs, v)
+		}
+		if len(vs) > 0 {
+			continue
+		}
+		m := map[string]*target{}
+		for _, e := range eps {
+			u, err := url.Parse(e.URL)
+			if err != nil {
+				return nil, err // validated above
+			}
+			ws, err := signers(e.Secrets)
+			if err != nil {
+				return nil, err
+			}
+			m[e.ID] = &target{Endpoint: e, url: u, signers: ws}
+		}
+		s.endpoints[site] = m
+	}
+	if len(vs) > 0 {
+		slices.SortFunc(vs, func(a, b deliverykit.FieldViolation) int { return strings.Compare(a.Field, b.Field) })
+		return nil, deliverykit.Invalid(vs...)
+	}
+	s.client = newClient(opts.AllowPrivate)
+	return s, nil
+}
+
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Status is where a delivery is.
+type Status string
+
+// The statuses of a delivery.
+const (
+	// StatusPending: not tried yet (it may wait for an earlier delivery
+	// of the same endpoint and subject).
+	StatusPending Status = "pending"
+	// StatusRetrying: tried and failed; tried again at next_attempt_at.
+	StatusRetrying Status = "retrying"
+	// StatusDelivered: the endpoint answered 2xx.
+	StatusDelivered Status = "delivered"
+	// StatusDead: given up (too many failures, 410 Gone, or the endpoint
+	// disabled or no longer configured). It can be redelivered.
+	StatusDead Status = "dead"
+)
+
+// record is a delivery as stored.
+type record struct {
+	Seq      uint64     `json:"seq"`
+	Site     string     `json:"site"`
+	Endpoint string     `json:"endpoint"`
+	EventID  string     `json:"event_id"`
+	Type     event.Type `json:"type"`
+	Subject  string     `json:"subject"`
+	// Body is the request body, made once so that every attempt and
+	// redelivery sends the same bytes. It is JSON, stored as such.
+	Body        json.RawMessage `json:"body"`
+	Redelivery  bool            `json:"redelivery,omitempty"`
+	Status      Status          `json:"status"`
+	Attempts    int             `json:"attempts,omitempty"`
+	CreatedAt   time.Time       `json:"created_at"`
+	NextAttempt time.Time       `json:"next_attempt,omitzero"`
+	// Due tells whether the record is the head of its queue, with an
+	// entry in the due index at NextAttempt.
+	Due          bool      `json:"due,omitempty"`
+	LastAttempt  time.Time `json:"last_attempt,omitzero"`
+	LastCode     int       `json:"last_code,omitempty"`
+	LastError    string    `json:"last_error,omitempty"`
+	LastResponse string    `json:"last_response,omitempty"`
+	SettledAt    time.Time `json:"settled_at,omitzero"`
+}
+
+func (r *record) settled() bool { return r.Status == StatusDelivered || r.Status == StatusDead }
+
+// ref names a delivery from the indexes.
+type ref struct {
+	Site     string `json:"site"`
+	Endpoint string `json:"endpoint"`
+	Seq      uint64 `json:"seq"`
+}
+
+// endpointState is what the service keeps of an endpoint besides its
+// configuration.
+type endpointState struct {
+	Disabled   bool      `json:"disabled,omitempty"`
+	DisabledAt time.Time `json:"disabled_at,omitzero"`
+	Reason     string    `json:"reason,omitempty"`
+}
+
+var (
+	// deliveries: site, endpoint, seq → the delivery, so an endpoint's
+	// deliveries are one range in creation order.
+	deliveries = storage.Collection[record]{Name: "webhook.deliveries"}
+	// byEvent: site, endpoint, event id → seq of the latest delivery of
+	// the event; written MustNotExist by Handle, which makes it
+	// idempotent.
+	byEvent = storage.Collection[uint64]{Name: "webhook.events"}
+	// queues: site, endpoint, subject, seq → one entry per unsettled
+	// delivery; the first of a subject's range is the one that may be
+	// sent.
+	queues = storage.Collection[struct{}]{Name: "webhook.queues"}
+	// due: next attempt, seq → the heads of the queues, by time.
+	due = storage.Collection[ref]{Name: "webhook.due"}
+	// expiry: expiry time, seq → settled deliveries, to delete after
+	// Options.Retention.
+	expiry = storage.Collection[ref]{Name: "webhook.expiry"}
+	// states: site, endpoint → endpointState.
+	states = storage.Collection[endpointState]{Name: "webhook.endpoints"}
+)
+
+// timeKey is a fixed-width UTC timestamp that sorts in time order.
+func timeKey(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+
+func deliveryKey(site, endpoint string, seq uint64) string {
+	return storage.Key(site, endpoint, storage.Uint64Key(seq))
+}
+
+// queuePrefix is the range of a subject's queue. The subject is escaped so
+// that no subject can contain the key separator.
+func queuePrefix(site, endpoint, subject string) string {
+	return storage.KeyPrefix(site, endpoint, url.QueryEscape(subject))
+}
+
+func queueKey(r *record) string {
+	return queuePrefix(r.Site, r.Endpoint, r.Subject) + storage.Uint64Key(r.Seq)
+}
+
+func dueKey(r *record) string { return storage.Key(timeKey(r.NextAttempt), storage.Uint64Key(r.Seq)) }
+
+func expiryKey(at time.Time, seq uint64) string {
+	return storage.Key(timeKey(at), storage.Uint64Key(seq))
+}
+
+// Handle is the outbox consumer: for each endpoint of e's site subscribed
+// to e's type it records a delivery, queued behind the endpoint's earlier
+// deliveries of the same subject. It is idempotent by event id: an event
+// handed over again records nothing new. Register it for every event type:
+//
+//	for _, t := range event.Types {
+//		dispatcher.Handle(t, "webhook", webhooks.Handle)
+//	}
+//
+// A site without endpoints costs no storage access. A payload that is not
+// a JSON object is InvalidArgument, which the outbox treats as permanent.
+func (s *Service) Handle(ctx context.Context, e event.Event) error {
+	var targets []*target
+	for _, t := range s.endpoints[e.Site] {
+		if t.Wants(e.Type) {
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		return nil
+	}
+	b, err := body(e)
+	if err != nil {
+		return err
+	}
+	now := s.opts.Clock.Now().UTC()
+	added := false
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		added = false
+		for _, t := range targets {
+			st, err := state(tx, e.Site, t.ID)
+			if err != nil {
+				return err
+			}
+			if st.Disabled {
+				continue // a receiver that answered 410 wants nothing more
+			}
+			_, err = byEvent.Put(tx, storage.Key(e.Site, t.ID, e.ID), 0, storage.MustNotExist())
+			if errors.Is(err, deliverykit.ErrConflict) {
+				continue // handed over before
+			}
+			if err != nil {
+				return err
+			}
+			r := record{Site: e.Site, Endpoint: t.ID, EventID: e.ID, Type: e.Type, Subject: e.Subject, Body: b, Status: StatusPending, CreatedAt: now}
+			if err := enqueue(tx, &r, now); err != nil {
+				return err
+			}
+			added = true
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("webhook: recording event %s: %w", e.ID, err)
+	}
+	if added {
+		s.poke()
+	}
+	return nil
+}
+
+// enqueue stores a new delivery r at the end of its queue; the head of a
+// queue becomes due at now. It points the event's index entry at r.
+func enqueue(tx storage.Tx, r *record, now time.Time) error {
+	seq, err := deliveries.NextSequence(tx)
+	if err != nil {
+		return err
+	}
+	r.Seq = seq
+	if _, err := byEvent.Put(tx, storage.Key(r.Site, r.Endpoint, r.EventID), seq, storage.AnyVersion); err != nil {
+		return err
+	}
+	head := true
+	for _, err := range queues.Scan(tx, storage.Range{Prefix: queuePrefix(r.Site, r.Endpoint, r.Subject), Limit: 1}) {
+		if err != nil {
+			return err
+		}
+		head = false
+	}
+	if _, err := queues.Put(tx, queueKey(r), struct{}{}, storage.MustNotExist()); err != nil {
+		return err
+	}
+	if head {
+		r.Due, r.NextAttempt = true, now
+		if _, err := due.Put(tx, dueKey(r), ref{r.Site, r.Endpoint, r.Seq}, storage.AnyVersion); err != nil {
+			return err
+		}
+	}
+	_, err = deliveries.Put(tx, deliveryKey(r.Site, r.Endpoint, seq), *r, storage.MustNotExist())
+	return err
+}
+
+// state reads an endpoint's state; a missing one is the zero state.
+func state(tx storage.Tx, site, endpoint string) (endpointState, error) {
+	it, err := states.Get(tx, storage.Key(site, endpoint))
+	if errors.Is(err, storage.ErrNotFound) {
+		return endpointState{}, nil
+	}
+	return it.Value, err
+}
+
+// poke wakes Run without waiting.
+func (s *Service) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
