@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	_ "embed"
 	"net/http"
 	"strconv"
@@ -34,101 +35,67 @@ type webhookEndpoints struct {
 // segments, so ":enable" and ":redeliver" are split off the last segment
 // at its last ':' (endpoint ids have none; an event id may, and keeps it).
 func (s *server) registerWebhooks(svc *webhook.Service) {
+	h := webhookHandlers{svc}
 	a := areaWebhooks
 	base := a.base + "/endpoints"
-	s.route(a, base, map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			if err := checkSite(site, r.URL.Query().Get("site_id"), "site_id"); err != nil {
-				return err
-			}
-			eps, err := svc.Endpoints(r.Context(), site)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, webhookEndpoints{Endpoints: eps})
-			return nil
-		},
-	})
-	s.route(a, base+"/{name}", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			if err := checkSite(site, r.URL.Query().Get("site_id"), "site_id"); err != nil {
-				return err
-			}
-			out, err := svc.Endpoint(r.Context(), site, r.PathValue("name"))
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, out)
-			return nil
-		},
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			if err := checkSite(site, r.URL.Query().Get("site_id"), "site_id"); err != nil {
-				return err
-			}
-			id, verb, ok := cutVerb(r.PathValue("name"))
-			if !ok || verb != "enable" {
-				return deliverykit.E(deliverykit.KindNotFound, "POST needs a custom method: "+base+"/{id}:enable")
-			}
-			out, err := svc.Enable(r.Context(), site, id)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, out)
-			return nil
-		},
-	})
-	s.route(a, base+"/{id}/deliveries", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, site string) error {
-			q := r.URL.Query()
-			if err := checkSite(site, q.Get("site_id"), "site_id"); err != nil {
-				return err
-			}
-			dq := webhook.DeliveriesQuery{Before: q.Get("before")}
-			if v := q.Get("limit"); v != "" {
-				n, err := strconv.Atoi(v)
-				if err != nil {
-					return deliverykit.InvalidField("limit", "type", "must be an integer")
-				}
-				dq.Limit = n
-			}
-			out, err := svc.Deliveries(r.Context(), site, r.PathValue("id"), dq)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, out)
-			return nil
-		},
-	})
-	s.route(a, base+"/{id}/deliveries/{name}", map[string]endpoint{
-		http.MethodPost: func(w http.ResponseWriter, r *http.Request, site string) error {
-			if err := checkSite(site, r.URL.Query().Get("site_id"), "site_id"); err != nil {
-				return err
-			}
-			eventID, verb, ok := cutVerb(r.PathValue("name"))
-			if !ok || verb != "redeliver" {
-				return deliverykit.E(deliverykit.KindNotFound, "POST needs a custom method: "+base+"/{id}/deliveries/{event_id}:redeliver")
-			}
-			out, err := svc.Redeliver(r.Context(), site, r.PathValue("id"), eventID)
-			if err != nil {
-				return err
-			}
-			writeJSON(w, http.StatusOK, out)
-			return nil
-		},
-	})
-	s.routePublic(a, a.base+"/openapi.json", map[string]endpoint{
-		http.MethodGet: func(w http.ResponseWriter, r *http.Request, _ string) error {
-			h := w.Header()
-			h.Set("Content-Type", "application/json")
-			h.Set("Content-Length", strconv.Itoa(len(webhooksOpenAPI)))
-			w.WriteHeader(http.StatusOK)
-			w.Write(webhooksOpenAPI)
-			return nil
-		},
-	})
+	s.route(a, base, get(h.list))
+	s.route(a, base+"/{name}", methods{http.MethodGet: h.get, http.MethodPost: h.enable})
+	s.route(a, base+"/{id}/deliveries", get(h.deliveries))
+	s.route(a, base+"/{id}/deliveries/{name}", post(h.redeliver))
+	s.routePublic(a, a.base+"/openapi.json", get(document(webhooksOpenAPI)))
 	// Unknown paths under the base are authenticated first and answered
 	// in the area's shape, as for the other areas.
 	s.route(a, a.base+"/", nil)
+}
+
+// webhookHandlers are the webhook endpoints. Every request is read from
+// the URL; its query may name the site.
+type webhookHandlers struct{ svc *webhook.Service }
+
+func (h webhookHandlers) list(w http.ResponseWriter, r *http.Request, site string) error {
+	return respond(w, r, site, r.URL.Query().Get("site_id"), struct{}{}, func(ctx context.Context, site string, _ struct{}) (webhookEndpoints, error) {
+		eps, err := h.svc.Endpoints(ctx, site)
+		return webhookEndpoints{Endpoints: eps}, err
+	})
+}
+
+func (h webhookHandlers) get(w http.ResponseWriter, r *http.Request, site string) error {
+	return respond(w, r, site, r.URL.Query().Get("site_id"), r.PathValue("name"), h.svc.Endpoint)
+}
+
+func (h webhookHandlers) enable(w http.ResponseWriter, r *http.Request, site string) error {
+	id, verb, ok := cutVerb(r.PathValue("name"))
+	if !ok || verb != "enable" {
+		return deliverykit.E(deliverykit.KindNotFound, "POST needs a custom method: "+areaWebhooks.base+"/endpoints/{id}:enable")
+	}
+	return respond(w, r, site, r.URL.Query().Get("site_id"), id, h.svc.Enable)
+}
+
+func (h webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request, site string) error {
+	q := r.URL.Query()
+	dq := webhook.DeliveriesQuery{Before: q.Get("before")}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return deliverykit.InvalidField("limit", "type", "must be an integer")
+		}
+		dq.Limit = n
+	}
+	id := r.PathValue("id")
+	return respond(w, r, site, q.Get("site_id"), dq, func(ctx context.Context, site string, dq webhook.DeliveriesQuery) (webhook.DeliveryPage, error) {
+		return h.svc.Deliveries(ctx, site, id, dq)
+	})
+}
+
+func (h webhookHandlers) redeliver(w http.ResponseWriter, r *http.Request, site string) error {
+	eventID, verb, ok := cutVerb(r.PathValue("name"))
+	if !ok || verb != "redeliver" {
+		return deliverykit.E(deliverykit.KindNotFound, "POST needs a custom method: "+areaWebhooks.base+"/endpoints/{id}/deliveries/{event_id}:redeliver")
+	}
+	id := r.PathValue("id")
+	return respond(w, r, site, r.URL.Query().Get("site_id"), eventID, func(ctx context.Context, site, eventID string) (webhook.Delivery, error) {
+		return h.svc.Redeliver(ctx, site, id, eventID)
+	})
 }
 
 // cutVerb splits "name:verb" at the last ':'.

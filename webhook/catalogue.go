@@ -69,7 +69,7 @@ func Catalogue() []CatalogueEntry {
 			Summary: "A checkout session, or one delivery of a delivery session, was completed: an order to ship. Subject: the order's tos_id.",
 			Subject: "tos_7f3a",
 			Example: event.OrderCompleted{
-				TosID: "tos_7f3a", ExternalID: "SO-10071", SessionID: "cs_91b2", Source: "checkout", CompletedAt: t,
+				TosID: "tos_7f3a", ExternalID: "SO-10071", SessionID: "cs_91b2", Source: "checkout", OptionID: "home/north-parcel-home", CompletedAt: t,
 				Locale: "sv-SE", Country: "SE", Currency: "SEK", ProductRef: "north-parcel-point", DeliveryType: "pickup",
 				Warehouse: warehouse, Customer: receiver, CustomerAddress: home,
 				Pickup:        &event.Location{ExternalID: "NP-4471", Type: "store", Address: deliverykit.Address{Name: "Corner Shop Storgatan", Street: "Storgatan", StreetNumber: "30", PostalCode: "11123", City: "Stockholm", Country: "SE"}},

@@ -72,6 +72,7 @@
 //	    "external_id": "SO-10071",
 //	    "session_id": "cs_91b2",
 //	    "source": "checkout",
+//	    "option_id": "home/north-parcel-home",
 //	    "completed_at": "2025-03-14T09:30:00Z",
 //	    "locale": "sv-SE",
 //	    "country": "SE",
