@@ -44,6 +44,7 @@ import (
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/tracking"
+	"github.com/deliverykit/deliverykit/webhook"
 )
 
 // Options configures New. Every field has a default.
@@ -58,6 +59,10 @@ type Options struct {
 	// Outbox configures the delivery of cross-area events (retries,
 	// leases); its Clock and Logger default to the ones above.
 	Outbox outbox.Options
+	// Webhooks configures the webhook sender (timeouts, retries, whether
+	// private addresses may be called); its Endpoints are the
+	// configuration's, and its Clock and Logger default to the ones above.
+	Webhooks webhook.Options
 	// Senders send notifications per channel. Default: notify's log
 	// senders for EMAIL and SMS.
 	Senders map[notify.Channel]notify.Sender
@@ -81,7 +86,10 @@ type Services struct {
 	// Outbox delivers the events that connect the areas. Effects are
 	// delivered right after their cause commits; run Outbox.Run so that
 	// failed ones are retried.
-	Outbox   *outbox.Dispatcher
+	Outbox *outbox.Dispatcher
+	// Webhooks sends every event to the sites' webhook endpoints; run
+	// Webhooks.Run to send them.
+	Webhooks *webhook.Service
 	Tracking *tracking.Service
 	Notify   *notify.Service
 	Checkout *checkout.Service
@@ -113,7 +121,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	// Producers write through the outbox's store, which delivers their
 	// events as soon as they commit.
 	producers := d.Store()
-	ns, err := notify.New(store, notify.Options{Senders: opts.Senders, Clock: opts.Clock, IDs: opts.IDs})
+	ns, err := notify.New(producers, notify.Options{Senders: opts.Senders, Clock: opts.Clock, IDs: opts.IDs})
 	if err != nil {
 		return nil, fmt.Errorf("notify: %w", err)
 	}
@@ -184,11 +192,21 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	if err != nil {
 		return nil, fmt.Errorf("delivery session: %w", err)
 	}
+	wo := opts.Webhooks
+	wo.Endpoints = cfg.Webhooks()
+	wo.Clock, wo.Logger = cmp.Or[deliverykit.Clock](wo.Clock, opts.Clock), cmp.Or(wo.Logger, opts.Logger)
+	ws, err := webhook.New(store, wo)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: %w", err)
+	}
 	d.Handle(event.TypeOrderCompleted, "tracking", ts.HandleOrderCompleted)
 	d.Handle(event.TypeOrderCompleted, "returns", rs.HandleOrderCompleted)
 	d.Handle(event.TypeParcelBooked, "tracking", ts.HandleParcelBooked)
 	d.Handle(event.TypeParcelChanged, "notify", ns.HandleParcelChanged)
-	return &Services{Outbox: d, Tracking: ts, Notify: ns, Checkout: cs, Session: ss, Returns: rs, Shipment: sh}, nil
+	for _, t := range event.Types {
+		d.Handle(t, "webhook", ws.Handle) // the consumer's name is stored: never change it
+	}
+	return &Services{Outbox: d, Webhooks: ws, Tracking: ts, Notify: ns, Checkout: cs, Session: ss, Returns: rs, Shipment: sh}, nil
 }
 
 // Handler returns the HTTP adapter serving every area of s; opts supplies
@@ -201,6 +219,7 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	opts.Session = s.Session
 	opts.Shipment = s.Shipment
 	opts.Returns = s.Returns
+	opts.Webhooks = s.Webhooks
 	return httpapi.New(opts)
 }
 

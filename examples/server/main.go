@@ -56,6 +56,7 @@ import (
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/storage/postgres"
+	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/deliverykit/deliverykit/wiring"
 )
 
@@ -84,6 +85,8 @@ type flags struct {
 	shutdownTimeout                          time.Duration
 	publicURL                                string
 	notifyInterval                           time.Duration
+	webhookInterval                          time.Duration
+	webhooksAllowPrivate                     bool
 	trackingLinkLifetime, statusLinkLifetime time.Duration
 	drainDelay                               time.Duration
 	rateLimits                               httpapi.RateLimits
@@ -102,6 +105,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown")
 	fs.StringVar(&f.publicURL, "public-url", "", "scheme and host customers reach the server at, for tracking and return links; empty: http://<listening address>")
 	fs.DurationVar(&f.notifyInterval, "notify-interval", 10*time.Second, "how often due customer notifications are sent")
+	fs.DurationVar(&f.webhookInterval, "webhook-interval", 10*time.Second, "how often due webhook deliveries are retried (new ones are sent at once)")
+	fs.BoolVar(&f.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints resolve to loopback and private addresses (development only: otherwise a webhook URL could reach internal services)")
 	fs.DurationVar(&f.trackingLinkLifetime, "tracking-link-lifetime", 0, "how long a customer tracking link works after it was last handed out; 0: 90 days")
 	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
 	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice")
@@ -119,6 +124,9 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if f.webhookInterval <= 0 {
+		return f, fmt.Errorf("-webhook-interval must be positive, got %v", f.webhookInterval)
 	}
 	if f.notifyInterval <= 0 {
 		return f, fmt.Errorf("-notify-interval must be positive, got %v", f.notifyInterval)
@@ -234,7 +242,8 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		return err
 	}
 	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: cmp.Or(f.publicURL, "http://"+ln.Addr().String()), Logger: log,
-		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime})
+		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime,
+		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate}})
 	if err != nil {
 		ln.Close()
 		return err
@@ -252,7 +261,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 
 	// Notifications are sent, and cross-area effects that failed are
 	// retried, by loops that end with the server, before the store closes.
-	stopLoops := runLoops(svcs, f.notifyInterval, log)
+	stopLoops := runLoops(svcs, f, log)
 	defer stopLoops()
 	return serve(ctx, newServer(handler, log), ln, readiness, f, h, log)
 }
@@ -267,14 +276,15 @@ func loadConfig(f flags, log *slog.Logger) (*config.Config, error) {
 	return config.Demo(), nil
 }
 
-// runLoops starts the loops that send due notifications every interval and
-// retry cross-area effects (the outbox) every second, and returns the
+// runLoops starts the loops that send due notifications, retry cross-area
+// effects (the outbox) every second and send webhooks, and returns the
 // function that stops them and waits for them to end.
-func runLoops(svcs *wiring.Services, interval time.Duration, log *slog.Logger) (stop func()) {
+func runLoops(svcs *wiring.Services, f flags, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var loops sync.WaitGroup
-	loops.Go(func() { svcs.Notify.Run(ctx, interval, log) })
+	loops.Go(func() { svcs.Notify.Run(ctx, f.notifyInterval, log) })
 	loops.Go(func() { svcs.Outbox.Run(ctx, time.Second) })
+	loops.Go(func() { svcs.Webhooks.Run(ctx, f.webhookInterval) })
 	return func() {
 		cancel()
 		loops.Wait()
