@@ -56,6 +56,7 @@ import (
 	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/shipment"
@@ -109,6 +110,9 @@ type Options struct {
 	// Webhooks, when set, serves the site's webhook endpoints and
 	// deliveries under /v1/webhooks (see webhooks.go).
 	Webhooks *webhook.Service
+	// Outbox, when set, serves the site's dead events (effects that
+	// failed for good) under /v1/webhooks/events/dead, to list and retry.
+	Outbox *outbox.Dispatcher
 }
 
 // server holds what the handlers share.
@@ -176,8 +180,8 @@ func newServer(opts Options) *server {
 	if opts.Shipment != nil {
 		s.registerShipment(opts.Shipment)
 	}
-	if opts.Webhooks != nil {
-		s.registerWebhooks(opts.Webhooks)
+	if opts.Webhooks != nil || opts.Outbox != nil {
+		s.registerWebhooks(opts.Webhooks, opts.Outbox)
 	}
 	for _, a := range areas {
 		// Every path under an area's base is authenticated first, so

@@ -52,6 +52,9 @@ func (g *openAPISchemas) ref(t reflect.Type) map[string]any {
 	if t == reflect.TypeFor[time.Time]() {
 		return map[string]any{"type": "string", "format": "date-time"}
 	}
+	if t == reflect.TypeFor[json.RawMessage]() {
+		return map[string]any{"type": "object", "description": "free-form object"}
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return map[string]any{"type": "string"}

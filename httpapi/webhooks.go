@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/webhook"
 )
 
@@ -34,14 +35,21 @@ type webhookEndpoints struct {
 // naming another site than the key's is 403. ServeMux matches whole
 // segments, so ":enable" and ":redeliver" are split off the last segment
 // at its last ':' (endpoint ids have none; an event id may, and keeps it).
-func (s *server) registerWebhooks(svc *webhook.Service) {
-	h := webhookHandlers{svc}
+func (s *server) registerWebhooks(svc *webhook.Service, ob *outbox.Dispatcher) {
 	a := areaWebhooks
-	base := a.base + "/endpoints"
-	s.route(a, base, get(h.list))
-	s.route(a, base+"/{name}", methods{http.MethodGet: h.get, http.MethodPost: h.enable})
-	s.route(a, base+"/{id}/deliveries", get(h.deliveries))
-	s.route(a, base+"/{id}/deliveries/{name}", post(h.redeliver))
+	if svc != nil {
+		h := webhookHandlers{svc}
+		base := a.base + "/endpoints"
+		s.route(a, base, get(h.list))
+		s.route(a, base+"/{name}", methods{http.MethodGet: h.get, http.MethodPost: h.enable})
+		s.route(a, base+"/{id}/deliveries", get(h.deliveries))
+		s.route(a, base+"/{id}/deliveries/{name}", post(h.redeliver))
+	}
+	if ob != nil {
+		h := deadEventHandlers{ob}
+		s.route(a, a.base+"/events/dead", get(h.list))
+		s.route(a, a.base+"/events/dead/{name}", post(h.retry))
+	}
 	s.routePublic(a, a.base+"/openapi.json", get(document(webhooksOpenAPI)))
 	// Unknown paths under the base are authenticated first and answered
 	// in the area's shape, as for the other areas.
@@ -95,6 +103,60 @@ func (h webhookHandlers) redeliver(w http.ResponseWriter, r *http.Request, site 
 	id := r.PathValue("id")
 	return respond(w, r, site, r.URL.Query().Get("site_id"), eventID, func(ctx context.Context, site, eventID string) (webhook.Delivery, error) {
 		return h.svc.Redeliver(ctx, site, id, eventID)
+	})
+}
+
+// deadEvents is the answer of GET /v1/webhooks/events/dead.
+type deadEvents struct {
+	Events []outbox.DeadEvent `json:"events"`
+	// NextAfter, when set, is the after of the next page.
+	NextAfter string `json:"next_after,omitempty"`
+}
+
+// retriedEvent is the answer of POST /v1/webhooks/events/dead/{id}:retry.
+type retriedEvent struct {
+	ID string `json:"id"`
+}
+
+// deadEventHandlers list and retry the site's dead outbox events: effects
+// between areas (and webhook hand-overs) that failed for good.
+type deadEventHandlers struct{ ob *outbox.Dispatcher }
+
+func (h deadEventHandlers) list(w http.ResponseWriter, r *http.Request, site string) error {
+	q := r.URL.Query()
+	limit := 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return deliverykit.InvalidField("limit", "type", "must be a non-negative integer")
+		}
+		limit = n
+	}
+	after := q.Get("after")
+	return respond(w, r, site, q.Get("site_id"), after, func(ctx context.Context, site, after string) (deadEvents, error) {
+		evs, err := h.ob.Dead(ctx, site, after, limit)
+		out := deadEvents{Events: evs}
+		if out.Events == nil {
+			out.Events = []outbox.DeadEvent{}
+		}
+		page := limit
+		if page <= 0 || page > outbox.MaxDeadPage {
+			page = outbox.MaxDeadPage
+		}
+		if n := len(evs); n == page {
+			out.NextAfter = evs[n-1].Event.ID
+		}
+		return out, err
+	})
+}
+
+func (h deadEventHandlers) retry(w http.ResponseWriter, r *http.Request, site string) error {
+	id, verb, ok := cutVerb(r.PathValue("name"))
+	if !ok || verb != "retry" {
+		return deliverykit.E(deliverykit.KindNotFound, "POST needs a custom method: "+areaWebhooks.base+"/events/dead/{event_id}:retry")
+	}
+	return respond(w, r, site, r.URL.Query().Get("site_id"), id, func(ctx context.Context, site, id string) (retriedEvent, error) {
+		return retriedEvent{ID: id}, h.ob.Retry(ctx, site, id)
 	})
 }
 

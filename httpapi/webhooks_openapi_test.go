@@ -55,13 +55,15 @@ var webhooksSpec = openAPISpec{
 	querySchemas: map[string]any{
 		"limit":  map[string]any{"type": "integer", "minimum": 0, "default": webhook.DefaultPageSize, "description": fmt.Sprintf("page size; above %d is %d", webhook.MaxPageSize, webhook.MaxPageSize)},
 		"before": map[string]any{"type": "string", "description": "next_before of the previous page"},
+		"after":  map[string]any{"type": "string", "description": "next_after of the previous page"},
 	},
 	types: openAPISchemas{
 		enums: map[reflect.Type][]string{
 			reflect.TypeFor[event.Type]():     eventTypeNames(),
 			reflect.TypeFor[webhook.Status](): {"pending", "retrying", "delivered", "dead"},
 		},
-		names: map[reflect.Type]string{reflect.TypeFor[webhookEndpoints](): "EndpointList"},
+		names: map[reflect.Type]string{reflect.TypeFor[webhookEndpoints](): "EndpointList", reflect.TypeFor[deadEvents](): "DeadEventList",
+			reflect.TypeFor[retriedEvent](): "RetriedEvent"},
 		fieldDocs: map[string]string{
 			"Delivery.id":              "Orders the endpoint's deliveries; the before of the next page.",
 			"Delivery.status":          "pending: not tried yet (it may wait for an earlier delivery of its subject); retrying: failed, tried again at next_attempt_at; delivered: answered 2xx; dead: given up, redeliver to send again.",
@@ -73,6 +75,7 @@ var webhooksSpec = openAPISpec{
 		responses: map[reflect.Type]bool{
 			reflect.TypeFor[webhookEndpoints](): true, reflect.TypeFor[webhook.EndpointView](): true,
 			reflect.TypeFor[webhook.Delivery](): true, reflect.TypeFor[webhook.DeliveryPage](): true,
+			reflect.TypeFor[deadEvents](): true, reflect.TypeFor[retriedEvent](): true,
 		},
 	},
 	ops: []openAPIOp{
@@ -84,6 +87,10 @@ var webhooksSpec = openAPISpec{
 			query: []string{"site_id", "limit", "before"}, response: webhook.DeliveryPage{}, extension: true},
 		{method: "post", path: "/endpoints/{id}/deliveries/{event_id}:redeliver", summary: "Send an event to the endpoint again, with the same body and webhook-id, behind the endpoint's pending deliveries of the same subject. 404 when the event was not delivered to the endpoint within 30 days; 400 failed precondition when the endpoint is disabled.",
 			query: []string{"site_id"}, response: webhook.Delivery{}, extension: true},
+		{method: "get", path: "/events/dead", summary: "The site's dead events, oldest first: effects between areas, and hand-overs to webhooks, that failed for good (after their retries, or at once when the event cannot be applied). The consumers that applied an event are listed in done.",
+			query: []string{"site_id", "limit", "after"}, response: deadEvents{}, extension: true},
+		{method: "post", path: "/events/dead/{event_id}:retry", summary: "Queue a dead event again, due now, with its attempts counted afresh; only the consumers that had not applied it are called. 404 when the event is not dead.",
+			query: []string{"site_id"}, response: retriedEvent{}, extension: true},
 		{method: "get", path: "/openapi.json", summary: "This document.", extension: true, public: true},
 	},
 }

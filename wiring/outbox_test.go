@@ -200,3 +200,60 @@ func (e *outboxEnv) snapshot(t *testing.T) state {
 	}
 	return s
 }
+
+// TestDeadEvents: an effect that can never be applied (an amount too
+// large for the tracking order's 32-bit fields) is dead at once, listed
+// for its site with the consumers that did apply it, and can be retried.
+func TestDeadEvents(t *testing.T) {
+	e := newOutboxEnv(t)
+	status, body := e.do("POST", "/v1/siw/session.create", bearer, `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"],
+		"cart": {"cart_id": "big-1", "total_value": 3000000000, "items": [{"sku": "yacht", "name": "Yacht", "quantity": 1, "price": 3000000000}]}}`)
+	if status != 200 {
+		t.Fatalf("session.create: %d %v", status, body)
+	}
+	id := get(body, "session", "id").(string)
+	status, body = e.do("POST", "/v1/siw/session.complete", bearer, `{"id": "`+id+`",
+		"customer": {"email": "anna@example.com", "address": {"name": "Anna", "city": "Stockholm", "postal_code": "111 57", "country": "SE"}}}`)
+	if status != 200 {
+		t.Fatalf("the completion is the customer's, whatever its effects: %d %v", status, body)
+	}
+	tos := body["tos_id"].(string)
+	status, body = e.do("GET", "/v1/webhooks/events/dead", bearer, "")
+	if status != 200 {
+		t.Fatalf("dead events: %d %v", status, body)
+	}
+	type dead struct {
+		Type, Subject string
+		Done          []any
+		Attempts      float64
+		Error         bool
+	}
+	var got []dead
+	for _, d := range get(body, "events").([]any) {
+		got = append(got, dead{get(d, "event", "type").(string), get(d, "event", "subject").(string),
+			get(d, "done").([]any), get(d, "attempts").(float64), strings.Contains(get(d, "last_error").(string), "32-bit")})
+	}
+	want := []dead{{"order.completed", tos, []any{"returns", "webhook", "spy"}, 1, true}} // spy: the test's own consumer // spy: the test's own consumer
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dead events (-want +got):\n%s", diff)
+	}
+	evID := get(body, "events", 0, "event", "id").(string)
+	other := map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key-2"))}
+	if status, body := e.do("GET", "/v1/webhooks/events/dead", other, ""); status != 200 || len(get(body, "events").([]any)) != 0 {
+		t.Errorf("another site sees the dead event: %d %v", status, body)
+	}
+	if status, _ := e.do("POST", "/v1/webhooks/events/dead/"+evID+":retry", other, ""); status != 404 {
+		t.Errorf("another site retried the dead event: %d", status)
+	}
+	if status, body := e.do("POST", "/v1/webhooks/events/dead/"+evID+":retry", bearer, ""); status != 200 || body["id"] != evID {
+		t.Errorf("retry: %d %v", status, body)
+	}
+	// Delivered again to tracking only, it fails again: dead again.
+	if _, err := e.svcs.Outbox.Dispatch(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	status, body = e.do("GET", "/v1/webhooks/events/dead", bearer, "")
+	if status != 200 || len(get(body, "events").([]any)) != 1 || get(body, "events", 0, "event", "id") != evID {
+		t.Errorf("after the retry: %d %v", status, body)
+	}
+}

@@ -220,6 +220,7 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	opts.Shipment = s.Shipment
 	opts.Returns = s.Returns
 	opts.Webhooks = s.Webhooks
+	opts.Outbox = s.Outbox
 	return httpapi.New(opts)
 }
 
