@@ -11,9 +11,9 @@
 // Areas never import each other. What one area does for another travels as
 // an event (package event) written in the cause's own transaction and
 // delivered by the outbox (package outbox) at least once; New registers
-// each area's handler for the events it consumes. The catalog adapters
-// here (CatalogProducts, CatalogPolicies, CatalogShipmentProducts) give
-// the areas their view of the sites' catalogs.
+// each area's handler for the events it consumes. What connects returns
+// to shipments and the catalog (return labels, drop-off points) is here
+// too (sendback.go).
 //
 //	svcs, err := wiring.New(store, config.Demo(), wiring.Options{PublicURL: "https://track.example.com"})
 //	go svcs.Outbox.Run(ctx, time.Second)           // retries effects that failed, until ctx ends
@@ -126,7 +126,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		return nil, fmt.Errorf("notify: %w", err)
 	}
 	ts, err := tracking.New(producers, tracking.Options{
-		Products:     CatalogProducts(catalogs),
+		Products:     tracking.CatalogProducts(catalogs),
 		Sites:        sites,
 		PortalURL:    opts.PublicURL,
 		LinkLifetime: opts.TrackingLinkLifetime,
@@ -146,7 +146,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		fallback = demo
 	}
 	sh, err := shipment.New(producers, shipment.Options{
-		Products:       CatalogShipmentProducts(catalogs),
+		Products:       shipment.CatalogProducts(catalogs),
 		Carriers:       carriers,
 		DefaultCarrier: fallback,
 		TrackingLink:   func(token string) string { return ts.PortalLink(token, "en-US") },
@@ -160,7 +160,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	}
 	// Return labels are RETURN shipments: the shipments area comes first.
 	rs := returns.New(producers, returns.Options{
-		Policies:           CatalogPolicies(catalogs),
+		Policies:           returns.CatalogPolicies(catalogs),
 		Labels:             ReturnLabels{Shipment: sh, Catalogs: catalogs, SiteNames: names},
 		DropOffs:           NewDropOffs(catalogs, 0),
 		Logger:             opts.Logger,
@@ -176,7 +176,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	cs, err := checkout.New(producers, checkout.Options{
 		Engines:       engines,
 		WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
-		Orders:        orderNumbers{ts},
+		Orders:        ts,
 		Clock:         opts.Clock,
 		IDs:           opts.IDs,
 	})
@@ -185,7 +185,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	}
 	ss, err := session.New(producers, session.Options{
 		Engines: engines,
-		Orders:  orderNumbers{ts},
+		Orders:  ts,
 		Clock:   opts.Clock,
 		IDs:     opts.IDs,
 	})

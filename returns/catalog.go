@@ -1,0 +1,25 @@
+package returns
+
+import "github.com/deliverykit/deliverykit/catalog"
+
+// CatalogPolicies are the sites' catalog return policies as Policies. A
+// catalog without a return policy gives the zero policy (free returns
+// without a time limit); returns_enabled false refuses every return.
+type CatalogPolicies map[string]*catalog.Catalog
+
+// Policy implements Policies.
+func (c CatalogPolicies) Policy(site string) (Policy, bool) {
+	cat := c[site]
+	if cat == nil || cat.ReturnPolicy == nil {
+		return Policy{}, false
+	}
+	rp := cat.ReturnPolicy
+	return Policy{
+		WindowDays:    rp.ReturnTimeDays,
+		ReturnProduct: rp.ReturnProduct,
+		Costs: map[string]Costs{
+			rp.Currency: {ReturnShipment: rp.ReturnCost, Exchange: rp.ExchangeCost},
+		},
+		Disabled: !rp.ReturnsEnabled,
+	}, true
+}
