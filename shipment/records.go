@@ -80,30 +80,8 @@ type contactRecord struct {
 	PhoneNumber string         `json:"phone_number,omitempty"`
 }
 
-type addressRecord struct {
-	AddressLines    []string           `json:"address_lines,omitempty"`
-	ApartmentNumber string             `json:"apartment_number,omitempty"`
-	Attn            string             `json:"attn,omitempty"`
-	BuildingName    string             `json:"building_name,omitempty"`
-	CareOf          string             `json:"care_of,omitempty"`
-	City            string             `json:"city,omitempty"`
-	Coordinates     *coordinatesRecord `json:"coordinates,omitempty"`
-	Country         string             `json:"country,omitempty"`
-	DoorCode        string             `json:"door_code,omitempty"`
-	FloorNumber     string             `json:"floor_number,omitempty"`
-	Name            string             `json:"name,omitempty"`
-	POBoxID         string             `json:"po_box_id,omitempty"`
-	PostalCode      string             `json:"postal_code,omitempty"`
-	Region          string             `json:"region,omitempty"`
-	Street          string             `json:"street,omitempty"`
-	StreetNumber    string             `json:"street_number,omitempty"`
-	Subregion       string             `json:"subregion,omitempty"`
-}
-
-type coordinatesRecord struct {
-	Lat float64 `json:"lat"`
-	Lng float64 `json:"lng"`
-}
+// addressRecord is a stored address.
+type addressRecord = stored.Address
 
 type parcelRecord struct {
 	ID         string            `json:"id"`

@@ -1,6 +1,10 @@
 package shipment
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/deliverykit/deliverykit/internal/stored"
+)
 
 // This file converts between the stored records (records.go) and the wire
 // types the service works with: a stored shipment to the shipmentRecord
@@ -61,8 +65,8 @@ func loadStoredShipment(r *storedShipment) (shipmentRecord, error) {
 	sh := Shipment{
 		ID: b.ID, SiteID: b.SiteID, ExternalID: b.ExternalID, State: b.State, DirectionType: b.DirectionType,
 		Reference: b.Reference, Attributes: b.Attributes,
-		Sender:           Sender{Name: b.Sender.Name, Address: b.Sender.Address.wire(), Email: b.Sender.Email, PhoneNumber: b.Sender.PhoneNumber},
-		Receiver:         Receiver{Name: b.Receiver.Name, Address: b.Receiver.Address.wire(), Email: b.Receiver.Email, PhoneNumber: b.Receiver.PhoneNumber},
+		Sender:           Sender{Name: b.Sender.Name, Address: wireAddress(b.Sender.Address), Email: b.Sender.Email, PhoneNumber: b.Sender.PhoneNumber},
+		Receiver:         Receiver{Name: b.Receiver.Name, Address: wireAddress(b.Receiver.Address), Email: b.Receiver.Email, PhoneNumber: b.Receiver.PhoneNumber},
 		ReturnShipmentID: b.ReturnShipmentID, OutboundShipmentID: b.OutboundShipmentID,
 		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt, BookedAt: b.BookedAt, CancelledAt: b.CancelledAt,
 	}
@@ -150,45 +154,19 @@ func (c *contactRecord) sender() *Sender {
 	if c == nil {
 		return nil
 	}
-	return &Sender{Name: c.Name, Address: c.Address.wire(), Email: c.Email, PhoneNumber: c.PhoneNumber}
+	return &Sender{Name: c.Name, Address: wireAddress(c.Address), Email: c.Email, PhoneNumber: c.PhoneNumber}
 }
 
 func (c *contactRecord) receiver() *Receiver {
 	if c == nil {
 		return nil
 	}
-	return &Receiver{Name: c.Name, Address: c.Address.wire(), Email: c.Email, PhoneNumber: c.PhoneNumber}
+	return &Receiver{Name: c.Name, Address: wireAddress(c.Address), Email: c.Email, PhoneNumber: c.PhoneNumber}
 }
 
-func addressRecordOf(a *Address) *addressRecord {
-	if a == nil {
-		return nil
-	}
-	out := &addressRecord{
-		AddressLines: a.AddressLines, ApartmentNumber: a.ApartmentNumber, Attn: a.Attn, BuildingName: a.BuildingName,
-		CareOf: a.CareOf, City: a.City, Country: a.Country, DoorCode: a.DoorCode, FloorNumber: a.FloorNumber, Name: a.Name,
-		POBoxID: a.POBoxID, PostalCode: a.PostalCode, Region: a.Region, Street: a.Street, StreetNumber: a.StreetNumber, Subregion: a.Subregion,
-	}
-	if c := a.Coordinates; c != nil {
-		out.Coordinates = &coordinatesRecord{Lat: c.Lat, Lng: c.Lng}
-	}
-	return out
-}
+func addressRecordOf(a *Address) *addressRecord { return stored.Ptr(a, stored.AddressOf) }
 
-func (a *addressRecord) wire() *Address {
-	if a == nil {
-		return nil
-	}
-	out := &Address{
-		AddressLines: a.AddressLines, ApartmentNumber: a.ApartmentNumber, Attn: a.Attn, BuildingName: a.BuildingName,
-		CareOf: a.CareOf, City: a.City, Country: a.Country, DoorCode: a.DoorCode, FloorNumber: a.FloorNumber, Name: a.Name,
-		POBoxID: a.POBoxID, PostalCode: a.PostalCode, Region: a.Region, Street: a.Street, StreetNumber: a.StreetNumber, Subregion: a.Subregion,
-	}
-	if c := a.Coordinates; c != nil {
-		out.Coordinates = &Coordinates{Lat: c.Lat, Lng: c.Lng}
-	}
-	return out
-}
+func wireAddress(a *addressRecord) *Address { return stored.Ptr(a, stored.Address.Value) }
 
 func pickupRecordOf(p *Pickup) *pickupRecord {
 	if p == nil {
@@ -201,7 +179,7 @@ func (p *pickupRecord) wire() *Pickup {
 	if p == nil {
 		return nil
 	}
-	return &Pickup{ID: p.ID, Address: p.Address.wire(), LocationType: p.LocationType}
+	return &Pickup{ID: p.ID, Address: wireAddress(p.Address), LocationType: p.LocationType}
 }
 
 func dimensionsRecordOf(d *Dimensions) *dimensionsRecord {

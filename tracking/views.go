@@ -62,56 +62,38 @@ func (r orderRequestRecord) wire() CreateTrackingOrderRequest {
 }
 
 func senderRecordOf(s Sender) senderRecord {
-	return senderRecord{Name: s.Name, Address: stored.Ptr(s.Address, addressRecordOf)}
+	return senderRecord{Name: s.Name, Address: stored.Ptr(s.Address, stored.AddressOf)}
 }
 
 func (s senderRecord) wire() Sender {
-	return Sender{Name: s.Name, Address: stored.Ptr(s.Address, addressRecord.wire)}
+	return Sender{Name: s.Name, Address: stored.Ptr(s.Address, stored.Address.Value)}
 }
 
 func parcelSenderRecordOf(s ParcelSender) senderRecord {
-	return senderRecord{Name: s.Name, Address: stored.Ptr(s.Address, addressRecordOf)}
+	return senderRecord{Name: s.Name, Address: stored.Ptr(s.Address, stored.AddressOf)}
 }
 
 func (s senderRecord) parcelSender() ParcelSender {
-	return ParcelSender{Name: s.Name, Address: stored.Ptr(s.Address, addressRecord.wire)}
+	return ParcelSender{Name: s.Name, Address: stored.Ptr(s.Address, stored.Address.Value)}
 }
 
 func receiverRecordOf(r Receiver) receiverRecord {
-	return receiverRecord{Name: r.Name, Address: stored.Ptr(r.Address, addressRecordOf),
-		BillingAddress: stored.Ptr(r.BillingAddress, addressRecordOf), Email: r.Email, PhoneNumber: r.PhoneNumber}
+	return receiverRecord{Name: r.Name, Address: stored.Ptr(r.Address, stored.AddressOf),
+		BillingAddress: stored.Ptr(r.BillingAddress, stored.AddressOf), Email: r.Email, PhoneNumber: r.PhoneNumber}
 }
 
 func (r receiverRecord) wire() Receiver {
-	return Receiver{Name: r.Name, Address: stored.Ptr(r.Address, addressRecord.wire),
-		BillingAddress: stored.Ptr(r.BillingAddress, addressRecord.wire), Email: r.Email, PhoneNumber: r.PhoneNumber}
-}
-
-func addressRecordOf(a Address) addressRecord {
-	return addressRecord{
-		AddressLines: a.AddressLines, ApartmentNumber: a.ApartmentNumber, Attn: a.Attn, BuildingName: a.BuildingName,
-		CareOf: a.CareOf, City: a.City, Coordinates: stored.Ptr(a.Coordinates, func(c Coordinates) coordinatesRecord { return coordinatesRecord(c) }),
-		Country: a.Country, DoorCode: a.DoorCode, FloorNumber: a.FloorNumber, Name: a.Name, POBoxID: a.POBoxID,
-		PostalCode: a.PostalCode, Region: a.Region, Street: a.Street, StreetNumber: a.StreetNumber, Subregion: a.Subregion,
-	}
-}
-
-func (a addressRecord) wire() Address {
-	return Address{
-		AddressLines: a.AddressLines, ApartmentNumber: a.ApartmentNumber, Attn: a.Attn, BuildingName: a.BuildingName,
-		CareOf: a.CareOf, City: a.City, Coordinates: stored.Ptr(a.Coordinates, func(c coordinatesRecord) Coordinates { return Coordinates(c) }),
-		Country: a.Country, DoorCode: a.DoorCode, FloorNumber: a.FloorNumber, Name: a.Name, POBoxID: a.POBoxID,
-		PostalCode: a.PostalCode, Region: a.Region, Street: a.Street, StreetNumber: a.StreetNumber, Subregion: a.Subregion,
-	}
+	return Receiver{Name: r.Name, Address: stored.Ptr(r.Address, stored.Address.Value),
+		BillingAddress: stored.Ptr(r.BillingAddress, stored.Address.Value), Email: r.Email, PhoneNumber: r.PhoneNumber}
 }
 
 func destinationRecordOf(d Destination) destinationRecord {
-	return destinationRecord{Address: stored.Ptr(d.Address, addressRecordOf), LocationExternalID: d.LocationExternalID,
+	return destinationRecord{Address: stored.Ptr(d.Address, stored.AddressOf), LocationExternalID: d.LocationExternalID,
 		LocationType: d.LocationType, OperationalHours: stored.Ptr(d.OperationalHours, hoursRecordOf)}
 }
 
 func (d destinationRecord) wire() Destination {
-	return Destination{Address: stored.Ptr(d.Address, addressRecord.wire), LocationExternalID: d.LocationExternalID,
+	return Destination{Address: stored.Ptr(d.Address, stored.Address.Value), LocationExternalID: d.LocationExternalID,
 		LocationType: d.LocationType, OperationalHours: stored.Ptr(d.OperationalHours, hoursRecord.wire)}
 }
 
@@ -170,23 +152,23 @@ func (r parcelRequestRecord) wire() CreateParcelRequest {
 func parcelReceiverRecordOf(r ParcelReceiver) parcelReceiverRecord {
 	return parcelReceiverRecord{Name: r.Name, Email: r.Email, PhoneNumber: r.PhoneNumber,
 		Destination: stored.Ptr(r.Destination, func(d ParcelDestination) parcelDestinationRecord {
-			return parcelDestinationRecord{Address: stored.Ptr(d.Address, addressRecordOf), Pickup: stored.Ptr(d.Pickup, pickupRecordOf)}
+			return parcelDestinationRecord{Address: stored.Ptr(d.Address, stored.AddressOf), Pickup: stored.Ptr(d.Pickup, pickupRecordOf)}
 		})}
 }
 
 func (r parcelReceiverRecord) wire() ParcelReceiver {
 	return ParcelReceiver{Name: r.Name, Email: r.Email, PhoneNumber: r.PhoneNumber,
 		Destination: stored.Ptr(r.Destination, func(d parcelDestinationRecord) ParcelDestination {
-			return ParcelDestination{Address: stored.Ptr(d.Address, addressRecord.wire), Pickup: stored.Ptr(d.Pickup, pickupRecord.wire)}
+			return ParcelDestination{Address: stored.Ptr(d.Address, stored.Address.Value), Pickup: stored.Ptr(d.Pickup, pickupRecord.wire)}
 		})}
 }
 
 func pickupRecordOf(p Pickup) pickupRecord {
-	return pickupRecord{ID: p.ID, Address: stored.Ptr(p.Address, addressRecordOf), LocationType: p.LocationType}
+	return pickupRecord{ID: p.ID, Address: stored.Ptr(p.Address, stored.AddressOf), LocationType: p.LocationType}
 }
 
 func (p pickupRecord) wire() Pickup {
-	return Pickup{ID: p.ID, Address: stored.Ptr(p.Address, addressRecord.wire), LocationType: p.LocationType}
+	return Pickup{ID: p.ID, Address: stored.Ptr(p.Address, stored.Address.Value), LocationType: p.LocationType}
 }
 
 func progressRecordOf(p ProgressItem) progressRecord {
