@@ -136,9 +136,9 @@ type record struct {
 	// refresh computes them and records in OptionsInput what they were
 	// computed from, and load computes them again from that, exactly
 	// (options.Engine.ComputeAt). A stored Result is mostly copies of the
-	// catalog (location addresses and hours) and made a record about
-	// 17 KB; the inputs are a few hundred bytes, and recomputing (tens of
-	// µs) is cheaper than decoding the stored Result was. A record of the
+	// catalog (location addresses and hours), many times the size of its
+	// inputs, and recomputing is cheaper than decoding it (BENCHMARKS.md
+	// has the figures). A record of the
 	// first format has the options it stored and no inputs
 	// (upgradeSession); its next change computes them afresh.
 	Options      *options.Result

@@ -72,7 +72,7 @@ type Service struct {
 // storedSession (records.go). It has no etag: the etag is the record's
 // version. An ACTIVE session is stored without its delivery categories,
 // which are mostly copies of the catalog (pickup location addresses and
-// opening hours, some 30 KB for a delivery in a city): OptionsInputs keeps,
+// opening hours, tens of kilobytes for a delivery in a city): OptionsInputs keeps,
 // per delivery, what they were computed from, and reading the session
 // computes them again, exactly (restore). A COMPLETED session stores its
 // categories with the customer's choice, as they were when it completed,
@@ -364,74 +364,10 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 // and external_id, and returns the orders to record. It has no effect
 // outside sess, so the transaction that calls it may run more than once.
 func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, now time.Time) ([]completedOrder, error) {
-	index := make(map[string]int, len(sess.Deliveries))
-	for i, d := range sess.Deliveries {
-		index[d.ID] = i
-	}
-	var vs validation.Violations
-	chosen := make([]int, len(sess.Deliveries)) // 1 + position in choices
-	type pick struct {
-		delivery, category, option int
-		addons                     []int
-	}
-	picks := make([]pick, 0, len(choices))
-	var expired []string
-	for ci, ch := range choices {
-		p := fmt.Sprintf("delivery_choices[%d].", ci)
-		di, ok := index[ch.DeliveryID]
-		if !ok {
-			vs.Add(p+"delivery_id", "exists", fmt.Sprintf("the session has no delivery %q", ch.DeliveryID))
-			continue
-		}
-		if chosen[di] != 0 {
-			vs.Add(p+"delivery_id", "unique", fmt.Sprintf("delivery %q is already chosen in delivery_choices[%d]", ch.DeliveryID, chosen[di]-1))
-			continue
-		}
-		chosen[di] = ci + 1
-		d := &sess.Deliveries[di]
-		pk := pick{delivery: di, category: -1}
-	find:
-		for i := range d.DeliveryCategories {
-			for j := range d.DeliveryCategories[i].DeliveryOptions {
-				if d.DeliveryCategories[i].DeliveryOptions[j].ID == ch.OptionID {
-					pk.category, pk.option = i, j
-					break find
-				}
-			}
-		}
-		if pk.category < 0 {
-			vs.Add(p+"option_id", "exists", fmt.Sprintf("delivery %q has no option %q", ch.DeliveryID, ch.OptionID))
-			continue
-		}
-		cat := &d.DeliveryCategories[pk.category]
-		for ai, aid := range ch.AddonIDs {
-			k := slices.IndexFunc(cat.Addons, func(a Addon) bool { return a.ID == aid })
-			switch {
-			case k < 0:
-				vs.Add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "exists", fmt.Sprintf("category %q of delivery %q has no addon %q", cat.ID, ch.DeliveryID, aid))
-			case slices.Contains(pk.addons, k):
-				vs.Add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "unique", fmt.Sprintf("addon %q is listed twice", aid))
-			default:
-				pk.addons = append(pk.addons, k)
-			}
-		}
-		if o := cat.DeliveryOptions[pk.option]; !o.ExpireTime.IsZero() && !now.Before(o.ExpireTime.Time) {
-			expired = append(expired, fmt.Sprintf("option %q of delivery %q expired at %s", o.ID, ch.DeliveryID, o.ExpireTime.Format(time.RFC3339)))
-		}
-		picks = append(picks, pk)
-	}
-	for di, c := range chosen {
-		if c == 0 && len(vs) == 0 {
-			vs.Add("delivery_choices", "complete", fmt.Sprintf("delivery %q has no choice; every delivery must be chosen exactly once", sess.Deliveries[di].ID))
-		}
-	}
-	if err := vs.Err(); err != nil {
+	picks, chosen, err := matchChoices(sess, choices, now)
+	if err != nil {
 		return nil, err
 	}
-	if len(expired) > 0 {
-		return nil, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "%s; patch the session to refresh its options", strings.Join(expired, "; "))
-	}
-
 	orders := make([]completedOrder, 0, len(picks))
 	for _, pk := range picks {
 		ch := choices[chosen[pk.delivery]-1]
@@ -458,6 +394,94 @@ func (s *Service) apply(site string, sess *Session, choices []DeliveryChoice, no
 		})
 	}
 	return orders, nil
+}
+
+// pick is a choice matched against its delivery: the indexes of its
+// delivery, category, option and addons.
+type pick struct {
+	delivery, category, option int
+	addons                     []int
+}
+
+// matchChoices matches the choices against sess's deliveries: one pick per
+// choice, and, per delivery, 1 + the position of its choice. Every
+// delivery must be chosen exactly once, with options that exist and have
+// not expired.
+func matchChoices(sess *Session, choices []DeliveryChoice, now time.Time) ([]pick, []int, error) {
+	index := make(map[string]int, len(sess.Deliveries))
+	for i, d := range sess.Deliveries {
+		index[d.ID] = i
+	}
+	var vs validation.Violations
+	chosen := make([]int, len(sess.Deliveries)) // 1 + position in choices
+	picks := make([]pick, 0, len(choices))
+	var expired []string
+	for ci, ch := range choices {
+		p := fmt.Sprintf("delivery_choices[%d].", ci)
+		di, ok := index[ch.DeliveryID]
+		if !ok {
+			vs.Add(p+"delivery_id", "exists", fmt.Sprintf("the session has no delivery %q", ch.DeliveryID))
+			continue
+		}
+		if chosen[di] != 0 {
+			vs.Add(p+"delivery_id", "unique", fmt.Sprintf("delivery %q is already chosen in delivery_choices[%d]", ch.DeliveryID, chosen[di]-1))
+			continue
+		}
+		chosen[di] = ci + 1
+		pk, ok := matchChoice(&vs, p, &sess.Deliveries[di], di, ch)
+		if !ok {
+			continue
+		}
+		o := sess.Deliveries[di].DeliveryCategories[pk.category].DeliveryOptions[pk.option]
+		if !o.ExpireTime.IsZero() && !now.Before(o.ExpireTime.Time) {
+			expired = append(expired, fmt.Sprintf("option %q of delivery %q expired at %s", o.ID, ch.DeliveryID, o.ExpireTime.Format(time.RFC3339)))
+		}
+		picks = append(picks, pk)
+	}
+	for di, c := range chosen {
+		if c == 0 && len(vs) == 0 {
+			vs.Add("delivery_choices", "complete", fmt.Sprintf("delivery %q has no choice; every delivery must be chosen exactly once", sess.Deliveries[di].ID))
+		}
+	}
+	if err := vs.Err(); err != nil {
+		return nil, nil, err
+	}
+	if len(expired) > 0 {
+		return nil, nil, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "%s; patch the session to refresh its options", strings.Join(expired, "; "))
+	}
+	return picks, chosen, nil
+}
+
+// matchChoice finds the option and addons of one choice (field prefix p)
+// in delivery d, number di; a missing one is a violation.
+func matchChoice(vs *validation.Violations, p string, d *Delivery, di int, ch DeliveryChoice) (pick, bool) {
+	pk := pick{delivery: di, category: -1}
+find:
+	for i := range d.DeliveryCategories {
+		for j := range d.DeliveryCategories[i].DeliveryOptions {
+			if d.DeliveryCategories[i].DeliveryOptions[j].ID == ch.OptionID {
+				pk.category, pk.option = i, j
+				break find
+			}
+		}
+	}
+	if pk.category < 0 {
+		vs.Add(p+"option_id", "exists", fmt.Sprintf("delivery %q has no option %q", ch.DeliveryID, ch.OptionID))
+		return pk, false
+	}
+	cat := &d.DeliveryCategories[pk.category]
+	for ai, aid := range ch.AddonIDs {
+		k := slices.IndexFunc(cat.Addons, func(a Addon) bool { return a.ID == aid })
+		switch {
+		case k < 0:
+			vs.Add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "exists", fmt.Sprintf("category %q of delivery %q has no addon %q", cat.ID, ch.DeliveryID, aid))
+		case slices.Contains(pk.addons, k):
+			vs.Add(fmt.Sprintf("%saddon_ids[%d]", p, ai), "unique", fmt.Sprintf("addon %q is listed twice", aid))
+		default:
+			pk.addons = append(pk.addons, k)
+		}
+	}
+	return pk, true
 }
 
 // cloneCategories copies what apply modifies, so a retried transaction

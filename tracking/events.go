@@ -100,9 +100,7 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		carrier = p.CarrierID
 	}
 	now := s.opts.Clock.Now().UTC()
-	var changes []parcelChange
 	return s.updateWithToken(ctx, "", func(tx storage.Tx, fresh string) error {
-		changes = changes[:0]
 		p, err := s.eventParcel(tx, site, ev.TrackingNumber, carrier)
 		if err != nil {
 			return err
@@ -115,38 +113,9 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		if len(rec.Alerts) >= MaxAlerts && (ev.Alert != "" || ev.EstimatedTime != nil) {
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the parcel already has %d alerts, the most kept for one parcel", MaxAlerts)
 		}
-		base := s.change(site, &ord.Value, &rec)
-		changed := false
-		if ev.Step != "" {
-			ok, err := addStep(&rec, ProgressItem{Step: ev.Step, Time: formatTime(at), EstimatedTime: ev.EstimatedTime})
-			if err != nil {
-				return err
-			}
-			if ok {
-				changed = true
-				c := base
-				c.Step, c.Time = ev.Step, at
-				changes = append(changes, c)
-			}
-		}
-		if ev.EstimatedTime != nil && (ev.EstimatedTime.Start != "" || ev.EstimatedTime.End != "") {
-			prev := currentEstimate(&rec, &ord.Value)
-			next := normalRange(ev.EstimatedTime)
-			if prev == nil || *prev != *next {
-				rec.Estimate = next
-				changed = true
-				if prev != nil && addAlert(&rec, Alert{Type: AlertEstimatedDeliveryTimeUpdated, CreatedAt: formatTime(at)}, nil) {
-					c := base
-					c.Alert, c.Time = AlertEstimatedDeliveryTimeUpdated, at
-					changes = append(changes, c)
-				}
-			}
-		}
-		if ev.Alert != "" && addAlert(&rec, Alert{Type: ev.Alert, CreatedAt: formatTime(at)}, ev.EstimatedTime) {
-			changed = true
-			c := base
-			c.Alert, c.Time = ev.Alert, at
-			changes = append(changes, c)
+		changes, changed, err := applyEvent(&rec, &ord.Value, &ev, at, s.change(site, &ord.Value, &rec))
+		if err != nil {
+			return err
 		}
 		if !changed {
 			return nil
@@ -158,7 +127,7 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		if len(changes) == 0 {
 			return nil
 		}
-		// The observer's notifications carry the link: keep it working
+		// The notifications of the changes carry the link: keep it working
 		// for another LinkLifetime (a new token when it expired).
 		o := ord.Value
 		_, replaced, err := s.keepLink(tx, site, &o, now, false, fresh)
@@ -170,18 +139,64 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 				return err
 			}
 		}
-		for i := range changes {
-			changes[i].TrackingLink = s.portalLink(o.Token, "")
-			ev, err := event.New("", site, changes[i].TrackingNumber, changes[i].Time, changes[i].event())
-			if err != nil {
-				return err
-			}
-			if err := outbox.Add(tx, ev); err != nil {
-				return err
+		return s.emitChanges(tx, site, o.Token, changes)
+	})
+}
+
+// applyEvent records ev on the parcel rec of order o and returns the
+// changes it makes (from base) and whether rec changed. It has no effect
+// outside rec, so the transaction that calls it may run more than once.
+func applyEvent(rec *parcelRecord, o *orderRecord, ev *Event, at time.Time, base parcelChange) ([]parcelChange, bool, error) {
+	var changes []parcelChange
+	changed := false
+	if ev.Step != "" {
+		ok, err := addStep(rec, ProgressItem{Step: ev.Step, Time: formatTime(at), EstimatedTime: ev.EstimatedTime})
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			changed = true
+			c := base
+			c.Step, c.Time = ev.Step, at
+			changes = append(changes, c)
+		}
+	}
+	if ev.EstimatedTime != nil && (ev.EstimatedTime.Start != "" || ev.EstimatedTime.End != "") {
+		prev := currentEstimate(rec, o)
+		next := normalRange(ev.EstimatedTime)
+		if prev == nil || *prev != *next {
+			rec.Estimate = next
+			changed = true
+			if prev != nil && addAlert(rec, Alert{Type: AlertEstimatedDeliveryTimeUpdated, CreatedAt: formatTime(at)}, nil) {
+				c := base
+				c.Alert, c.Time = AlertEstimatedDeliveryTimeUpdated, at
+				changes = append(changes, c)
 			}
 		}
-		return nil
-	})
+	}
+	if ev.Alert != "" && addAlert(rec, Alert{Type: ev.Alert, CreatedAt: formatTime(at)}, ev.EstimatedTime) {
+		changed = true
+		c := base
+		c.Alert, c.Time = ev.Alert, at
+		changes = append(changes, c)
+	}
+	return changes, changed, nil
+}
+
+// emitChanges writes the parcel changes to the outbox, with the link of
+// the order's token.
+func (s *Service) emitChanges(tx storage.Tx, site, token string, changes []parcelChange) error {
+	for i := range changes {
+		changes[i].TrackingLink = s.portalLink(token, "")
+		ev, err := event.New("", site, changes[i].TrackingNumber, changes[i].Time, changes[i].event())
+		if err != nil {
+			return err
+		}
+		if err := outbox.Add(tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // eventParcel finds the parcel an event is about.

@@ -52,8 +52,8 @@ const (
 
 var hhmmss = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`)
 
-// steps and alerts are the exact enumerations of §2.1, without their
-// "unknown" defaults, which a carrier may not report.
+// knownSteps and knownAlerts are the step and alert values a carrier may
+// report: every value of Step and AlertType but their "unknown" defaults.
 var (
 	knownSteps = map[Step]bool{
 		StepConfirmedByMerchant: true, StepPreparedByMerchant: true, StepSubmittedToCarrier: true,

@@ -107,106 +107,101 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		opts.PublicURL = tracking.DefaultPortalURL
 	}
 	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
+	ob := opts.Outbox
+	ob.Clock, ob.Logger = cmp.Or[deliverykit.Clock](ob.Clock, opts.Clock), cmp.Or(ob.Logger, opts.Logger)
+	svcs := &Services{Outbox: outbox.New(store, ob)}
+	// Producers write through the outbox's store, which delivers their
+	// events as soon as they commit.
+	if err := svcs.build(store, svcs.Outbox.Store(), cfg, opts); err != nil {
+		return nil, err
+	}
+	svcs.register()
+	return svcs, nil
+}
+
+// build makes the areas: producers on the outbox's store, the rest on
+// store.
+func (s *Services) build(store, producers storage.Store, cfg *config.Config, opts Options) (err error) {
 	catalogs := cfg.Catalogs()
 	sites := make(map[string]tracking.Site, len(cfg.Sites))
 	names := make(map[string]string, len(cfg.Sites))
-	for _, s := range cfg.Sites {
-		sites[s.ID] = tracking.Site{Name: s.Name, TimeZone: warehouseZone(catalogs[s.ID])}
-		names[s.ID] = s.Name
+	for _, st := range cfg.Sites {
+		sites[st.ID] = tracking.Site{Name: st.Name, TimeZone: warehouseZone(catalogs[st.ID])}
+		names[st.ID] = st.Name
 	}
-
-	ob := opts.Outbox
-	ob.Clock, ob.Logger = cmp.Or[deliverykit.Clock](ob.Clock, opts.Clock), cmp.Or(ob.Logger, opts.Logger)
-	d := outbox.New(store, ob)
-	// Producers write through the outbox's store, which delivers their
-	// events as soon as they commit.
-	producers := d.Store()
-	ns, err := notify.New(producers, notify.Options{Senders: opts.Senders, Clock: opts.Clock, IDs: opts.IDs})
+	if s.Notify, err = notify.New(producers, notify.Options{Senders: opts.Senders, Clock: opts.Clock, IDs: opts.IDs}); err != nil {
+		return fmt.Errorf("notify: %w", err)
+	}
+	s.Tracking, err = tracking.New(producers, tracking.Options{Products: tracking.CatalogProducts(catalogs), Sites: sites,
+		PortalURL: opts.PublicURL, LinkLifetime: opts.TrackingLinkLifetime, Clock: opts.Clock, IDs: opts.IDs})
 	if err != nil {
-		return nil, fmt.Errorf("notify: %w", err)
+		return fmt.Errorf("tracking: %w", err)
 	}
-	ts, err := tracking.New(producers, tracking.Options{
-		Products:     tracking.CatalogProducts(catalogs),
-		Sites:        sites,
-		PortalURL:    opts.PublicURL,
-		LinkLifetime: opts.TrackingLinkLifetime,
-		Clock:        opts.Clock,
-		IDs:          opts.IDs,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("tracking: %w", err)
-	}
-	demo, err := carrier.NewDemo(store, carrier.DemoOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("demo carrier: %w", err)
-	}
-	carriers := opts.Carriers
-	var fallback shipment.Carrier
-	if len(carriers) == 0 {
-		fallback = demo
-	}
-	sh, err := shipment.New(producers, shipment.Options{
-		Products:       shipment.CatalogProducts(catalogs),
-		Carriers:       carriers,
-		DefaultCarrier: fallback,
-		TrackingLink:   func(token string) string { return ts.PortalLink(token, "en-US") },
-		LabelBaseURL:   opts.PublicURL,
-		Logger:         opts.Logger,
-		Clock:          opts.Clock,
-		IDs:            opts.IDs,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("shipment: %w", err)
+	if s.Shipment, err = newShipments(store, producers, catalogs, s.Tracking, opts); err != nil {
+		return err
 	}
 	// Return labels are RETURN shipments: the shipments area comes first.
-	rs := returns.New(producers, returns.Options{
-		Policies:           returns.CatalogPolicies(catalogs),
-		Labels:             ReturnLabels{Shipment: sh, Catalogs: catalogs, SiteNames: names},
-		DropOffs:           NewDropOffs(catalogs, 0),
-		Logger:             opts.Logger,
-		PublicURL:          opts.PublicURL,
-		StatusLinkLifetime: opts.StatusLinkLifetime,
-		Clock:              opts.Clock,
-		IDs:                opts.IDs,
+	s.Returns = returns.New(producers, returns.Options{
+		Policies: returns.CatalogPolicies(catalogs), Labels: ReturnLabels{Shipment: s.Shipment, Catalogs: catalogs, SiteNames: names},
+		DropOffs: NewDropOffs(catalogs, 0), Logger: opts.Logger, PublicURL: opts.PublicURL,
+		StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
 	})
 	engines, err := checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock})
 	if err != nil {
-		return nil, fmt.Errorf("delivery options: %w", err)
+		return fmt.Errorf("delivery options: %w", err)
 	}
-	cs, err := checkout.New(producers, checkout.Options{
-		Engines:       engines,
-		WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
-		Orders:        ts,
-		Clock:         opts.Clock,
-		IDs:           opts.IDs,
-	})
+	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
+		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs})
 	if err != nil {
-		return nil, fmt.Errorf("checkout: %w", err)
+		return fmt.Errorf("checkout: %w", err)
 	}
-	ss, err := session.New(producers, session.Options{
-		Engines: engines,
-		Orders:  ts,
-		Clock:   opts.Clock,
-		IDs:     opts.IDs,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("delivery session: %w", err)
+	if s.Session, err = session.New(producers, session.Options{Engines: engines, Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs}); err != nil {
+		return fmt.Errorf("delivery session: %w", err)
 	}
 	wo := opts.Webhooks
 	wo.Endpoints = cfg.Webhooks()
 	wo.Clock, wo.Logger = cmp.Or[deliverykit.Clock](wo.Clock, opts.Clock), cmp.Or(wo.Logger, opts.Logger)
-	ws, err := webhook.New(store, wo)
+	if s.Webhooks, err = webhook.New(store, wo); err != nil {
+		return fmt.Errorf("webhooks: %w", err)
+	}
+	return nil
+}
+
+// newShipments is the shipments area: the given carriers, else the demo
+// carrier for every product; a booked delivery's link is a customer
+// tracking page link.
+func newShipments(store, producers storage.Store, catalogs map[string]*catalog.Catalog, ts *tracking.Service, opts Options) (*shipment.Service, error) {
+	var fallback shipment.Carrier
+	if len(opts.Carriers) == 0 {
+		demo, err := carrier.NewDemo(store, carrier.DemoOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("demo carrier: %w", err)
+		}
+		fallback = demo
+	}
+	sh, err := shipment.New(producers, shipment.Options{
+		Products: shipment.CatalogProducts(catalogs), Carriers: opts.Carriers, DefaultCarrier: fallback,
+		TrackingLink: func(token string) string { return ts.PortalLink(token, "en-US") },
+		LabelBaseURL: opts.PublicURL, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("webhooks: %w", err)
+		return nil, fmt.Errorf("shipment: %w", err)
 	}
-	d.Handle(event.TypeOrderCompleted, "tracking", ts.HandleOrderCompleted)
-	d.Handle(event.TypeOrderCompleted, "returns", rs.HandleOrderCompleted)
-	d.Handle(event.TypeParcelBooked, "tracking", ts.HandleParcelBooked)
-	d.Handle(event.TypeParcelChanged, "notify", ns.HandleParcelChanged)
+	return sh, nil
+}
+
+// register connects the areas: each consumer with the events it takes.
+// Consumer names are stored with the events they applied: never change
+// them.
+func (s *Services) register() {
+	d := s.Outbox
+	d.Handle(event.TypeOrderCompleted, "tracking", s.Tracking.HandleOrderCompleted)
+	d.Handle(event.TypeOrderCompleted, "returns", s.Returns.HandleOrderCompleted)
+	d.Handle(event.TypeParcelBooked, "tracking", s.Tracking.HandleParcelBooked)
+	d.Handle(event.TypeParcelChanged, "notify", s.Notify.HandleParcelChanged)
 	for _, t := range event.Types {
-		d.Handle(t, "webhook", ws.Handle) // the consumer's name is stored: never change it
+		d.Handle(t, "webhook", s.Webhooks.Handle)
 	}
-	return &Services{Outbox: d, Webhooks: ws, Tracking: ts, Notify: ns, Checkout: cs, Session: ss, Returns: rs, Shipment: sh}, nil
 }
 
 // Handler returns the HTTP adapter serving every area of s; opts supplies

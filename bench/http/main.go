@@ -42,6 +42,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -170,6 +171,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
+	if err := measure(ctx, cfg, client, servers, fixtures, dir, results, stderr); err != nil {
+		return err
+	}
+	report(stdout, cfg, servers, results)
+	return nil
+}
+
+// measure warms every server up on every endpoint, then loads each for
+// cfg.rounds rounds, adding each measurement to results.
+func measure(ctx context.Context, cfg options, client *http.Client, servers []*server, fixtures map[*server]fixture, dir string, results map[string]map[string]*result, stderr io.Writer) error {
 	if cfg.warmup > 0 {
 		for _, ep := range cfg.endpoints {
 			for _, s := range servers {
@@ -185,6 +196,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			for _, s := range servers {
 				fmt.Fprintf(stderr, "round %d/%d: %s on %s\n", round, cfg.rounds, ep.name, s.mode)
 				var r *result
+				var err error
 				if cfg.loader == "wrk" {
 					r, err = measureWrk(ctx, ep.request(s.base, fixtures[s]), cfg.clients, cfg.duration, dir)
 				} else {
@@ -198,6 +210,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	report(stdout, cfg, servers, results)
 	return nil
 }
