@@ -144,3 +144,39 @@ func Pending(ctx context.Context, store storage.Store, limit int) ([]event.Event
 	})
 	return out, err
 }
+
+// ReleaseLeases makes every claimed or backing-off event due now, and
+// returns how many it released. A process that is the only one using its
+// store (a bolt file, which one process opens at a time) calls it at
+// start: leases held when the previous process died are then stale, and
+// their events need not wait for the lease to run out. Never call it on a
+// store that other running dispatchers share (PostgreSQL): it would take
+// their leases.
+func (d *Dispatcher) ReleaseLeases(ctx context.Context) (int, error) {
+	now := d.opts.Clock.Now().UTC()
+	n := 0
+	err := d.store.Update(ctx, func(tx storage.Tx) error {
+		n = 0
+		var held []record
+		var versions []uint64
+		for it, err := range events.Scan(tx, storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			if r := it.Value; r.DeadAt.IsZero() && r.NextAttempt.After(now) {
+				held, versions = append(held, r), append(versions, it.Version)
+			}
+		}
+		for i := range held {
+			r := &held[i]
+			old := dueKey(r)
+			r.NextAttempt = now
+			if _, err := put(tx, r, old, storage.VersionIs(versions[i])); err != nil {
+				return err
+			}
+		}
+		n = len(held)
+		return nil
+	})
+	return n, err
+}

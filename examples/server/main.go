@@ -248,6 +248,16 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		ln.Close()
 		return err
 	}
+	// A bolt file is this process's alone: effects a killed predecessor
+	// was applying go out now rather than when its leases run out.
+	if f.store == "bolt" {
+		if n, err := svcs.Outbox.ReleaseLeases(ctx); err != nil {
+			ln.Close()
+			return err
+		} else if n > 0 {
+			log.Info("outbox: released the leases of a previous run", "events", n)
+		}
+	}
 	readiness := httpapi.NewReadiness(store, httpapi.ReadinessOptions{})
 	handler := svcs.Handler(httpapi.Options{
 		Keys:   cfg.Keyring(),

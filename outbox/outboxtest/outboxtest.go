@@ -45,6 +45,7 @@ func Run(t *testing.T, newStores NewStores) {
 	t.Run("DeliveredOnCommit", func(t *testing.T) { testInline(t, newStores) })
 	t.Run("LeaseExpiry", func(t *testing.T) { testLease(t, newStores) })
 	t.Run("TwoDispatchers", func(t *testing.T) { testTwoDispatchers(t, newStores) })
+	t.Run("ReleaseLeases", func(t *testing.T) { testReleaseLeases(t, newStores) })
 }
 
 type fixture struct {
@@ -390,4 +391,40 @@ func sortStrings(s []string) []string {
 		}
 	}
 	return s
+}
+
+// testReleaseLeases: a process that owns its store frees, at start, the
+// leases its dead predecessor held, so their events go out at once.
+func testReleaseLeases(t *testing.T, newStores NewStores) {
+	store, _ := newStores(t)
+	f := newFixture(t, store, outbox.Options{Lease: time.Hour})
+	entered := make(chan struct{})
+	block := make(chan struct{})
+	f.d.Handle(event.TypeParcelChanged, "a", func(ctx context.Context, e event.Event) error {
+		close(entered)
+		<-block
+		return nil
+	})
+	add(t, store, "evt_1")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.d.Dispatch(context.Background())
+	}()
+	<-entered // claimed: the "previous process" holds the lease
+	next := newFixture(t, store, outbox.Options{Lease: time.Hour})
+	next.clock = f.clock
+	next.d = outbox.New(store, outbox.Options{Lease: time.Hour, Clock: f.clock, Logger: slog.New(slog.DiscardHandler), Jitter: func() float64 { return 0 }})
+	next.d.Handle(event.TypeParcelChanged, "a", next.idempotent("a"))
+	if n := dispatch(t, next.d); n != 0 {
+		t.Fatalf("delivered %d events under another's lease", n)
+	}
+	if n, err := next.d.ReleaseLeases(t.Context()); err != nil || n != 1 {
+		t.Fatalf("ReleaseLeases = %d, %v; want 1", n, err)
+	}
+	if n := dispatch(t, next.d); n != 1 {
+		t.Errorf("after ReleaseLeases delivered %d, want 1", n)
+	}
+	close(block)
+	<-done
 }
