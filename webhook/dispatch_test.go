@@ -439,6 +439,24 @@ func TestLeaseExpiry(t *testing.T) {
 	}
 }
 
+// TestReleaseLeases: a process that owns its store frees, at start, the
+// leases a dead predecessor held.
+func TestReleaseLeases(t *testing.T) {
+	rc := newReceiver(t, nil)
+	e := newEnv(t, nil, map[string][]Endpoint{"s1": {endpoint("erp", rc.URL)}}, func(o *Options) { o.Lease = time.Hour })
+	e.handle(t, parcelEvent(t, "evt_1", "s1", "CP1", "IN_TRANSIT"))
+	claimOnly(t, e, ref{"s1", "erp", 1})
+	if e.dispatch(t); len(rc.got()) != 0 {
+		t.Fatal("a claimed delivery was sent within its lease")
+	}
+	if n, err := e.svc.ReleaseLeases(t.Context()); err != nil || n != 1 {
+		t.Fatalf("ReleaseLeases = %d, %v; want 1", n, err)
+	}
+	if n := e.dispatch(t); n != 1 || len(rc.got()) != 1 {
+		t.Errorf("after ReleaseLeases: delivered %d, receiver got %d; want 1 and 1", n, len(rc.got()))
+	}
+}
+
 // TestRun: Run sends what Handle queues without waiting for its tick, and
 // returns when its context ends.
 func TestRun(t *testing.T) {

@@ -257,6 +257,12 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		} else if n > 0 {
 			log.Info("outbox: released the leases of a previous run", "events", n)
 		}
+		if n, err := svcs.Webhooks.ReleaseLeases(ctx); err != nil {
+			ln.Close()
+			return err
+		} else if n > 0 {
+			log.Info("webhooks: released the leases of a previous run", "deliveries", n)
+		}
 	}
 	readiness := httpapi.NewReadiness(store, httpapi.ReadinessOptions{})
 	handler := svcs.Handler(httpapi.Options{
