@@ -93,11 +93,25 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
+// MaxFileBytes bounds a configuration file: catalogs with many pickup
+// locations are large, but not this large.
+const MaxFileBytes = 64 << 20
+
 // Parse decodes and validates a configuration. Errors are
 // *deliverykit.Error values of KindInvalidArgument whose violations name
 // the fields.
 func Parse(r io.Reader) (*Config, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, deliverykit.InvalidField("", "size", fmt.Sprintf("the configuration is larger than %d bytes", MaxFileBytes))
+	}
+	if err := checkShape(data); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var c Config
 	if err := dec.Decode(&c); err != nil {

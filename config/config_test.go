@@ -47,7 +47,12 @@ func TestParseErrors(t *testing.T) {
 		{"webhook problems", `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"], "webhooks": [{"id": "erp", "url": "http://erp.example.com", "secrets": ["whsec_c2hvcnQ="], "events": ["parcel.changed", "parcel.exploded"]}]}]}`,
 			[]string{"sites[0].webhooks[0].url", "sites[0].webhooks[0].secrets[0]", "sites[0].webhooks[0].events[1]"}},
 		{"webhook unknown field", `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"], "webhooks": [{"id": "erp", "uri": "https://erp.example.com"}]}]}`,
-			[]string{"uri"}},
+			[]string{"sites[0].webhooks[0].uri"}},
+		{"unknown fields, all of them, at their paths", `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"],
+			"catalog": {"carriers": [{"id": "c", "name": "C", "products": [{"id": "p"}, {"id": "q", "colour": "red"}]}], "warehouse": {}}}]}`,
+			[]string{"sites[0].catalog.carriers[0].products[1].colour", "sites[0].catalog.warehouse"}},
+		{"wrong types at their paths", `{"sites": [{"id": 7, "name": "A", "api_key_sha256": ["` + digestA + `", 12]}]}`,
+			[]string{"sites[0].id", "sites[0].api_key_sha256[1]"}},
 		{"duplicates", `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"]}, {"id": "a", "name": "B", "api_key_sha256": ["` + strings.ToUpper(digestA) + `"]}]}`,
 			[]string{"sites[1].id", "sites[1].api_key_sha256[0]"}},
 	}
@@ -175,5 +180,20 @@ func TestWebhooks(t *testing.T) {
 		Secrets: []string{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, Events: []event.Type{event.TypeParcelChanged}}}}
 	if diff := cmp.Diff(want, c.Webhooks()); diff != "" {
 		t.Errorf("Webhooks (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseSyntaxPosition: a syntax error says where, by line and column.
+func TestParseSyntaxPosition(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"{\n  \"sites\": [\n    {\"id\": \"a\",, }\n  ]\n}", "line 3, column 16"},
+		{"{\"sites\": [", "line 1, column 12"},
+		{"{\n\"sites\" [] }", "line 2, column 9"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(strings.NewReader(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v, want an error at %s", tt.in, err, tt.want)
+		}
 	}
 }
