@@ -1,15 +1,21 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net/textproto"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	outboxevent "github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/internal/i18n"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -106,18 +112,19 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 		return false, err
 	}
 	sender := s.opts.Senders[claimed.Channel]
+	tag := i18n.Match(claimed.Locale)
+	base, _ := tag.Base()
+	lang := base.String()
 	var sendErr error
 	if sender == nil {
-		sendErr = errors.New("no sender for channel " + string(claimed.Channel))
+		sendErr = fmt.Errorf("%w %s", errNoSender, claimed.Channel)
 	} else {
-		tag := i18n.Match(claimed.Locale)
 		subject, body := text(tag, claimed.Name, claimed.TrackingNumber, claimed.TrackingLink)
-		lang, _ := tag.Base()
 		sendErr = sender.Send(ctx, Message{
 			NotificationID: claimed.ID, Site: claimed.Site, Name: claimed.Name, Channel: claimed.Channel,
 			Recipient: claimed.Recipient, ReceiverName: claimed.ReceiverName, ExternalID: claimed.ExternalID,
 			TrackingNumber: claimed.TrackingNumber, TrackingLink: claimed.TrackingLink, Subject: subject, Body: body,
-			Language: lang.String(),
+			Language: lang,
 		})
 	}
 	// Settle with a fresh context: the send happened, so its outcome is
@@ -139,10 +146,68 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 			r.Status, r.LastError = StatusFailed, sendErr.Error()
 			r.NextAttempt = now.Add(s.backoff(r.Attempts))
 		}
-		_, err = putDue(tx, &r, old, storage.VersionIs(it.Version))
-		return err
+		if _, err := putDue(tx, &r, old, storage.VersionIs(it.Version)); err != nil {
+			return err
+		}
+		return emitSettled(tx, &r, lang, sendErr, now)
 	})
 	return sendErr == nil && err == nil, err
+}
+
+// errNoSender is the failure of a notification whose channel has no
+// Sender.
+var errNoSender = errors.New("no sender for channel")
+
+// emitSettled writes the outcome of a send of r, which the caller has just
+// settled in tx, as an event.NotificationSent or, after a failed attempt,
+// an event.NotificationFailed (every failed attempt: the notification is
+// FAILED and retried, and Attempts counts the failures). The subject is
+// the parcel's tracking number, so that the merchant's webhooks get the
+// notification after the parcel change that caused it; a notification
+// about no parcel has its order's external id. The payload carries no
+// recipient address and no error text of the sender, which may quote it:
+// publicReason says what went wrong.
+func emitSettled(tx storage.Tx, r *record, lang string, sendErr error, now time.Time) error {
+	p := outboxevent.NotificationSettled{
+		NotificationID: r.ID, Name: string(r.Name), Channel: string(r.Channel), ExternalID: r.ExternalID,
+		TrackingNumber: r.TrackingNumber, Language: lang, Attempts: r.Attempts, At: now,
+	}
+	var payload outboxevent.Payload
+	if sendErr == nil {
+		p.Attempts++ // the failures before, and this send
+		payload = outboxevent.NotificationSent(p)
+	} else {
+		p.Error = publicReason(sendErr)
+		payload = outboxevent.NotificationFailed(p)
+	}
+	ev, err := outboxevent.New("", r.Site, cmp.Or(r.TrackingNumber, r.ExternalID), now, payload)
+	if err != nil {
+		return err
+	}
+	return outbox.Add(tx, ev)
+}
+
+// publicReason describes a failed send to the merchant in a fixed
+// sentence per kind of failure. A Sender's own error text is kept for the
+// operator only (the record's last error): it may quote the recipient's
+// address, which is personal data, or the mail server's internals.
+func publicReason(err error) string {
+	var reply *textproto.Error
+	switch {
+	case errors.Is(err, errNoSender):
+		return "no sender is configured for the channel"
+	case errors.Is(err, errBadRecipient):
+		return "the recipient address is not valid"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the send timed out"
+	case errors.Is(err, context.Canceled):
+		return "the send was interrupted"
+	case errors.As(err, &reply) && reply.Code >= 500:
+		return "the mail server refused the message (reply " + strconv.Itoa(reply.Code) + ")"
+	case errors.As(err, &reply):
+		return "the mail server deferred the message (reply " + strconv.Itoa(reply.Code) + ")"
+	}
+	return "the sender could not deliver the message"
 }
 
 // backoff is RetryBase × 2^(attempts−1), at most RetryMax. The doubling

@@ -65,6 +65,20 @@
 // mid-send leaves a claim that expires after ClaimTimeout (at-least-once
 // delivery).
 //
+// # Events
+//
+// Settling a send writes, in the same transaction, an event for the
+// merchant's webhooks: event.NotificationSent when it was sent, and
+// event.NotificationFailed after every failed attempt (the notification is
+// then FAILED and retried; Attempts counts the attempts so far). Their
+// subject is the tracking number of the parcel the notification is about,
+// so a merchant gets it after the parcel change that caused it; a
+// notification about no parcel has its order's external id. The payloads
+// carry no recipient address, and a failure's Error is a fixed sentence
+// per kind of failure ("the mail server refused the message (reply 550)"),
+// never the Sender's error text. A send whose notification was cancelled
+// or changed while it was under way is not settled and writes nothing.
+//
 // # Storage
 //
 // Collections: notify.notifications (site, id), notify.by_order (site,

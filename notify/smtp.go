@@ -12,6 +12,10 @@ import (
 	"golang.org/x/text/language"
 )
 
+// errBadRecipient is the failure of a message whose recipient address
+// does not parse.
+var errBadRecipient = errors.New("recipient address is not valid")
+
 // SMTPSender sends EMAIL notifications through an SMTP server with
 // net/smtp. It uses STARTTLS when the server offers it; Auth (for example
 // smtp.PlainAuth) is refused by net/smtp over an unencrypted connection to
@@ -37,7 +41,7 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) error {
 	}
 	to, err := mail.ParseAddress(m.Recipient)
 	if err != nil {
-		return fmt.Errorf("smtp sender: recipient: %w", err)
+		return fmt.Errorf("smtp sender: %w: %w", errBadRecipient, err)
 	}
 	msg, err := composeMail(from, to, m)
 	if err != nil {

@@ -35,6 +35,28 @@
 // makes it REFUNDED; marking it again changes nothing and says it is
 // already REFUNDED.
 //
+// # Events
+//
+// Every change of a return is reported to the other areas and the
+// merchant's webhooks by an event written in the transaction that stores
+// the change, so a change is never stored without its report, nor
+// reported without being stored; a refused call writes none:
+//
+//	| cause                                 | events, in this order                                          |
+//	|---------------------------------------|----------------------------------------------------------------|
+//	| CreateReturn                          | return.created                                                 |
+//	| MarkInTransit, CompleteExchange       | return.status_changed                                          |
+//	| ReportReturnedItems, for each return  | return.items_received; return.status_changed once every unit   |
+//	| it reports units of                   | is reported; refund.changed when that makes a refund           |
+//	| MarkRefunded                          | refund.changed; return.status_changed (AWAITING_REFUND →       |
+//	|                                       | COMPLETED)                                                     |
+//
+// Each carries the return as it is after the whole change
+// (event.ReturnChanged: amounts in minor units, the latest refund, the
+// status page link while it works) and previous_status, its status
+// before; a new return has none. The subject is the return id, so a
+// merchant's webhooks get one return's events in order.
+//
 // # Customers
 //
 // CreateReturn is the one call a customer makes without a key: the order's

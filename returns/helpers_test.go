@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
@@ -14,6 +15,7 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 123456789, time.UTC)
 
 type fixture struct {
 	svc   *Service
+	store storage.Store
 	clock *deliverykit.ManualClock
 	ctx   context.Context
 }
@@ -27,13 +29,19 @@ var testPolicy = Policy{WindowDays: 30, RefundShipping: true, Costs: map[string]
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
+	return newFixtureOn(t, memory.New())
+}
+
+// newFixtureOn is newFixture on store.
+func newFixtureOn(t testing.TB, store storage.Store) *fixture {
+	t.Helper()
 	clock := deliverykit.NewManualClock(t0)
-	svc := New(memory.New(), Options{
+	svc := New(store, Options{
 		Clock: clock, IDs: &deliverykit.SequentialIDs{},
 		Policies:  StaticPolicies{"site-a": testPolicy, "site-b": testPolicy},
 		PublicURL: "http://127.0.0.1:8080/",
 	})
-	return &fixture{svc: svc, clock: clock, ctx: context.Background()}
+	return &fixture{svc: svc, store: store, clock: clock, ctx: context.Background()}
 }
 
 // orderInput is an order of two lines: 2 × jacket at 1299.90 and 3 ×

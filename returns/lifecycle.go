@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -74,6 +75,9 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		}
 		o.ReturnIDs = append(o.ReturnIDs, r.ID)
 		if _, err := ordersColl.Put(tx, oit.Key, o, storage.VersionIs(oit.Version)); err != nil {
+			return err
+		}
+		if err := s.emit(tx, site, o, r, "", now, event.TypeReturnCreated); err != nil {
 			return err
 		}
 		out, err = s.returnView(tx, site, o, r)
@@ -236,9 +240,11 @@ func allApproved(o orderRecord) bool {
 	return true
 }
 
-// returnUpdate loads a return and its order for a transition, checks the
-// state and writes both back.
+// transition loads a return and its order for a transition, checks the
+// state, lets fn change the return and writes it back, with a
+// return.status_changed when fn changed its status.
 func (s *Service) transition(ctx context.Context, site string, id uint64, from ReturnStatus, fn func(tx storage.Tx, o *orderRecord, r *returnRecord) error) (Return, error) {
+	now := s.now()
 	var out Return
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		rit, err := returnsColl.Get(tx, orderKey(site, id))
@@ -259,6 +265,11 @@ func (s *Service) transition(ctx context.Context, site string, id uint64, from R
 		}
 		if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
 			return err
+		}
+		if r.Status != from {
+			if err := s.emit(tx, site, o, r, from, now, event.TypeReturnStatusChanged); err != nil {
+				return err
+			}
 		}
 		out, err = s.returnView(tx, site, o, r)
 		return err
@@ -355,12 +366,23 @@ func (s *Service) ReportReturnedItems(ctx context.Context, site string, in Retur
 			return err
 		}
 		o := oit.Value
+		// What each return was before the report, for its events.
+		prev := make([]ReturnStatus, len(rets))
+		reported := make([]int, len(rets))
+		for i, ri := range rets {
+			prev[i], reported[i] = ri.Value.Status, unitsReported(ri.Value)
+		}
 		if err := applyReport(o, rets, in.Items, now); err != nil {
 			return err
 		}
 		var created []refundRecord
-		for _, ri := range rets {
+		changes := make([][]event.Type, len(rets))
+		for i, ri := range rets {
 			r := &ri.Value
+			if unitsReported(*r) > reported[i] {
+				changes[i] = append(changes[i], event.TypeReturnItemsReceived)
+			}
+			refunded := false
 			if r.open() && allHandled(*r) {
 				rf, err := s.finish(tx, site, pol, &o, r, now)
 				if err != nil {
@@ -368,7 +390,14 @@ func (s *Service) ReportReturnedItems(ctx context.Context, site string, in Retur
 				}
 				if rf != nil {
 					created = append(created, *rf)
+					refunded = true
 				}
+			}
+			if r.Status != prev[i] {
+				changes[i] = append(changes[i], event.TypeReturnStatusChanged)
+			}
+			if refunded {
+				changes[i] = append(changes[i], event.TypeRefundChanged)
 			}
 			if _, err := returnsColl.Put(tx, ri.Key, *r, storage.VersionIs(ri.Version)); err != nil {
 				return err
@@ -376,6 +405,13 @@ func (s *Service) ReportReturnedItems(ctx context.Context, site string, in Retur
 		}
 		if _, err := ordersColl.Put(tx, oit.Key, o, storage.VersionIs(oit.Version)); err != nil {
 			return err
+		}
+		// Once every return of the report is settled, with the order
+		// as stored.
+		for i, ri := range rets {
+			if err := s.emit(tx, site, o, ri.Value, prev[i], now, changes[i]...); err != nil {
+				return err
+			}
 		}
 		for _, ri := range rets {
 			v, err := s.returnView(tx, site, o, ri.Value)
@@ -488,6 +524,16 @@ func applyReport(o orderRecord, rets []*storage.Item[returnRecord], items []Retu
 		return &deliverykit.Error{Kind: deliverykit.KindFailedPrecondition, Message: "items already reported", Violations: precond}
 	}
 	return nil
+}
+
+// unitsReported counts the units of r the merchant has reported
+// received, approved or declined.
+func unitsReported(r returnRecord) int {
+	n := 0
+	for _, l := range r.Lines {
+		n += l.Approved + l.Declined
+	}
+	return n
 }
 
 func allHandled(r returnRecord) bool {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -76,7 +77,8 @@ func (s *Service) entry(tx storage.Tx, site string, r refundRecord) (RefundEntry
 
 // MarkRefunded records that the merchant paid a refund transaction out:
 // AWAITING_EXTERNAL_REFUND → REFUNDED. Its return's approved lines become
-// REFUNDED and the return COMPLETED. A transaction that is already
+// REFUNDED and the return COMPLETED (a refund.changed, then a
+// return.status_changed). A transaction that is already
 // REFUNDED is a FailedPrecondition saying so, and nothing changes.
 func (s *Service) MarkRefunded(ctx context.Context, site string, id uint64) (RefundEntry, error) {
 	now := s.now()
@@ -104,10 +106,20 @@ func (s *Service) MarkRefunded(ctx context.Context, site string, id uint64) (Ref
 				r.Lines[i].Refunded = true
 			}
 		}
+		prev := r.Status
+		changes := []event.Type{event.TypeRefundChanged}
 		if r.Status == StatusAwaitingRefund {
 			r.Status, r.CompletedAt = StatusCompleted, &now
+			changes = append(changes, event.TypeReturnStatusChanged)
 		}
 		if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
+			return err
+		}
+		oit, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
+		if err != nil {
+			return err
+		}
+		if err := s.emit(tx, site, oit.Value, r, prev, now, changes...); err != nil {
 			return err
 		}
 		out, err = s.entry(tx, site, rf)

@@ -1,6 +1,11 @@
 package returns
 
 import (
+	"errors"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -203,4 +208,58 @@ func (s *Service) refundEntry(o orderRecord, r refundRecord, orderStatus RefundS
 		e.RefundDetails.Items[i] = RefundEntryItem{ForeignOrderLineItemID: l.ForeignLineItemID, RefundAmount: a(l.Amount), Name: l.Name}
 	}
 	return e
+}
+
+// returnChanged describes return r of order o, as stored in tx after a
+// change at now, for the events of package event: prev is r's status
+// before the change (empty for a new return). It is the one place the
+// returns area's events are shaped:
+//   - amounts are minor units of the order's currency (the wire's decimal
+//     Amounts are for the returns API);
+//   - items are the return's lines with their status as the returns API
+//     shows it, and ReceivedAt the last time units of the line were
+//     reported received;
+//   - Refund is the return's latest refund transaction, its status in the
+//     events' vocabulary (AWAITING_REFUND, REFUNDED, FAILED);
+//   - StatusURL is the customer's status page while its link works, else
+//     empty (an expired link would only show the customer that it
+//     expired).
+func (s *Service) returnChanged(tx storage.Tx, site string, o orderRecord, r returnRecord, prev ReturnStatus, now time.Time) (event.ReturnChanged, error) {
+	out := event.ReturnChanged{
+		ReturnID: returnSubject(r.ID), OrderExternalID: o.ForeignID, Status: string(r.Status), PreviousStatus: string(prev),
+		Currency: o.Currency, ChangedAt: now,
+	}
+	for _, l := range r.Lines {
+		ol := o.Lines[l.OrderLine]
+		out.Items = append(out.Items, event.ReturnItem{LineItemID: ol.ForeignLineItemID, SKU: ol.SKU, Quantity: int64(l.Quantity),
+			Status: string(returnItem(o, r, l).Status), ReceivedAt: l.ReturnedAt})
+	}
+	refunds, err := loadRefunds(tx, site, r.RefundIDs)
+	if err != nil {
+		return out, err
+	}
+	if n := len(refunds); n > 0 {
+		out.Refund = &event.Refund{Status: eventRefundStatus(refunds[n-1].Status), Amount: refunds[n-1].Amount}
+	}
+	if r.Token != "" {
+		t, err := returnByToken.Get(tx, r.Token)
+		switch {
+		case err == nil && now.Before(s.linkExpiry(t.Value, r)):
+			out.StatusURL = s.statusURL(r.Token)
+		case err != nil && !errors.Is(err, deliverykit.ErrNotFound):
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// eventRefundStatus is a refund transaction's status as events name it.
+func eventRefundStatus(s TransactionStatus) string {
+	switch s {
+	case TxRefunded, TxSuccess:
+		return "REFUNDED"
+	case TxFailed:
+		return "FAILED"
+	}
+	return "AWAITING_REFUND"
 }

@@ -122,7 +122,11 @@ func (s *Service) emitBooked(tx storage.Tx, site string, sh *Shipment, b bookedP
 		if !ok {
 			continue
 		}
-		ev, err := event.New("", site, sh.ID, now, parcelBooked(sh, i, j, b.tokens[did], now))
+		// The subject is the parcel (its tracking number), as for its
+		// later events (parcel.changed, delivery.picked_up), so that a
+		// merchant's webhooks get them in order.
+		d := &sh.Parcels[i].Deliveries[j]
+		ev, err := event.New("", site, d.TrackingNumber, now, parcelBooked(sh, i, j, b.tokens[did], now))
 		if err != nil {
 			return err
 		}

@@ -35,8 +35,8 @@
 //	| PICKUP_BOOKED | BookPickup                     | PICKUP_BOOKED | same window: nothing; another: carrier told   |
 //	| BOOKED,       | CancelDelivery, CancelShipment | CANCELLED     | carrier Cancel; label no longer served        |
 //	| PICKUP_BOOKED |                                |               |                                               |
-//	| BOOKED,       | ConfirmPickup (carrier scan)   | PICKED_UP     | picked_up_at; can no longer be cancelled      |
-//	| PICKUP_BOOKED |                                |               |                                               |
+//	| BOOKED,       | ConfirmPickup (carrier scan)   | PICKED_UP     | picked_up_at; can no longer be cancelled;     |
+//	| PICKUP_BOOKED |                                |               | event.DeliveryPickedUp written with it        |
 //	| PICKED_UP     | ConfirmPickup                  | PICKED_UP     | nothing (a repeated scan)                     |
 //	| CANCELLED     | (nothing)                      |               |                                               |
 //
@@ -90,7 +90,11 @@
 //   - Every booked delivery is reported as an event.ParcelBooked, written
 //     to the outbox in the transaction that stores the booking, so a
 //     booking is never stored without its report, nor reported without
-//     being stored; tracking consumes it (its parcel and link).
+//     being stored; tracking consumes it (its parcel and link). A
+//     delivery's first confirmed pickup is reported the same way, as an
+//     event.DeliveryPickedUp. Both have the tracking number as their
+//     subject, as tracking's parcel.changed has, so a merchant's webhooks
+//     get a parcel's events in the order they happened.
 //
 // # Idempotency
 //

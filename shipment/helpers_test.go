@@ -92,6 +92,9 @@ func (f *fixture) booked(t testing.TB) []event.ParcelBooked {
 	}
 	var out []event.ParcelBooked
 	for _, ev := range evs {
+		if ev.Type != event.TypeParcelBooked {
+			continue
+		}
 		p, err := event.Decode[event.ParcelBooked](ev)
 		if err != nil {
 			t.Fatal(err)
@@ -119,7 +122,12 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	store := memory.New()
+	return newFixtureOn(t, memory.New())
+}
+
+// newFixtureOn is newFixture on store.
+func newFixtureOn(t testing.TB, store storage.Store) *fixture {
+	t.Helper()
 	t.Cleanup(func() { store.Close() })
 	demo, err := carrier.NewDemo(store, carrier.DemoOptions{TrackingURL: "https://carrier.test/t/{tracking_number}"})
 	if err != nil {

@@ -1,6 +1,7 @@
 package shipment
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,9 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -63,11 +66,13 @@ func (s *Service) GetDelivery(ctx context.Context, site, trackingNumber string) 
 // change runs a read-check-call-write cycle on one shipment: load reads it,
 // plan checks the state and names the carrier calls to make, the calls run
 // outside any transaction, and apply changes the record, which is written
-// with a compare-and-set on the version read. A lost race is a Conflict.
+// with a compare-and-set on the version read, together with the events
+// apply answers (in the outbox, in the same transaction). A lost race is a
+// Conflict, and writes no event.
 func (s *Service) change(ctx context.Context, site string,
 	load func(tx storage.Tx) (storage.Item[shipmentRecord], error),
 	plan func(rec *shipmentRecord) ([]func(context.Context) error, error),
-	apply func(rec *shipmentRecord, now time.Time) error,
+	apply func(rec *shipmentRecord, now time.Time) ([]event.Event, error),
 ) (*Shipment, error) {
 	it, err := s.view(ctx, load)
 	if err != nil {
@@ -84,13 +89,24 @@ func (s *Service) change(ctx context.Context, site string,
 		}
 	}
 	now := s.opts.Clock.Now().UTC()
-	if err := apply(&rec, now); err != nil {
+	evs, err := apply(&rec, now)
+	if err != nil {
 		return nil, err
 	}
 	rec.Shipment.UpdatedAt = now
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		_, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version))
-		return err
+		if _, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
+			return err
+		}
+		// evs are values made before the transaction: a retried
+		// transaction adds them again, and the outbox gives them their
+		// ids inside it, so only the committed run's events exist.
+		for _, ev := range evs {
+			if err := outbox.Add(tx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, concurrent(err)
@@ -165,14 +181,14 @@ func (s *Service) CancelDelivery(ctx context.Context, site string, ref DeliveryR
 			}
 			return []func(context.Context) error{s.cancelCall(site, rec, d)}, nil
 		},
-		func(rec *shipmentRecord, now time.Time) error {
+		func(rec *shipmentRecord, now time.Time) ([]event.Event, error) {
 			sh := &rec.Shipment
 			d := &sh.Parcels[pi].Deliveries[dj]
 			d.State, d.CancelledAt = DeliveryCancelled, &now
 			if sh.State = derivedState(sh); sh.State == ShipmentCancelled {
 				sh.CancelledAt = &now
 			}
-			return nil
+			return nil, nil
 		})
 }
 
@@ -209,7 +225,7 @@ func (s *Service) CancelShipment(ctx context.Context, site string, ref ShipmentR
 			}
 			return calls, nil
 		},
-		func(rec *shipmentRecord, now time.Time) error {
+		func(rec *shipmentRecord, now time.Time) ([]event.Event, error) {
 			sh := &rec.Shipment
 			for i := range sh.Parcels {
 				for j := range sh.Parcels[i].Deliveries {
@@ -219,13 +235,16 @@ func (s *Service) CancelShipment(ctx context.Context, site string, ref ShipmentR
 				}
 			}
 			sh.State, sh.CancelledAt = ShipmentCancelled, &now
-			return nil
+			return nil, nil
 		})
 }
 
 // ConfirmPickup records that the carrier collected a delivery: it moves
 // to PICKED_UP and can no longer be cancelled (extension endpoint
-// POST /deliveries.confirmPickup, for carrier integrations).
+// POST /deliveries.confirmPickup, for carrier integrations). The first
+// confirmation writes an event.DeliveryPickedUp (subject: the tracking
+// number) in the same transaction; a repeated one changes nothing and
+// writes none.
 func (s *Service) ConfirmPickup(ctx context.Context, site string, req ConfirmPickupRequest) (*Shipment, error) {
 	if err := checkSite(site, req.SiteID); err != nil {
 		return nil, err
@@ -251,17 +270,21 @@ func (s *Service) ConfirmPickup(ctx context.Context, site string, req ConfirmPic
 			_, err := deliveryMove(&rec.Shipment.Parcels[pi].Deliveries[dj], opConfirmPickup)
 			return nil, err
 		},
-		func(rec *shipmentRecord, now time.Time) error {
+		func(rec *shipmentRecord, now time.Time) ([]event.Event, error) {
 			d := &rec.Shipment.Parcels[pi].Deliveries[dj]
 			if d.State == DeliveryPickedUp {
-				return nil
+				return nil, nil // a repeated scan: reported already
 			}
 			if at.IsZero() {
 				at = now
 			}
 			d.State, d.PickedUpAt = DeliveryPickedUp, &at
 			rec.Shipment.State = derivedState(&rec.Shipment)
-			return nil
+			ev, err := event.New("", site, d.TrackingNumber, at, deliveryPickedUp(&rec.Shipment, d))
+			if err != nil {
+				return nil, err
+			}
+			return []event.Event{ev}, nil
 		})
 }
 
@@ -304,7 +327,7 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateShipmentReq
 			}
 			return nil, nil
 		},
-		func(rec *shipmentRecord, _ time.Time) error {
+		func(rec *shipmentRecord, _ time.Time) ([]event.Event, error) {
 			sh := &rec.Shipment
 			if req.Sender != nil {
 				sh.Sender = *req.Sender
@@ -318,8 +341,20 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateShipmentReq
 			if req.Attributes != nil {
 				sh.Attributes = maps.Clone(*req.Attributes)
 			}
-			return nil
+			return nil, nil
 		})
+}
+
+// deliveryPickedUp describes delivery d of sh as collected by its carrier.
+func deliveryPickedUp(sh *Shipment, d *Delivery) event.DeliveryPickedUp {
+	p := event.DeliveryPickedUp{
+		ShipmentID: sh.ID, DeliveryID: d.ID, OrderExternalID: cmp.Or(sh.ExternalID, sh.ID),
+		TrackingNumber: d.TrackingNumber, ProductRef: d.CarrierProductRef,
+	}
+	if d.PickedUpAt != nil {
+		p.PickedUpAt = d.PickedUpAt.UTC()
+	}
+	return p
 }
 
 // sameJSON compares two values as they are stored.
