@@ -41,7 +41,8 @@ const (
 	// (ParcelChanged).
 	TypeParcelChanged Type = "parcel.changed"
 	// TypeNotificationSent and TypeNotificationFailed: a customer
-	// notification was sent, or failed for good (NotificationSettled).
+	// notification was sent, or an attempt to send it failed
+	// (NotificationSettled).
 	TypeNotificationSent   Type = "notification.sent"
 	TypeNotificationFailed Type = "notification.failed"
 	// TypeDeliveryPickedUp: the carrier collected a booked delivery

@@ -3,7 +3,8 @@ package event
 import "time"
 
 // NotificationSettled is the shape of a customer notification that was
-// sent or failed for good. It is written as a NotificationSent or a
+// sent, or whose send attempt failed (it is retried until sent or
+// cancelled). It is written as a NotificationSent or a
 // NotificationFailed payload, one type per event type, so that Decode
 // finds the right one. It carries no recipient address: the payload goes
 // to the merchant's webhooks, and the address is personal data the
@@ -34,7 +35,7 @@ type NotificationSent NotificationSettled
 // EventType implements Payload.
 func (NotificationSent) EventType() Type { return TypeNotificationSent }
 
-// NotificationFailed is a NotificationSettled that failed for good.
+// NotificationFailed is a NotificationSettled whose attempt failed.
 type NotificationFailed NotificationSettled
 
 // EventType implements Payload.

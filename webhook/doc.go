@@ -204,14 +204,14 @@
 //	  }
 //	}
 //
-// notification.sent — notifications (B). A customer notification was sent. Subject: the notification id.
+// notification.sent — notifications (B). A customer notification was sent. Subject: the parcel's tracking number, else the order's external id.
 //
 //	{
 //	  "type": "notification.sent",
 //	  "timestamp": "2025-03-14T09:30:00Z",
 //	  "data": {
 //	    "site": "demo-site",
-//	    "subject": "ntf_0c4d",
+//	    "subject": "CP000000014SE",
 //	    "notification_id": "ntf_0c4d",
 //	    "name": "OUT_FOR_DELIVERY",
 //	    "channel": "EMAIL",
@@ -223,21 +223,21 @@
 //	  }
 //	}
 //
-// notification.failed — notifications (B). A customer notification failed for good (no more retries). Subject: the notification id.
+// notification.failed — notifications (B). An attempt to send a customer notification failed; it is retried (with backoff) until it is sent or cancelled. Subject: the parcel's tracking number, else the order's external id.
 //
 //	{
 //	  "type": "notification.failed",
 //	  "timestamp": "2025-03-14T09:30:00Z",
 //	  "data": {
 //	    "site": "demo-site",
-//	    "subject": "ntf_0c4e",
+//	    "subject": "CP000000014SE",
 //	    "notification_id": "ntf_0c4e",
 //	    "name": "DELIVERED",
 //	    "channel": "SMS",
 //	    "external_id": "SO-10071",
 //	    "tracking_number": "CP000000014SE",
 //	    "language": "sv",
-//	    "attempts": 10,
+//	    "attempts": 2,
 //	    "error": "the SMS gateway refused the number",
 //	    "at": "2025-03-14T09:30:00Z"
 //	  }
