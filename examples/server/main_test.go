@@ -361,3 +361,63 @@ func TestShutdownDrains(t *testing.T) {
 		t.Errorf("while draining (-want +got):\n%s", diff)
 	}
 }
+
+// TestREADMEMinimalConfig: the README's minimal configuration passes
+// -check-config, and a server started on it offers its key's site a
+// delivery option.
+func TestREADMEMinimalConfig(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)<!-- minimal-config -->\n```json\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no minimal configuration block")
+	}
+	path := filepath.Join(t.TempDir(), "my-shop.json")
+	if err := os.WriteFile(path, m[1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-check-config", path}, io.Discard, hooks{stdout: &out}); err != nil {
+		t.Fatalf("-check-config: %v", err)
+	}
+	if !strings.Contains(out.String(), "site my-shop (My Shop): API keys 1") {
+		t.Errorf("-check-config printed %q", out.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-store", "memory", "-config", path, "-addr", "127.0.0.1:0"}, io.Discard, hooks{listening: func(a string) { addrc <- a }})
+	}()
+	var base string
+	select {
+	case a := <-addrc:
+		base = "http://" + a
+	case err := <-done:
+		t.Fatalf("run returned before listening: %v", err)
+	}
+	req, _ := http.NewRequest("POST", base+"/v1/siw/session.create", strings.NewReader(`{"purchase_country": "SE", "purchase_currency": "SEK",
+		"locales": ["en-US"], "cart": {"total_value": 10000, "items": [{"sku": "tent", "quantity": 1, "price": 10000}]},
+		"search_address": {"postal_code": "111 57", "country": "SE"}}`))
+	req.Header.Set("Authorization", "Bearer "+base64.StdEncoding.EncodeToString([]byte("my-shop-key")))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"shipping_method":"north-parcel-home"`) {
+		t.Errorf("session.create on the minimal configuration: %d %s", resp.StatusCode, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"sites": [{"id": "a", "colour": 1}]}`), 0o600)
+	if err := run(t.Context(), []string{"-check-config", bad}, io.Discard, hooks{stdout: io.Discard}); err == nil || !strings.Contains(err.Error(), "sites[0].colour: unknown field") {
+		t.Errorf("-check-config of a bad file: %v", err)
+	}
+}
