@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -44,6 +45,48 @@ func validTraceID(s string) bool {
 	for _, c := range []byte(s) {
 		ok := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c == '.'
 		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// requestTraceID is the trace id a request carries: the trace-id of a W3C
+// traceparent header (so the request's log lines join the caller's
+// distributed trace), else a valid X-Trace-Id, else a new one.
+func requestTraceID(h http.Header) string {
+	if id, ok := traceparentID(h.Get("Traceparent")); ok {
+		return id
+	}
+	if id := h.Get("X-Trace-Id"); validTraceID(id) {
+		return id
+	}
+	return newTraceID()
+}
+
+// traceparentID reads the trace-id of a W3C Trace Context traceparent
+// header, "version-traceid-parentid-flags": 32 lower-case hex digits, not
+// all zero. Version ff is invalid; later versions may append fields.
+func traceparentID(v string) (string, bool) {
+	parts := strings.Split(v, "-")
+	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || len(parts[1]) != 32 || len(parts[2]) != 16 || len(parts[3]) != 2 ||
+		parts[0] == "00" && len(parts) != 4 {
+		return "", false
+	}
+	for _, p := range parts[:4] {
+		if !isLowerHex(p) {
+			return "", false
+		}
+	}
+	if strings.Trim(parts[1], "0") == "" || strings.Trim(parts[2], "0") == "" {
+		return "", false
+	}
+	return parts[1], true
+}
+
+func isLowerHex(s string) bool {
+	for _, c := range []byte(s) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
 		}
 	}
@@ -93,10 +136,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{traceID: r.Header.Get("X-Trace-Id"), maxBody: s.maxBody}
-		if !validTraceID(info.traceID) {
-			info.traceID = newTraceID()
-		}
+		info := &requestInfo{traceID: requestTraceID(r.Header), maxBody: s.maxBody}
 		w.Header().Set("X-Trace-Id", info.traceID)
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 		if r.Body != nil {

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"sort"
 	"strings"
@@ -24,8 +25,10 @@ const (
 // Options configures a Service.
 type Options struct {
 	// Senders sends each channel. A channel without a sender gets no
-	// notifications. Default: a LogSender for EMAIL and SMS.
+	// notifications. Default: a LogSender (on Logger) for EMAIL and SMS.
 	Senders map[Channel]Sender
+	// Logger receives the default senders' lines. Default: slog.Default().
+	Logger *slog.Logger
 	// Rules map events to notifications. Default: DefaultRules().
 	Rules []Rule
 	// RetryBase is the wait after the first failed send; it doubles with
@@ -58,7 +61,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 		return nil, errors.New("notify: store is required")
 	}
 	if opts.Senders == nil {
-		ls := NewLogSender(nil)
+		ls := NewLogSender(opts.Logger)
 		opts.Senders = map[Channel]Sender{ChannelEmail: ls, ChannelSMS: ls}
 	}
 	if opts.Rules == nil {

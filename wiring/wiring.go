@@ -53,8 +53,10 @@ type Options struct {
 	// at; tracking links and return status links start with it. Default:
 	// tracking.DefaultPortalURL.
 	PublicURL string
-	// Logger receives what cannot be returned to a caller: dead outbox
-	// events, failed clean-ups. Default: slog.Default().
+	// Logger receives every line the areas log: dead outbox events and
+	// webhook deliveries, notifications sent by the default senders,
+	// failed clean-ups. Default: slog.Default(). Pass the same logger to
+	// httpapi.Options and the Run loops.
 	Logger *slog.Logger
 	// Outbox configures the delivery of cross-area events (retries,
 	// leases); its Clock and Logger default to the ones above.
@@ -129,7 +131,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 		sites[st.ID] = tracking.Site{Name: st.Name, TimeZone: warehouseZone(catalogs[st.ID])}
 		names[st.ID] = st.Name
 	}
-	if s.Notify, err = notify.New(producers, notify.Options{Senders: opts.Senders, Clock: opts.Clock, IDs: opts.IDs}); err != nil {
+	if s.Notify, err = notify.New(producers, notify.Options{Senders: opts.Senders, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs}); err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
 	s.Tracking, err = tracking.New(producers, tracking.Options{Products: tracking.CatalogProducts(catalogs), Sites: sites,

@@ -82,6 +82,7 @@ type flags struct {
 	store                                    string
 	configPath                               string
 	checkConfig                              string
+	logFormat                                string
 	logLevel                                 slog.Level
 	shutdownTimeout                          time.Duration
 	publicURL                                string
@@ -104,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.configPath, "config", "", "configuration file (JSON); empty uses the embedded demo configuration")
 	fs.StringVar(&f.checkConfig, "check-config", "", "validate this configuration file, print a summary of it and exit (status 2 when it is invalid)")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt) or json (one object per line)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown")
 	fs.StringVar(&f.publicURL, "public-url", "", "scheme and host customers reach the server at, for tracking and return links; empty: http://<listening address>")
 	fs.DurationVar(&f.notifyInterval, "notify-interval", 10*time.Second, "how often due customer notifications are sent")
@@ -126,6 +128,9 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if f.logFormat != "text" && f.logFormat != "json" {
+		return f, fmt.Errorf("-log-format: want text or json, got %q", f.logFormat)
 	}
 	if f.webhookInterval <= 0 {
 		return f, fmt.Errorf("-webhook-interval must be positive, got %v", f.webhookInterval)
@@ -228,7 +233,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	if f.checkConfig != "" {
 		return checkConfig(f.checkConfig, cmp.Or[io.Writer](h.stdout, os.Stdout))
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: f.logLevel}))
+	log := newLogger(stderr, f)
 	cfg, err := loadConfig(f, log)
 	if err != nil {
 		return err
@@ -287,6 +292,16 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	stopLoops := runLoops(svcs, f, log)
 	defer stopLoops()
 	return serve(ctx, newServer(handler, log), ln, readiness, f, h, log)
+}
+
+// newLogger is the one logger every part of the server logs through, in
+// -log-format at -log-level.
+func newLogger(w io.Writer, f flags) *slog.Logger {
+	o := &slog.HandlerOptions{Level: f.logLevel}
+	if f.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, o))
+	}
+	return slog.New(slog.NewTextHandler(w, o))
 }
 
 // checkConfig validates the configuration file at path and prints what it

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -419,5 +421,114 @@ func TestREADMEMinimalConfig(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"sites": [{"id": "a", "colour": 1}]}`), 0o600)
 	if err := run(t.Context(), []string{"-check-config", bad}, io.Discard, hooks{stdout: io.Discard}); err == nil || !strings.Contains(err.Error(), "sites[0].colour: unknown field") {
 		t.Errorf("-check-config of a bad file: %v", err)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the server's goroutines may write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestLogFormat: every line the server prints during a merchant's flow
+// (a checkout that becomes a tracking order, a shipment, parcel events,
+// notifications sent) is one JSON object with -log-format json, and at
+// -log-level ERROR a flow without errors prints nothing.
+func TestLogFormat(t *testing.T) {
+	for _, level := range []string{"INFO", "ERROR"} {
+		t.Run(level, func(t *testing.T) {
+			var out lockedBuffer
+			ctx, cancel := context.WithCancel(context.Background())
+			addrc := make(chan string, 1)
+			done := make(chan error, 1)
+			go func() {
+				done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-log-format", "json", "-log-level", level,
+					"-notify-interval", "10ms"}, &out, hooks{listening: func(a string) { addrc <- a }})
+			}()
+			base := "http://" + <-addrc
+			key := map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key"))}
+			post := func(path, body string) string {
+				req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
+				for k, v := range key {
+					req.Header.Set(k, v)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					t.Fatalf("%s: %d %s", path, resp.StatusCode, b)
+				}
+				return string(b)
+			}
+			created := post("/v1/siw/session.create", `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"],
+				"cart": {"cart_id": "log-1", "total_value": 45000, "items": [{"sku": "tent", "name": "Tent", "quantity": 1, "price": 45000}]}}`)
+			id := regexp.MustCompile(`"id":"([^"]+)"`).FindStringSubmatch(created)[1]
+			post("/v1/siw/session.complete", `{"id": "`+id+`", "customer": {"email": "anna@example.com",
+				"address": {"name": "Anna", "city": "Stockholm", "postal_code": "111 57", "country": "SE"}}}`)
+			booked := post("/v1/som/shipments.createAndBook", `{"external_id": "log-1",
+				"sender": {"name": "Warehouse", "address": {"address_lines": ["Lagervägen 1"], "postal_code": "121 62", "city": "Stockholm", "country": "SE"}},
+				"receiver": {"name": "Anna", "email": "anna@example.com", "address": {"address_lines": ["Storgatan 5"], "postal_code": "753 20", "city": "Uppsala", "country": "SE"}},
+				"parcels": [{"weight": 1250, "deliveries": [{"carrier_product_ref": "north-parcel-home"}]}]}`)
+			tn := regexp.MustCompile(`"tracking_number":"([^"]+)"`).FindStringSubmatch(booked)[1]
+			post("/v1/delivery_tracking/parcel.event", `{"tracking_number": "`+tn+`", "time": "2026-01-01T10:00:00Z", "step": "STEP_DELIVERED_TO_CONSUMER"}`)
+			// The notification loop sends the DELIVERED e-mail within its
+			// interval: wait for it (bounded), so its line is printed.
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				req, _ := http.NewRequest("GET", base+"/v1/delivery_tracking/notifications?external_id=log-1", nil)
+				req.Header.Set("Authorization", key["Authorization"])
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if strings.Contains(string(b), "TRIGGERED") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no notification was sent: %s", b)
+				}
+				time.Sleep(10 * time.Millisecond) // polling a real server's loop, not synchronising goroutines
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			if level == "ERROR" {
+				if s := strings.TrimSpace(out.String()); s != "" {
+					t.Errorf("at ERROR the flow printed:\n%s", s)
+				}
+				return
+			}
+			msgs := map[string]bool{}
+			for _, l := range lines {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("a line is not JSON: %q", l)
+				}
+				msgs[fmt.Sprint(m["msg"])] = true
+			}
+			for _, want := range []string{"deliverykit listening", "request", "notification sent"} {
+				if !msgs[want] {
+					t.Errorf("no %q line among %v", want, msgs)
+				}
+			}
+		})
 	}
 }
