@@ -95,3 +95,14 @@ func recordSize(r *record, encoded int) int64 {
 	}
 	return n
 }
+
+// bytes is the estimated heap the cached sessions hold.
+func (c *recordCache) bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used
+}
+
+// CacheBytes is the estimated heap the cache of recently read sessions
+// holds now (at most Options.CacheBytes): for metrics.
+func (s *Service) CacheBytes() int64 { return s.cache.bytes() }

@@ -76,6 +76,7 @@ func (s *server) dispatch(a area, pattern string, methods map[string]endpoint, a
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := requestInfoFrom(r.Context())
 		info.style = a.style
+		info.area, info.route = a.name, pattern
 		info.headers = headers
 		var site string
 		if authenticated {

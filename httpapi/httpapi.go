@@ -110,6 +110,8 @@ type Options struct {
 	// Webhooks, when set, serves the site's webhook endpoints and
 	// deliveries under /v1/webhooks (see webhooks.go).
 	Webhooks *webhook.Service
+	// Metrics, when set, count and time every request (NewMetrics).
+	Metrics *Metrics
 	// Outbox, when set, serves the site's dead events (effects that
 	// failed for good) under /v1/webhooks/events/dead, to list and retry.
 	Outbox *outbox.Dispatcher
@@ -125,6 +127,7 @@ type server struct {
 	ready   func(context.Context) error
 	limits  limiters
 	mux     *http.ServeMux
+	metrics *Metrics
 	handler http.Handler // mux behind the middleware
 }
 
@@ -144,6 +147,7 @@ func newServer(opts Options) *server {
 		ready:   opts.Ready,
 		limits:  newLimiters(opts.RateLimits),
 		mux:     http.NewServeMux(),
+		metrics: opts.Metrics,
 	}
 	if s.keys == nil {
 		s.keys = &auth.Keyring{}

@@ -16,10 +16,13 @@ import (
 // handler can use it.
 type requestInfo struct {
 	traceID string
-	site    string
-	style   errorStyle
-	maxBody int64        // the body limit, for refusing a declared length early
-	headers headerPolicy // the security headers of the route
+	// area and route are the area's name and the route pattern that
+	// served the request ("" when none did), for metrics.
+	area, route string
+	site        string
+	style       errorStyle
+	maxBody     int64        // the body limit, for refusing a declared length early
+	headers     headerPolicy // the security headers of the route
 }
 
 type infoKey struct{}
@@ -160,6 +163,7 @@ func (s *server) middleware(next http.Handler) http.Handler {
 				attrs = append(attrs, slog.String("site", info.site))
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+			s.metrics.observe(info, r.Method, sw.status, time.Since(start))
 		}()
 		next.ServeHTTP(sw, r)
 	})

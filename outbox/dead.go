@@ -100,10 +100,12 @@ type Stats struct {
 	// written.
 	Pending int
 	Oldest  time.Time
+	// Dead is how many of the events looked at are dead.
+	Dead int
 }
 
-// Stats counts the pending events, up to limit of them (a bound on the
-// cost of the count).
+// Stats counts the pending and dead events, looking at up to limit of
+// them (a bound on the cost of the count).
 func (d *Dispatcher) Stats(ctx context.Context, limit int) (Stats, error) {
 	var st Stats
 	err := d.store.View(ctx, func(tx storage.Tx) error {
@@ -113,6 +115,7 @@ func (d *Dispatcher) Stats(ctx context.Context, limit int) (Stats, error) {
 				return err
 			}
 			if !it.Value.DeadAt.IsZero() {
+				st.Dead++
 				continue
 			}
 			if st.Pending == 0 {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"code.dny.dev/ssrf"
@@ -186,7 +187,30 @@ func (s *Service) deliver(ctx context.Context, rf ref) (bool, error) {
 		return false, nil
 	}
 	s.log(ctx, n, err)
+	if err == nil {
+		switch {
+		case out.ok():
+			s.counts.delivered.Add(1)
+		case n.dead.Status == StatusDead:
+			s.counts.dead.Add(1)
+		default:
+			s.counts.retrying.Add(1)
+		}
+	}
 	return out.ok() && err == nil, err
+}
+
+// attemptCounts are the attempts of this Service by outcome.
+type attemptCounts struct{ delivered, retrying, dead atomic.Uint64 }
+
+// Attempts are the delivery attempts this Service made since it was
+// built, by outcome: answered 2xx, failed and to be retried, failed for
+// good (dead). For metrics.
+type Attempts struct{ Delivered, Retrying, Dead uint64 }
+
+// Attempts counts the attempts this Service made, by outcome.
+func (s *Service) Attempts() Attempts {
+	return Attempts{s.counts.delivered.Load(), s.counts.retrying.Load(), s.counts.dead.Load()}
 }
 
 // claim moves a due delivery's next attempt a lease ahead, so that no

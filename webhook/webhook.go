@@ -79,7 +79,8 @@ type Service struct {
 	endpoints map[string]map[string]*target // site → endpoint id
 	client    *http.Client
 	// wake tells Run that Handle queued something.
-	wake chan struct{}
+	wake   chan struct{}
+	counts attemptCounts
 }
 
 // target is a configured endpoint, parsed once.

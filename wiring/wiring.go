@@ -36,6 +36,7 @@ import (
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/metrics"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
@@ -45,6 +46,7 @@ import (
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/deliverykit/deliverykit/webhook"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options configures New. Every field has a default.
@@ -61,6 +63,10 @@ type Options struct {
 	// Outbox configures the delivery of cross-area events (retries,
 	// leases); its Clock and Logger default to the ones above.
 	Outbox outbox.Options
+	// Metrics, when set, receives the deployment's Prometheus collectors
+	// (package metrics, and httpapi's request metrics for Handler): store
+	// transactions, the outbox, webhook attempts, notifications, caches.
+	Metrics prometheus.Registerer
 	// Webhooks configures the webhook sender (timeouts, retries, whether
 	// private addresses may be called); its Endpoints are the
 	// configuration's, and its Clock and Logger default to the ones above.
@@ -94,10 +100,12 @@ type Services struct {
 	Webhooks *webhook.Service
 	Tracking *tracking.Service
 	Notify   *notify.Service
-	Checkout *checkout.Service
-	Session  *session.Service
-	Returns  *returns.Service
-	Shipment *shipment.Service
+	// httpMetrics count requests when Options.Metrics was set.
+	httpMetrics *httpapi.Metrics
+	Checkout    *checkout.Service
+	Session     *session.Service
+	Returns     *returns.Service
+	Shipment    *shipment.Service
 }
 
 // New builds every area on store from cfg and connects them.
@@ -111,6 +119,12 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
 	ob := opts.Outbox
 	ob.Clock, ob.Logger = cmp.Or[deliverykit.Clock](ob.Clock, opts.Clock), cmp.Or(ob.Logger, opts.Logger)
+	if opts.Metrics != nil {
+		var err error
+		if store, err = metrics.Store(store, opts.Metrics); err != nil {
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+	}
 	svcs := &Services{Outbox: outbox.New(store, ob)}
 	// Producers write through the outbox's store, which delivers their
 	// events as soon as they commit.
@@ -118,7 +132,31 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		return nil, err
 	}
 	svcs.register()
+	if opts.Metrics != nil {
+		if err := svcs.registerMetrics(opts.Metrics, opts.Clock); err != nil {
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+	}
 	return svcs, nil
+}
+
+// registerMetrics registers the collectors of the services with reg.
+func (s *Services) registerMetrics(reg prometheus.Registerer, clock deliverykit.Clock) error {
+	now := time.Now
+	if clock != nil {
+		now = clock.Now
+	}
+	if err := metrics.Register(reg, metrics.Sources{Outbox: s.Outbox, Webhooks: s.Webhooks, Checkout: s.Checkout, Now: now}); err != nil {
+		return err
+	}
+	count, err := metrics.Notifications(reg)
+	if err != nil {
+		return err
+	}
+	s.Outbox.Handle(event.TypeNotificationSent, "metrics", count)
+	s.Outbox.Handle(event.TypeNotificationFailed, "metrics", count)
+	s.httpMetrics, err = httpapi.NewMetrics(reg)
+	return err
 }
 
 // build makes the areas: producers on the outbox's store, the rest on
@@ -218,6 +256,9 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	opts.Returns = s.Returns
 	opts.Webhooks = s.Webhooks
 	opts.Outbox = s.Outbox
+	if opts.Metrics == nil {
+		opts.Metrics = s.httpMetrics
+	}
 	return httpapi.New(opts)
 }
 

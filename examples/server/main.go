@@ -58,6 +58,9 @@ import (
 	"github.com/deliverykit/deliverykit/storage/postgres"
 	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/deliverykit/deliverykit/wiring"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 func main() {
@@ -83,6 +86,7 @@ type flags struct {
 	configPath                               string
 	checkConfig                              string
 	logFormat                                string
+	metricsAddr                              string
 	logLevel                                 slog.Level
 	shutdownTimeout                          time.Duration
 	publicURL                                string
@@ -106,6 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.checkConfig, "check-config", "", "validate this configuration file, print a summary of it and exit (status 2 when it is invalid)")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt) or json (one object per line)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "where Prometheus metrics are served at /metrics: empty serves them on -addr, a host:port on a listener of their own (keep it private), off serves none")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown")
 	fs.StringVar(&f.publicURL, "public-url", "", "scheme and host customers reach the server at, for tracking and return links; empty: http://<listening address>")
 	fs.DurationVar(&f.notifyInterval, "notify-interval", 10*time.Second, "how often due customer notifications are sent")
@@ -253,7 +258,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	if err != nil {
 		return err
 	}
-	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: cmp.Or(f.publicURL, "http://"+ln.Addr().String()), Logger: log,
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: cmp.Or(f.publicURL, "http://"+ln.Addr().String()), Logger: log, Metrics: reg,
 		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime,
 		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate}})
 	if err != nil {
@@ -291,6 +298,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	// retried, by loops that end with the server, before the store closes.
 	stopLoops := runLoops(svcs, f, log)
 	defer stopLoops()
+	handler, stopMetrics, err := serveMetrics(handler, reg, f, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	return serve(ctx, newServer(handler, log), ln, readiness, f, h, log)
 }
 
@@ -330,6 +342,32 @@ func checkConfig(path string, w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// serveMetrics serves reg's metrics at /metrics as -metrics-addr says: on
+// the main handler, on a listener of their own, or not at all. It returns
+// the main handler and the function that stops the metrics listener.
+func serveMetrics(handler http.Handler, reg *prometheus.Registry, f flags, log *slog.Logger) (http.Handler, func(), error) {
+	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)})
+	switch f.metricsAddr {
+	case "off":
+		return handler, func() {}, nil
+	case "":
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metrics)
+		mux.Handle("/", handler)
+		return mux, func() {}, nil
+	}
+	ln, err := net.Listen("tcp", f.metricsAddr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	log.Info("metrics listening", "addr", ln.Addr().String())
+	return handler, func() { srv.Close() }, nil
 }
 
 // loadConfig reads -config, or takes the demo configuration and warns

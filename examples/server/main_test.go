@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -530,5 +531,77 @@ func TestLogFormat(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMetrics: after a checkout is created and completed, /metrics counts
+// the requests by route, the store's transactions, and the outbox as
+// drained.
+func TestMetrics(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0"}, io.Discard, hooks{listening: func(a string) { addrc <- a }})
+	}()
+	base := "http://" + <-addrc
+	defer func() {
+		cancel()
+		<-done
+	}()
+	auth := "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key"))
+	post := func(path, body string) string {
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return string(b)
+	}
+	created := post("/v1/siw/session.create", `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"],
+		"cart": {"cart_id": "m-1", "total_value": 45000, "items": [{"sku": "tent", "name": "Tent", "quantity": 1, "price": 45000}]}}`)
+	id := regexp.MustCompile(`"id":"([^"]+)"`).FindStringSubmatch(created)[1]
+	post("/v1/siw/session.complete", `{"id": "`+id+`", "customer": {"email": "anna@example.com",
+		"address": {"name": "Anna", "city": "Stockholm", "postal_code": "111 57", "country": "SE"}}}`)
+	post("/v1/siw/session.complete", `{"id": "nope"}`)
+	// A read fills the read cache.
+	created = post("/v1/siw/session.create", `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"],
+		"cart": {"cart_id": "m-2", "total_value": 45000, "items": [{"sku": "tent", "name": "Tent", "quantity": 1, "price": 45000}]}}`)
+	req, _ := http.NewRequest("GET", base+"/v1/siw/session.get?id="+regexp.MustCompile(`"id":"([^"]+)"`).FindStringSubmatch(created)[1], nil)
+	req.Header.Set("Authorization", auth)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	got := map[string]string{}
+	for _, l := range strings.Split(string(body), "\n") {
+		if k, v, ok := strings.Cut(l, " "); ok && !strings.HasPrefix(l, "#") {
+			got[k] = v
+		}
+	}
+	for name, want := range map[string]string{
+		`deliverykit_http_requests_total{area="checkout",code="2xx",method="POST",route="/v1/siw/session.complete"}`: "1",
+		`deliverykit_http_requests_total{area="checkout",code="4xx",method="POST",route="/v1/siw/session.complete"}`: "1",
+		`deliverykit_http_requests_total{area="checkout",code="2xx",method="POST",route="/v1/siw/session.create"}`:   "2",
+		`deliverykit_outbox_pending_events`: "0",
+		`deliverykit_outbox_dead_events`:    "0",
+	} {
+		if got[name] != want {
+			t.Errorf("%s = %q, want %s", name, got[name], want)
+		}
+	}
+	for _, name := range []string{`deliverykit_store_transaction_seconds_count{kind="update"}`, `deliverykit_checkout_cache_bytes`, `go_goroutines`} {
+		if v, err := strconv.ParseFloat(got[name], 64); err != nil || v <= 0 {
+			t.Errorf("%s = %q, want more than 0", name, got[name])
+		}
 	}
 }
