@@ -9,14 +9,27 @@
 //     file while four clients stream writes across the areas (checkout
 //     create and complete, tracking orders, parcels and carrier events,
 //     delivery session create and complete, returns order import and
-//     customer returns, shipments created and booked). It is killed with
-//     SIGKILL at seeded pseudo-random points (after a seeded number of
-//     acknowledged writes, while the next ones are in flight) and
+//     customer returns, shipments created and booked), with a webhook
+//     endpoint for every event type on a receiver in the test process. It
+//     is killed with SIGKILL at seeded pseudo-random points (after a seeded
+//     number of acknowledged writes, while the next ones are in flight) and
 //     restarted. After every restart each write answered with a 2xx before
-//     the kill is read back and checked for consistency (a completed
-//     session is a tracking order under the same tos_id, an event is in the
-//     parcel's history, a booked delivery is a tracking parcel); the access
-//     log holds no API key; at the end the file passes bbolt's page-level
+//     the kill is read back and checked for consistency, and each of its
+//     cross-area effects is polled for until it is there (the outbox's and
+//     the webhook sender's retry loops deliver what the kill interrupted,
+//     once the killed process's short test leases have run out): a
+//     completed checkout or delivery session is a tracking order under its
+//     tos_id and a returnable order; a booked shipment's delivery is a
+//     tracking parcel under its tracking number, and its tracking_link
+//     opens the customer page; a parcel event is in the parcel's history
+//     and is the notifications the rules call for; and each of these
+//     reached the receiver as a webhook with a valid Standard Webhooks
+//     signature (webhook.Verify). At the end every delivery the server
+//     recorded is delivered and was received, and a subject's events first
+//     arrived in the order they happened. A report logs the kills, the
+//     acknowledged causes by kind, the effects checked, the webhooks
+//     received and their duplicates. The access log holds no API key or
+//     webhook secret; at the end the file passes bbolt's page-level
 //     consistency check.
 //   - Limits and timeouts (limits_test.go): a client that never finishes
 //     its header is cut off after the server's header timeout (5 s), one
@@ -81,7 +94,7 @@
 // # Running the long variants
 //
 //	go test -short ./reliability/                 # no server binary: skips crash and limits tests
-//	go test -race ./reliability/                  # what CI runs: 3 kills, ~35 s
+//	go test -race ./reliability/                  # what CI runs: 3 kills (the crash test ~10 s)
 //	go test -run TestCrashSafety ./reliability/ -reliability.kills=50 -reliability.seed=7
 //	DELIVERYKIT_RELIABILITY_KILLS=50 go test -run TestCrashSafety ./reliability/
 //	go test -run TestAmplification ./reliability/ -reliability.amprounds=100   # ~4 min; -race uses quarter-size bodies

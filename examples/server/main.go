@@ -52,6 +52,7 @@ import (
 
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
@@ -93,6 +94,7 @@ type flags struct {
 	notifyInterval                           time.Duration
 	webhookInterval                          time.Duration
 	webhooksAllowPrivate                     bool
+	outboxLease, webhookLease                time.Duration
 	trackingLinkLifetime, statusLinkLifetime time.Duration
 	drainDelay                               time.Duration
 	rateLimits                               httpapi.RateLimits
@@ -115,6 +117,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.publicURL, "public-url", "", "scheme and host customers reach the server at, for tracking and return links; empty: http://<listening address>")
 	fs.DurationVar(&f.notifyInterval, "notify-interval", 10*time.Second, "how often due customer notifications are sent")
 	fs.DurationVar(&f.webhookInterval, "webhook-interval", 10*time.Second, "how often due webhook deliveries are retried (new ones are sent at once)")
+	fs.DurationVar(&f.outboxLease, "outbox-lease", 0, "how long a cross-area event being delivered is left to its delivery before it is delivered again, e.g. after a crash; 0: 1 minute. Keep it longer than the slowest delivery")
+	fs.DurationVar(&f.webhookLease, "webhook-lease", 0, "how long a webhook being sent is left to its attempt before it is sent again, e.g. after a crash; 0: the attempt timeout (10s) plus 1 minute. Keep it longer than the timeout")
 	fs.BoolVar(&f.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints resolve to loopback and private addresses (development only: otherwise a webhook URL could reach internal services)")
 	fs.DurationVar(&f.trackingLinkLifetime, "tracking-link-lifetime", 0, "how long a customer tracking link works after it was last handed out; 0: 90 days")
 	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
@@ -130,6 +134,12 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	}
 	if f.drainDelay < 0 {
 		return f, fmt.Errorf("-drain-delay must not be negative, got %v", f.drainDelay)
+	}
+	if f.outboxLease < 0 {
+		return f, fmt.Errorf("-outbox-lease must not be negative, got %v", f.outboxLease)
+	}
+	if f.webhookLease < 0 {
+		return f, fmt.Errorf("-webhook-lease must not be negative, got %v", f.webhookLease)
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -262,7 +272,8 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: cmp.Or(f.publicURL, "http://"+ln.Addr().String()), Logger: log, Metrics: reg,
 		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime,
-		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate}})
+		Outbox:   outbox.Options{Lease: f.outboxLease},
+		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease}})
 	if err != nil {
 		ln.Close()
 		return err

@@ -122,6 +122,8 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"-rate-limits", "site=5:x"}, "the burst must be a positive whole number"},
 		{[]string{"-trusted-proxies", "10.0.0.0/8,proxy.internal"}, `"proxy.internal" is neither an address nor a CIDR block`},
 		{[]string{"-drain-delay", "-1s"}, "-drain-delay must not be negative"},
+		{[]string{"-outbox-lease", "-1s"}, "-outbox-lease must not be negative"},
+		{[]string{"-webhook-lease", "-2s"}, "-webhook-lease must not be negative"},
 	}
 	for _, tt := range tests {
 		err := run(context.Background(), tt.args, io.Discard, hooks{})
