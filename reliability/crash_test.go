@@ -342,12 +342,16 @@ type hookReceiver struct {
 
 const hookEndpoint = "crash"
 
-// emitted are the event types the areas produce: the test expects a
-// webhook of each cause of these types. Returns (return.created …) and
-// notifications (notification.sent …) are in the webhook catalogue but
-// nothing produces them yet; checkDeliveries fails when the server
-// delivers a type not listed here, so that its expectation is switched on.
-var emitted = map[event.Type]bool{event.TypeOrderCompleted: true, event.TypeParcelBooked: true, event.TypeParcelChanged: true}
+// emitted are the event types the areas produce whose causes the writers
+// make: the test expects a webhook of each such cause. checkDeliveries
+// fails when the server delivers a type not listed here, so that a new
+// producer's expectation is switched on.
+var emitted = map[event.Type]bool{
+	event.TypeOrderCompleted: true, event.TypeParcelBooked: true, event.TypeParcelChanged: true,
+	event.TypeNotificationSent: true, event.TypeNotificationFailed: true,
+	event.TypeReturnCreated: true, event.TypeReturnStatusChanged: true, event.TypeReturnItemsReceived: true, event.TypeRefundChanged: true,
+	event.TypeDeliveryPickedUp: true,
+}
 
 // hookFields are the payload members a delivery is found by.
 var hookFields = []string{"subject", "tos_id", "tracking_number", "return_id", "notification_id", "external_id"}
