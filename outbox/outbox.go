@@ -95,6 +95,11 @@ type Dispatcher struct {
 	opts     Options
 	mu       sync.RWMutex
 	handlers map[event.Type][]consumer
+	// held are the events this process is about to deliver right after
+	// their commit (Store): Dispatch leaves them to that delivery, so that
+	// the events of one cause go out in the order they were written.
+	heldMu sync.Mutex
+	held   map[uint64]int
 }
 
 // New returns a Dispatcher of store's outbox.
@@ -201,9 +206,36 @@ func Add(tx storage.Tx, e event.Event) error {
 		return fmt.Errorf("outbox: %w", err)
 	}
 	if t, ok := tx.(*deliveringTx); ok {
+		t.d.hold(seq)
 		t.added = append(t.added, seq)
 	}
 	return nil
+}
+
+// hold marks seq as delivered by its producer's Update; release unmarks.
+func (d *Dispatcher) hold(seq uint64) {
+	d.heldMu.Lock()
+	defer d.heldMu.Unlock()
+	if d.held == nil {
+		d.held = map[uint64]int{}
+	}
+	d.held[seq]++
+}
+
+func (d *Dispatcher) release(seqs []uint64) {
+	d.heldMu.Lock()
+	defer d.heldMu.Unlock()
+	for _, seq := range seqs {
+		if d.held[seq]--; d.held[seq] <= 0 {
+			delete(d.held, seq)
+		}
+	}
+}
+
+func (d *Dispatcher) isHeld(seq uint64) bool {
+	d.heldMu.Lock()
+	defer d.heldMu.Unlock()
+	return d.held[seq] > 0
 }
 
 // Applied records, inside the consumer's transaction, that consumer applied
@@ -235,7 +267,9 @@ func (d *Dispatcher) Dispatch(ctx context.Context) (int, error) {
 			if at, _, _ := strings.Cut(it.Key, storage.KeySep); at > limit {
 				break
 			}
-			seqs = append(seqs, it.Value)
+			if !d.isHeld(it.Value) {
+				seqs = append(seqs, it.Value)
+			}
 		}
 		return nil
 	})

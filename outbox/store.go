@@ -20,21 +20,35 @@ type deliveringStore struct {
 	d *Dispatcher
 }
 
-// deliveringTx notes the events Add writes through it.
+// deliveringTx notes the events Add writes through it; Add holds them
+// (Dispatcher.hold) until this store has delivered them.
 type deliveringTx struct {
 	storage.Tx
+	d     *Dispatcher
 	added []uint64
 }
 
 func (s *deliveringStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
-	var t *deliveringTx
+	var tries []*deliveringTx
 	err := s.Store.Update(ctx, func(tx storage.Tx) error {
-		t = &deliveringTx{Tx: tx} // a retried fn starts afresh
+		t := &deliveringTx{Tx: tx, d: s.d} // a retried fn starts afresh
+		tries = append(tries, t)
 		return fn(t)
 	})
-	if err != nil || t == nil || len(t.added) == 0 {
+	// Attempts that did not commit added nothing: release what they held.
+	for i, t := range tries {
+		if err != nil || i < len(tries)-1 {
+			s.d.release(t.added)
+		}
+	}
+	if err != nil || len(tries) == 0 {
 		return err
 	}
+	t := tries[len(tries)-1]
+	if len(t.added) == 0 {
+		return nil
+	}
+	defer s.d.release(t.added)
 	// The cause is committed; its effects are delivered with a context
 	// that outlives the caller's, as the caller has its answer already.
 	if _, derr := s.d.deliverAll(context.WithoutCancel(ctx), t.added); derr != nil {
