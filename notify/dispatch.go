@@ -13,8 +13,8 @@ import (
 	"time"
 
 	outboxevent "github.com/deliverykit/deliverykit/event"
-	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/internal/i18n"
+	"github.com/deliverykit/deliverykit/internal/retry"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -210,19 +210,9 @@ func publicReason(err error) string {
 	return "the sender could not deliver the message"
 }
 
-// backoff is RetryBase × 2^(attempts−1), at most RetryMax. The doubling
-// is checked: with a RetryMax near the largest Duration it would
-// otherwise wrap to a negative wait and retry at once, forever.
+// backoff is RetryBase × 2^(attempts−1), at most RetryMax.
 func (s *Service) backoff(attempts int) time.Duration {
-	d := s.opts.RetryBase
-	for i := 1; i < attempts && d < s.opts.RetryMax; i++ {
-		next, ok := checked.Mul(d, 2)
-		if !ok {
-			return s.opts.RetryMax
-		}
-		d = next
-	}
-	return min(d, s.opts.RetryMax)
+	return retry.Backoff(s.opts.RetryBase, s.opts.RetryMax, attempts)
 }
 
 // LogSender is the default Sender: it logs each message (without the

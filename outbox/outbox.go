@@ -43,7 +43,8 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
-	"github.com/deliverykit/deliverykit/internal/checked"
+	"github.com/deliverykit/deliverykit/internal/retry"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -429,7 +430,7 @@ func safeCall(ctx context.Context, c consumer, e event.Event) (err error) {
 func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version uint64, failure error, now time.Time) error {
 	old := dueKey(r)
 	r.Attempts++
-	r.LastError = truncate(failure.Error(), 1000)
+	r.LastError = validation.TruncateBytes(failure.Error(), 1000)
 	if r.Attempts >= d.opts.MaxAttempts || permanent(failure) {
 		r.DeadAt = now
 		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
@@ -450,27 +451,10 @@ func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version
 	return err
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "")
-}
-
 // backoff is RetryBase × 2^(attempts−1), at most RetryMax, less a random
 // part of up to half of it.
 func (d *Dispatcher) backoff(attempts int) time.Duration {
-	b := d.opts.RetryBase
-	for i := 1; i < attempts && b < d.opts.RetryMax; i++ {
-		next, ok := checked.Mul(b, 2)
-		if !ok {
-			b = d.opts.RetryMax
-			break
-		}
-		b = next
-	}
-	b = min(b, d.opts.RetryMax)
-	return b - time.Duration(d.opts.Jitter()*float64(b/2))
+	return retry.Jittered(retry.Backoff(d.opts.RetryBase, d.opts.RetryMax, attempts), d.opts.Jitter())
 }
 
 // put stores r and moves its due entry from old to its next attempt.

@@ -12,6 +12,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/internal/validation"
 )
 
 // HandleOrderCompleted is the outbox consumer of event.TypeOrderCompleted:
@@ -97,7 +98,7 @@ func usableAddress(a *deliverykit.Address, country string) *Address {
 	if a == nil {
 		return nil
 	}
-	out := &Address{Name: clip(a.Name, 256), PostalCode: clip(a.PostalCode, 32), City: clip(a.City, 128), Country: cmp.Or(a.Country, country)}
+	out := &Address{Name: validation.ClipRunes(a.Name, 256), PostalCode: validation.ClipRunes(a.PostalCode, 32), City: validation.ClipRunes(a.City, 128), Country: cmp.Or(a.Country, country)}
 	if !catalog.IsCountry(out.Country) {
 		return nil
 	}
@@ -108,22 +109,11 @@ func usableAddress(a *deliverykit.Address, country string) *Address {
 		}
 	}
 	for _, l := range lines[:min(len(lines), 5)] {
-		out.AddressLines = append(out.AddressLines, clip(l, 256))
+		out.AddressLines = append(out.AddressLines, validation.ClipRunes(l, 256))
 	}
 	if c := a.Coordinates; c != nil && c.Lat >= -90 && c.Lat <= 90 && c.Lng >= -180 && c.Lng <= 180 {
 		cp := *c
 		out.Coordinates = &cp
 	}
 	return out
-}
-
-// clip cuts s to at most n characters.
-func clip(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"code.dny.dev/ssrf"
-	"github.com/deliverykit/deliverykit/internal/checked"
+	"github.com/deliverykit/deliverykit/internal/retry"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -301,7 +302,7 @@ func (s *Service) send(ctx context.Context, t *target, r *record, now time.Time)
 	if !out.ok() {
 		out.err = "HTTP " + strconv.Itoa(resp.StatusCode)
 		if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
-			out.err += " redirect (not followed) to " + truncate(loc, 200)
+			out.err += " redirect (not followed) to " + validation.TruncateBytes(loc, 200)
 		}
 	}
 	return out
@@ -320,9 +321,9 @@ func attemptError(err error, timeout time.Duration) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("no answer within %s", timeout)
 	case errors.Is(err, ssrf.ErrProhibitedIP):
-		return "refused: the endpoint's address is not public (" + truncate(err.Error(), 300) + ")"
+		return "refused: the endpoint's address is not public (" + validation.TruncateBytes(err.Error(), 300) + ")"
 	}
-	return truncate(err.Error(), 500)
+	return validation.TruncateBytes(err.Error(), 500)
 }
 
 // note is what a settling transaction has to log once it committed (an
@@ -507,22 +508,5 @@ func (s *Service) prune(ctx context.Context, now time.Time) error {
 // backoff is RetryBase × 2^(attempts−1), at most RetryMax, less a random
 // part of up to half of it.
 func (s *Service) backoff(attempts int) time.Duration {
-	b := s.opts.RetryBase
-	for i := 1; i < attempts && b < s.opts.RetryMax; i++ {
-		next, ok := checked.Mul(b, 2)
-		if !ok {
-			b = s.opts.RetryMax
-			break
-		}
-		b = next
-	}
-	b = min(b, s.opts.RetryMax)
-	return b - time.Duration(s.opts.Jitter()*float64(b/2))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "")
+	return retry.Jittered(retry.Backoff(s.opts.RetryBase, s.opts.RetryMax, attempts), s.opts.Jitter())
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment"
 )
@@ -170,8 +171,8 @@ func (l ReturnLabels) BookReturnLabel(ctx context.Context, site string, req retu
 	in := shipment.CreateShipmentRequest{
 		ExternalID:    ext,
 		DirectionType: shipment.DirectionReturn,
-		Sender:        &shipment.Sender{Name: clip(req.Sender.Name, 256), Address: sender},
-		Receiver:      &shipment.Receiver{Name: clip(name, 256), Address: receiver},
+		Sender:        &shipment.Sender{Name: validation.ClipRunes(req.Sender.Name, 256), Address: sender},
+		Receiver:      &shipment.Receiver{Name: validation.ClipRunes(name, 256), Address: receiver},
 		Parcels: []shipment.ParcelInput{{Weight: ReturnParcelGrams, Deliveries: []shipment.DeliveryInput{{
 			// To the warehouse's door, whatever the product does on the
 			// way out: the customer hands it in at any drop-off point.
@@ -236,17 +237,6 @@ func shipmentAddressOf(a catalog.Address) *shipment.Address {
 		out.Coordinates = &shipment.Coordinates{Lat: c.Lat, Lng: c.Lng}
 	}
 	return out
-}
-
-// clip cuts s to at most n characters.
-func clip(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }
 
 var (

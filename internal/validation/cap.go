@@ -156,3 +156,22 @@ func runeJSONLen(r rune, rest string) int {
 	}
 	return utf8.RuneLen(r)
 }
+
+// TruncateBytes cuts s to at most n bytes, dropping a rune cut in two.
+func TruncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+// ClipRunes cuts s to at most n characters.
+func ClipRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
