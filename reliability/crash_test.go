@@ -525,22 +525,22 @@ func checkAcks(ctx context.Context, t *testing.T, p *proc, round int, acks []ack
 		e   effect
 		err error
 	}
-	var todo []pending
+	var waiting []pending
 	for i := range acks {
 		a := &acks[i]
 		if err := a.check(ctx, p); err != nil {
 			t.Errorf("round %d: acknowledged %s lost or inconsistent: %v", round, a.what, err)
 		}
 		for _, e := range a.effects {
-			todo = append(todo, pending{a: a, e: e})
+			waiting = append(waiting, pending{a: a, e: e})
 		}
 	}
 	deadline := time.Now().Add(effectDeadline)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for pass := 0; ; pass++ {
-		left := todo[:0]
-		for _, pd := range todo {
+		left := waiting[:0]
+		for _, pd := range waiting {
 			if pd.err = pd.e.check(ctx, p); pd.err != nil {
 				left = append(left, pd)
 				continue
@@ -550,8 +550,8 @@ func checkAcks(ctx context.Context, t *testing.T, p *proc, round int, acks []ack
 				rep.late++
 			}
 		}
-		todo = left
-		if len(todo) == 0 || time.Now().After(deadline) {
+		waiting = left
+		if len(waiting) == 0 || time.Now().After(deadline) {
 			break
 		}
 		select {
@@ -559,7 +559,7 @@ func checkAcks(ctx context.Context, t *testing.T, p *proc, round int, acks []ack
 		case <-ctx.Done():
 		}
 	}
-	for _, pd := range todo {
+	for _, pd := range waiting {
 		m := fmt.Sprintf("round %d: %s of acknowledged %s: %v", round, pd.e.kind, pd.a.what, pd.err)
 		rep.missing = append(rep.missing, m)
 		t.Errorf("missing after %v: %s", effectDeadline, m)
