@@ -9,6 +9,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/internal/validation"
 )
 
 // DeliveryAddress is where the shopper wants the goods, as the shopper
@@ -111,14 +112,14 @@ func (s *Service) SaveAddresses(ctx context.Context, token string, req AddressRe
 		if !r.CollectAddresses {
 			return false, deliverykit.E(deliverykit.KindFailedPrecondition, "this session takes the customer from the merchant, not from the widget")
 		}
-		var vs []deliverykit.FieldViolation
+		var vs validation.Violations
 		d := *req.DeliveryAddress
 		vs = append(vs, checkAddress("delivery_address", addressParts(&d), r.countries(s.engines), true)...)
 		if b := req.BillingAddress; b != nil {
 			vs = append(vs, checkAddress("billing_address", billingParts(b), nil, false)...)
 		}
-		if len(vs) > 0 {
-			return false, deliverykit.Invalid(vs...)
+		if err := vs.Err(); err != nil {
+			return false, err
 		}
 		d.Country = strings.ToUpper(d.Country)
 		r.DeliveryAddress = d.clone()
