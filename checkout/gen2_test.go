@@ -254,9 +254,12 @@ func TestPullAndNotFound(t *testing.T) {
 			sid = "siw_unknown"
 		}
 		for name, call := range map[string]func() error{
-			"get":      func() error { _, err := f.svc.GetCheckout(t.Context(), site, sid, ""); return err },
-			"pull":     func() error { _, err := f.svc.PullCheckout(t.Context(), site, sid); return err },
-			"complete": func() error { _, err := f.svc.CompleteCheckout(t.Context(), site, CheckoutCompleteRequest{CheckoutSessionID: sid}); return err },
+			"get":  func() error { _, err := f.svc.GetCheckout(t.Context(), site, sid, ""); return err },
+			"pull": func() error { _, err := f.svc.PullCheckout(t.Context(), site, sid); return err },
+			"complete": func() error {
+				_, err := f.svc.CompleteCheckout(t.Context(), site, CheckoutCompleteRequest{CheckoutSessionID: sid})
+				return err
+			},
 			"update": func() error {
 				_, err := f.svc.UpdateCheckout(t.Context(), site, CheckoutUpdateRequest{CheckoutSessionID: sid, ExternalID: "x"})
 				return err
