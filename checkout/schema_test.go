@@ -174,6 +174,9 @@ func TestSchema1RecordsRead(t *testing.T) {
 			v, err := f.svc.Get(ctx, "demo-site", head.ID)
 			golden(t, name+".view.json", v, err)
 			w, err := f.svc.WidgetState(ctx, head.WidgetToken)
+			if err == nil {
+				keepOldTexts(t, name+".widget.view.json", w)
+			}
 			golden(t, name+".widget.view.json", w, err)
 			if name == "complete" {
 				sums, err := f.svc.Summaries(ctx, "demo-site", head.TosID)
@@ -299,5 +302,25 @@ func TestSchema2RecordsRead(t *testing.T) {
 	}
 	if _, err := f.svc.Complete(t.Context(), "demo-site", CompleteRequest{ID: "siw_000001", ExternalID: "web-3000"}); err != nil {
 		t.Errorf("completing the schema 2 record: %v", err)
+	}
+}
+
+// keepOldTexts drops from w the widget texts the release of the golden
+// file did not have: texts are this release's, not the stored record's,
+// and texts added since (the address form's) are no misread.
+func keepOldTexts(t *testing.T, name string, w *WidgetState) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata/schema1", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old WidgetState
+	if err := json.Unmarshal(b, &old); err != nil {
+		t.Fatal(err)
+	}
+	for k := range w.Messages {
+		if _, ok := old.Messages[k]; !ok && strings.HasPrefix(k, "widget.address.") {
+			delete(w.Messages, k)
+		}
 	}
 }
