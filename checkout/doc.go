@@ -109,12 +109,30 @@
 // again computes nothing; Options.CacheBytes bounds the cache in bytes
 // (DefaultCacheBytes when zero, off when negative). Writes do not fill it.
 //
+// # The newer API generation
+//
+// The same sessions are served in the checkout API's newer generation
+// (under /v1/delivery_checkout): CreateCheckout, GetCheckout, PullCheckout
+// (options computed afresh), UpdateCheckout, CompleteCheckout and
+// CheckoutSummaries answer a CheckoutSession whose one DeliveryGroup holds
+// what /v1/siw calls the result (carrier_product_id is the merchant's
+// external id of the product, else its reference). A session created in
+// one generation is read, changed and completed in the other. Sessions of
+// this generation (and /v1/siw sessions created with address_form) have
+// the widget collect the shopper's delivery and billing addresses
+// (SaveAddresses): each is checked for its country (the postal code's
+// format from catalog.PostalFormatOf, a region where the country needs
+// one); the search address follows the delivery address, so options are
+// computed for it; CompleteCheckout needs no customer, and the order's
+// receiver (event.OrderCompleted's customer) is the shopper's delivery
+// address when the merchant gave no customer address.
+//
 // # Widget
 //
 // html_snippet is a container bound to the session's widget token plus a
 // script tag loading WidgetJS from Options.WidgetBaseURL. The token is
 // unguessable (RandomIDs), separate from API keys, and reaches only its own
-// session: WidgetState and Select. The script fires the DOM event
+// session: WidgetState, Select and SaveAddresses. The script fires the DOM event
 // "deliverykit:shipping-option-change" on every choice and offers
 // window.deliverykitCheckout.suspend() and resume() for the cart-change
 // flow (suspend, session.update from the merchant backend, resume).

@@ -40,7 +40,11 @@ func orderCompleted(r *record) event.OrderCompleted {
 	}
 	wh := cat.Warehouse.Address.Postal()
 	o.Warehouse = &wh
-	if c := r.Customer; c != nil {
+	if d := r.DeliveryAddress; d != nil && (r.Customer == nil || r.Customer.Address == nil) {
+		// The merchant gave no customer address: the receiver is who
+		// the shopper entered in the widget.
+		o.Customer, o.CustomerAddress = d.receiver()
+	} else if c := r.Customer; c != nil {
 		o.Customer = deliverykit.Contact{Email: c.Email, Phone: c.Phone}
 		if a := c.Address; a != nil {
 			o.Customer.Name = a.Name

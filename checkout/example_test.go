@@ -69,3 +69,62 @@ func Example() {
 	// delivered: Fri 20 Nov to Mon 23 Nov
 	// update after complete: permission denied
 }
+
+// The newer API generation: the shopper enters the delivery address in
+// the widget (SaveAddresses is the widget's call), and the session
+// completes without a customer from the merchant. The same session reads
+// in both generations.
+func ExampleService_CompleteCheckout() {
+	ctx := context.Background()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC))
+	engines, err := checkout.NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
+	if err != nil {
+		panic(err)
+	}
+	svc, err := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, IDs: &deliverykit.SequentialIDs{}})
+	if err != nil {
+		panic(err)
+	}
+	v, err := svc.CreateCheckout(ctx, "demo-site", checkout.CheckoutCreateRequest{
+		PurchaseCountry: "SE", PurchaseCurrency: "SEK", Locales: []string{"sv-SE"},
+		Cart: &checkout.Cart{CartID: "c-1", TotalValue: 45000, Vouchers: []string{"WELCOME10"},
+			Items: []checkout.CartItem{{SKU: "tent", Name: "Tent", Quantity: 1, Price: 45000}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	g := v.Session.DeliveryGroups[0]
+	fmt.Println("created:", v.Session.CheckoutSessionID, v.Session.Status, g.Shipping.CarrierProductID, v.Session.Cart.Vouchers)
+
+	_, err = svc.CompleteCheckout(ctx, "demo-site", checkout.CheckoutCompleteRequest{CheckoutSessionID: v.Session.CheckoutSessionID})
+	fmt.Println("complete without an address:", deliverykit.ViolationsOf(err)[0].Field)
+
+	// The widget's address form: a postal code that is not Swedish is
+	// refused naming its field; a right one is kept.
+	addr := &checkout.DeliveryAddress{FirstName: "Anna", LastName: "Berg", Street: "Götgatan", StreetNumber: "45",
+		PostalCode: "1182", City: "Stockholm", Country: "SE", Email: "anna@example.com"}
+	_, err = svc.SaveAddresses(ctx, v.Token, checkout.AddressRequest{DeliveryAddress: addr})
+	fmt.Println("postal code 1182:", deliverykit.ViolationsOf(err)[0])
+	addr.PostalCode = "118 26"
+	if _, err := svc.SaveAddresses(ctx, v.Token, checkout.AddressRequest{DeliveryAddress: addr}); err != nil {
+		panic(err)
+	}
+
+	c, err := svc.CompleteCheckout(ctx, "demo-site", checkout.CheckoutCompleteRequest{CheckoutSessionID: v.Session.CheckoutSessionID})
+	if err != nil {
+		panic(err)
+	}
+	g = c.Session.DeliveryGroups[0]
+	fmt.Println("completed:", c.Session.Status, g.TosID, g.Addresses.Customer.Name, g.Addresses.Customer.PostalCode)
+	old, err := svc.Get(ctx, "demo-site", v.Session.CheckoutSessionID)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("in /v1/siw:", old.Session.Status, old.Session.TosID)
+	// Output:
+	// created: siw_000001 ACTIVE NP-HD [welcome10]
+	// complete without an address: delivery_address
+	// postal code 1182: delivery_address.postal_code: is not a postal code of SE (such as 111 57)
+	// completed: COMPLETE tos_000003 Anna Berg 118 26
+	// in /v1/siw: COMPLETE tos_000003
+}

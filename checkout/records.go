@@ -26,10 +26,16 @@ import (
 //     themselves under "options", as the options engine encodes its
 //     Result, and no inputs.
 //   - 2: a schema field; every record has its options' inputs.
+//   - 3: the addresses the shopper entered in the widget
+//     (delivery_address, billing_address) and whether the widget collects
+//     them (collect_addresses). A schema 2 record has none and reads as
+//     it did; the number changes so that a release before addresses
+//     refuses a record that holds them instead of dropping them at its
+//     next write.
 //
 // A change of a stored name or meaning needs a new schema number and a
 // step in upgradeSession.
-const sessionSchema = 2
+const sessionSchema = 3
 
 // sessions holds the sessions, keyed by site and session id. Every read
 // goes through upgradeSession.
@@ -37,21 +43,24 @@ var sessions = stored.Collection[record, storedSession]{Name: "checkout.sessions
 
 // storedSession is a session as stored.
 type storedSession struct {
-	Schema            int                  `json:"schema"`
-	ID                string               `json:"id"`
-	Site              string               `json:"site"`
-	Status            Status               `json:"status"`
-	Country           string               `json:"country"`
-	Currency          string               `json:"currency"`
-	Locales           []string             `json:"locales,omitempty"`
-	Cart              cartRecord           `json:"cart"`
-	SearchAddress     *searchAddressRecord `json:"search_address,omitempty"`
-	Customer          *customerRecord      `json:"customer,omitempty"`
-	SearchCoordinates *coordinatesRecord   `json:"search_coordinates,omitempty"`
-	ExternalID        string               `json:"external_id,omitempty"`
-	Meta              map[string]string    `json:"meta,omitempty"`
-	Origin            string               `json:"origin,omitempty"`
-	OptionsInput      *inputRecord         `json:"options_input,omitempty"`
+	Schema            int                   `json:"schema"`
+	ID                string                `json:"id"`
+	Site              string                `json:"site"`
+	Status            Status                `json:"status"`
+	Country           string                `json:"country"`
+	Currency          string                `json:"currency"`
+	Locales           []string              `json:"locales,omitempty"`
+	Cart              cartRecord            `json:"cart"`
+	SearchAddress     *searchAddressRecord  `json:"search_address,omitempty"`
+	Customer          *customerRecord       `json:"customer,omitempty"`
+	SearchCoordinates *coordinatesRecord    `json:"search_coordinates,omitempty"`
+	ExternalID        string                `json:"external_id,omitempty"`
+	Meta              map[string]string     `json:"meta,omitempty"`
+	Origin            string                `json:"origin,omitempty"`
+	CollectAddresses  bool                  `json:"collect_addresses,omitempty"`
+	DeliveryAddress   *shopperAddressRecord `json:"delivery_address,omitempty"`
+	BillingAddress    *shopperAddressRecord `json:"billing_address,omitempty"`
+	OptionsInput      *inputRecord          `json:"options_input,omitempty"`
 	// FirstOptions are the options the first record format stored in
 	// place of inputs: read by upgradeSession, never written.
 	FirstOptions  json.RawMessage `json:"options,omitempty"`
@@ -88,6 +97,9 @@ func upgradeSession(r *storedSession) error {
 		}
 		r.FirstOptions = nil
 		r.Schema = 2
+	}
+	if r.Schema < 3 {
+		r.Schema = 3 // no addresses yet: nothing else changes
 	}
 	return nil
 }
@@ -160,6 +172,33 @@ type customerAddressRecord struct {
 	Coordinates     *coordinatesRecord `json:"coordinates,omitempty"`
 }
 
+// shopperAddressRecord is an address the shopper entered in the widget:
+// a delivery address, or a billing address (which alone has vat and
+// vat_type).
+type shopperAddressRecord struct {
+	FirstName       string             `json:"first_name,omitempty"`
+	LastName        string             `json:"last_name,omitempty"`
+	CompanyName     string             `json:"company_name,omitempty"`
+	Street          string             `json:"street,omitempty"`
+	StreetNumber    string             `json:"street_number,omitempty"`
+	ApartmentNumber string             `json:"apartment_number,omitempty"`
+	AddressLines    []string           `json:"address_lines,omitempty"`
+	City            string             `json:"city,omitempty"`
+	PostalCode      string             `json:"postal_code,omitempty"`
+	Region          string             `json:"region,omitempty"`
+	Country         string             `json:"country,omitempty"`
+	Email           string             `json:"email,omitempty"`
+	Phone           string             `json:"phone,omitempty"`
+	PhoneCountry    string             `json:"phone_country,omitempty"`
+	CareOf          string             `json:"care_of,omitempty"`
+	Attn            string             `json:"attn,omitempty"`
+	ExternalID      string             `json:"external_id,omitempty"`
+	Coordinates     *coordinatesRecord `json:"coordinates,omitempty"`
+	DoorCode        string             `json:"door_code,omitempty"`
+	VAT             string             `json:"vat,omitempty"`
+	VATType         string             `json:"vat_type,omitempty"`
+}
+
 // inputRecord is what the options were computed from (optionsInput).
 type inputRecord struct {
 	Currency    string                   `json:"currency"`
@@ -203,7 +242,9 @@ func storeSession(r *record) storedSession {
 		Schema: sessionSchema, ID: r.ID, Site: r.Site, Status: r.Status, Country: r.Country, Currency: r.Currency, Locales: r.Locales,
 		Cart: cartRecordOf(r.Cart), SearchAddress: stored.Ptr(r.SearchAddress, searchAddressRecordOf), Customer: stored.Ptr(r.Customer, customerRecordOf),
 		SearchCoordinates: stored.Ptr(r.SearchCoordinates, coordinatesRecordOf), ExternalID: r.ExternalID, Meta: r.Meta, Origin: r.Origin,
-		OptionsInput: stored.Ptr(r.OptionsInput, inputRecordOf), OptionsFor: addressRecordOf(r.OptionsFor),
+		CollectAddresses: r.CollectAddresses, DeliveryAddress: stored.Ptr(r.DeliveryAddress, deliveryAddressRecordOf),
+		BillingAddress: stored.Ptr(r.BillingAddress, billingAddressRecordOf),
+		OptionsInput:   stored.Ptr(r.OptionsInput, inputRecordOf), OptionsFor: addressRecordOf(r.OptionsFor),
 		Choice: r.Choice, Addons: r.Addons, ChoiceDropped: r.ChoiceDropped, TosID: r.TosID, WidgetToken: r.WidgetToken,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt, Revision: r.Revision,
 	}
@@ -220,7 +261,9 @@ func loadStoredSession(r *storedSession) (record, error) {
 		ID: r.ID, Site: r.Site, Status: r.Status, Country: r.Country, Currency: r.Currency, Locales: r.Locales,
 		Cart: r.Cart.wire(), SearchAddress: stored.Ptr(r.SearchAddress, searchAddressRecord.wire), Customer: stored.Ptr(r.Customer, customerRecord.wire),
 		SearchCoordinates: stored.Ptr(r.SearchCoordinates, coordinatesRecord.wire), ExternalID: r.ExternalID, Meta: r.Meta, Origin: r.Origin,
-		Options: r.options, OptionsInput: stored.Ptr(r.OptionsInput, inputRecord.input), OptionsFor: r.OptionsFor.catalog(),
+		CollectAddresses: r.CollectAddresses, DeliveryAddress: stored.Ptr(r.DeliveryAddress, shopperAddressRecord.delivery),
+		BillingAddress: stored.Ptr(r.BillingAddress, shopperAddressRecord.billing),
+		Options:        r.options, OptionsInput: stored.Ptr(r.OptionsInput, inputRecord.input), OptionsFor: r.OptionsFor.catalog(),
 		Choice: r.Choice, Addons: r.Addons, ChoiceDropped: r.ChoiceDropped, TosID: r.TosID, WidgetToken: r.WidgetToken,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt, Revision: r.Revision,
 	}, nil
@@ -300,4 +343,34 @@ func addressRecordOf(a catalog.Address) addressRecord {
 func (a addressRecord) catalog() catalog.Address {
 	return catalog.Address{Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.Country,
 		Coordinates: stored.Ptr(a.Coordinates, func(c coordinatesRecord) catalog.Coordinates { return catalog.Coordinates(c) })}
+}
+
+func deliveryAddressRecordOf(a DeliveryAddress) shopperAddressRecord {
+	return shopperAddressRecord{FirstName: a.FirstName, LastName: a.LastName, CompanyName: a.CompanyName, Street: a.Street,
+		StreetNumber: a.StreetNumber, ApartmentNumber: a.ApartmentNumber, AddressLines: a.AddressLines, City: a.City,
+		PostalCode: a.PostalCode, Region: a.Region, Country: a.Country, Email: a.Email, Phone: a.Phone, PhoneCountry: a.PhoneCountry,
+		CareOf: a.CareOf, Attn: a.Attn, ExternalID: a.ExternalID, Coordinates: stored.Ptr(a.Coordinates, coordinatesRecordOf), DoorCode: a.DoorCode}
+}
+
+func (r shopperAddressRecord) delivery() DeliveryAddress {
+	return DeliveryAddress{FirstName: r.FirstName, LastName: r.LastName, CompanyName: r.CompanyName, Street: r.Street,
+		StreetNumber: r.StreetNumber, ApartmentNumber: r.ApartmentNumber, AddressLines: r.AddressLines, City: r.City,
+		PostalCode: r.PostalCode, Region: r.Region, Country: r.Country, Email: r.Email, Phone: r.Phone, PhoneCountry: r.PhoneCountry,
+		CareOf: r.CareOf, Attn: r.Attn, ExternalID: r.ExternalID, Coordinates: stored.Ptr(r.Coordinates, coordinatesRecord.wire), DoorCode: r.DoorCode}
+}
+
+func billingAddressRecordOf(a BillingAddress) shopperAddressRecord {
+	return shopperAddressRecord{FirstName: a.FirstName, LastName: a.LastName, CompanyName: a.CompanyName, Street: a.Street,
+		StreetNumber: a.StreetNumber, ApartmentNumber: a.ApartmentNumber, AddressLines: a.AddressLines, City: a.City,
+		PostalCode: a.PostalCode, Region: a.Region, Country: a.Country, Email: a.Email, Phone: a.Phone, PhoneCountry: a.PhoneCountry,
+		CareOf: a.CareOf, Attn: a.Attn, ExternalID: a.ExternalID, Coordinates: stored.Ptr(a.Coordinates, coordinatesRecordOf), DoorCode: a.DoorCode,
+		VAT: a.VAT, VATType: a.VATType}
+}
+
+func (r shopperAddressRecord) billing() BillingAddress {
+	return BillingAddress{FirstName: r.FirstName, LastName: r.LastName, CompanyName: r.CompanyName, Street: r.Street,
+		StreetNumber: r.StreetNumber, ApartmentNumber: r.ApartmentNumber, AddressLines: r.AddressLines, City: r.City,
+		PostalCode: r.PostalCode, Region: r.Region, Country: r.Country, Email: r.Email, Phone: r.Phone, PhoneCountry: r.PhoneCountry,
+		CareOf: r.CareOf, Attn: r.Attn, ExternalID: r.ExternalID, Coordinates: stored.Ptr(r.Coordinates, coordinatesRecord.wire), DoorCode: r.DoorCode,
+		VAT: r.VAT, VATType: r.VATType}
 }

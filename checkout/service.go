@@ -132,6 +132,14 @@ type record struct {
 	// Origin is the tos_id of the completed session this one was created
 	// from (session.createFromOrder).
 	Origin string
+	// CollectAddresses is set when the widget collects the shopper's
+	// addresses (sessions of the newer API generation, or created with
+	// address_form); DeliveryAddress and BillingAddress are what the
+	// shopper entered (BillingAddress nil: billed to the delivery
+	// address).
+	CollectAddresses bool
+	DeliveryAddress  *DeliveryAddress
+	BillingAddress   *BillingAddress
 	// Options are the delivery options in effect. They are not stored:
 	// refresh computes them and records in OptionsInput what they were
 	// computed from, and load computes them again from that, exactly
@@ -236,46 +244,58 @@ func New(store storage.Store, opts Options) (*Service, error) {
 // Create opens a session for a cart (state: none → ACTIVE) and computes
 // its options.
 func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*View, error) {
-	if err := check(req); err != nil {
+	rec, engine, err := s.create(ctx, site, req)
+	if err != nil {
 		return nil, err
+	}
+	return s.view(engine, rec), nil
+}
+
+// create stores a new session and returns it with its site's engine.
+func (s *Service) create(ctx context.Context, site string, req CreateRequest) (*record, *options.Engine, error) {
+	if err := check(req); err != nil {
+		return nil, nil, err
 	}
 	locales, field := req.Locales, "locales"
 	if len(locales) == 0 && req.Locale != "" {
 		locales, field = []string{req.Locale}, "locale"
 	}
 	if len(locales) == 0 {
-		return nil, deliverykit.InvalidField("locales", "required", "at least one locale such as sv-SE is required")
+		return nil, nil, deliverykit.InvalidField("locales", "required", "at least one locale such as sv-SE is required")
 	}
 	if _, err := options.ParseLocales("locales", locales); err != nil {
 		if field == "locale" {
-			return nil, deliverykit.InvalidField("locale", "locale", fmt.Sprintf("%q is not a locale like sv-SE (language-COUNTRY)", req.Locale))
+			return nil, nil, deliverykit.InvalidField("locale", "locale", fmt.Sprintf("%q is not a locale like sv-SE (language-COUNTRY)", req.Locale))
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	cart := *req.Cart
 	if err := checkCart(&cart, req.PurchaseCurrency); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	engine, err := s.engines.Engine(site)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := s.clock.Now()
 	rec := record{
 		ID: s.ids.NewID("siw_"), Site: site, Status: StatusActive,
 		Country: req.PurchaseCountry, Currency: req.PurchaseCurrency, Locales: locales,
 		Cart: cart, Customer: req.Customer, ExternalID: req.ExternalID, Meta: req.Meta, WidgetToken: s.ids.NewID("wt_"),
-		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.ttl), Revision: 1,
+		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.ttl), Revision: 1, CollectAddresses: req.AddressForm,
 	}
 	rec.setSearchAddress(req.SearchAddress)
-	return s.insert(ctx, engine, &rec)
+	if err := s.insert(ctx, engine, &rec); err != nil {
+		return nil, nil, err
+	}
+	return &rec, engine, nil
 }
 
 // insert computes a new session's options and stores it with its widget
 // token.
-func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *record) (*View, error) {
+func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *record) error {
 	if err := s.refresh(ctx, engine, rec); err != nil {
-		return nil, err
+		return err
 	}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		if _, err := sessions.Put(tx, storage.Key(rec.Site, rec.ID), *rec, storage.MustNotExist()); err != nil {
@@ -290,9 +310,9 @@ func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *recor
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("checkout: storing the session: %w", err)
+		return fmt.Errorf("checkout: storing the session: %w", err)
 	}
-	return s.view(engine, rec), nil
+	return nil
 }
 
 // setSearchAddress takes the merchant's search address; coordinates it
@@ -361,12 +381,16 @@ func (s *Service) CreateFromOrder(ctx context.Context, site string, req CreateFr
 		Cart: origin.Cart.clone(), Customer: origin.Customer.clone(), SearchAddress: origin.SearchAddress.clone(),
 		ExternalID: req.ExternalID, Meta: meta, WidgetToken: s.ids.NewID("wt_"),
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.ttl), Revision: 1,
+		CollectAddresses: origin.CollectAddresses, DeliveryAddress: origin.DeliveryAddress.clone(), BillingAddress: origin.BillingAddress.clone(),
 	}
 	if c := origin.SearchCoordinates; c != nil {
 		cc := *c
 		rec.SearchCoordinates = &cc
 	}
-	return s.insert(ctx, engine, &rec)
+	if err := s.insert(ctx, engine, &rec); err != nil {
+		return nil, err
+	}
+	return s.view(engine, &rec), nil
 }
 
 // MaxSummaries bounds the sessions Summaries lists.
@@ -439,11 +463,20 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*
 	if req.Cart == nil && req.Customer == nil && req.SearchAddress == nil && req.ExternalID == "" && req.Meta == nil {
 		return nil, deliverykit.InvalidField("cart", "required", "one of cart, customer, search_address, external_id and meta is required")
 	}
+	rec, engine, err := s.update(ctx, site, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(engine, rec), nil
+}
+
+// update applies a checked update request.
+func (s *Service) update(ctx context.Context, site string, req UpdateRequest) (*record, *options.Engine, error) {
 	var cart Cart
 	if req.Cart != nil {
 		cart = *req.Cart
 	}
-	rec, engine, err := s.modify(ctx, site, req.ID, func(r *record) (bool, error) {
+	return s.modify(ctx, site, req.ID, func(r *record) (bool, error) {
 		changed := false
 		if req.Cart != nil {
 			if err := checkCart(&cart, r.Currency); err != nil {
@@ -466,10 +499,6 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*
 		}
 		return changed, nil
 	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return s.view(engine, rec), nil
 }
 
 // Complete freezes the session (ACTIVE → COMPLETE) with the customer
@@ -482,30 +511,54 @@ func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest
 	if err := check(req); err != nil {
 		return nil, err
 	}
-	var tos string
-	rec, engine, err := s.modify(ctx, site, req.ID, func(r *record) (bool, error) {
+	rec, engine, err := s.complete(ctx, site, req.ID, "customer.address", func(r *record) error {
 		if req.Customer != nil {
 			r.Customer = req.Customer
 		}
 		if req.ExternalID != "" {
 			r.ExternalID = req.ExternalID
 		}
-		c := r.Customer
-		if c == nil {
-			return false, deliverykit.InvalidField("customer", "required", "the customer is required to complete a session")
-		}
-		if c.Address == nil {
-			return false, deliverykit.InvalidField("customer.address", "required", "the customer's address is required to complete a session")
-		}
-		var vs []deliverykit.FieldViolation
-		if c.Address.Country == "" {
-			vs = append(vs, deliverykit.FieldViolation{Field: "customer.address.country", Rule: "required", Message: "is required"})
-		}
-		if strings.TrimSpace(c.Address.PostalCode) == "" {
-			vs = append(vs, deliverykit.FieldViolation{Field: "customer.address.postal_code", Rule: "required", Message: "is required"})
-		}
-		if len(vs) > 0 {
-			return false, deliverykit.Invalid(vs...)
+		return customerComplete(r.Customer)
+	})
+	if err != nil {
+		return nil, err
+	}
+	v := s.view(engine, rec)
+	return &Completed{Session: v.Session, TosID: rec.TosID}, nil
+}
+
+// customerComplete refuses a customer without the address a completion
+// needs.
+func customerComplete(c *Customer) error {
+	if c == nil {
+		return deliverykit.InvalidField("customer", "required", "the customer is required to complete a session")
+	}
+	if c.Address == nil {
+		return deliverykit.InvalidField("customer.address", "required", "the customer's address is required to complete a session")
+	}
+	var vs []deliverykit.FieldViolation
+	if c.Address.Country == "" {
+		vs = append(vs, deliverykit.FieldViolation{Field: "customer.address.country", Rule: "required", Message: "is required"})
+	}
+	if strings.TrimSpace(c.Address.PostalCode) == "" {
+		vs = append(vs, deliverykit.FieldViolation{Field: "customer.address.postal_code", Rule: "required", Message: "is required"})
+	}
+	if len(vs) > 0 {
+		return deliverykit.Invalid(vs...)
+	}
+	return nil
+}
+
+// complete is the completion both API generations share: prepare takes
+// the call's customer and order number and refuses what cannot complete;
+// then the order number is checked, options are made fresh for the
+// receiver's address (named by field when none is offered for it), and
+// the session is frozen with its tos_id and event.OrderCompleted.
+func (s *Service) complete(ctx context.Context, site, id, field string, prepare func(*record) error) (*record, *options.Engine, error) {
+	var tos string
+	return s.modify(ctx, site, id, func(r *record) (bool, error) {
+		if err := prepare(r); err != nil {
+			return false, err
 		}
 		// Checked before anything is frozen: a merchant order number that
 		// is already another order's is the caller's 409, not a
@@ -518,22 +571,17 @@ func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest
 		tos = s.ids.NewID("tos_")
 		return false, nil
 	}, func(r *record, now time.Time) error {
-		// Runs after the options are fresh for the customer's address.
+		// Runs after the options are fresh for the receiver's address.
 		if r.Options == nil || r.Options.Preselected == "" {
 			return &deliverykit.Error{Kind: deliverykit.KindFailedPrecondition,
 				Message:    "no delivery option is available for the customer's address",
-				Violations: []deliverykit.FieldViolation{{Field: "customer.address", Rule: "deliverable", Message: "no delivery option is offered for this address"}}}
+				Violations: []deliverykit.FieldViolation{{Field: field, Rule: "deliverable", Message: "no delivery option is offered for this address"}}}
 		}
 		r.Status = StatusComplete
 		r.TosID = tos
 		r.CompletedAt = now
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	v := s.view(engine, rec)
-	return &Completed{Session: v.Session, TosID: rec.TosID}, nil
 }
 
 // errConflict is what a lost compare-and-set becomes: the HTTP adapter
@@ -761,12 +809,16 @@ func checkCart(c *Cart, currency string) error {
 }
 
 // optionsAddress is where options are computed for: the customer's
-// address once known, else the search address, else the purchase country.
+// address once known, else the delivery address the shopper entered in
+// the widget, else the search address, else the purchase country.
 // Coordinates the merchant sent with that address place it.
 func (r *record) optionsAddress() catalog.Address {
 	if c := r.Customer; c != nil && c.Address != nil && c.Address.Country != "" {
 		return catalog.Address{Country: c.Address.Country, PostalCode: c.Address.PostalCode, City: c.Address.City,
 			Coordinates: copyCoordinates(c.Address.Coordinates)}
+	}
+	if d := r.DeliveryAddress; d != nil {
+		return catalog.Address{Country: d.Country, PostalCode: d.PostalCode, City: d.City, Coordinates: copyCoordinates(d.Coordinates)}
 	}
 	if sa := r.SearchAddress; sa != nil {
 		return catalog.Address{Country: cmp.Or(sa.Country, r.Country), PostalCode: sa.PostalCode, City: sa.City,

@@ -338,6 +338,11 @@ type CreateRequest struct {
 	ExternalID string `json:"external_id,omitempty" validate:"max_ref,keysafe"`
 	// Meta is the merchant's own data, echoed as session.meta.
 	Meta Meta `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
+	// AddressForm (an extension) makes the widget collect the shopper's
+	// delivery and billing addresses, as it does for sessions of the
+	// newer API generation; the session's customer still comes from the
+	// merchant.
+	AddressForm bool `json:"address_form,omitempty"`
 }
 
 // Meta is a small map of the merchant's own strings.

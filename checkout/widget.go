@@ -206,6 +206,9 @@ type WidgetState struct {
 	// Summary is what the widget reports to the merchant's front-end
 	// (the _sw events) and compares to tell what changed.
 	Summary WidgetSummary `json:"summary"`
+	// AddressForm is set when the widget collects the shopper's
+	// addresses: the countries it offers and what was entered.
+	AddressForm *AddressForm `json:"address_form,omitempty"`
 }
 
 // Branding is the site's look in the widget.
@@ -228,6 +231,11 @@ type WidgetSummary struct {
 	Currency       string         `json:"currency"`
 	TotalValue     int64          `json:"total_value"`
 	SearchAddress  *SearchAddress `json:"search_address,omitempty"`
+	// DeliveryAddress and BillingAddress are what the shopper entered in
+	// the address form (billing: only when apart from the delivery
+	// address).
+	DeliveryAddress *DeliveryAddress `json:"delivery_address,omitempty"`
+	BillingAddress  *BillingAddress  `json:"billing_address,omitempty"`
 }
 
 // WidgetCategory is a category as the widget shows it.
@@ -336,12 +344,14 @@ func (s *Service) widgetState(r *record) *WidgetState {
 		b := e.Catalog().Branding
 		st.Branding = &Branding{DisplayName: b.DisplayName, LogoURL: b.LogoURL, AccentColor: b.AccentColor}
 	}
+	st.AddressForm = s.addressForm(r)
 	if r.Options == nil {
 		return st
 	}
 	st.Locale = r.Options.Locale
 	st.NeedsPostalCode = r.Options.Unplaced
-	st.Summary = WidgetSummary{Currency: r.Currency, TotalValue: r.Cart.TotalValue, SearchAddress: r.SearchAddress.clone()}
+	st.Summary = WidgetSummary{Currency: r.Currency, TotalValue: r.Cart.TotalValue, SearchAddress: r.SearchAddress.clone(),
+		DeliveryAddress: r.DeliveryAddress.clone(), BillingAddress: r.BillingAddress.clone()}
 	if cat, opt, addons := r.chosen(); opt != nil {
 		st.Selected = opt.ID
 		st.ShippingPrice = opt.Price

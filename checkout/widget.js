@@ -18,9 +18,17 @@
 //   summary_changed (data, meta)       meta: total_value_changed,
 //       delivery_address_changed, billing_address_changed
 //   shipping_option_changed (option)   the chosen option, with its price
+//   address_changed (addresses)        the shopper saved the address form:
+//       {delivery_address, billing_address}
 // data is the chosen delivery: shipping_method, delivery_type,
 // external_method_id, category_name, pickup_location, price, currency,
-// total_value, search_address.
+// total_value, search_address, and the shopper's delivery_address and
+// billing_address when the widget collects them.
+//
+// Sessions that collect the shopper's addresses (state.address_form) get
+// an address form above the options: native labelled fields, checked as
+// the server checks them (required fields, the country's postal code
+// pattern, the e-mail address), errors beside their fields and announced.
 //
 // window.deliverykitCheckout offers suspend() and resume() as well, and the
 // DOM event "deliverykit:shipping-option-change" bubbles from the widget
@@ -74,6 +82,21 @@
     ".dk-note{color:var(--dk-muted)}" +
     ".dk-widget[aria-busy=true]{opacity:.6}" +
     ".dk-error{color:#c01c28}" +
+    ".dk-widget [hidden]{display:none!important}" +
+    ".dk-address{margin:0 0 .75rem}.dk-grid{display:grid;grid-template-columns:1fr 1fr;gap:.5rem .75rem}" +
+    ".dk-field{display:flex;flex-direction:column;gap:.2rem;min-width:0}.dk-field.dk-wide{grid-column:1/-1}" +
+    ".dk-field label{font-size:.875rem;font-weight:600}" +
+    ".dk-field input,.dk-field select{font:inherit;min-height:44px;box-sizing:border-box;width:100%;padding:.4rem .5rem;" +
+    "border:1px solid var(--dk-line);border-radius:4px;background:var(--dk-bg);color:var(--dk-fg)}" +
+    ".dk-field input:focus-visible,.dk-field select:focus-visible,.dk-save:focus-visible,.dk-check input:focus-visible{outline:3px solid var(--dk-accent);outline-offset:2px}" +
+    ".dk-field [aria-invalid=true]{border-color:#c01c28;border-width:2px}" +
+    ".dk-field .dk-error{font-size:.875rem;margin:0}" +
+    ".dk-check{display:flex;align-items:center;gap:.5rem;min-height:44px;margin:.5rem 0 0;cursor:pointer}" +
+    ".dk-check input{width:1.25rem;height:1.25rem;accent-color:var(--dk-accent)}" +
+    ".dk-save{font:inherit;font-weight:600;min-height:44px;padding:.4rem 1rem;margin:.75rem 0 0;border:0;border-radius:6px;" +
+    "background:var(--dk-accent);color:#fff;cursor:pointer}" +
+    ".dk-status{margin:.5rem 0 0;color:var(--dk-muted)}" +
+    "@media (max-width:480px){.dk-grid{grid-template-columns:1fr}}" +
     "@media (max-width:480px){.dk-widget{padding:.25rem}.dk-widget fieldset{padding:.5rem}}";
 
   function injectStyle() {
@@ -141,7 +164,12 @@
       body: body ? JSON.stringify(body) : undefined,
     }).then(function (r) {
       return r.json().then(function (j) {
-        if (!r.ok) throw new Error(j.error || "HTTP " + r.status);
+        if (!r.ok) {
+          var e = new Error(j.error || "HTTP " + r.status);
+          e.status = r.status;
+          e.body = j;
+          throw e;
+        }
         return j;
       });
     });
@@ -175,8 +203,18 @@
       external_method_id_changed: changed("external_method_id"),
       category_name_changed: changed("category_name"),
     });
-    if (changed("total_value")) {
-      emit("summary_changed", copy(now), { total_value_changed: true, delivery_address_changed: false, billing_address_changed: false });
+    var totalMoved = changed("total_value");
+    var deliveryMoved = changed("delivery_address");
+    var billingMoved = changed("billing_address");
+    if (totalMoved || deliveryMoved || billingMoved) {
+      emit("summary_changed", copy(now), {
+        total_value_changed: totalMoved,
+        delivery_address_changed: deliveryMoved,
+        billing_address_changed: billingMoved,
+      });
+    }
+    if (deliveryMoved || billingMoved) {
+      emit("address_changed", { delivery_address: copy(now.delivery_address), billing_address: copy(now.billing_address) });
     }
   };
 
@@ -317,7 +355,17 @@
     var total = el("p", "dk-total", fill(t["widget.shipping"], { price: money(s.shipping_price, s.currency, locale) }));
     total.setAttribute("aria-live", "polite");
     form.appendChild(total);
-    w.root.replaceChildren(form);
+    // The address form stays where it is (moving it would take the
+    // keyboard from the shopper); only the options are replaced.
+    if (s.address_form) {
+      w.addressForm(s, t, locale, frozen);
+      if (w.addrBox.parentNode !== w.root) w.root.replaceChildren(w.addrBox);
+      if (w.optForm && w.optForm.parentNode === w.root) w.root.replaceChild(form, w.optForm);
+      else w.root.appendChild(form);
+    } else {
+      w.root.replaceChildren(form);
+    }
+    w.optForm = form;
     w.root.setAttribute("aria-busy", frozen && w.suspended ? "true" : "false");
     if (refocus) {
       var again = Array.prototype.find.call(form.querySelectorAll("input"), function (i) { return i.type + ":" + i.value === refocus; });
@@ -325,10 +373,220 @@
     }
   };
 
+  // The address form is built once and kept across renders, so what the
+  // shopper types survives a state reload; it is filled from the state
+  // only while the shopper has not changed it.
+  var deliveryFields = [
+    ["first_name", "widget.address.first_name", "given-name", true],
+    ["last_name", "widget.address.last_name", "family-name", true],
+    ["company_name", "widget.address.company", "organization", false, true],
+    ["street", "widget.address.street", "address-line1", true],
+    ["street_number", "widget.address.street_number", "", true],
+    ["apartment_number", "widget.address.apartment", "address-line2", false, true],
+    ["postal_code", "widget.address.postal_code", "postal-code", true],
+    ["city", "widget.address.city", "address-level2", true],
+    ["region", "widget.address.region", "address-level1", true, true],
+    ["country", "widget.address.country", "country", true, true],
+    ["email", "widget.address.email", "email", true],
+    ["phone", "widget.address.phone", "tel", false],
+  ];
+  // The billing address asks for no e-mail address or phone.
+  var billingFields = deliveryFields.filter(function (f) { return f[0] !== "email" && f[0] !== "phone"; });
+
+  function countryName(code, locale) {
+    try { return new Intl.DisplayNames(locale ? [locale] : [], { type: "region" }).of(code) || code; } catch (e) { return code; }
+  }
+
+  Widget.prototype.addressSection = function (kind, fields, s, t, locale) {
+    var w = this;
+    var fs = el("fieldset", "dk-address-" + kind);
+    fs.appendChild(el("legend", null, t[kind === "delivery" ? "widget.address.legend" : "widget.address.billing_legend"]));
+    var grid = el("div", "dk-grid");
+    var inputs = {};
+    fields.forEach(function (f) {
+      var name = f[0], id = w.group + "-" + kind + "-" + name;
+      var box = el("div", "dk-field" + (f[4] ? " dk-wide" : ""));
+      var label = el("label", null, t[f[1]]);
+      label.htmlFor = id;
+      var input;
+      if (name === "country") {
+        input = el("select");
+        s.address_form.countries.forEach(function (c) {
+          var o = el("option", null, countryName(c.country, locale));
+          o.value = c.country;
+          input.appendChild(o);
+        });
+        input.addEventListener("change", function () { w.showRegion(kind); });
+      } else {
+        input = el("input");
+        input.type = name === "email" ? "email" : name === "phone" ? "tel" : "text";
+      }
+      input.id = id;
+      input.name = name;
+      if (f[2]) input.autocomplete = (kind === "billing" ? "billing " : "shipping ") + f[2];
+      if (f[3] && name !== "region") input.required = true;
+      var err = el("p", "dk-error");
+      err.id = id + "-error";
+      err.hidden = true;
+      input.setAttribute("aria-describedby", err.id);
+      input.addEventListener("input", function () { w.addrDirty = true; w.fieldError(input, null); });
+      box.appendChild(label);
+      box.appendChild(input);
+      box.appendChild(err);
+      grid.appendChild(box);
+      inputs[name] = input;
+    });
+    fs.appendChild(grid);
+    return { el: fs, inputs: inputs };
+  };
+
+  Widget.prototype.addressForm = function (s, t, locale, frozen) {
+    var w = this;
+    var af = s.address_form;
+    if (!w.addrBox) {
+      var box = el("form", "dk-address");
+      box.noValidate = true; // checked here, with the catalog's texts
+      box.setAttribute("aria-label", t["widget.address.legend"]);
+      w.delivery = w.addressSection("delivery", deliveryFields, s, t, locale);
+      w.billing = w.addressSection("billing", billingFields, s, t, locale);
+      var check = el("label", "dk-check");
+      w.separate = el("input");
+      w.separate.type = "checkbox";
+      w.separate.addEventListener("change", function () {
+        w.addrDirty = true;
+        w.billing.el.hidden = !w.separate.checked;
+      });
+      check.appendChild(w.separate);
+      check.appendChild(el("span", null, t["widget.address.separate_billing"]));
+      var save = el("button", "dk-save", t["widget.address.save"]);
+      save.type = "submit";
+      w.addrStatus = el("p", "dk-status");
+      w.addrStatus.setAttribute("role", "status");
+      box.appendChild(w.delivery.el);
+      box.appendChild(check);
+      box.appendChild(w.billing.el);
+      box.appendChild(save);
+      box.appendChild(w.addrStatus);
+      box.addEventListener("submit", function (ev) { ev.preventDefault(); w.saveAddress(); });
+      w.addrBox = box;
+      w.addrDirty = false;
+    }
+    if (!w.addrDirty) {
+      w.fillAddress(w.delivery, af.delivery_address || { country: af.countries[0] && af.countries[0].country });
+      w.fillAddress(w.billing, af.billing_address || { country: af.countries[0] && af.countries[0].country });
+      w.separate.checked = !!af.billing_address;
+    }
+    w.billing.el.hidden = !w.separate.checked;
+    w.showRegion("delivery");
+    w.showRegion("billing");
+    w.addrBox.querySelectorAll("input,select,button").forEach(function (i) { i.disabled = frozen; });
+  };
+
+  Widget.prototype.fillAddress = function (sec, a) {
+    Object.keys(sec.inputs).forEach(function (k) { sec.inputs[k].value = (a && a[k]) || ""; });
+  };
+
+  Widget.prototype.countryOf = function (code) {
+    var cs = (this.state && this.state.address_form && this.state.address_form.countries) || [];
+    return cs.filter(function (c) { return c.country === code; })[0] || { pattern: "^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$" };
+  };
+
+  // showRegion shows the region field only for countries that need one.
+  Widget.prototype.showRegion = function (kind) {
+    var sec = kind === "delivery" ? this.delivery : this.billing;
+    var needed = !!this.countryOf(sec.inputs.country.value).region_required;
+    sec.inputs.region.closest(".dk-field").hidden = !needed;
+    sec.inputs.region.required = needed;
+  };
+
+  Widget.prototype.fieldError = function (input, text) {
+    var err = document.getElementById(input.getAttribute("aria-describedby"));
+    if (text) {
+      input.setAttribute("aria-invalid", "true");
+      err.textContent = text;
+      err.hidden = false;
+    } else {
+      input.removeAttribute("aria-invalid");
+      err.textContent = "";
+      err.hidden = true;
+    }
+  };
+
+  // readAddress checks one section as the server does and returns the
+  // address, or null after marking the fields in error.
+  Widget.prototype.readAddress = function (sec, t) {
+    var w = this, out = {}, ok = true;
+    Object.keys(sec.inputs).forEach(function (k) {
+      var input = sec.inputs[k];
+      var v = input.value.trim();
+      var msg = null;
+      var hidden = input.closest(".dk-field").hidden;
+      if (!hidden && input.required && !v) msg = t["widget.address.required"];
+      else if (k === "postal_code" && v) {
+        var c = w.countryOf(sec.inputs.country.value);
+        if (!new RegExp(c.pattern).test(v)) {
+          msg = c.example ? fill(t["widget.address.postal_invalid"], { example: c.example }) : t["widget.address.postal_invalid_plain"];
+        }
+      } else if (k === "email" && v && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) msg = t["widget.address.email_invalid"];
+      w.fieldError(input, msg);
+      if (msg) ok = false;
+      if (v && !hidden) out[k] = v;
+    });
+    return ok ? out : null;
+  };
+
+  Widget.prototype.saveAddress = function () {
+    var w = this;
+    if (w.suspended) return Promise.resolve();
+    var t = (w.state && w.state.messages) || {};
+    var d = w.readAddress(w.delivery, t);
+    var b = w.separate.checked ? w.readAddress(w.billing, t) : undefined;
+    if (!d || b === null) return Promise.resolve(w.addressFailed(t));
+    w.addrStatus.textContent = "";
+    w.root.setAttribute("aria-busy", "true");
+    var body = { delivery_address: d };
+    if (b) body.billing_address = b;
+    return w.request("POST", "widget/address", body).then(
+      function (s) {
+        w.addrDirty = false;
+        w.render(s);
+        w.addrStatus.textContent = t["widget.address.saved"];
+        w.report(s.summary);
+      },
+      function (e) {
+        w.root.removeAttribute("aria-busy");
+        var details = (e.body && e.body.details) || [];
+        if (e.status !== 400 || !details.length) return w.fail(e);
+        // The server's verdict, in the shopper's words: each field it
+        // names gets the text of its rule.
+        details.forEach(function (v) {
+          var parts = String(v.field || "").split(".");
+          var sec = parts[0] === "billing_address" ? w.billing : w.delivery;
+          var input = sec.inputs[parts[1]];
+          if (!input) return;
+          var c = w.countryOf(sec.inputs.country.value);
+          var text = v.rule === "required" ? t["widget.address.required"] :
+            v.rule === "postal_code" ? (c.example ? fill(t["widget.address.postal_invalid"], { example: c.example }) : t["widget.address.postal_invalid_plain"]) :
+            v.rule === "email" ? t["widget.address.email_invalid"] : t["widget.address.invalid"];
+          w.fieldError(input, text);
+        });
+        w.addressFailed(t);
+      }
+    );
+  };
+
+  // addressFailed says so and takes the keyboard to the first field in
+  // error.
+  Widget.prototype.addressFailed = function (t) {
+    this.addrStatus.textContent = t["widget.address.errors"];
+    var first = this.addrBox.querySelector("[aria-invalid=true]");
+    if (first) first.focus();
+  };
+
   Widget.prototype.suspend = function () {
     this.suspended = true;
     this.root.setAttribute("aria-busy", "true");
-    this.root.querySelectorAll("input").forEach(function (i) { i.disabled = true; });
+    this.root.querySelectorAll("input,select,button").forEach(function (i) { i.disabled = true; });
   };
 
   Widget.prototype.resume = function () {

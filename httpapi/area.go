@@ -37,8 +37,12 @@ var (
 	areaReturns  = area{name: "returns", base: "/returns", style: styleSpring, scheme: schemeAPIKeyHeader}
 	areaShipment = area{name: "shipment", base: "/v1/som", style: styleREST, scheme: schemeBearerBase64}
 
-	areas = []area{areaTracking, areaCheckout, areaSession, areaReturns, areaShipment}
+	areas = []area{areaTracking, areaCheckout, areaSession, areaReturns, areaShipment, areaDeliveryCheckout}
 )
+
+// areaDeliveryCheckout is area C's newer API generation: the same
+// sessions, authentication and error shape under another base.
+var areaDeliveryCheckout = area{name: "delivery_checkout", base: "/v1/delivery_checkout", style: styleREST, scheme: schemeBearerBase64}
 
 // endpoint handles one method of one path. site is the authenticated
 // caller's site ("" on public routes). A returned error is written in the

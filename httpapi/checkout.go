@@ -31,7 +31,8 @@ type checkoutViewResponse struct {
 
 // registerCheckout serves area C under /v1/siw with the Bearer key, plus,
 // without a key, the OpenAPI document and the widget: its script and its
-// two endpoints, authenticated by the session's widget token.
+// endpoints (state, select, address), authenticated by the session's
+// widget token.
 func (s *server) registerCheckout(svc *checkout.Service) {
 	h := checkoutHandlers{svc}
 	a, base := areaCheckout, areaCheckout.base
@@ -45,6 +46,7 @@ func (s *server) registerCheckout(svc *checkout.Service) {
 	s.routePublic(a, base+"/_/widget.js", get(h.widgetJS))
 	s.routePublic(a, base+"/_/widget/state", methods{http.MethodGet: widgetCORS(h.widgetState), http.MethodOptions: widgetPreflight})
 	s.routePublic(a, base+"/_/widget/select", methods{http.MethodPost: widgetCORS(h.widgetSelect), http.MethodOptions: widgetPreflight})
+	s.routePublic(a, base+"/_/widget/address", methods{http.MethodPost: widgetCORS(h.widgetAddress), http.MethodOptions: widgetPreflight})
 }
 
 // checkoutHandlers are area C's endpoints. The snippet in their answers
@@ -136,6 +138,15 @@ func (h checkoutHandlers) widgetSelect(w http.ResponseWriter, r *http.Request, _
 	var req checkout.SelectRequest
 	return handle(w, r, "", &req, nil, func(ctx context.Context, _ string, req checkout.SelectRequest) (*checkout.WidgetState, error) {
 		return h.svc.Select(ctx, r.Header.Get(widgetTokenHeader), req)
+	})
+}
+
+// widgetAddress records the addresses the shopper entered in the widget's
+// form (sessions that collect them).
+func (h checkoutHandlers) widgetAddress(w http.ResponseWriter, r *http.Request, _ string) error {
+	var req checkout.AddressRequest
+	return handle(w, r, "", &req, nil, func(ctx context.Context, _ string, req checkout.AddressRequest) (*checkout.WidgetState, error) {
+		return h.svc.SaveAddresses(ctx, r.Header.Get(widgetTokenHeader), req)
 	})
 }
 

@@ -318,7 +318,7 @@ func TestCheckoutWidgetAssets(t *testing.T) {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	want := []string{"/_/swagger.json", "/_/widget.js", "/_/widget/select", "/_/widget/state", "/session.complete", "/session.create", "/session.createFromOrder", "/session.get", "/session.update", "/sessions_summaries.list"}
+	want := []string{"/_/swagger.json", "/_/widget.js", "/_/widget/address", "/_/widget/select", "/_/widget/state", "/session.complete", "/session.create", "/session.createFromOrder", "/session.get", "/session.update", "/sessions_summaries.list"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("documented paths (-want +got):\n%s", diff)
 	}

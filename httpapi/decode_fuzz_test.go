@@ -16,6 +16,7 @@ import (
 // requestTypes are the types the handlers decode request bodies into.
 var requestTypes = []any{
 	checkout.CreateRequest{}, checkout.UpdateRequest{}, checkout.CompleteRequest{}, checkout.SelectRequest{},
+	checkout.AddressRequest{}, checkout.CheckoutCreateRequest{}, checkout.CheckoutUpdateRequest{}, checkout.CheckoutCompleteRequest{},
 	notify.RetriggerRequest{},
 	returns.OrderInput{}, returns.ReturnedItemsInput{}, returns.CustomerReturnInput{},
 	session.Session{}, session.CompleteRequest{},

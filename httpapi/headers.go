@@ -49,6 +49,7 @@ var routeHeaders = map[string]headerPolicy{
 	areaCheckout.base + "/_/widget.js":                           policyWidgetScript,
 	areaCheckout.base + "/_/widget/state":                        policyAPI,
 	areaCheckout.base + "/_/widget/select":                       policyAPI,
+	areaCheckout.base + "/_/widget/address":                      policyAPI,
 }
 
 // The header values, made once: apply runs on every answer, and

@@ -99,7 +99,8 @@ type Options struct {
 	// return endpoint and the customer status page.
 	Returns *returns.Service
 	// Checkout, when set, serves area C under /v1/siw, its OpenAPI
-	// document and the checkout widget under /v1/siw/_/.
+	// document and the checkout widget under /v1/siw/_/, and the same
+	// sessions in the API's newer generation under /v1/delivery_checkout.
 	Checkout *checkout.Service
 	// Session, when set, serves area D under /delivery and its OpenAPI
 	// document at /delivery/openapi.json.
@@ -177,6 +178,7 @@ func newServer(opts Options) *server {
 	}
 	if opts.Checkout != nil {
 		s.registerCheckout(opts.Checkout)
+		s.registerDeliveryCheckout(opts.Checkout)
 	}
 	if opts.Session != nil {
 		s.registerSession(opts.Session)

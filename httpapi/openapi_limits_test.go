@@ -38,6 +38,7 @@ var handWrittenRequests = []struct {
 		"CompleteRequest":        reflect.TypeFor[checkout.CompleteRequest](),
 		"CreateFromOrderRequest": reflect.TypeFor[checkout.CreateFromOrderRequest](),
 		"SelectRequest":          reflect.TypeFor[checkout.SelectRequest](),
+		"AddressRequest":         reflect.TypeFor[checkout.AddressRequest](),
 	}},
 	{returnsAPI, map[string]reflect.Type{
 		"OrderInput":          reflect.TypeFor[returns.OrderInput](),

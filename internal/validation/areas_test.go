@@ -23,6 +23,7 @@ import (
 func TestAreasTagsAreWorded(t *testing.T) {
 	roots := []any{
 		checkout.CreateRequest{}, checkout.UpdateRequest{}, checkout.CompleteRequest{}, checkout.SelectRequest{},
+		checkout.AddressRequest{}, checkout.CheckoutCreateRequest{}, checkout.CheckoutUpdateRequest{}, checkout.CheckoutCompleteRequest{},
 		returns.CustomerReturnInput{}, returns.ShipmentInput{}, returns.ReturnedItemsInput{}, returns.OrderInput{},
 		tracking.Event{}, tracking.CreateTrackingOrderRequest{}, tracking.CreateParcelRequest{}, tracking.GenerateTrackingPageLinkRequest{},
 		session.Session{}, session.CompleteRequest{}, notify.RetriggerRequest{},
@@ -88,7 +89,9 @@ var requestTypes = map[string][]reflect.Type{
 	"checkout (C)": {
 		reflect.TypeFor[checkout.CreateRequest](), reflect.TypeFor[checkout.UpdateRequest](),
 		reflect.TypeFor[checkout.CompleteRequest](), reflect.TypeFor[checkout.CreateFromOrderRequest](),
-		reflect.TypeFor[checkout.SelectRequest](),
+		reflect.TypeFor[checkout.SelectRequest](), reflect.TypeFor[checkout.AddressRequest](),
+		reflect.TypeFor[checkout.CheckoutCreateRequest](), reflect.TypeFor[checkout.CheckoutUpdateRequest](),
+		reflect.TypeFor[checkout.CheckoutCompleteRequest](),
 	},
 	"session (D)": {reflect.TypeFor[session.Session](), reflect.TypeFor[session.CompleteRequest]()},
 	"returns (E)": {

@@ -1,0 +1,161 @@
+package httpapi
+
+import (
+	"bytes"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/deliverykit/deliverykit/checkout"
+)
+
+// The OpenAPI document of the checkout API's newer generation
+// (openapi/delivery_checkout.json) is generated from its wire types:
+//
+//	go test ./httpapi -run TestDeliveryCheckoutOpenAPIUpToDate -update-delivery-checkout-openapi
+var updateDeliveryCheckoutOpenAPI = flag.Bool("update-delivery-checkout-openapi", false, "rewrite openapi/delivery_checkout.json")
+
+const deliveryCheckoutOpenAPIFile = "openapi/delivery_checkout.json"
+
+var deliveryCheckoutAPI = lazyAPIDoc("delivery_checkout.json", func() []byte { return deliveryCheckoutOpenAPI }, "Error")
+
+var deliveryCheckoutEnums = map[reflect.Type][]string{
+	reflect.TypeFor[checkout.Status]():             {string(checkout.StatusUnknown), string(checkout.StatusActive), string(checkout.StatusComplete)},
+	reflect.TypeFor[checkout.GroupSelection]():     groupSelections(),
+	reflect.TypeFor[checkout.PriceComponentType](): {"PRICE_COMPONENT_TYPE_UNDEFINED", "PRICE_COMPONENT_TYPE_SHIPPING", "PRICE_COMPONENT_TYPE_ADDON", "PRICE_COMPONENT_TYPE_RETURN"},
+}
+
+func groupSelections() []string {
+	var out []string
+	for _, s := range checkout.GroupSelections {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+var deliveryCheckoutSchemaNames = map[reflect.Type]string{
+	reflect.TypeFor[checkout.CheckoutCreateRequest]():   "CreateSessionRequest",
+	reflect.TypeFor[checkout.CheckoutUpdateRequest]():   "UpdateSessionRequest",
+	reflect.TypeFor[checkout.CheckoutCompleteRequest](): "CompleteSessionRequest",
+	reflect.TypeFor[deliveryCheckoutCreateResponse]():   "CreateSessionResponse",
+	reflect.TypeFor[deliveryCheckoutViewResponse]():     "SessionResponse",
+	reflect.TypeFor[checkout.CheckoutCompleted]():       "CompleteSessionResponse",
+	reflect.TypeFor[checkout.CheckoutSummaries]():       "SessionsSummariesResponse",
+	reflect.TypeFor[checkout.CheckoutSummary]():         "SessionSummary",
+	reflect.TypeFor[checkout.ResultCategory]():          "Category",
+	reflect.TypeFor[checkout.Location]():                "PickupLocation",
+	reflect.TypeFor[checkout.LocationAddress]():         "LocationAddress",
+	reflect.TypeFor[checkout.GroupCustomer]():           "Customer",
+	reflect.TypeFor[checkout.GroupShipping]():           "Shipping",
+	reflect.TypeFor[checkout.GroupAddresses]():          "Addresses",
+	reflect.TypeFor[checkout.GroupItem]():               "DeliveryGroupItem",
+	reflect.TypeFor[checkout.CheckoutSession]():         "Session",
+	reflect.TypeFor[checkout.DeliveryTime]():            "DeliveryTime",
+	reflect.TypeFor[checkout.Window]():                  "DeliveryPromise",
+}
+
+// deliveryCheckoutResponses are the types the service writes: their
+// fields without omitempty are always present.
+var deliveryCheckoutResponses = map[reflect.Type]bool{
+	reflect.TypeFor[deliveryCheckoutCreateResponse](): true, reflect.TypeFor[deliveryCheckoutViewResponse](): true,
+	reflect.TypeFor[checkout.CheckoutCompleted](): true, reflect.TypeFor[checkout.CheckoutSummaries](): true,
+	reflect.TypeFor[checkout.CheckoutSummary](): true, reflect.TypeFor[checkout.CheckoutSession](): true,
+	reflect.TypeFor[checkout.DeliveryGroup](): true, reflect.TypeFor[checkout.GroupShipping](): true,
+	reflect.TypeFor[checkout.GroupItem](): true, reflect.TypeFor[checkout.ResultCategory](): true,
+	reflect.TypeFor[checkout.Pricing](): true, reflect.TypeFor[checkout.PriceComponent](): true,
+	reflect.TypeFor[checkout.Window](): true, reflect.TypeFor[checkout.Location](): true,
+	reflect.TypeFor[checkout.Addon](): true, reflect.TypeFor[checkout.DeliveryAddon](): true,
+	reflect.TypeFor[checkout.CategoryTag](): true, reflect.TypeFor[checkout.DistanceValue](): true,
+}
+
+var deliveryCheckoutFieldDocs = map[string]string{
+	"CheckoutSession.delivery_groups":           "Exactly one delivery group: a session ships as one delivery.",
+	"CheckoutSession.updated_at":                "The session's last change.",
+	"DeliveryGroup.group_id":                    "Always \"1\": the session's one group.",
+	"DeliveryGroup.selection":                   "How the option was chosen; DELIVERY_GROUP_SELECTION_UNDEFINED when the group has no option (no carrier serves the address and the catalog has no fallback).",
+	"DeliveryGroup.tos_id":                      "The order's id once the session is completed.",
+	"DeliveryGroup.external_id":                 "The merchant's order number.",
+	"GroupShipping.carrier_product_id":          "The merchant's id for the carrier product when the catalog has one, else the carrier product reference (the value tracking orders and shipments accept).",
+	"GroupShipping.delivery_type":               "Lower case: delivery, pickup, mailbox or instore.",
+	"GroupAddresses.delivery_address":           "What the shopper entered in the widget's address form; absent until then.",
+	"GroupAddresses.billing_address":            "The shopper's billing address: the delivery address unless the shopper gave another.",
+	"GroupAddresses.customer":                   "The order's receiver: the merchant's customer (session.complete's customer) if given, else the shopper's delivery address.",
+	"GroupAddresses.location":                   "The chosen pickup point (pickup and instore).",
+	"Pricing.net_price":                         "price less VAT.",
+	"Pricing.price":                             "Minor units, VAT included; absent when free.",
+	"Cart.vouchers":                             "Lower-cased voucher codes; they price through the catalog's voucher rules.",
+	"Cart.total_value":                          "Minor units, tax included, shipping excluded.",
+	"CheckoutCompleteRequest.customer":          "Optional: without it the order goes to the delivery address the shopper entered in the widget (400 naming delivery_address when there is none).",
+	"CheckoutCompleteRequest.external_id":       "The merchant's order number: the tracking order's external id. Another completed session's number is 409.",
+	"CheckoutCreateRequest.locales":             "The shopper's locales, best first (sv-SE); at least one.",
+	"CheckoutCreateRequest.search_address":      "Where options are searched until the shopper enters a delivery address.",
+	"CheckoutUpdateRequest.checkout_session_id": "The session to change: any of cart, search_address, external_id and meta must be given.",
+}
+
+var deliveryCheckoutSpec = openAPISpec{
+	info: map[string]any{
+		"title":   "deliverykit checkout API, newer generation (/v1/delivery_checkout)",
+		"version": "1.0",
+		"description": "The checkout shipping session of area C in the API's newer generation: the same sessions as /v1/siw (a session created in one generation is read, updated and completed in the other), " +
+			"shown as a session with one delivery group. The widget of html_snippet collects the shopper's delivery and billing addresses, so session.complete needs no customer. " +
+			"Amounts are integers in minor units; empty values are omitted.",
+	},
+	server:        areaDeliveryCheckout.base,
+	security:      "bearer",
+	securityDoc:   "Authorization: Bearer <base64(API key)>",
+	errorSchema:   trackingSpec.errorSchema,
+	okDescription: "success",
+	types: openAPISchemas{
+		enums:       deliveryCheckoutEnums,
+		names:       deliveryCheckoutSchemaNames,
+		fieldDocs:   deliveryCheckoutFieldDocs,
+		responses:   deliveryCheckoutResponses,
+		constraints: true,
+	},
+	ops: deliveryCheckoutOps,
+}
+
+var deliveryCheckoutOps = []openAPIOp{
+	{method: "post", path: "/session.create", summary: "Open a session for a cart: its options are computed and one is preselected. Answers the widget's html_snippet and token.",
+		request: checkout.CheckoutCreateRequest{}, response: deliveryCheckoutCreateResponse{}},
+	{method: "get", path: "/session.get", summary: "Read a session (another site's or an unknown checkout_session_id is 404).",
+		query: []string{"checkout_session_id"}, response: deliveryCheckoutViewResponse{}},
+	{method: "get", path: "/session.pull", summary: "Read a session with its options computed afresh (prices, estimates and expiry as of now; the choice is kept while offered). A completed or expired session is answered as session.get answers it.",
+		query: []string{"checkout_session_id"}, response: deliveryCheckoutViewResponse{}},
+	{method: "post", path: "/session.update", summary: "Change an active session's cart, search address, order number or meta; options are computed again when the cart changes. A completed session is 403; a concurrent change 409 (repeat the call).",
+		request: checkout.CheckoutUpdateRequest{}, response: deliveryCheckoutViewResponse{}},
+	{method: "post", path: "/session.complete", summary: "Complete the session with the addresses the shopper entered in the widget (or the customer sent here): status COMPLETE, and delivery_groups[0].tos_id names the order, which is tracked with the delivery address as its receiver.",
+		request: checkout.CheckoutCompleteRequest{}, response: checkout.CheckoutCompleted{}},
+	{method: "get", path: "/sessions_summaries.list", summary: "The sessions of an order: the completed session with this tos_id and the sessions created from it, oldest first.",
+		query: []string{"tos_id"}, response: checkout.CheckoutSummaries{}},
+	{method: "get", path: "/_/swagger.json", summary: "This document.", public: true},
+}
+
+func TestDeliveryCheckoutOpenAPIUpToDate(t *testing.T) {
+	if !checkOpenAPIFile(t, deliveryCheckoutSpec, deliveryCheckoutOpenAPIFile, deliveryCheckoutOpenAPI, *updateDeliveryCheckoutOpenAPI,
+		"go test ./httpapi -run TestDeliveryCheckoutOpenAPIUpToDate -update-delivery-checkout-openapi") {
+		return
+	}
+	e := newSiwEnv(t)
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/delivery_checkout/_/swagger.json", nil))
+	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), deliveryCheckoutOpenAPI) || rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("served document: %d %v", rec.Code, rec.Header())
+	}
+	// Every documented operation is routed.
+	for _, op := range deliveryCheckoutOps {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(strings.ToUpper(op.method), areaDeliveryCheckout.base+op.path, nil)
+		req.Header.Set("Authorization", bearer("demo-key"))
+		e.handler.ServeHTTP(rec, req)
+		if rec.Code == http.StatusMethodNotAllowed || strings.Contains(rec.Body.String(), "no such endpoint") {
+			t.Errorf("%s %s is documented but not served: %d", op.method, op.path, rec.Code)
+		}
+	}
+	if d := deliveryCheckoutAPI(t); d.doc.Paths.Len() != len(deliveryCheckoutOps) {
+		t.Errorf("%d paths documented, %d operations", d.doc.Paths.Len(), len(deliveryCheckoutOps))
+	}
+}
