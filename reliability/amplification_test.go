@@ -304,6 +304,8 @@ func amplificationCases(f fixture) []ampCase {
 		{"A parcels", "/v1/delivery_tracking/parcels", []string{"external_id", "tracking_number", "token"}, site1.rest},
 		{"B notifications", "/v1/delivery_tracking/notifications", []string{"external_id"}, site1.rest},
 		{"C session get", "/v1/siw/session.get", []string{"id"}, site1.rest},
+		{"C2 session get", "/v1/delivery_checkout/session.get", []string{"checkout_session_id"}, site1.rest},
+		{"C2 session pull", "/v1/delivery_checkout/session.pull", []string{"checkout_session_id"}, site1.rest},
 		{"C widget state", "/v1/siw/_/widget/state", []string{"locale"}, widget},
 		{"D get", "/delivery/v1/" + f.sessionName, nil, site1.rpc},
 		{"E orders", "/returns/merchant/order", []string{"page", "size", "sort"}, site1.spring},
