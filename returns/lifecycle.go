@@ -340,21 +340,8 @@ func (r returnRecord) open() bool {
 // AWAITING_EXCHANGE instead); with every unit declined it is COMPLETED
 // without a refund.
 func (s *Service) ReportReturnedItems(ctx context.Context, site string, in ReturnedItemsInput) (ReturnedItemsResult, error) {
-	set := 0
-	for _, b := range []bool{in.ForeignOrderID != "", in.ReturnID != 0, in.TrackingReference != ""} {
-		if b {
-			set++
-		}
-	}
-	if set != 1 {
-		return ReturnedItemsResult{}, deliverykit.Invalid(
-			deliverykit.FieldViolation{Field: "foreignOrderId", Rule: "exactly_one", Message: "exactly one of foreignOrderId, returnId and trackingReference must be set"})
-	}
-	if err := checkStruct(in); err != nil {
+	if err := checkReport(in); err != nil {
 		return ReturnedItemsResult{}, err
-	}
-	if hasNUL(in.ForeignOrderID) || hasNUL(in.TrackingReference) {
-		return ReturnedItemsResult{}, notFound("return")
 	}
 	pol := s.policy(site)
 	now := s.now()
@@ -375,33 +362,9 @@ func (s *Service) ReportReturnedItems(ctx context.Context, site string, in Retur
 		if err := applyReport(o, rets, in.Items, now); err != nil {
 			return err
 		}
-		var created []refundRecord
-		changes := make([][]event.Type, len(rets))
-		for i, ri := range rets {
-			r := &ri.Value
-			if unitsReported(*r) > reported[i] {
-				changes[i] = append(changes[i], event.TypeReturnItemsReceived)
-			}
-			refunded := false
-			if r.open() && allHandled(*r) {
-				rf, err := s.finish(tx, site, pol, &o, r, now)
-				if err != nil {
-					return err
-				}
-				if rf != nil {
-					created = append(created, *rf)
-					refunded = true
-				}
-			}
-			if r.Status != prev[i] {
-				changes[i] = append(changes[i], event.TypeReturnStatusChanged)
-			}
-			if refunded {
-				changes[i] = append(changes[i], event.TypeRefundChanged)
-			}
-			if _, err := returnsColl.Put(tx, ri.Key, *r, storage.VersionIs(ri.Version)); err != nil {
-				return err
-			}
+		created, changes, err := s.settleReported(tx, site, pol, &o, rets, prev, reported, now)
+		if err != nil {
+			return err
 		}
 		if _, err := ordersColl.Put(tx, oit.Key, o, storage.VersionIs(oit.Version)); err != nil {
 			return err
@@ -413,23 +376,87 @@ func (s *Service) ReportReturnedItems(ctx context.Context, site string, in Retur
 				return err
 			}
 		}
-		for _, ri := range rets {
-			v, err := s.returnView(tx, site, o, ri.Value)
-			if err != nil {
-				return err
-			}
-			out.Returns = append(out.Returns, v)
+		return s.reportResult(tx, site, o, rets, created, &out)
+	})
+	return out, err
+}
+
+// checkReport checks a report of returned items: exactly one way to find
+// the returns, and its fields.
+func checkReport(in ReturnedItemsInput) error {
+	set := 0
+	for _, b := range []bool{in.ForeignOrderID != "", in.ReturnID != 0, in.TrackingReference != ""} {
+		if b {
+			set++
 		}
-		refunds, err := loadRefunds(tx, site, o.RefundIDs)
+	}
+	if set != 1 {
+		return deliverykit.Invalid(
+			deliverykit.FieldViolation{Field: "foreignOrderId", Rule: "exactly_one", Message: "exactly one of foreignOrderId, returnId and trackingReference must be set"})
+	}
+	if err := checkStruct(in); err != nil {
+		return err
+	}
+	if hasNUL(in.ForeignOrderID) || hasNUL(in.TrackingReference) {
+		return notFound("return")
+	}
+	return nil
+}
+
+// settleReported finishes the reported returns whose every item is
+// handled (a refund when due), stores them, and returns the refunds made
+// and, per return, the events its change calls for.
+func (s *Service) settleReported(tx storage.Tx, site string, pol Policy, o *orderRecord, rets []*storage.Item[returnRecord],
+	prev []ReturnStatus, reported []int, now time.Time) ([]refundRecord, [][]event.Type, error) {
+	var created []refundRecord
+	changes := make([][]event.Type, len(rets))
+	for i, ri := range rets {
+		r := &ri.Value
+		if unitsReported(*r) > reported[i] {
+			changes[i] = append(changes[i], event.TypeReturnItemsReceived)
+		}
+		refunded := false
+		if r.open() && allHandled(*r) {
+			rf, err := s.finish(tx, site, pol, o, r, now)
+			if err != nil {
+				return nil, nil, err
+			}
+			if rf != nil {
+				created = append(created, *rf)
+				refunded = true
+			}
+		}
+		if r.Status != prev[i] {
+			changes[i] = append(changes[i], event.TypeReturnStatusChanged)
+		}
+		if refunded {
+			changes[i] = append(changes[i], event.TypeRefundChanged)
+		}
+		if _, err := returnsColl.Put(tx, ri.Key, *r, storage.VersionIs(ri.Version)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return created, changes, nil
+}
+
+// reportResult is the answer to a report: the returns as they are now and
+// the refunds it made.
+func (s *Service) reportResult(tx storage.Tx, site string, o orderRecord, rets []*storage.Item[returnRecord], created []refundRecord, out *ReturnedItemsResult) error {
+	for _, ri := range rets {
+		v, err := s.returnView(tx, site, o, ri.Value)
 		if err != nil {
 			return err
 		}
-		for _, rf := range created {
-			out.RefundTransactions = append(out.RefundTransactions, s.refundEntry(o, rf, refundStatusOf(refunds)))
-		}
-		return nil
-	})
-	return out, err
+		out.Returns = append(out.Returns, v)
+	}
+	refunds, err := loadRefunds(tx, site, o.RefundIDs)
+	if err != nil {
+		return err
+	}
+	for _, rf := range created {
+		out.RefundTransactions = append(out.RefundTransactions, s.refundEntry(o, rf, refundStatusOf(refunds)))
+	}
+	return nil
 }
 
 // selectReturns loads the returns a report addresses and their order.
