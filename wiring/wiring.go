@@ -70,6 +70,13 @@ type Options struct {
 	// built-in demo carrier books every carrier's products, with UPU S10
 	// tracking numbers and labels; no carrier is called.
 	Carriers map[string]shipment.Carrier
+	// Simulate, when set and Carriers is not, makes the default carrier
+	// the simulator (carrier.Simulator) with these options: booked
+	// parcels travel on the clock and report their steps through the
+	// outbox, as a carrier integration would. Its Clock and Logger
+	// default to the ones here, its Timetables to the sites' catalogs.
+	// Run Services.Simulator.Run to move them.
+	Simulate *carrier.SimulatorOptions
 	// Clock and IDs are passed to every service. Defaults: the system
 	// clock and RandomIDs.
 	Clock deliverykit.Clock
@@ -96,6 +103,9 @@ type Services struct {
 	Session  *session.Service
 	Returns  *returns.Service
 	Shipment *shipment.Service
+	// Simulator is the simulated carrier with Options.Simulate, else
+	// nil; run Simulator.Run so that parcels move.
+	Simulator *carrier.Simulator
 }
 
 // New builds every area on store from cfg and connects them.
@@ -137,7 +147,11 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	if err != nil {
 		return fmt.Errorf("tracking: %w", err)
 	}
-	if s.Shipment, err = newShipments(store, producers, catalogs, s.Tracking, opts); err != nil {
+	engines, err := checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock})
+	if err != nil {
+		return fmt.Errorf("delivery options: %w", err)
+	}
+	if s.Shipment, s.Simulator, err = newShipments(store, producers, catalogs, engines, s.Tracking, opts); err != nil {
 		return err
 	}
 	// Return labels are RETURN shipments: the shipments area comes first.
@@ -146,10 +160,6 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 		DropOffs: NewDropOffs(catalogs, 0), Logger: opts.Logger, PublicURL: opts.PublicURL,
 		StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
 	})
-	engines, err := checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock})
-	if err != nil {
-		return fmt.Errorf("delivery options: %w", err)
-	}
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
 		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs})
 	if err != nil {
@@ -168,14 +178,31 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 }
 
 // newShipments is the shipments area: the given carriers, else the demo
-// carrier for every product; a booked delivery's link is a customer
-// tracking page link.
-func newShipments(store, producers storage.Store, catalogs map[string]*catalog.Catalog, ts *tracking.Service, opts Options) (*shipment.Service, error) {
+// carrier or the simulator for every product; a booked delivery's link is
+// a customer tracking page link.
+func newShipments(store, producers storage.Store, catalogs map[string]*catalog.Catalog, engines checkout.Engines, ts *tracking.Service,
+	opts Options) (*shipment.Service, *carrier.Simulator, error) {
 	var fallback shipment.Carrier
-	if len(opts.Carriers) == 0 {
+	var sim *carrier.Simulator
+	switch {
+	case len(opts.Carriers) > 0:
+	case opts.Simulate != nil:
+		so := *opts.Simulate
+		so.Clock, so.Logger = cmp.Or[deliverykit.Clock](so.Clock, opts.Clock), cmp.Or(so.Logger, opts.Logger)
+		if so.Timetables == nil {
+			so.Timetables = Timetables(engines)
+		}
+		// On the producers' store: the steps it reports are delivered
+		// as soon as they are written.
+		var err error
+		if sim, err = carrier.NewSimulator(producers, so); err != nil {
+			return nil, nil, fmt.Errorf("carrier simulator: %w", err)
+		}
+		fallback = sim
+	default:
 		demo, err := carrier.NewDemo(store, carrier.DemoOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("demo carrier: %w", err)
+			return nil, nil, fmt.Errorf("demo carrier: %w", err)
 		}
 		fallback = demo
 	}
@@ -185,9 +212,9 @@ func newShipments(store, producers storage.Store, catalogs map[string]*catalog.C
 		LabelBaseURL: opts.PublicURL, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("shipment: %w", err)
+		return nil, nil, fmt.Errorf("shipment: %w", err)
 	}
-	return sh, nil
+	return sh, sim, nil
 }
 
 // register connects the areas: each consumer with the events it takes.
@@ -199,6 +226,8 @@ func (s *Services) register() {
 	d.Handle(event.TypeOrderCompleted, "returns", s.Returns.HandleOrderCompleted)
 	d.Handle(event.TypeParcelBooked, "tracking", s.Tracking.HandleParcelBooked)
 	d.Handle(event.TypeParcelChanged, "notify", s.Notify.HandleParcelChanged)
+	d.Handle(event.TypeCarrierEventReported, "tracking", s.Tracking.HandleCarrierEvent)
+	d.Handle(event.TypeCarrierEventReported, "shipment", s.Shipment.HandleCarrierEvent)
 	for _, t := range event.Types {
 		d.Handle(t, "webhook", s.Webhooks.Handle)
 	}
