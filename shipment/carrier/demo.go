@@ -1,12 +1,26 @@
-// Package carrier holds the built-in demo carrier of the shipment area: it
-// books deliveries by issuing UPU S10 tracking numbers, records pickups and
-// cancellations in a storage.Store, and validates S10 numbers on input.
+// Package carrier holds the built-in carriers of the shipment area, which
+// stand in for real carrier integrations in the example server and in
+// tests while behaving like one where the shipment service relies on it:
+// every call is idempotent on its key, and a key always yields the same
+// tracking number, also after a restart when the store is a file.
 //
-// It talks to no one: it stands in for a real carrier integration in the
-// example server and in tests, while behaving like one where the shipment
-// service relies on it — every call is idempotent on its key, and a key
-// always yields the same tracking number, also after a restart when the
-// store is a file.
+// Demo books deliveries by issuing UPU S10 tracking numbers, records
+// pickups and cancellations in a storage.Store, and validates S10 numbers
+// on input; it reports nothing afterwards.
+//
+// Simulator books as Demo does and makes the parcels travel: in the
+// booking's transaction it plans the parcel's route from the product's
+// timetable (the checkout's calendar, through Timetables) and seeded
+// randomness, and its Dispatch reports each step as it falls due, as an
+// event.CarrierEventReported written to the outbox, where tracking
+// records it as it records POST /parcel.event:
+//
+//	sim, _ := carrier.NewSimulator(dispatcher.Store(), carrier.SimulatorOptions{Timetables: tt, Seed: 1})
+//	go sim.Run(ctx, time.Second)
+//
+// A route ends as its Outcome says: on time mostly, else late, after a
+// failed attempt, sent back, lost, or collected after the pickup reminder
+// (Rates); SetOutcome decides it for one parcel.
 package carrier
 
 import (

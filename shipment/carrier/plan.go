@@ -288,15 +288,37 @@ func outboundRoute(in planInput, x *draws, out Outcome) route {
 			back := arrived.Add(in.hold)
 			r.step(back, stepSentBack, nil)
 			r.step(t.dayAfter(back, max(t.TransitMin, 1)).Add(between(x[11], 9*time.Hour, 15*time.Hour)), stepAtMerchant, nil)
-		case OutcomeCollectedLate:
-			r.step(arrived.Add(between(x[7], 76*time.Hour, max(in.hold-12*time.Hour, 77*time.Hour))), stepDelivered, nil)
 		default:
-			r.step(arrived.Add(between(x[7], time.Hour, 47*time.Hour)), stepDelivered, nil)
+			r.step(collection(arrived, in.hold, x, out == OutcomeCollectedLate), stepDelivered, nil)
 		}
 	default:
 		homeDelivery(&r, &t, x, day, out)
 	}
 	return r
+}
+
+// collection is when the customer collects a parcel that arrived at a
+// pickup point: during the day, on its day of arrival or the next, or,
+// late, three to five days after it, past the customer's reminder (72
+// hours after the arrival) and before the point sends it back.
+func collection(arrived time.Time, hold time.Duration, x *draws, late bool) time.Time {
+	days := int(x[7] * 2)
+	if late {
+		days = 3 + int(x[7]*3)
+	}
+	y, m, d := arrived.Date() // arrived is in the warehouse's zone
+	at := time.Date(y, m, d+days, 0, 0, 0, 0, arrived.Location()).Add(between(x[8], 10*time.Hour, 20*time.Hour))
+	soonest := arrived.Add(30 * time.Minute)
+	if late {
+		soonest = arrived.Add(73 * time.Hour)
+	}
+	if at.Before(soonest) {
+		at = at.Add(24 * time.Hour)
+	}
+	if last := arrived.Add(hold - time.Hour); late && at.After(last) {
+		at = last
+	}
+	return at
 }
 
 // homeDelivery is a delivery at the door on day: out for delivery in the
@@ -323,12 +345,18 @@ func homeDelivery(r *route, t *Timetable, x *draws, day int, out Outcome) {
 	r.step(t.dayAfter(back, max(t.TransitMin, 1)).Add(between(x[11], 9*time.Hour, 15*time.Hour)), stepAtMerchant, nil)
 }
 
-// returnRoute: the customer hands the parcel in within three days; it is
-// collected at the drop-off point's cut-off and delivered to the merchant
-// on the product's timetable.
+// returnRoute: the customer hands the parcel in during the day, on the
+// day of the booking or one of the two after; it is collected at the
+// drop-off point's cut-off and delivered to the merchant on the
+// product's timetable.
 func returnRoute(in planInput, x *draws, out Outcome) route {
 	var r route
-	handedIn := in.bookedAt.Add(between(x[0], 2*time.Hour, 72*time.Hour))
+	loc := in.timetable(in.bookedAt).Handover.Location()
+	y, m, d := in.bookedAt.In(loc).Date()
+	handedIn := time.Date(y, m, d+int(x[0]*3), 0, 0, 0, 0, loc).Add(between(x[7], 9*time.Hour, 20*time.Hour))
+	if soonest := in.bookedAt.Add(time.Hour); handedIn.Before(soonest) {
+		handedIn = soonest.Add(between(x[7], 0, 3*time.Hour))
+	}
 	t := in.timetable(handedIn)
 	r.step(handedIn, stepSubmitted, &spanRecord{Earliest: t.Earliest, Latest: t.Latest})
 	r.step(later(t.Handover, handedIn.Add(30*time.Minute)).Add(between(x[1], time.Hour, 5*time.Hour)), stepOnRoute, nil)
