@@ -13,11 +13,15 @@
 // delivered by the outbox (package outbox) at least once; New registers
 // each area's handler for the events it consumes. What connects returns
 // to shipments and the catalog (return labels, drop-off points) is here
-// too (sendback.go).
+// too (sendback.go). Carrier events reach tracking and shipments the same
+// way (event.CarrierEventReported); with Options.Simulate the default
+// carrier is the simulator, whose parcels travel on the clock along the
+// catalog's timetables (Timetables).
 //
 //	svcs, err := wiring.New(store, config.Demo(), wiring.Options{PublicURL: "https://track.example.com"})
 //	go svcs.Outbox.Run(ctx, time.Second)           // retries effects that failed, until ctx ends
 //	go svcs.Notify.Run(ctx, 10*time.Second, logger) // sends due notifications until ctx ends
+//	go svcs.Simulator.Run(ctx, time.Second)         // with Options.Simulate: moves the parcels
 //	handler := svcs.Handler(httpapi.Options{Keys: cfg.Keyring()})
 package wiring
 
