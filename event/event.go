@@ -56,10 +56,12 @@ const (
 	TypeRefundChanged       Type = "refund.changed"
 )
 
-// Types lists every type, in the order above.
+// Types lists every type, in the order above (then the carrier's, in
+// carrier.go).
 var Types = []Type{
 	TypeOrderCompleted, TypeParcelBooked, TypeParcelChanged, TypeNotificationSent, TypeNotificationFailed,
 	TypeDeliveryPickedUp, TypeReturnCreated, TypeReturnStatusChanged, TypeReturnItemsReceived, TypeRefundChanged,
+	TypeCarrierEventReported,
 }
 
 // Known reports whether t is one of Types.

@@ -30,7 +30,7 @@ func (s *Service) bookAt(ctx context.Context, site string, rec *shipmentRecord, 
 	req := BookingRequest{
 		Key: carrierKey(site, d.ID), Site: site, Product: prod, DeliveryType: d.DeliveryType,
 		Sender: legSender(sh, d), Receiver: legReceiver(sh, d), Pickup: d.Pickup,
-		Weight: p.Weight, Dimensions: p.Dimensions, Reference: sh.Reference,
+		Weight: p.Weight, Dimensions: p.Dimensions, Reference: sh.Reference, Direction: sh.DirectionType,
 	}
 	b, err := c.Book(ctx, req)
 	if err != nil {

@@ -82,6 +82,9 @@ type BookingRequest struct {
 	Weight       int32
 	Dimensions   *Dimensions
 	Reference    string
+	// Direction is the shipment's: OUTBOUND, or RETURN for a parcel the
+	// receiver of the outbound one sends back.
+	Direction DirectionType
 }
 
 // Booking is the carrier's answer to Book.

@@ -123,5 +123,11 @@ func Catalogue() []CatalogueEntry {
 		{Type: event.TypeRefundChanged, Area: "returns (E)",
 			Summary: "A return's refund changed (refund.status, refund.amount). Subject: the return id.",
 			Subject: "1042", Example: event.RefundChanged(refund)},
+		{Type: event.TypeCarrierEventReported, Area: "carrier integrations (the built-in simulator)",
+			Summary: "A carrier reported a step or an alert of a parcel, as its integration received it; tracking applies it, and a parcel.changed follows when the parcel changed. Subject: the tracking number.",
+			Subject: "CP000000014SE",
+			Example: event.CarrierEventReported{TrackingNumber: "CP000000014SE", ProductRef: "north-parcel-point", Step: "STEP_SUBMITTED_TO_CARRIER",
+				Time: t, Estimate: &event.TimeRange{Earliest: t.Add(24 * time.Hour), Latest: t.Add(72 * time.Hour)}, Source: "simulator"},
+		},
 	}
 }

@@ -368,4 +368,24 @@
 //	    "changed_at": "2025-03-14T09:30:00Z"
 //	  }
 //	}
+//
+// carrier.event_reported — carrier integrations (the built-in simulator). A carrier reported a step or an alert of a parcel, as its integration received it; tracking applies it, and a parcel.changed follows when the parcel changed. Subject: the tracking number.
+//
+//	{
+//	  "type": "carrier.event_reported",
+//	  "timestamp": "2025-03-14T09:30:00Z",
+//	  "data": {
+//	    "site": "demo-site",
+//	    "subject": "CP000000014SE",
+//	    "tracking_number": "CP000000014SE",
+//	    "product_ref": "north-parcel-point",
+//	    "step": "STEP_SUBMITTED_TO_CARRIER",
+//	    "time": "2025-03-14T09:30:00Z",
+//	    "estimate": {
+//	      "earliest": "2025-03-15T09:30:00Z",
+//	      "latest": "2025-03-17T09:30:00Z"
+//	    },
+//	    "source": "simulator"
+//	  }
+//	}
 package webhook

@@ -64,6 +64,10 @@ type Options struct {
 	Retention time.Duration
 	// Jitter returns a number in [0, 1); default math/rand/v2.Float64.
 	Jitter func() float64
+	// Transport, when set, sends the requests instead of the network
+	// (the test kit serves its endpoints in process with it); the checks
+	// of AllowPrivate are then its own business.
+	Transport http.RoundTripper
 	// AllowPrivate lets requests reach loopback, private, link-local and
 	// other non-public addresses. Leave it off in production: with it, a
 	// webhook URL can reach services inside the network. Tests and
@@ -140,6 +144,9 @@ func New(store storage.Store, opts Options) (*Service, error) {
 		return nil, deliverykit.Invalid(vs...)
 	}
 	s.client = newClient(opts.AllowPrivate)
+	if opts.Transport != nil {
+		s.client.Transport = opts.Transport
+	}
 	return s, nil
 }
 

@@ -13,11 +13,15 @@
 // delivered by the outbox (package outbox) at least once; New registers
 // each area's handler for the events it consumes. What connects returns
 // to shipments and the catalog (return labels, drop-off points) is here
-// too (sendback.go).
+// too (sendback.go). Carrier events reach tracking and shipments the same
+// way (event.CarrierEventReported); with Options.Simulate the default
+// carrier is the simulator, whose parcels travel on the clock along the
+// catalog's timetables (Timetables).
 //
 //	svcs, err := wiring.New(store, config.Demo(), wiring.Options{PublicURL: "https://track.example.com"})
 //	go svcs.Outbox.Run(ctx, time.Second)           // retries effects that failed, until ctx ends
 //	go svcs.Notify.Run(ctx, 10*time.Second, logger) // sends due notifications until ctx ends
+//	go svcs.Simulator.Run(ctx, time.Second)         // with Options.Simulate: moves the parcels
 //	handler := svcs.Handler(httpapi.Options{Keys: cfg.Keyring()})
 package wiring
 
@@ -78,6 +82,13 @@ type Options struct {
 	// built-in demo carrier books every carrier's products, with UPU S10
 	// tracking numbers and labels; no carrier is called.
 	Carriers map[string]shipment.Carrier
+	// Simulate, when set and Carriers is not, makes the default carrier
+	// the simulator (carrier.Simulator) with these options: booked
+	// parcels travel on the clock and report their steps through the
+	// outbox, as a carrier integration would. Its Clock and Logger
+	// default to the ones here, its Timetables to the sites' catalogs.
+	// Run Services.Simulator.Run to move them.
+	Simulate *carrier.SimulatorOptions
 	// Clock and IDs are passed to every service. Defaults: the system
 	// clock and RandomIDs.
 	Clock deliverykit.Clock
@@ -100,12 +111,15 @@ type Services struct {
 	Webhooks *webhook.Service
 	Tracking *tracking.Service
 	Notify   *notify.Service
+	Checkout *checkout.Service
+	Session  *session.Service
+	Returns  *returns.Service
+	Shipment *shipment.Service
+	// Simulator is the simulated carrier with Options.Simulate, else
+	// nil; run Simulator.Run so that parcels move.
+	Simulator *carrier.Simulator
 	// httpMetrics count requests when Options.Metrics was set.
 	httpMetrics *httpapi.Metrics
-	Checkout    *checkout.Service
-	Session     *session.Service
-	Returns     *returns.Service
-	Shipment    *shipment.Service
 }
 
 // New builds every area on store from cfg and connects them.
@@ -177,7 +191,11 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	if err != nil {
 		return fmt.Errorf("tracking: %w", err)
 	}
-	if s.Shipment, err = newShipments(store, producers, catalogs, s.Tracking, opts); err != nil {
+	engines, err := checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock})
+	if err != nil {
+		return fmt.Errorf("delivery options: %w", err)
+	}
+	if s.Shipment, s.Simulator, err = newShipments(store, producers, catalogs, engines, s.Tracking, opts); err != nil {
 		return err
 	}
 	// Return labels are RETURN shipments: the shipments area comes first.
@@ -186,10 +204,6 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 		DropOffs: NewDropOffs(catalogs, 0), Logger: opts.Logger, PublicURL: opts.PublicURL,
 		StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
 	})
-	engines, err := checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock})
-	if err != nil {
-		return fmt.Errorf("delivery options: %w", err)
-	}
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
 		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs})
 	if err != nil {
@@ -208,14 +222,31 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 }
 
 // newShipments is the shipments area: the given carriers, else the demo
-// carrier for every product; a booked delivery's link is a customer
-// tracking page link.
-func newShipments(store, producers storage.Store, catalogs map[string]*catalog.Catalog, ts *tracking.Service, opts Options) (*shipment.Service, error) {
+// carrier or the simulator for every product; a booked delivery's link is
+// a customer tracking page link.
+func newShipments(store, producers storage.Store, catalogs map[string]*catalog.Catalog, engines checkout.Engines, ts *tracking.Service,
+	opts Options) (*shipment.Service, *carrier.Simulator, error) {
 	var fallback shipment.Carrier
-	if len(opts.Carriers) == 0 {
+	var sim *carrier.Simulator
+	switch {
+	case len(opts.Carriers) > 0:
+	case opts.Simulate != nil:
+		so := *opts.Simulate
+		so.Clock, so.Logger = cmp.Or[deliverykit.Clock](so.Clock, opts.Clock), cmp.Or(so.Logger, opts.Logger)
+		if so.Timetables == nil {
+			so.Timetables = Timetables(engines)
+		}
+		// On the producers' store: the steps it reports are delivered
+		// as soon as they are written.
+		var err error
+		if sim, err = carrier.NewSimulator(producers, so); err != nil {
+			return nil, nil, fmt.Errorf("carrier simulator: %w", err)
+		}
+		fallback = sim
+	default:
 		demo, err := carrier.NewDemo(store, carrier.DemoOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("demo carrier: %w", err)
+			return nil, nil, fmt.Errorf("demo carrier: %w", err)
 		}
 		fallback = demo
 	}
@@ -225,9 +256,9 @@ func newShipments(store, producers storage.Store, catalogs map[string]*catalog.C
 		LabelBaseURL: opts.PublicURL, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("shipment: %w", err)
+		return nil, nil, fmt.Errorf("shipment: %w", err)
 	}
-	return sh, nil
+	return sh, sim, nil
 }
 
 // register connects the areas: each consumer with the events it takes.
@@ -239,6 +270,8 @@ func (s *Services) register() {
 	d.Handle(event.TypeOrderCompleted, "returns", s.Returns.HandleOrderCompleted)
 	d.Handle(event.TypeParcelBooked, "tracking", s.Tracking.HandleParcelBooked)
 	d.Handle(event.TypeParcelChanged, "notify", s.Notify.HandleParcelChanged)
+	d.Handle(event.TypeCarrierEventReported, "tracking", s.Tracking.HandleCarrierEvent)
+	d.Handle(event.TypeCarrierEventReported, "shipment", s.Shipment.HandleCarrierEvent)
 	for _, t := range event.Types {
 		d.Handle(t, "webhook", s.Webhooks.Handle)
 	}

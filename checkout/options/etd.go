@@ -154,6 +154,24 @@ func newPlan(p catalog.Product) productPlan {
 // the carrier collects, and the carrier delivers transit.min to transit.max
 // business days later.
 func (c *calendar) etd(now, ready time.Time, pl productPlan) ETD {
+	d := c.handover(now, ready, pl)
+	first := c.addBusiness(d, pl.transit.Min)
+	last := c.addBusiness(d, pl.transit.Max)
+	today := c.day(now)
+	return ETD{
+		Handover:     d.at(c.loc, pl.cutH, pl.cutM),
+		Earliest:     c.midnight(first),
+		Latest:       c.midnight(last + 1).Add(-time.Second),
+		EarliestDays: c.between(today, first),
+		LatestDays:   c.between(today, last),
+	}
+}
+
+// handover is the day the carrier collects goods ready at ready (now when
+// earlier): after lead business days of handling, starting the next day
+// when they are ready after the cut-off, on the next day the carrier
+// collects.
+func (c *calendar) handover(now, ready time.Time, pl productPlan) date {
 	if ready.Before(now) {
 		ready = now
 	}
@@ -166,16 +184,7 @@ func (c *calendar) etd(now, ready time.Time, pl productPlan) ETD {
 	for i := 0; !(c.business(d) && pl.days[d.weekday()]) && i < maxScan; i++ {
 		d++
 	}
-	first := c.addBusiness(d, pl.transit.Min)
-	last := c.addBusiness(d, pl.transit.Max)
-	today := c.day(now)
-	return ETD{
-		Handover:     d.at(c.loc, pl.cutH, pl.cutM),
-		Earliest:     c.midnight(first),
-		Latest:       c.midnight(last + 1).Add(-time.Second),
-		EarliestDays: c.between(today, first),
-		LatestDays:   c.between(today, last),
-	}
+	return d
 }
 
 // availability is when a pickup location is open, parsed once from the

@@ -5,6 +5,7 @@
 //	go run ./examples/server -store memory        # nothing kept after exit
 //	go run ./examples/server -store postgres -dsn 'host=db.internal dbname=deliverykit'  # shared by several servers
 //	go run ./examples/server -config sites.json   # your sites, keys and catalog
+//	go run ./examples/server -demo-carrier simulate -time-scale 1440   # booked parcels travel, a day a minute
 //
 // With no -config the embedded demo configuration is used: sites demo-site
 // (API key demo-key) and demo-site-2 (API key demo-key-2). Those keys are
@@ -25,6 +26,15 @@
 //	-rate-limits address=off,widget=10   # no limit per address; 10 a second per widget token
 //	-rate-limits off                     # no rate limits at all
 //	-trusted-proxies 10.0.0.0/8          # read the client address from X-Forwarded-For of these proxies
+//
+// With -demo-carrier simulate, the demo carrier is the carrier simulator:
+// every parcel booked through the shipments API travels on its own along
+// the product's timetable in the catalog (collected at the cut-off,
+// delivered within the estimate the checkout showed, mostly), reporting
+// its steps to tracking, which notifies the customer and the merchant's
+// webhooks. -time-scale runs the journeys faster (1440: a day a minute);
+// -simulator-seed makes them repeat. The default demo carrier books and
+// reports nothing: carrier events are posted to /parcel.event.
 //
 // With -store postgres, any number of servers may run on one database behind
 // a load balancer. Keep the password out of -dsn, where other local users can
@@ -53,6 +63,7 @@ import (
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
@@ -98,6 +109,9 @@ type flags struct {
 	trackingLinkLifetime, statusLinkLifetime time.Duration
 	drainDelay                               time.Duration
 	rateLimits                               httpapi.RateLimits
+	demoCarrier                              string
+	timeScale                                float64
+	simulatorSeed                            uint64
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
@@ -123,6 +137,9 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.DurationVar(&f.trackingLinkLifetime, "tracking-link-lifetime", 0, "how long a customer tracking link works after it was last handed out; 0: 90 days")
 	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
 	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice")
+	fs.StringVar(&f.demoCarrier, "demo-carrier", "static", "the carrier that books shipments: static (books and reports nothing) or simulate (parcels travel by themselves and report their steps)")
+	fs.Float64Var(&f.timeScale, "time-scale", 1, "with -demo-carrier simulate: how many times faster than real time parcels travel (1440: a day a minute)")
+	fs.Uint64Var(&f.simulatorSeed, "simulator-seed", 0, "with -demo-carrier simulate: the seed of the journeys' randomness (delays, failed attempts, parcels sent back)")
 	fs.Func("rate-limits", "rate limits: off, or a comma-separated list of site, widget and address = off, RATE or RATE:BURST (requests a second, requests at once); unlisted classes keep their defaults", func(v string) error {
 		return parseRateLimits(v, &f.rateLimits)
 	})
@@ -140,6 +157,14 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	}
 	if f.webhookLease < 0 {
 		return f, fmt.Errorf("-webhook-lease must not be negative, got %v", f.webhookLease)
+	}
+	switch {
+	case f.demoCarrier != "static" && f.demoCarrier != "simulate":
+		return f, fmt.Errorf("-demo-carrier: want static or simulate, got %q", f.demoCarrier)
+	case !(f.timeScale >= 1 && f.timeScale <= 1e6):
+		return f, fmt.Errorf("-time-scale must be between 1 and 1000000, got %v", f.timeScale)
+	case f.demoCarrier != "simulate" && (f.timeScale != 1 || f.simulatorSeed != 0):
+		return f, errors.New("-time-scale and -simulator-seed are for -demo-carrier simulate")
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -270,10 +295,15 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: cmp.Or(f.publicURL, "http://"+ln.Addr().String()), Logger: log, Metrics: reg,
+	opts := wiring.Options{PublicURL: cmp.Or(f.publicURL, "http://"+ln.Addr().String()), Logger: log, Metrics: reg,
 		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime,
 		Outbox:   outbox.Options{Lease: f.outboxLease},
-		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease}})
+		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease}}
+	if f.demoCarrier == "simulate" {
+		opts.Simulate = &carrier.SimulatorOptions{TimeScale: f.timeScale, Seed: f.simulatorSeed}
+		log.Info("the demo carrier is the simulator: booked parcels travel by themselves", "time_scale", f.timeScale)
+	}
+	svcs, err := wiring.New(store, cfg, opts)
 	if err != nil {
 		ln.Close()
 		return err
@@ -392,14 +422,18 @@ func loadConfig(f flags, log *slog.Logger) (*config.Config, error) {
 }
 
 // runLoops starts the loops that send due notifications, retry cross-area
-// effects (the outbox) every second and send webhooks, and returns the
-// function that stops them and waits for them to end.
+// effects (the outbox) every second, send webhooks and, with the
+// simulator, move parcels every second, and returns the function that
+// stops them and waits for them to end.
 func runLoops(svcs *wiring.Services, f flags, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var loops sync.WaitGroup
 	loops.Go(func() { svcs.Notify.Run(ctx, f.notifyInterval, log) })
 	loops.Go(func() { svcs.Outbox.Run(ctx, time.Second) })
 	loops.Go(func() { svcs.Webhooks.Run(ctx, f.webhookInterval) })
+	if sim := svcs.Simulator; sim != nil {
+		loops.Go(func() { sim.Run(ctx, time.Second) })
+	}
 	return func() {
 		cancel()
 		loops.Wait()

@@ -124,6 +124,10 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"-drain-delay", "-1s"}, "-drain-delay must not be negative"},
 		{[]string{"-outbox-lease", "-1s"}, "-outbox-lease must not be negative"},
 		{[]string{"-webhook-lease", "-2s"}, "-webhook-lease must not be negative"},
+		{[]string{"-demo-carrier", "teleport"}, `-demo-carrier: want static or simulate, got "teleport"`},
+		{[]string{"-demo-carrier", "simulate", "-time-scale", "0.5"}, "-time-scale must be between 1 and 1000000"},
+		{[]string{"-demo-carrier", "simulate", "-time-scale", "NaN"}, "-time-scale must be between 1 and 1000000"},
+		{[]string{"-time-scale", "60"}, "-time-scale and -simulator-seed are for -demo-carrier simulate"},
 	}
 	for _, tt := range tests {
 		err := run(context.Background(), tt.args, io.Discard, hooks{})
@@ -605,5 +609,64 @@ func TestMetrics(t *testing.T) {
 		if v, err := strconv.ParseFloat(got[name], 64); err != nil || v <= 0 {
 			t.Errorf("%s = %q, want more than 0", name, got[name])
 		}
+	}
+}
+
+// With -demo-carrier simulate a booked parcel travels by itself: at a
+// time scale of a million its days take a fraction of a second, and the
+// server's loops carry it to the end of its route (the server's ids are
+// random, and so is the route's outcome: mostly delivered, now and then
+// sent back or lost), notifying the customer on the way.
+func TestSimulatedCarrier(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-demo-carrier", "simulate", "-time-scale", "1000000",
+			"-notify-interval", "50ms"}, io.Discard, hooks{listening: func(a string) { addrc <- a }})
+	}()
+	var base string
+	select {
+	case a := <-addrc:
+		base = "http://" + a
+	case err := <-done:
+		t.Fatalf("run returned before listening: %v", err)
+	}
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	status, body := do(t, "POST", base+"/v1/som/shipments.createAndBook", trackingAuth, `{"external_id": "SIM-1",
+		"sender": {"name": "Demo Outdoor Warehouse", "address": {"address_lines": ["Lagervägen 1"], "postal_code": "121 62", "city": "Stockholm", "country": "SE"}},
+		"receiver": {"name": "Alva Berg", "email": "alva@example.com", "address": {"address_lines": ["Storgatan 5"], "postal_code": "753 20", "city": "Uppsala", "country": "SE"}},
+		"parcels": [{"weight": 1250, "deliveries": [{"carrier_product_ref": "north-parcel-home"}]}]}`)
+	if status != 200 {
+		t.Fatalf("createAndBook: %d %s", status, body)
+	}
+	// The server runs on the real clock: wait for its loops, up to a
+	// deadline.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, parcels := do(t, "GET", base+"/v1/delivery_tracking/parcels?site_id=demo-site&external_id=SIM-1", trackingAuth, "")
+		_, notes := do(t, "GET", base+"/v1/delivery_tracking/notifications?site_id=demo-site&external_id=SIM-1", trackingAuth, "")
+		ended := strings.Contains(parcels, "STEP_DELIVERED_TO_CONSUMER") || strings.Contains(parcels, "STEP_DELIVERED_TO_MERCHANT") ||
+			strings.Contains(parcels, "STEP_TERMINATED")
+		if ended && strings.Contains(notes, `"TRIGGERED"`) {
+			for _, want := range []string{`"STEP_SUBMITTED_TO_CARRIER"`, `"STEP_ON_ROUTE"`} {
+				if !strings.Contains(parcels, want) {
+					t.Errorf("the parcel has no %s: %s", want, parcels)
+				}
+			}
+			if !strings.Contains(notes, `"SUBMITTED_TO_CARRIER"`) {
+				t.Errorf("no SUBMITTED_TO_CARRIER notification: %s", notes)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the parcel did not travel: %s\n%s", parcels, notes)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

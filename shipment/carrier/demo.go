@@ -1,12 +1,26 @@
-// Package carrier holds the built-in demo carrier of the shipment area: it
-// books deliveries by issuing UPU S10 tracking numbers, records pickups and
-// cancellations in a storage.Store, and validates S10 numbers on input.
+// Package carrier holds the built-in carriers of the shipment area, which
+// stand in for real carrier integrations in the example server and in
+// tests while behaving like one where the shipment service relies on it:
+// every call is idempotent on its key, and a key always yields the same
+// tracking number, also after a restart when the store is a file.
 //
-// It talks to no one: it stands in for a real carrier integration in the
-// example server and in tests, while behaving like one where the shipment
-// service relies on it — every call is idempotent on its key, and a key
-// always yields the same tracking number, also after a restart when the
-// store is a file.
+// Demo books deliveries by issuing UPU S10 tracking numbers, records
+// pickups and cancellations in a storage.Store, and validates S10 numbers
+// on input; it reports nothing afterwards.
+//
+// Simulator books as Demo does and makes the parcels travel: in the
+// booking's transaction it plans the parcel's route from the product's
+// timetable (the checkout's calendar, through Timetables) and seeded
+// randomness, and its Dispatch reports each step as it falls due, as an
+// event.CarrierEventReported written to the outbox, where tracking
+// records it as it records POST /parcel.event:
+//
+//	sim, _ := carrier.NewSimulator(dispatcher.Store(), carrier.SimulatorOptions{Timetables: tt, Seed: 1})
+//	go sim.Run(ctx, time.Second)
+//
+// A route ends as its Outcome says: on time mostly, else late, after a
+// failed attempt, sent back, lost, or collected after the pickup reminder
+// (Rates); SetOutcome decides it for one parcel.
 package carrier
 
 import (
@@ -77,34 +91,45 @@ func (c *Demo) Book(ctx context.Context, req shipment.BookingRequest) (shipment.
 		return shipment.Booking{}, deliverykit.E(deliverykit.KindInternal, "carrier: booking without a key")
 	}
 	var b Booking
-	err := c.store.Update(ctx, func(tx storage.Tx) error {
-		it, err := bookings.Get(tx, req.Key)
-		if err == nil && !it.Value.Cancelled {
-			b = it.Value
-			return nil
-		}
-		if err != nil && !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-		seq, err := bookings.NextSequence(tx)
-		if err != nil {
-			return err
-		}
-		tn, err := FormatS10(c.opts.Service, uint32(seq%100_000_000), c.opts.Country)
-		if err != nil {
-			return err
-		}
-		b = Booking{Key: req.Key, TrackingNumber: tn, ProductRef: req.Product.Ref, RoutingCode: routingCode(req)}
-		if _, err := bookings.Put(tx, req.Key, b, storage.AnyVersion); err != nil {
-			return err
-		}
-		_, err = numbers.Put(tx, tn, req.Key, storage.AnyVersion)
+	err := c.store.Update(ctx, func(tx storage.Tx) (err error) {
+		b, err = c.book(tx, req)
 		return err
 	})
 	if err != nil {
 		return shipment.Booking{}, err
 	}
-	return shipment.Booking{TrackingNumber: b.TrackingNumber, TrackingURL: c.link(b.TrackingNumber), RoutingCode: b.RoutingCode}, nil
+	return c.answer(b), nil
+}
+
+// book finds the live booking of req.Key in tx, or issues the next S10
+// number for it.
+func (c *Demo) book(tx storage.Tx, req shipment.BookingRequest) (Booking, error) {
+	it, err := bookings.Get(tx, req.Key)
+	if err == nil && !it.Value.Cancelled {
+		return it.Value, nil
+	}
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return Booking{}, err
+	}
+	seq, err := bookings.NextSequence(tx)
+	if err != nil {
+		return Booking{}, err
+	}
+	tn, err := FormatS10(c.opts.Service, uint32(seq%100_000_000), c.opts.Country)
+	if err != nil {
+		return Booking{}, err
+	}
+	b := Booking{Key: req.Key, TrackingNumber: tn, ProductRef: req.Product.Ref, RoutingCode: routingCode(req)}
+	if _, err := bookings.Put(tx, req.Key, b, storage.AnyVersion); err != nil {
+		return Booking{}, err
+	}
+	_, err = numbers.Put(tx, tn, req.Key, storage.AnyVersion)
+	return b, err
+}
+
+// answer is a booking as Book returns it.
+func (c *Demo) answer(b Booking) shipment.Booking {
+	return shipment.Booking{TrackingNumber: b.TrackingNumber, TrackingURL: c.link(b.TrackingNumber), RoutingCode: b.RoutingCode}
 }
 
 // routingCode is the sorting code printed on the label: the destination
@@ -142,40 +167,46 @@ func (c *Demo) link(tn string) string {
 // BookPickup implements shipment.Carrier: it records the window (a new one
 // replaces the old).
 func (c *Demo) BookPickup(ctx context.Context, req shipment.PickupRequest) error {
-	return c.store.Update(ctx, func(tx storage.Tx) error {
-		it, err := bookings.Get(tx, req.Key)
-		if errors.Is(err, storage.ErrNotFound) || (err == nil && (it.Value.Cancelled || it.Value.TrackingNumber != req.TrackingNumber)) {
-			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "carrier: no live booking %s for tracking number %s", req.Key, req.TrackingNumber)
-		}
-		if err != nil {
-			return err
-		}
-		b := it.Value
-		w, addr := req.Window, req.Address
-		b.Pickup, b.PickupAddress = &w, &addr
-		_, err = bookings.Put(tx, req.Key, b, storage.VersionIs(it.Version))
+	return c.store.Update(ctx, func(tx storage.Tx) error { return c.bookPickup(tx, req) })
+}
+
+func (c *Demo) bookPickup(tx storage.Tx, req shipment.PickupRequest) error {
+	it, err := bookings.Get(tx, req.Key)
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && (it.Value.Cancelled || it.Value.TrackingNumber != req.TrackingNumber)) {
+		return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "carrier: no live booking %s for tracking number %s", req.Key, req.TrackingNumber)
+	}
+	if err != nil {
 		return err
-	})
+	}
+	b := it.Value
+	w, addr := req.Window, req.Address
+	b.Pickup, b.PickupAddress = &w, &addr
+	_, err = bookings.Put(tx, req.Key, b, storage.VersionIs(it.Version))
+	return err
 }
 
 // Cancel implements shipment.Carrier. Unknown keys are not an error.
 func (c *Demo) Cancel(ctx context.Context, req shipment.CancelRequest) error {
 	return c.store.Update(ctx, func(tx storage.Tx) error {
-		it, err := bookings.Get(tx, req.Key)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if it.Value.Cancelled {
-			return nil
-		}
-		b := it.Value
-		b.Cancelled = true
-		_, err = bookings.Put(tx, req.Key, b, storage.VersionIs(it.Version))
+		_, err := c.cancel(tx, req)
 		return err
 	})
+}
+
+// cancel cancels the live booking of req.Key and returns its tracking
+// number; "" when there was none.
+func (c *Demo) cancel(tx storage.Tx, req shipment.CancelRequest) (string, error) {
+	it, err := bookings.Get(tx, req.Key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil || it.Value.Cancelled {
+		return "", err
+	}
+	b := it.Value
+	b.Cancelled = true
+	_, err = bookings.Put(tx, req.Key, b, storage.VersionIs(it.Version))
+	return b.TrackingNumber, err
 }
 
 // CheckTrackingNumber implements shipment.Carrier: s must be an S10 number.

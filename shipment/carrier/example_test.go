@@ -3,6 +3,10 @@ package carrier_test
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/outbox"
 
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
@@ -33,4 +37,35 @@ func ExampleDemo_Book() {
 	// Output:
 	// CP000000014SE SE-753 https://track.example/CP000000014SE
 	// true
+}
+
+// A simulated parcel's route is planned when it is booked; as the clock
+// passes each step, Dispatch reports it to the outbox as a carrier event.
+func ExampleSimulator() {
+	ctx := context.Background()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)) // a Monday
+	store := memory.New()
+	sim, err := carrier.NewSimulator(store, carrier.SimulatorOptions{Clock: clock, Rates: &carrier.Rates{}})
+	if err != nil {
+		panic(err)
+	}
+	b, err := sim.Book(ctx, shipment.BookingRequest{Key: "my-site/shp_1-P1-D1", Site: "my-site",
+		Product: shipment.Product{Ref: "home", DeliveryType: shipment.DeliveryDelivery}})
+	if err != nil {
+		panic(err)
+	}
+	route, _ := sim.Route(ctx, b.TrackingNumber)
+	for _, s := range route.Steps {
+		fmt.Println(s.At.Format("Mon 15:04"), s.Step+s.Alert)
+	}
+	clock.Set(route.Steps[1].At)
+	n, _ := sim.Dispatch(ctx)
+	pending, _ := outbox.Pending(ctx, store, 10)
+	fmt.Println(n, "reported:", pending[0].Type, pending[0].Subject)
+	// Output:
+	// Mon 15:54 STEP_SUBMITTED_TO_CARRIER
+	// Mon 18:35 STEP_ON_ROUTE
+	// Tue 08:50 ALERT_OUT_FOR_DELIVERY
+	// Tue 12:36 STEP_DELIVERED_TO_CONSUMER
+	// 2 reported: carrier.event_reported CP000000014SE
 }

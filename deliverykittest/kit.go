@@ -1,0 +1,363 @@
+// Package deliverykittest runs the whole of deliverykit inside a test, with
+// parcels that travel: one call builds every area on the memory store with
+// a manual clock, sequential ids and the carrier simulator as the carrier,
+// and returns what a merchant's test needs.
+//
+//	kit := deliverykittest.Start(t, deliverykittest.Options{})
+//	parcel, err := kit.CheckoutAndShip(ctx, deliverykittest.Order{ExternalID: "order-1001"})
+//	kit.Advance(ctx, 48*time.Hour) // the parcel travels; notifications and webhooks go out
+//	kit.Sent(notify.ChannelEmail)  // what the customer was told
+//	kit.Webhooks(event.TypeParcelChanged) // what the merchant's endpoint received, signatures checked
+//
+// # What runs
+//
+// Kit.Client is an *http.Client served in process (no socket): the
+// merchant's integration code calls the APIs with it, authenticated with
+// Kit.APIKey. Kit.Services are the same areas for calls in Go. Nothing
+// runs by itself: Advance moves the clock, in steps, and at each step runs
+// whatever fell due until nothing is left — the simulator's parcel steps,
+// the outbox (tracking records them, notifications are scheduled, webhook
+// deliveries queued), the notification sender and the webhook sender — so
+// a test sees the same state after the same calls, every time.
+//
+// # Parcels
+//
+// Every parcel booked (by a shipment, CheckoutAndShip, or a return label)
+// follows the simulator's route for its product: collected at the
+// catalog's cut-off, delivered within the estimate the checkout showed.
+// By default every parcel is on time; MakeLate and SetOutcome change one
+// parcel's fate (late, a failed attempt, sent back, lost, collected after
+// the pickup reminder), and Options.Rates makes some of them go wrong at
+// random, from Options.Seed.
+//
+// # What was sent
+//
+// Sent lists the notifications each channel sent. Every site has a
+// webhook endpoint, "kit", subscribed to every event type and served by
+// the kit in process; Webhooks lists what it received, each delivery's
+// signature verified against the endpoint's secret.
+package deliverykittest
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/shipment/carrier"
+	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/webhook"
+	"github.com/deliverykit/deliverykit/wiring"
+)
+
+// DefaultStart is the kit clock's first reading: a Monday morning, 10:00
+// in Stockholm, where the demo configuration's warehouse is.
+var DefaultStart = time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+
+// DefaultStep is the longest step Advance moves the clock by. Advance
+// steps exactly to the simulator's steps and to the notifications the
+// default rules delay (a pickup reminder); what else falls due between
+// them (a retry after a failure) runs at most this long late, in the
+// kit's time.
+const DefaultStep = time.Hour
+
+// BaseURL is the scheme and host of the kit's links (tracking pages,
+// return pages); Client serves any host.
+const BaseURL = "http://deliverykit.test"
+
+// WebhookSecret signs the deliveries to the kit's webhook endpoints.
+const WebhookSecret = "whsec_ZGVsaXZlcnlraXR0ZXN0IHdlYmhvb2sgc2VjcmV0ITE="
+
+// WebhookEndpoint is the id of the kit's endpoint on every site.
+const WebhookEndpoint = "kit"
+
+// maxRounds bounds the rounds of running what is due at one instant: a
+// consumer that keeps making work is a bug to report, not to wait out.
+const maxRounds = 1000
+
+// Options configures New. Every field has a default.
+type Options struct {
+	// Config is the deployment. Default: config.Demo(), parsed once and
+	// shared by the kits of a process, which only read it. The kit adds
+	// an API key and its webhook endpoint to every site, on a copy.
+	Config *config.Config
+	// Start is the clock's first reading. Default: DefaultStart.
+	Start time.Time
+	// Rates are the shares of parcels that do not arrive on time.
+	// Default: none, every parcel is on time.
+	Rates *carrier.Rates
+	// Seed seeds the simulator's randomness (with Rates, and the times of
+	// day parcels move at).
+	Seed uint64
+	// Step is the longest step of Advance. Default: DefaultStep.
+	Step time.Duration
+	// Site is the site the scenario helpers act for. Default: the
+	// configuration's first.
+	Site string
+	// Logger receives the services' logs. Default: discarded.
+	Logger *slog.Logger
+}
+
+// Kit is a running deliverykit with a manual clock. Its methods are not
+// meant to be called concurrently with Advance.
+type Kit struct {
+	// Client calls the APIs in process, at any host (BaseURL will do).
+	Client *http.Client
+	// Handler is the HTTP handler Client is served by.
+	Handler http.Handler
+	// Services are the areas, for calls in Go.
+	Services *wiring.Services
+	// Simulator is the carrier every parcel is booked with.
+	Simulator *carrier.Simulator
+	// Clock is the kit's time; move it with Advance.
+	Clock *deliverykit.ManualClock
+	// Config is the configuration the kit runs, with its keys and
+	// endpoints.
+	Config *config.Config
+	// Site is the site the scenario helpers act for.
+	Site string
+
+	step     time.Duration
+	senders  map[notify.Channel]*notify.LogSender
+	receiver *receiver
+	keys     map[string]string
+	orders   int // default order numbers given
+
+	mu sync.Mutex
+	// wakeups are the times delayed notifications fall due at.
+	wakeups []time.Time
+}
+
+// New builds a kit. It holds no resources beyond memory: there is
+// nothing to close.
+func New(opts Options) (*Kit, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = demoConfig()
+	}
+	if len(cfg.Sites) == 0 {
+		return nil, errors.New("deliverykittest: the configuration has no site")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	k := &Kit{
+		Clock: deliverykit.NewManualClock(cmp.Or(opts.Start, DefaultStart)),
+		Site:  cmp.Or(opts.Site, cfg.Sites[0].ID),
+		step:  cmp.Or(max(opts.Step, 0), DefaultStep),
+		senders: map[notify.Channel]*notify.LogSender{
+			notify.ChannelEmail: notify.NewLogSender(log), notify.ChannelSMS: notify.NewLogSender(log),
+		},
+		keys: map[string]string{},
+	}
+	k.receiver = &receiver{clock: k.Clock}
+	k.Config = k.configure(cfg)
+	if err := k.Config.Validate(); err != nil {
+		return nil, fmt.Errorf("deliverykittest: %w", err)
+	}
+	rates := opts.Rates
+	if rates == nil {
+		rates = &carrier.Rates{}
+	}
+	svcs, err := wiring.New(memory.New(), k.Config, wiring.Options{
+		PublicURL: BaseURL, Logger: log, Clock: k.Clock, IDs: &deliverykit.SequentialIDs{},
+		Senders:  map[notify.Channel]notify.Sender{notify.ChannelEmail: k.senders[notify.ChannelEmail], notify.ChannelSMS: k.senders[notify.ChannelSMS]},
+		Simulate: &carrier.SimulatorOptions{Rates: rates, Seed: opts.Seed},
+		// Exact backoffs and one delivery at a time: the same run
+		// every time.
+		Outbox:   outbox.Options{Jitter: noJitter},
+		Webhooks: webhook.Options{Transport: &httpapi.Transport{Handler: k.receiver}, Concurrency: 1, Jitter: noJitter},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("deliverykittest: %w", err)
+	}
+	k.Services, k.Simulator = svcs, svcs.Simulator
+	svcs.Outbox.Handle(event.TypeParcelChanged, "deliverykittest", k.noteDelayed)
+	k.Handler = svcs.Handler(httpapi.Options{Keys: k.Config.Keyring(), Logger: log, Clock: k.Clock,
+		RateLimits: httpapi.RateLimits{Site: httpapi.NoRateLimit, WidgetToken: httpapi.NoRateLimit, Address: httpapi.NoRateLimit}})
+	k.Client = httpapi.NewInProcessClient(k.Handler)
+	return k, nil
+}
+
+func noJitter() float64 { return 0 }
+
+// demoConfig is the demo configuration, parsed once: parsing and
+// validating its catalogs is a good part of building a kit.
+var demoConfig = sync.OnceValue(config.Demo)
+
+// Start is New for a test: it fails t when the kit cannot be built.
+func Start(t testing.TB, opts Options) *Kit {
+	t.Helper()
+	k, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// WebhookReceiver is the handler of the kit's webhook endpoints, for a
+// test that posts to them itself.
+func (k *Kit) WebhookReceiver() http.Handler { return k.receiver }
+
+// configure is cfg with the kit's API key and webhook endpoint on every
+// site, leaving cfg as it was.
+func (k *Kit) configure(cfg *config.Config) *config.Config {
+	out := &config.Config{Sites: make([]config.Site, len(cfg.Sites))}
+	for i, s := range cfg.Sites {
+		key := "kit-key-" + s.ID
+		k.keys[s.ID] = key
+		sum := sha256.Sum256([]byte(key))
+		s.APIKeySHA256 = append(slices.Clone(s.APIKeySHA256), hex.EncodeToString(sum[:]))
+		s.Webhooks = append(slices.Clone(s.Webhooks), webhook.Endpoint{ID: WebhookEndpoint, URL: k.receiver.url(s.ID),
+			Secrets: []string{WebhookSecret}, Events: slices.Clone(event.Types)})
+		out.Sites[i] = s
+	}
+	return out
+}
+
+// APIKey is the kit's API key of a site: areas A, B, C and F take it as
+// "Authorization: Bearer " + base64 of it (BearerAuth), the delivery
+// session (D) in "authorization" as it is, returns (E) in "x-api-key".
+func (k *Kit) APIKey(site string) string { return k.keys[site] }
+
+// BearerAuth is the Authorization header value of the site's key for areas
+// A, B, C and F.
+func (k *Kit) BearerAuth(site string) string {
+	return "Bearer " + base64.StdEncoding.EncodeToString([]byte(k.keys[site]))
+}
+
+// Advance moves the clock forward by d and runs everything that falls due
+// on the way. The clock moves in steps, each to the simulator's next step
+// or by Options.Step, whichever comes first; at each, the simulator, the
+// outbox, the notification sender and the webhook sender run in turn
+// until none has anything left. It returns the first error of a service's
+// store, or an error when work does not settle.
+func (k *Kit) Advance(ctx context.Context, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("deliverykittest: Advance(%v): the clock does not go back", d)
+	}
+	end := k.Clock.Now().Add(d)
+	for {
+		if err := k.RunDue(ctx); err != nil {
+			return err
+		}
+		now := k.Clock.Now()
+		if !now.Before(end) {
+			return nil
+		}
+		next := now.Add(k.step)
+		if next.After(end) {
+			next = end
+		}
+		at, ok, err := k.Simulator.NextDue(ctx)
+		if err != nil {
+			return err
+		}
+		if ok && at.After(now) && at.Before(next) {
+			next = at
+		}
+		if at, ok := k.nextWakeup(now); ok && at.Before(next) {
+			next = at
+		}
+		k.Clock.Set(next)
+	}
+}
+
+// noteDelayed is an outbox consumer of parcel changes: it notes when the
+// notifications the default rules delay (pickup reminders) fall due, so
+// that Advance stops there.
+func (k *Kit) noteDelayed(_ context.Context, e event.Event) error {
+	c, err := event.Decode[event.ParcelChanged](e)
+	if err != nil {
+		return err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, r := range notify.DefaultRules() {
+		if r.Delay > 0 && r.Trigger == c.Step+c.Alert {
+			k.wakeups = append(k.wakeups, c.Time.Add(r.Delay))
+		}
+	}
+	return nil
+}
+
+// nextWakeup is the first wake-up after now, forgetting those before.
+func (k *Kit) nextWakeup(now time.Time) (time.Time, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.wakeups = slices.DeleteFunc(k.wakeups, func(t time.Time) bool { return !t.After(now) })
+	if len(k.wakeups) == 0 {
+		return time.Time{}, false
+	}
+	return slices.MinFunc(k.wakeups, time.Time.Compare), true
+}
+
+// AdvanceTo is Advance up to t (nothing when t is not later).
+func (k *Kit) AdvanceTo(ctx context.Context, t time.Time) error {
+	return k.Advance(ctx, max(t.Sub(k.Clock.Now()), 0))
+}
+
+// RunDue runs everything due at the clock's time, without moving it,
+// until nothing is left.
+func (k *Kit) RunDue(ctx context.Context) error {
+	runs := []struct {
+		name string
+		f    func(context.Context) (int, error)
+	}{
+		{"the carrier simulator", k.Simulator.Dispatch},
+		{"the outbox", k.Services.Outbox.Dispatch},
+		{"notifications", k.Services.Notify.Dispatch},
+		{"webhooks", k.Services.Webhooks.Dispatch},
+	}
+	for range maxRounds {
+		busy := false
+		for _, r := range runs {
+			n, err := r.f(ctx)
+			if err != nil {
+				return fmt.Errorf("deliverykittest: %s: %w", r.name, err)
+			}
+			busy = busy || n > 0
+		}
+		if !busy {
+			return nil
+		}
+	}
+	return fmt.Errorf("deliverykittest: work still due at %v after %d rounds", k.Clock.Now(), maxRounds)
+}
+
+// Sent returns the notifications sent through channel so far, in the
+// order they were sent.
+func (k *Kit) Sent(channel notify.Channel) []notify.Message {
+	if s := k.senders[channel]; s != nil {
+		return s.Sent()
+	}
+	return nil
+}
+
+// Webhooks returns the deliveries the kit's endpoints received, in the
+// order they arrived, of the given event types (all when none is given).
+func (k *Kit) Webhooks(types ...event.Type) []WebhookDelivery {
+	var out []WebhookDelivery
+	for _, d := range k.receiver.received() {
+		if len(types) == 0 || slices.Contains(types, d.Type) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
