@@ -44,7 +44,9 @@ func (e CatalogueEntry) ExampleBody() ([]byte, error) {
 
 var exampleTime = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
 
-// Catalogue lists every event type, in the order of event.Types.
+// Catalogue lists every event type, in the order of event.Types. It is one
+// table of data, an entry per type, and longer than a function should be
+// for that reason only.
 func Catalogue() []CatalogueEntry {
 	t := exampleTime
 	receiver := deliverykit.Contact{Name: "Alva Berg", Email: "alva@example.com", Phone: "+46701234567"}

@@ -295,15 +295,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	opts := wiring.Options{PublicURL: cmp.Or(f.publicURL, "http://"+ln.Addr().String()), Logger: log, Metrics: reg,
-		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime,
-		Outbox:   outbox.Options{Lease: f.outboxLease},
-		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease}}
-	if f.demoCarrier == "simulate" {
-		opts.Simulate = &carrier.SimulatorOptions{TimeScale: f.timeScale, Seed: f.simulatorSeed}
-		log.Info("the demo carrier is the simulator: booked parcels travel by themselves", "time_scale", f.timeScale)
-	}
-	svcs, err := wiring.New(store, cfg, opts)
+	svcs, err := wiring.New(store, cfg, wiringOptions(f, "http://"+ln.Addr().String(), log, reg))
 	if err != nil {
 		ln.Close()
 		return err
@@ -383,6 +375,20 @@ func checkConfig(path string, w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// wiringOptions are the services' options the flags set; base is where
+// the server listens, the public URL when -public-url names none.
+func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Registerer) wiring.Options {
+	opts := wiring.Options{PublicURL: cmp.Or(f.publicURL, base), Logger: log, Metrics: reg,
+		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime,
+		Outbox:   outbox.Options{Lease: f.outboxLease},
+		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease}}
+	if f.demoCarrier == "simulate" {
+		opts.Simulate = &carrier.SimulatorOptions{TimeScale: f.timeScale, Seed: f.simulatorSeed}
+		log.Info("the demo carrier is the simulator: booked parcels travel by themselves", "time_scale", f.timeScale)
+	}
+	return opts
 }
 
 // serveMetrics serves reg's metrics at /metrics as -metrics-addr says: on
