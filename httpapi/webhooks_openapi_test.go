@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -52,6 +53,10 @@ var webhooksSpec = openAPISpec{
 	securityDoc:   "Authorization: Bearer <base64(API token)>",
 	errorSchema:   shipmentSpec.errorSchema,
 	okDescription: "OK",
+	errorExamples: restErrorExamples(
+		deliverykit.InvalidField("limit", "type", "must be an integer"),
+		deliverykit.E(deliverykit.KindNotFound, "no such webhook endpoint"),
+		nil),
 	querySchemas: map[string]any{
 		"limit":  map[string]any{"type": "integer", "minimum": 0, "default": webhook.DefaultPageSize, "description": fmt.Sprintf("page size; above %d is %d", webhook.MaxPageSize, webhook.MaxPageSize)},
 		"before": map[string]any{"type": "string", "description": "next_before of the previous page"},
@@ -80,17 +85,17 @@ var webhooksSpec = openAPISpec{
 	},
 	ops: []openAPIOp{
 		{method: "get", path: "/endpoints", summary: "List the site's webhook endpoints, in id order.", query: []string{"site_id"}, response: webhookEndpoints{}, extension: true},
-		{method: "get", path: "/endpoints/{id}", summary: "Read one endpoint.", query: []string{"site_id"}, response: webhook.EndpointView{}, extension: true},
+		{method: "get", path: "/endpoints/{id}", summary: "Read one endpoint.", query: []string{"site_id"}, response: webhook.EndpointView{}, extension: true, fails: []string{"404"}},
 		{method: "post", path: "/endpoints/{id}:enable", summary: "Enable an endpoint disabled by a 410 answer. Events from now on are delivered; redeliver earlier ones as needed.",
-			query: []string{"site_id"}, response: webhook.EndpointView{}, extension: true},
+			query: []string{"site_id"}, response: webhook.EndpointView{}, extension: true, fails: []string{"404"}},
 		{method: "get", path: "/endpoints/{id}/deliveries", summary: "The endpoint's deliveries, newest first; settled ones are kept 30 days.",
-			query: []string{"site_id", "limit", "before"}, response: webhook.DeliveryPage{}, extension: true},
+			query: []string{"site_id", "limit", "before"}, response: webhook.DeliveryPage{}, extension: true, fails: []string{"404"}},
 		{method: "post", path: "/endpoints/{id}/deliveries/{event_id}:redeliver", summary: "Send an event to the endpoint again, with the same body and webhook-id, behind the endpoint's pending deliveries of the same subject. 404 when the event was not delivered to the endpoint within 30 days; 400 failed precondition when the endpoint is disabled.",
-			query: []string{"site_id"}, response: webhook.Delivery{}, extension: true},
+			query: []string{"site_id"}, response: webhook.Delivery{}, extension: true, fails: []string{"404"}},
 		{method: "get", path: "/events/dead", summary: "The site's dead events, oldest first: effects between areas, and hand-overs to webhooks, that failed for good (after their retries, or at once when the event cannot be applied). The consumers that applied an event are listed in done.",
 			query: []string{"site_id", "limit", "after"}, response: deadEvents{}, extension: true},
 		{method: "post", path: "/events/dead/{event_id}:retry", summary: "Queue a dead event again, due now, with its attempts counted afresh; only the consumers that had not applied it are called. 404 when the event is not dead.",
-			query: []string{"site_id"}, response: retriedEvent{}, extension: true},
+			query: []string{"site_id"}, response: retriedEvent{}, extension: true, fails: []string{"404"}},
 		{method: "get", path: "/openapi.json", summary: "This document.", extension: true, public: true},
 	},
 }
