@@ -211,7 +211,9 @@ func constrain(p map[string]any, t reflect.Type, rules string, all bool) {
 
 // openAPIOp is one documented operation.
 type openAPIOp struct {
-	method, path, summary string
+	// summary names the operation in a few words; description says
+	// the rest.
+	method, path, summary, description string
 	// query names the string query parameters; path parameters come from
 	// the {name}s of path.
 	query []string
@@ -260,6 +262,9 @@ func buildOpenAPI(spec openAPISpec) ([]byte, error) {
 	paths := map[string]any{}
 	for _, op := range spec.ops {
 		o := map[string]any{"summary": op.summary, "operationId": strings.Trim(strings.NewReplacer("/", "_", ".", "_", "{", "", "}", "").Replace(op.method+op.path), "_")}
+		if op.description != "" {
+			o["description"] = op.description
+		}
 		if op.extension {
 			o["x-extension"] = true
 		}
