@@ -152,13 +152,16 @@ func (s *server) registerDocs(opts *Options) {
 		ReferenceJS:  referenceAsset.path,
 	}}
 	a := areaDocs
-	s.routePublic(a, docsBase, get(sharedDocument(indexJSON)))
-	s.routePublic(a, configSchemaPath, get(sharedDocument(config.JSONSchema())))
-	s.routePublic(a, docsReferencePath, get(h.list))
-	s.routePublic(a, docsReferencePath+"/{name}", get(h.reference))
-	s.routePublic(a, redocAsset.path, get(redocAsset.serve))
-	s.routePublic(a, referenceAsset.path, get(referenceAsset.serve))
+	s.routePublic(a, docsBase, getOrHead(sharedDocument(indexJSON)))
+	s.routePublic(a, configSchemaPath, getOrHead(sharedDocument(config.JSONSchema())))
+	s.routePublic(a, docsReferencePath, getOrHead(h.list))
+	s.routePublic(a, docsReferencePath+"/{name}", getOrHead(h.reference))
+	s.routePublic(a, redocAsset.path, getOrHead(redocAsset.serve))
+	s.routePublic(a, referenceAsset.path, getOrHead(referenceAsset.serve))
 }
+
+// getOrHead serves GET and HEAD (net/http sends no body for HEAD).
+func getOrHead(h endpoint) methods { return methods{http.MethodGet: h, http.MethodHead: h} }
 
 type docsHandlers struct {
 	page docsPage

@@ -221,6 +221,13 @@ func TestDocsPages(t *testing.T) {
 			}
 		})
 	}
+	for _, path := range []string{"/openapi", "/openapi/reference", "/openapi/reference/tracking", "/openapi/config.schema.json", "/openapi/assets/reference.js"} {
+		rec := httptest.NewRecorder()
+		s.handler.ServeHTTP(rec, httptest.NewRequest("HEAD", path, nil))
+		if rec.Code != 200 || rec.Header().Get("Content-Type") == "" {
+			t.Errorf("HEAD %s: %d %q", path, rec.Code, rec.Header().Get("Content-Type"))
+		}
+	}
 	resp = docsGet(t, s.handler, "/openapi/reference/nope", nil)
 	var e restBody
 	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil || resp.StatusCode != 404 || e.Error != "not found: no such API document" {
