@@ -37,7 +37,7 @@ import (
 const redocSHA256 = "dcaf76612bc4a3fbcc923a8966dee2f6146a5f32e5ce1b6f02dd60cbbf89500b"
 
 // docsTestServices are the services of every area, enough to serve their
-// routes and documents.
+// routes and every document of apiDocuments.
 func docsTestServices(t *testing.T) Options {
 	t.Helper()
 	store := memory.New()
@@ -68,6 +68,11 @@ func docsTestServices(t *testing.T) Options {
 	o.Webhooks, err = webhook.New(store, webhook.Options{Clock: clock})
 	must(err)
 	o.Outbox = outbox.New(store, outbox.Options{Clock: clock})
+	for _, d := range apiDocuments {
+		if !d.served(&o) {
+			t.Fatalf("docsTestServices does not serve the %s document: add its service here", d.name)
+		}
+	}
 	return o
 }
 
