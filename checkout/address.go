@@ -101,11 +101,12 @@ type AddressForm struct {
 // are computed again for it. The session must collect addresses
 // (sessions of the newer API generation, or created with address_form).
 func (s *Service) SaveAddresses(ctx context.Context, token string, req AddressRequest) (*WidgetState, error) {
-	if err := check(req); err != nil {
-		return nil, err
-	}
+	// The token first: a caller without one learns nothing of the form.
 	tr, err := s.resolve(ctx, token)
 	if err != nil {
+		return nil, err
+	}
+	if err := check(req); err != nil {
 		return nil, err
 	}
 	rec, _, err := s.modify(ctx, tr.Site, tr.SessionID, func(r *record) (bool, error) {

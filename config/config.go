@@ -39,7 +39,12 @@ import (
 
 // Config is a whole deployment's configuration.
 type Config struct {
-	Sites []Site `json:"sites"`
+	// Schema names the JSON Schema of the file, so that editors check
+	// and complete it: a path relative to the file (the repository's
+	// config/config.schema.json) or a running server's
+	// /openapi/config.schema.json. The server ignores it.
+	Schema string `json:"$schema,omitempty"`
+	Sites  []Site `json:"sites"`
 }
 
 // Site is one merchant site. Its id scopes every record the site owns.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout"
 )
 
@@ -105,9 +106,14 @@ var deliveryCheckoutSpec = openAPISpec{
 	},
 	server:        areaDeliveryCheckout.base,
 	security:      "bearer",
-	securityDoc:   "Authorization: Bearer <base64(API key)>",
+	securityDoc:   "`Authorization: Bearer <base64(API key)>`",
 	errorSchema:   trackingSpec.errorSchema,
 	okDescription: "success",
+	errorExamples: restErrorExamples(
+		deliverykit.InvalidField("delivery_address", "required", "the shopper has not entered a delivery address in the widget yet"),
+		&deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "no such session",
+			Violations: []deliverykit.FieldViolation{{Field: "checkout_session_id", Rule: "exists", Message: `no session has id "dcs_2al2q"`}}},
+		deliverykit.E(deliverykit.KindConflict, "the session was changed by a concurrent call; repeat the call")),
 	types: openAPISchemas{
 		enums:       deliveryCheckoutEnums,
 		names:       deliveryCheckoutSchemaNames,
@@ -119,19 +125,25 @@ var deliveryCheckoutSpec = openAPISpec{
 }
 
 var deliveryCheckoutOps = []openAPIOp{
-	{method: "post", path: "/session.create", summary: "Open a session for a cart: its options are computed and one is preselected. Answers the widget's html_snippet and token.",
-		request: checkout.CheckoutCreateRequest{}, response: deliveryCheckoutCreateResponse{}},
-	{method: "get", path: "/session.get", summary: "Read a session (another site's or an unknown checkout_session_id is 404).",
-		query: []string{"checkout_session_id"}, response: deliveryCheckoutViewResponse{}},
-	{method: "get", path: "/session.pull", summary: "Read a session with its options computed afresh (prices, estimates and expiry as of now; the choice is kept while offered). A completed or expired session is answered as session.get answers it.",
-		query: []string{"checkout_session_id"}, response: deliveryCheckoutViewResponse{}},
-	{method: "post", path: "/session.update", summary: "Change an active session's cart, search address, order number or meta; options are computed again when the cart changes. A completed session is 403; a concurrent change 409 (repeat the call).",
-		request: checkout.CheckoutUpdateRequest{}, response: deliveryCheckoutViewResponse{}},
-	{method: "post", path: "/session.complete", summary: "Complete the session with the addresses the shopper entered in the widget (or the customer sent here): status COMPLETE, and delivery_groups[0].tos_id names the order, which is tracked with the delivery address as its receiver.",
-		request: checkout.CheckoutCompleteRequest{}, response: checkout.CheckoutCompleted{}},
-	{method: "get", path: "/sessions_summaries.list", summary: "The sessions of an order: the completed session with this tos_id and the sessions created from it, oldest first.",
-		query: []string{"tos_id"}, response: checkout.CheckoutSummaries{}},
-	{method: "get", path: "/_/swagger.json", summary: "This document.", public: true},
+	{method: "post", path: "/session.create", summary: "Open a checkout session",
+		description: "Open a session for a cart: its options are computed and one is preselected. Answers the widget's html_snippet and token.",
+		request:     checkout.CheckoutCreateRequest{}, response: deliveryCheckoutCreateResponse{}},
+	{method: "get", path: "/session.get", summary: "Read a checkout session",
+		description: "Read a session (another site's or an unknown checkout_session_id is 404).",
+		query:       []string{"checkout_session_id"}, response: deliveryCheckoutViewResponse{}, fails: []string{"404"}},
+	{method: "get", path: "/session.pull", summary: "Read a session with fresh options",
+		description: "Read a session with its options computed afresh (prices, estimates and expiry as of now; the choice is kept while offered). A completed or expired session is answered as session.get answers it.",
+		query:       []string{"checkout_session_id"}, response: deliveryCheckoutViewResponse{}, fails: []string{"404", "409"}},
+	{method: "post", path: "/session.update", summary: "Update a checkout session",
+		description: "Change an active session's cart, search address, order number or meta; options are computed again when the cart changes. A completed session is 403; a concurrent change 409 (repeat the call).",
+		request:     checkout.CheckoutUpdateRequest{}, response: deliveryCheckoutViewResponse{}, fails: []string{"404", "409"}},
+	{method: "post", path: "/session.complete", summary: "Complete a checkout session",
+		description: "Complete the session with the addresses the shopper entered in the widget (or the customer sent here): status COMPLETE, and delivery_groups[0].tos_id names the order, which is tracked with the delivery address as its receiver.",
+		request:     checkout.CheckoutCompleteRequest{}, response: checkout.CheckoutCompleted{}, fails: []string{"404", "409"}},
+	{method: "get", path: "/sessions_summaries.list", summary: "List the sessions of an order",
+		description: "The sessions of an order: the completed session with this tos_id and the sessions created from it, oldest first.",
+		query:       []string{"tos_id"}, response: checkout.CheckoutSummaries{}},
+	{method: "get", path: "/_/swagger.json", summary: "This document", description: "This document.", public: true},
 }
 
 func TestDeliveryCheckoutOpenAPIUpToDate(t *testing.T) {

@@ -31,6 +31,12 @@ const (
 	// isolated with Cross-Origin-Embedder-Policy may still load it
 	// (Cross-Origin-Resource-Policy: cross-origin).
 	policyWidgetScript
+	// policyDocsPage is a page of the API reference: it runs the
+	// embedded reference viewer (scripts from this server only, the
+	// styles the viewer injects, its search worker made from a blob) and
+	// reads the documents from this server. Nothing from elsewhere loads,
+	// and the page is not framed.
+	policyDocsPage
 )
 
 // apiCSP forbids everything: a JSON body opened as a page shows as text.
@@ -39,6 +45,9 @@ const apiCSP = "default-src 'none'; frame-ancestors 'none'"
 // customerPageCSP is the policy of a customer page that does not bring its
 // own: no script, inline styles only, images from https and data URLs.
 const customerPageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// docsPageCSP is the policy of the API reference pages (policyDocsPage).
+const docsPageCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // routeHeaders names the routes whose responses are not policyAPI, by the
 // pattern they are registered with.
@@ -50,6 +59,8 @@ var routeHeaders = map[string]headerPolicy{
 	areaCheckout.base + "/_/widget/state":                        policyAPI,
 	areaCheckout.base + "/_/widget/select":                       policyAPI,
 	areaCheckout.base + "/_/widget/address":                      policyAPI,
+	docsReferencePath:                                            policyDocsPage,
+	docsReferencePath + "/{name}":                                policyDocsPage,
 }
 
 // The header values, made once: apply runs on every answer, and
@@ -64,6 +75,7 @@ var (
 	hAPICSP      = []string{apiCSP}
 	hPageCSP     = []string{customerPageCSP}
 	hCrossOrigin = []string{"cross-origin"}
+	hDocsCSP     = []string{docsPageCSP}
 )
 
 // apply sets p's headers on h.
@@ -85,5 +97,8 @@ func (p headerPolicy) apply(h http.Header) {
 		}
 	case policyWidgetScript:
 		h["Cross-Origin-Resource-Policy"] = hCrossOrigin
+	case policyDocsPage:
+		h["Content-Security-Policy"] = hDocsCSP
+		h["X-Frame-Options"] = hDeny
 	}
 }

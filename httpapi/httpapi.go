@@ -28,6 +28,10 @@
 //   - Every answer carries security headers: customer pages may not be
 //     framed or cached and send no Referer; JSON answers cannot run or be
 //     framed; the widget's script may be loaded by any page.
+//   - GET /openapi lists the OpenAPI documents served, GET
+//     /openapi/reference shows them as pages, and GET
+//     /openapi/config.schema.json is the configuration file's JSON Schema;
+//     none takes a key.
 //   - GET /healthz answers while the process serves; GET /readyz answers
 //     200 only while the server should get traffic (Options.Ready, see
 //     Readiness).
@@ -189,6 +193,9 @@ func newServer(opts Options) *server {
 	if opts.Webhooks != nil || opts.Outbox != nil {
 		s.registerWebhooks(opts.Webhooks, opts.Outbox)
 	}
+	// The index of the OpenAPI documents served above, their reference
+	// pages and the configuration schema (docs.go).
+	s.registerDocs(&opts)
 	for _, a := range areas {
 		// Every path under an area's base is authenticated first, so
 		// an unknown path reveals nothing to a caller without a key,

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -210,7 +211,9 @@ func constrain(p map[string]any, t reflect.Type, rules string, all bool) {
 
 // openAPIOp is one documented operation.
 type openAPIOp struct {
-	method, path, summary string
+	// summary names the operation in a few words; description says
+	// the rest.
+	method, path, summary, description string
 	// query names the string query parameters; path parameters come from
 	// the {name}s of path.
 	query []string
@@ -220,9 +223,13 @@ type openAPIOp struct {
 	extension, public bool
 	// content, when set, replaces the media types of the 200 answer.
 	content map[string]any
-	// errors, when set, replaces the answers besides 200 (default: the
-	// Error schema for any other status).
+	// errors, when set, replaces the default answer (the Error schema for
+	// any other status) with these; the 4xx answers of errorStatuses are
+	// added unless errors has the status.
 	errors map[string]any
+	// fails lists the 4xx statuses the operation answers besides those
+	// its inputs imply (see errorStatuses): "404", "409".
+	fails []string
 }
 
 // openAPISpec is an area's document as data.
@@ -237,8 +244,11 @@ type openAPISpec struct {
 	okDescription string
 	// querySchemas overrides the schema of query parameters by name.
 	querySchemas map[string]any
-	ops          []openAPIOp
-	types        openAPISchemas
+	// errorExamples are the area's error bodies by 4xx status, the
+	// examples of components/responses (see restErrorExamples).
+	errorExamples map[string]any
+	ops           []openAPIOp
+	types         openAPISchemas
 }
 
 var openAPIPathParam = regexp.MustCompile(`\{([^}]+)\}`)
@@ -248,9 +258,13 @@ func buildOpenAPI(spec openAPISpec) ([]byte, error) {
 	g := spec.types
 	g.schemas = map[string]any{"Error": spec.errorSchema}
 	errResp := map[string]any{"description": "failure", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
+	errResponses := map[string]any{}
 	paths := map[string]any{}
 	for _, op := range spec.ops {
 		o := map[string]any{"summary": op.summary, "operationId": strings.Trim(strings.NewReplacer("/", "_", ".", "_", "{", "", "}", "").Replace(op.method+op.path), "_")}
+		if op.description != "" {
+			o["description"] = op.description
+		}
 		if op.extension {
 			o["x-extension"] = true
 		}
@@ -290,6 +304,17 @@ func buildOpenAPI(spec openAPISpec) ([]byte, error) {
 		for status, r := range op.errors {
 			responses[status] = r
 		}
+		for _, status := range op.errorStatuses() {
+			if responses[status] != nil {
+				continue
+			}
+			name, r, err := restErrorResponse(status, spec.errorExamples)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", op.method, op.path, err)
+			}
+			errResponses[name] = r
+			responses[status] = map[string]any{"$ref": "#/components/responses/" + name}
+		}
 		o["responses"] = responses
 		if paths[op.path] == nil {
 			paths[op.path] = map[string]any{}
@@ -303,6 +328,7 @@ func buildOpenAPI(spec openAPISpec) ([]byte, error) {
 		"security": []any{map[string]any{spec.security: []any{}}},
 		"paths":    paths,
 		"components": map[string]any{
+			"responses":       errResponses,
 			"schemas":         g.schemas,
 			"securitySchemes": map[string]any{spec.security: map[string]any{"type": "http", "scheme": "bearer", "description": spec.securityDoc}},
 		},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/shipment"
 )
 
@@ -54,7 +55,7 @@ var shipmentFieldDocs = map[string]string{
 	"DeliveryInput.sender":                       "Overrides the shipment's sender for this leg (a last mile starting at a warehouse).",
 	"DeliveryInput.receiver":                     "Overrides the shipment's receiver for this leg (a warehouse leg ends at the warehouse).",
 	"Delivery.tracking_link":                     "The customer tracking page when tracking registered the delivery, else the carrier's page.",
-	"Delivery.id":                                "<shipment id>-P<parcel>-D<leg>; names the delivery before it has a tracking number.",
+	"Delivery.id":                                "`<shipment id>-P<parcel>-D<leg>`; names the delivery before it has a tracking number.",
 	"BookPickupRequest.address":                  "Where the carrier collects. Default: the sender's address.",
 	"UpdateShipmentRequest.attributes":           "Replaces all attributes. May change in every state but CANCELLED.",
 	"UpdateShipmentRequest.sender":               "CREATED only; once booked, sending a different value is 400 failed precondition.",
@@ -77,10 +78,10 @@ var shipmentSpec = openAPISpec{
 	},
 	server:      "/v1/som",
 	security:    "bearerApiToken",
-	securityDoc: "Authorization: Bearer <base64(API token)>",
+	securityDoc: "`Authorization: Bearer <base64(API token)>`",
 	errorSchema: map[string]any{
 		"type":        "object",
-		"description": "Every failure (status 400, 401, 403, 404, 405, 409, 413, 429, 500, 503; 429 and 503 carry Retry-After in seconds). error is \"<kind>: <message>\"; a wrong state is 400 \"failed precondition: … is <STATE> …\"; 409 means a concurrent call won: repeat the call. At most 20 field violations are listed, in field order; when there are more, a last one with an empty field and the rule \"truncated\" says how many were left out (\"and 12 more violations\").",
+		"description": "Every failure (status 400, 401, 403, 404, 405, 409, 413, 429, 500, 503; 429 and 503 carry Retry-After in seconds). error is `<kind>: <message>`; a wrong state is 400 `failed precondition: … is <STATE> …`; 409 means a concurrent call won: repeat the call. At most 20 field violations are listed, in field order; when there are more, a last one with an empty field and the rule \"truncated\" says how many were left out (\"and 12 more violations\").",
 		"required":    []string{"error", "trace_id"},
 		"properties": map[string]any{
 			"error":    map[string]any{"type": "string", "example": "failed precondition: delivery CP000000014SE is PICKED_UP: cancelling is not allowed"},
@@ -92,7 +93,13 @@ var shipmentSpec = openAPISpec{
 		},
 	},
 	okDescription: "OK",
-	querySchemas:  map[string]any{"format": map[string]any{"type": "string", "enum": []string{"pdf", "zpl"}, "default": "pdf"}},
+	errorExamples: restErrorExamples(
+		deliverykit.Invalid(deliverykit.FieldViolation{Field: "parcels", Rule: "required", Message: "is required"},
+			deliverykit.FieldViolation{Field: "receiver", Rule: "required", Message: "is required"}),
+		&deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "shipment not found",
+			Violations: []deliverykit.FieldViolation{{Field: "shipment_id", Rule: "exists", Message: "names no shipment of the site"}}},
+		deliverykit.E(deliverykit.KindConflict, "the shipment changed concurrently; repeat the call")),
+	querySchemas: map[string]any{"format": map[string]any{"type": "string", "enum": []string{"pdf", "zpl"}, "default": "pdf"}},
 	types: openAPISchemas{
 		enums:          shipmentEnums,
 		dateTimeFields: map[string]bool{"start": true, "end": true, "picked_up_at": true},
@@ -104,34 +111,47 @@ var shipmentSpec = openAPISpec{
 }
 
 var somOps = []openAPIOp{
-	{method: "post", path: "/shipments.create", summary: "Create a shipment with its parcels and deliveries, all CREATED. Idempotent by external_id.",
-		request: shipment.CreateShipmentRequest{}, response: shipment.Shipment{}},
-	{method: "post", path: "/shipments.bookParcels", summary: "Book every CREATED delivery: tracking number, label, tracking link each; the shipment becomes BOOKED. Repeating the call books nothing again and never assigns a second tracking number.",
-		request: shipment.ShipmentRef{}, response: shipment.Shipment{}},
-	{method: "post", path: "/deliveries.bookPickup", summary: "Book the carrier pickup of one delivery (tracking_number) or of every booked delivery of a shipment (shipment_id), and notify the carrier. The same window again changes nothing; another window replaces it.",
-		request: shipment.BookPickupRequest{}, response: shipment.Shipment{}},
-	{method: "get", path: "/deliveries.get", summary: "Read one delivery by tracking number (checked by the carriers, e.g. S10).",
-		query: []string{"site_id", "tracking_number"}, response: shipment.Delivery{}},
-	{method: "post", path: "/shipments.createAndBook", summary: "Create, book and (with pickup_window) book the pickup in one atomic call: on any failure the carrier bookings of the attempt are cancelled and nothing is stored. Repeating it with the same external_id continues with the stored shipment.",
-		request: shipment.CreateShipmentRequest{}, response: shipment.Shipment{}},
-	{method: "get", path: "/shipments.get", summary: "Read a shipment by exactly one of id, external_id, tracking_number.",
-		query: []string{"site_id", "id", "external_id", "tracking_number"}, response: shipment.Shipment{}},
-	{method: "post", path: "/deliveries.cancel", summary: "Cancel one delivery (tracking_number, or delivery_id before booking) before the carrier picks it up. Cancelling the last live delivery cancels the shipment.",
-		request: shipment.DeliveryRef{}, response: shipment.Shipment{}},
-	{method: "post", path: "/shipments.update", summary: "Change a shipment. CREATED: sender, receiver, reference, attributes. BOOKED, PICKUP_BOOKED, PICKED_UP: attributes only. CANCELLED: nothing.",
-		request: shipment.UpdateShipmentRequest{}, response: shipment.Shipment{}},
-	{method: "post", path: "/shipments.cancel", summary: "Cancel a shipment and every live delivery at the carriers; refused once any delivery is picked up.",
-		request: shipment.ShipmentRef{}, response: shipment.Shipment{}},
-	{method: "post", path: "/shipments.addParcel", summary: "Add a parcel (shipment CREATED or BOOKED); booked and labelled at once when the shipment is BOOKED; also added to a connected return shipment.",
-		request: shipment.AddParcelRequest{}, response: shipment.Shipment{}},
-	{method: "post", path: "/deliveries.confirmPickup", summary: "Extension: a carrier integration reports that it collected a delivery (PICKED_UP); it can no longer be cancelled.",
-		request: shipment.ConfirmPickupRequest{}, response: shipment.Shipment{}, extension: true},
-	{method: "get", path: "/labels/{tracking_number}", summary: "Extension: the printable label of a booked delivery: an A6 PDF (format=pdf, default) or ZPL for thermal printers (format=zpl), with the tracking number as a Code 128 barcode. A cancelled delivery's label is 400 failed precondition.",
-		query: []string{"site_id", "format"}, extension: true, content: map[string]any{
+	{method: "post", path: "/shipments.create", summary: "Create a shipment",
+		description: "Create a shipment with its parcels and deliveries, all CREATED. Idempotent by external_id.",
+		request:     shipment.CreateShipmentRequest{}, response: shipment.Shipment{}, fails: []string{"409"}},
+	{method: "post", path: "/shipments.bookParcels", summary: "Book a shipment's parcels",
+		description: "Book every CREATED delivery: tracking number, label, tracking link each; the shipment becomes BOOKED. Repeating the call books nothing again and never assigns a second tracking number.",
+		request:     shipment.ShipmentRef{}, response: shipment.Shipment{}, fails: []string{"404", "409"}},
+	{method: "post", path: "/deliveries.bookPickup", summary: "Book a carrier pickup",
+		description: "Book the carrier pickup of one delivery (tracking_number) or of every booked delivery of a shipment (shipment_id), and notify the carrier. The same window again changes nothing; another window replaces it.",
+		request:     shipment.BookPickupRequest{}, response: shipment.Shipment{}, fails: []string{"404", "409"}},
+	{method: "get", path: "/deliveries.get", summary: "Read a delivery",
+		description: "Read one delivery by tracking number (checked by the carriers, e.g. S10).",
+		query:       []string{"site_id", "tracking_number"}, response: shipment.Delivery{}, fails: []string{"404"}},
+	{method: "post", path: "/shipments.createAndBook", summary: "Create and book a shipment",
+		description: "Create, book and (with pickup_window) book the pickup in one atomic call: on any failure the carrier bookings of the attempt are cancelled and nothing is stored. Repeating it with the same external_id continues with the stored shipment.",
+		request:     shipment.CreateShipmentRequest{}, response: shipment.Shipment{}, fails: []string{"409"}},
+	{method: "get", path: "/shipments.get", summary: "Read a shipment",
+		description: "Read a shipment by exactly one of id, external_id, tracking_number.",
+		query:       []string{"site_id", "id", "external_id", "tracking_number"}, response: shipment.Shipment{}, fails: []string{"404"}},
+	{method: "post", path: "/deliveries.cancel", summary: "Cancel a delivery",
+		description: "Cancel one delivery (tracking_number, or delivery_id before booking) before the carrier picks it up. Cancelling the last live delivery cancels the shipment.",
+		request:     shipment.DeliveryRef{}, response: shipment.Shipment{}, fails: []string{"404", "409"}},
+	{method: "post", path: "/shipments.update", summary: "Change a shipment",
+		description: "Change a shipment. CREATED: sender, receiver, reference, attributes. BOOKED, PICKUP_BOOKED, PICKED_UP: attributes only. CANCELLED: nothing.",
+		request:     shipment.UpdateShipmentRequest{}, response: shipment.Shipment{}, fails: []string{"404", "409"}},
+	{method: "post", path: "/shipments.cancel", summary: "Cancel a shipment",
+		description: "Cancel a shipment and every live delivery at the carriers; refused once any delivery is picked up.",
+		request:     shipment.ShipmentRef{}, response: shipment.Shipment{}, fails: []string{"404", "409"}},
+	{method: "post", path: "/shipments.addParcel", summary: "Add a parcel",
+		description: "Add a parcel (shipment CREATED or BOOKED); booked and labelled at once when the shipment is BOOKED; also added to a connected return shipment.",
+		request:     shipment.AddParcelRequest{}, response: shipment.Shipment{}, fails: []string{"404", "409"}},
+	{method: "post", path: "/deliveries.confirmPickup", summary: "Confirm a pickup (extension)",
+		description: "Extension: a carrier integration reports that it collected a delivery (PICKED_UP); it can no longer be cancelled.",
+		request:     shipment.ConfirmPickupRequest{}, response: shipment.Shipment{}, extension: true, fails: []string{"404", "409"}},
+	{method: "get", path: "/labels/{tracking_number}", summary: "Print a label (extension)",
+		description: "Extension: the printable label of a booked delivery: an A6 PDF (format=pdf, default) or ZPL for thermal printers (format=zpl), with the tracking number as a Code 128 barcode. A cancelled delivery's label is 400 failed precondition.",
+		query:       []string{"site_id", "format"}, extension: true, content: map[string]any{
 			"application/pdf": map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}},
 			"application/zpl": map[string]any{"schema": map[string]any{"type": "string"}},
-		}},
-	{method: "get", path: "/openapi.json", summary: "Extension: this document.", extension: true, public: true},
+		}, fails: []string{"404"}},
+	{method: "get", path: "/openapi.json", summary: "This document (extension)",
+		description: "Extension: this document.", extension: true, public: true},
 }
 
 func TestShipmentOpenAPIUpToDate(t *testing.T) {
@@ -139,13 +159,14 @@ func TestShipmentOpenAPIUpToDate(t *testing.T) {
 		"go test ./httpapi -run TestShipmentOpenAPIUpToDate -update-shipment-openapi")
 }
 
-// TestShipmentOpenAPIRefsResolve checks that every $ref names a schema.
+// TestShipmentOpenAPIRefsResolve checks that every $ref names a schema or
+// a response of the document's components.
 func TestShipmentOpenAPIRefsResolve(t *testing.T) {
 	var doc map[string]any
 	if err := json.Unmarshal(shipmentOpenAPI, &doc); err != nil {
 		t.Fatal(err)
 	}
-	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	components := doc["components"].(map[string]any)
 	var refs []string
 	var walk func(v any)
 	walk = func(v any) {
@@ -169,7 +190,8 @@ func TestShipmentOpenAPIRefsResolve(t *testing.T) {
 		t.Fatal("no $ref at all")
 	}
 	for _, r := range refs {
-		if schemas[strings.TrimPrefix(r, "#/components/schemas/")] == nil {
+		kind, name, _ := strings.Cut(strings.TrimPrefix(r, "#/components/"), "/")
+		if set, _ := components[kind].(map[string]any); set[name] == nil {
 			t.Errorf("%s does not resolve", r)
 		}
 	}

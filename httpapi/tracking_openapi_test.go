@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/tracking"
 )
@@ -56,10 +57,10 @@ var trackingSpec = openAPISpec{
 	},
 	server:      areaTracking.base,
 	security:    "bearer",
-	securityDoc: "Authorization: Bearer <base64(API key)>",
+	securityDoc: "`Authorization: Bearer <base64(API key)>`",
 	errorSchema: map[string]any{
 		"type":        "object",
-		"description": "Every failure of areas A and B (status 400, 401, 403, 404, 405, 409, 413, 429, 500, 503; 429 and 503 carry Retry-After in seconds). error is \"<kind>: <message>\"; details name the offending fields. At most 20 field violations are listed, in field order; when there are more, a last one with an empty field and the rule \"truncated\" says how many were left out (\"and 12 more violations\").",
+		"description": "Every failure of areas A and B (status 400, 401, 403, 404, 405, 409, 413, 429, 500, 503; 429 and 503 carry Retry-After in seconds). error is `<kind>: <message>`; details name the offending fields. At most 20 field violations are listed, in field order; when there are more, a last one with an empty field and the rule \"truncated\" says how many were left out (\"and 12 more violations\").",
 		"required":    []string{"error", "trace_id"},
 		"properties": map[string]any{
 			"error":    map[string]any{"type": "string", "example": "invalid argument: invalid request: carrier_product_ref: is not a carrier product of the site's catalog"},
@@ -71,6 +72,12 @@ var trackingSpec = openAPISpec{
 		},
 	},
 	okDescription: "success",
+	errorExamples: restErrorExamples(
+		deliverykit.Invalid(deliverykit.FieldViolation{Field: "carrier_product_ref", Rule: "required", Message: "is required"},
+			deliverykit.FieldViolation{Field: "external_id", Rule: "required", Message: "is required"}),
+		&deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "tracking order not found",
+			Violations: []deliverykit.FieldViolation{{Field: "tos_id", Rule: "exists", Message: "names no tracking order of the site"}}},
+		deliverykit.Errorf(deliverykit.KindConflict, "external_id %q is already registered with different content", "order-1001")),
 	types: openAPISchemas{
 		enums: trackingEnums,
 		names: trackingSchemaNames,
@@ -87,31 +94,46 @@ const trackingPageSummary = "Extension: the customer tracking page (HTML) the po
 	"Its language (English, Swedish, Norwegian Bokmål, Danish, Finnish or German) is the query's locale (e.g. sv-SE), else the order's locale, else Accept-Language's; " +
 	"times are in the delivery's time zone (the order's time_zone), and alerts are shown while they are current."
 
-var trackingPageErrors = map[string]any{"404": map[string]any{"description": "unknown token (an HTML page)", "content": trackingHTML},
-	"410": map[string]any{"description": "expired or replaced token: an HTML page asking the customer to get a new link from the shop", "content": trackingHTML}}
+var trackingPageErrors = map[string]any{
+	"404": map[string]any{"description": "unknown token (an HTML page)", "content": htmlContent(
+		`<!DOCTYPE html><html lang="en"><head><title>Tracking link not found</title>…</head><body><main><h1>Tracking link not found</h1><p>This tracking link is not valid.</p></main></body></html>`)},
+	"410": map[string]any{"description": "expired or replaced token: an HTML page asking the customer to get a new link from the shop", "content": htmlContent(
+		`<!DOCTYPE html><html lang="en"><head><title>Tracking link expired</title>…</head><body><main><h1>Tracking link expired</h1><p>This tracking link has expired. Please ask the shop you ordered from for a new link.</p></main></body></html>`)},
+}
 
 var trackingOps = []openAPIOp{
-	{method: "post", path: "/generate_tracking_page_link", summary: "Generate a customer tracking page link for an order (order_id: tos_id or external_id) or a parcel (tracking_number). Extensions: the link works until expires_at (the call extends it); rotate: true gives the order a new token, and links handed out before stop working.",
-		request: tracking.GenerateTrackingPageLinkRequest{}, response: tracking.GenerateTrackingPageLinkResponse{}},
-	{method: "post", path: "/order", summary: "Register a tracking order. The same external_id with identical content returns the same id; with different content it is 409.",
-		request: tracking.CreateTrackingOrderRequest{}, response: tracking.CreateTrackingOrderResponse{}},
-	{method: "get", path: "/orders", summary: "Read the site's tracking orders, filtered by external_id or email; locale translates cart names.",
-		query: []string{"site_id", "email", "locale", "external_id"}, response: tracking.GetTrackingOrdersResponse{}},
-	{method: "post", path: "/parcel", summary: "Register a parcel of a tracking order (tos_id). Tracking numbers are unique per site and carrier.",
-		request: tracking.CreateParcelRequest{}, response: struct{}{}},
-	{method: "get", path: "/parcels", summary: "Read parcels: token wins and names the order; otherwise exactly one of tracking_number and external_id (both is 400).",
-		query: []string{"site_id", "external_id", "tracking_number", "token"}, response: tracking.GetTrackingParcelsResponse{}},
-	{method: "post", path: "/parcel.event", summary: "Extension: record a carrier event (a step, an alert, or both). Unknown steps or alerts are 400; a step sequence the parcel's direction or final step forbids is 400 failed precondition; a repeated event is ignored.",
-		request: tracking.Event{}, response: struct{}{}, extension: true},
-	{method: "get", path: "/notifications", summary: "List the notifications of an order (external_id).",
-		query: []string{"site_id", "external_id"}, response: notify.ListResponse{}},
-	{method: "post", path: "/notification.retrigger", summary: "Send a notification again: creates a new notification (origin RETRIGGER) and sends it. Unknown id is 404.",
-		request: notify.RetriggerRequest{}, response: notify.RetriggerResponse{}},
-	{method: "get", path: "/_/page/{token}", summary: trackingPageSummary,
-		query: []string{"locale"}, extension: true, public: true, content: trackingHTML, errors: trackingPageErrors},
-	{method: "head", path: "/_/page/{token}", summary: "Extension: the headers of the customer tracking page, without its body.",
-		query: []string{"locale"}, extension: true, public: true, content: trackingHTML, errors: trackingPageErrors},
-	{method: "get", path: "/_/openapi.json", summary: "Extension: this document.", extension: true, public: true, errors: map[string]any{}},
+	{method: "post", path: "/generate_tracking_page_link", summary: "Generate a tracking page link",
+		description: "Generate a customer tracking page link for an order (order_id: tos_id or external_id) or a parcel (tracking_number). Extensions: the link works until expires_at (the call extends it); rotate: true gives the order a new token, and links handed out before stop working.",
+		request:     tracking.GenerateTrackingPageLinkRequest{}, response: tracking.GenerateTrackingPageLinkResponse{}, fails: []string{"404"}},
+	{method: "post", path: "/order", summary: "Register a tracking order",
+		description: "Register a tracking order. The same external_id with identical content returns the same id; with different content it is 409.",
+		request:     tracking.CreateTrackingOrderRequest{}, response: tracking.CreateTrackingOrderResponse{}, fails: []string{"409"}},
+	{method: "get", path: "/orders", summary: "List tracking orders",
+		description: "Read the site's tracking orders, filtered by external_id or email; locale translates cart names.",
+		query:       []string{"site_id", "email", "locale", "external_id"}, response: tracking.GetTrackingOrdersResponse{}},
+	{method: "post", path: "/parcel", summary: "Register a parcel",
+		description: "Register a parcel of a tracking order (tos_id). Tracking numbers are unique per site and carrier.",
+		request:     tracking.CreateParcelRequest{}, response: struct{}{}, fails: []string{"404", "409"}},
+	{method: "get", path: "/parcels", summary: "Read parcels",
+		description: "Read parcels: token wins and names the order; otherwise exactly one of tracking_number and external_id (both is 400).",
+		query:       []string{"site_id", "external_id", "tracking_number", "token"}, response: tracking.GetTrackingParcelsResponse{}, fails: []string{"404"}},
+	{method: "post", path: "/parcel.event", summary: "Record a carrier event (extension)",
+		description: "Extension: record a carrier event (a step, an alert, or both). Unknown steps or alerts are 400; a step sequence the parcel's direction or final step forbids is 400 failed precondition; a repeated event is ignored.",
+		request:     tracking.Event{}, response: struct{}{}, extension: true, fails: []string{"404"}},
+	{method: "get", path: "/notifications", summary: "List an order's notifications",
+		description: "List the notifications of an order (external_id).",
+		query:       []string{"site_id", "external_id"}, response: notify.ListResponse{}},
+	{method: "post", path: "/notification.retrigger", summary: "Send a notification again",
+		description: "Send a notification again: creates a new notification (origin RETRIGGER) and sends it. Unknown id is 404.",
+		request:     notify.RetriggerRequest{}, response: notify.RetriggerResponse{}, fails: []string{"404"}},
+	{method: "get", path: "/_/page/{token}", summary: "Customer tracking page (extension)",
+		description: trackingPageSummary,
+		query:       []string{"locale"}, extension: true, public: true, content: trackingHTML, errors: trackingPageErrors},
+	{method: "head", path: "/_/page/{token}", summary: "Customer tracking page headers (extension)",
+		description: "Extension: the headers of the customer tracking page, without its body.",
+		query:       []string{"locale"}, extension: true, public: true, content: trackingHTML, errors: trackingPageErrors},
+	{method: "get", path: "/_/openapi.json", summary: "This document (extension)",
+		description: "Extension: this document.", extension: true, public: true, errors: map[string]any{}},
 }
 
 func TestTrackingOpenAPIUpToDate(t *testing.T) {

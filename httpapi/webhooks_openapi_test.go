@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -49,9 +50,13 @@ var webhooksSpec = openAPISpec{
 	},
 	server:        "/v1/webhooks",
 	security:      "bearerApiToken",
-	securityDoc:   "Authorization: Bearer <base64(API token)>",
+	securityDoc:   "`Authorization: Bearer <base64(API token)>`",
 	errorSchema:   shipmentSpec.errorSchema,
 	okDescription: "OK",
+	errorExamples: restErrorExamples(
+		deliverykit.InvalidField("limit", "type", "must be an integer"),
+		deliverykit.E(deliverykit.KindNotFound, "no such webhook endpoint"),
+		nil),
 	querySchemas: map[string]any{
 		"limit":  map[string]any{"type": "integer", "minimum": 0, "default": webhook.DefaultPageSize, "description": fmt.Sprintf("page size; above %d is %d", webhook.MaxPageSize, webhook.MaxPageSize)},
 		"before": map[string]any{"type": "string", "description": "next_before of the previous page"},
@@ -79,19 +84,27 @@ var webhooksSpec = openAPISpec{
 		},
 	},
 	ops: []openAPIOp{
-		{method: "get", path: "/endpoints", summary: "List the site's webhook endpoints, in id order.", query: []string{"site_id"}, response: webhookEndpoints{}, extension: true},
-		{method: "get", path: "/endpoints/{id}", summary: "Read one endpoint.", query: []string{"site_id"}, response: webhook.EndpointView{}, extension: true},
-		{method: "post", path: "/endpoints/{id}:enable", summary: "Enable an endpoint disabled by a 410 answer. Events from now on are delivered; redeliver earlier ones as needed.",
-			query: []string{"site_id"}, response: webhook.EndpointView{}, extension: true},
-		{method: "get", path: "/endpoints/{id}/deliveries", summary: "The endpoint's deliveries, newest first; settled ones are kept 30 days.",
-			query: []string{"site_id", "limit", "before"}, response: webhook.DeliveryPage{}, extension: true},
-		{method: "post", path: "/endpoints/{id}/deliveries/{event_id}:redeliver", summary: "Send an event to the endpoint again, with the same body and webhook-id, behind the endpoint's pending deliveries of the same subject. 404 when the event was not delivered to the endpoint within 30 days; 400 failed precondition when the endpoint is disabled.",
-			query: []string{"site_id"}, response: webhook.Delivery{}, extension: true},
-		{method: "get", path: "/events/dead", summary: "The site's dead events, oldest first: effects between areas, and hand-overs to webhooks, that failed for good (after their retries, or at once when the event cannot be applied). The consumers that applied an event are listed in done.",
-			query: []string{"site_id", "limit", "after"}, response: deadEvents{}, extension: true},
-		{method: "post", path: "/events/dead/{event_id}:retry", summary: "Queue a dead event again, due now, with its attempts counted afresh; only the consumers that had not applied it are called. 404 when the event is not dead.",
-			query: []string{"site_id"}, response: retriedEvent{}, extension: true},
-		{method: "get", path: "/openapi.json", summary: "This document.", extension: true, public: true},
+		{method: "get", path: "/endpoints", summary: "List webhook endpoints",
+			description: "List the site's webhook endpoints, in id order.", query: []string{"site_id"}, response: webhookEndpoints{}, extension: true},
+		{method: "get", path: "/endpoints/{id}", summary: "Read a webhook endpoint",
+			description: "Read one endpoint.", query: []string{"site_id"}, response: webhook.EndpointView{}, extension: true, fails: []string{"404"}},
+		{method: "post", path: "/endpoints/{id}:enable", summary: "Enable a webhook endpoint",
+			description: "Enable an endpoint disabled by a 410 answer. Events from now on are delivered; redeliver earlier ones as needed.",
+			query:       []string{"site_id"}, response: webhook.EndpointView{}, extension: true, fails: []string{"404"}},
+		{method: "get", path: "/endpoints/{id}/deliveries", summary: "List an endpoint's deliveries",
+			description: "The endpoint's deliveries, newest first; settled ones are kept 30 days.",
+			query:       []string{"site_id", "limit", "before"}, response: webhook.DeliveryPage{}, extension: true, fails: []string{"404"}},
+		{method: "post", path: "/endpoints/{id}/deliveries/{event_id}:redeliver", summary: "Redeliver an event",
+			description: "Send an event to the endpoint again, with the same body and webhook-id, behind the endpoint's pending deliveries of the same subject. 404 when the event was not delivered to the endpoint within 30 days; 400 failed precondition when the endpoint is disabled.",
+			query:       []string{"site_id"}, response: webhook.Delivery{}, extension: true, fails: []string{"404"}},
+		{method: "get", path: "/events/dead", summary: "List dead events",
+			description: "The site's dead events, oldest first: effects between areas, and hand-overs to webhooks, that failed for good (after their retries, or at once when the event cannot be applied). The consumers that applied an event are listed in done.",
+			query:       []string{"site_id", "limit", "after"}, response: deadEvents{}, extension: true},
+		{method: "post", path: "/events/dead/{event_id}:retry", summary: "Retry a dead event",
+			description: "Queue a dead event again, due now, with its attempts counted afresh; only the consumers that had not applied it are called. 404 when the event is not dead.",
+			query:       []string{"site_id"}, response: retriedEvent{}, extension: true, fails: []string{"404"}},
+		{method: "get", path: "/openapi.json", summary: "This document",
+			description: "This document.", extension: true, public: true},
 	},
 }
 
@@ -158,12 +171,15 @@ func buildWebhooksOpenAPI() ([]byte, error) {
 			return nil, err
 		}
 		hooks[string(e.Type)] = map[string]any{"post": map[string]any{
-			"summary":     e.Area + ": " + e.Summary,
+			"summary":     string(e.Type),
+			"description": e.Area + ": " + e.Summary,
 			"operationId": "webhook_" + strings.NewReplacer(".", "_").Replace(string(e.Type)),
+			// The receiver checks the signature, not an API key.
+			"security": []any{},
 			"parameters": []any{
 				map[string]any{"name": webhook.HeaderID, "in": "header", "required": true, "schema": map[string]any{"type": "string"}, "description": "the event id, the same on every attempt: apply an event once per id"},
 				map[string]any{"name": webhook.HeaderTimestamp, "in": "header", "required": true, "schema": map[string]any{"type": "integer"}, "description": "Unix seconds of the attempt; refuse one more than 5 minutes from your clock"},
-				map[string]any{"name": webhook.HeaderSignature, "in": "header", "required": true, "schema": map[string]any{"type": "string"}, "description": "v1,<base64 HMAC-SHA256 of id.timestamp.body>, one per secret, space-separated"},
+				map[string]any{"name": webhook.HeaderSignature, "in": "header", "required": true, "schema": map[string]any{"type": "string"}, "description": "`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, one per secret, space-separated"},
 			},
 			"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{
 				"schema":  map[string]any{"$ref": "#/components/schemas/" + name},
