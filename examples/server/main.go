@@ -97,6 +97,7 @@ type flags struct {
 	store                                    string
 	configPath                               string
 	checkConfig                              string
+	compact                                  string
 	logFormat                                string
 	metricsAddr                              string
 	logLevel                                 slog.Level
@@ -124,6 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string (with -store postgres), e.g. \"host=db.internal dbname=deliverykit pool_max_conns=16\"")
 	fs.StringVar(&f.configPath, "config", "", "configuration file (JSON); empty uses the embedded demo configuration")
 	fs.StringVar(&f.checkConfig, "check-config", "", "validate this configuration file, print a summary of it and exit (status 2 when it is invalid)")
+	fs.StringVar(&f.compact, "compact", "", "copy the bolt file -db into this new file, keeping only the pages in use, and exit; run it with the server stopped, then replace -db with the copy")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt) or json (one object per line)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "where Prometheus metrics are served at /metrics: empty serves them on -addr, a host:port on a listener of their own (keep it private), off serves none")
@@ -272,6 +274,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	}
 	if f.checkConfig != "" {
 		return checkConfig(f.checkConfig, cmp.Or[io.Writer](h.stdout, os.Stdout))
+	}
+	if f.compact != "" {
+		before, after, err := bolt.Compact(f.db, f.compact)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmp.Or[io.Writer](h.stdout, os.Stdout), "%s: %d bytes; %s: %d bytes\n", f.db, before, f.compact, after)
+		return nil
 	}
 	log := newLogger(stderr, f)
 	cfg, err := loadConfig(f, log)

@@ -670,3 +670,44 @@ func TestSimulatedCarrier(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestCompactFlag: -compact copies the bolt file a stopped server used into
+// a new file that a server then serves from.
+func TestCompactFlag(t *testing.T) {
+	dir := t.TempDir()
+	db, compacted := filepath.Join(dir, "dk.db"), filepath.Join(dir, "dk.compact.db")
+	s, err := bolt.Open(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(t.Context(), func(tx storage.Tx) error {
+		_, err := tx.Put("c", "k", []byte("v"), storage.AnyVersion)
+		return err
+	})
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-db", db, "-compact", compacted}, io.Discard, hooks{stdout: &out}); err != nil {
+		t.Fatalf("-compact: %v", err)
+	}
+	if !strings.Contains(out.String(), compacted+": ") {
+		t.Errorf("-compact printed %q", out.String())
+	}
+	c, err := bolt.Open(compacted, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.View(t.Context(), func(tx storage.Tx) error {
+		r, err := tx.Get("c", "k")
+		if err == nil && string(r.Value) != "v" {
+			err = fmt.Errorf("value %q", r.Value)
+		}
+		return err
+	})
+	if err != nil {
+		t.Errorf("the compacted file: %v", err)
+	}
+}
