@@ -565,6 +565,13 @@ func (s *Service) complete(ctx context.Context, site, id, field string, prepare 
 		// completed session without a tracking order.
 		if s.orders != nil {
 			if err := s.orders.CheckOrder(ctx, site, r.orderExternalID()); err != nil {
+				// The order may be this very session's, completed by a
+				// concurrent call since it was read: that call won, and
+				// this one is told to repeat (and then hears the session
+				// is completed), as any other lost race is.
+				if deliverykit.KindOf(err) == deliverykit.KindConflict && s.changedSince(ctx, site, id, r.Revision) {
+					return false, errConflict
+				}
 				return false, err
 			}
 		}
@@ -735,6 +742,17 @@ func (s *Service) loadShared(ctx context.Context, site, id string) (*record, err
 }
 
 // read returns the stored, still encoded session.
+// changedSince reports whether the stored session is no longer at
+// revision, read past the cache.
+func (s *Service) changedSince(ctx context.Context, site, id string, revision int) bool {
+	raw, err := s.read(ctx, storage.Key(site, id), id)
+	if err != nil {
+		return false
+	}
+	it, err := sessions.Decode(raw)
+	return err == nil && it.Value.Revision != revision
+}
+
 func (s *Service) read(ctx context.Context, key, id string) (storage.Record, error) {
 	var raw storage.Record
 	err := s.store.View(ctx, func(tx storage.Tx) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -319,5 +320,44 @@ func TestWidgetLanguages(t *testing.T) {
 		if diff := cmp.Diff([]string{tc.category, tc.shipping}, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.locale, diff)
 		}
+	}
+}
+
+// TestCompleteRacingItsOwnOrder: when a concurrent call completed the same
+// session (and its order now holds the order number) after this call read
+// it, this call lost a race: it is told to repeat the call, not that its
+// order number is taken.
+func TestCompleteRacingItsOwnOrder(t *testing.T) {
+	f := newFixture(t)
+	v, err := f.svc.Create(ctx, "demo-site", createRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	customer := &Customer{Address: &CustomerAddress{PostalCode: "118 26", Country: "SE"}}
+	var winner *Completed
+	calls := 0
+	f.svc.orders = checkerFunc(func(ext string) error {
+		calls++
+		if calls > 1 {
+			return nil // the winner's own check
+		}
+		// The winning call completes the session while this one is
+		// between its read and its write.
+		var err error
+		if winner, err = f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID, Customer: customer}); err != nil {
+			t.Fatalf("the winning completion: %v", err)
+		}
+		return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "external_id is already a tracking order",
+			Violations: []deliverykit.FieldViolation{{Field: "external_id", Rule: "unique", Message: "taken"}}}
+	})
+	_, err = f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID, Customer: customer})
+	if !errors.Is(err, deliverykit.ErrConflict) || len(deliverykit.ViolationsOf(err)) != 0 || !strings.Contains(err.Error(), "repeat the call") {
+		t.Errorf("the losing completion: %v, want a conflict saying to repeat the call", err)
+	}
+	if _, err := f.svc.Complete(ctx, "demo-site", CompleteRequest{ID: v.Session.ID, Customer: customer}); !errors.Is(err, deliverykit.ErrPermissionDenied) {
+		t.Errorf("repeated: %v, want the session is completed", err)
+	}
+	if winner == nil || winner.TosID == "" {
+		t.Errorf("winner = %+v", winner)
 	}
 }

@@ -280,6 +280,19 @@ func (s *Service) Patch(ctx context.Context, site string, in Session) (*Session,
 	return out, err
 }
 
+// state reads a stored session's state.
+func (s *Service) state(ctx context.Context, site, id string) (State, error) {
+	var st State
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := sessions.Get(tx, storage.Key(site, id))
+		if err == nil {
+			st = it.Value.State
+		}
+		return err
+	})
+	return st, err
+}
+
 func checkActive(name string, st State) error {
 	if st != StateActive {
 		return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "session %s is %s and cannot be changed", name, st)
@@ -304,6 +317,14 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 		return nil, err
 	}
 	if err := s.checkOrders(ctx, site, req.DeliveryChoices); err != nil {
+		// The order may be this very session's, completed by a
+		// concurrent call: that call won, and this one hears what any
+		// call on a completed session hears.
+		if deliverykit.KindOf(err) == deliverykit.KindConflict {
+			if st, serr := s.state(ctx, site, id); serr == nil && st != StateActive {
+				return nil, checkActive(name, st)
+			}
+		}
 		return nil, err
 	}
 	eng, err := s.engines.Engine(site)

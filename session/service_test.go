@@ -854,3 +854,43 @@ func TestResultOwnsItsMemory(t *testing.T) {
 		t.Errorf("the result shares memory with the request: %+v", s)
 	}
 }
+
+type checkerFunc func(ext string) error
+
+func (f checkerFunc) CheckOrder(_ context.Context, _, ext string) error { return f(ext) }
+
+// TestCompleteRacingItsOwnOrder: when a concurrent call completed the same
+// session (its order now holds the choice's external id) after this call
+// began, this call hears that the session is completed, not that the
+// external id is taken.
+func TestCompleteRacingItsOwnOrder(t *testing.T) {
+	clock := deliverykit.NewManualClock(testNow)
+	var svc *session.Service
+	var name string
+	req := completeReq(session.DeliveryChoice{DeliveryID: "d1", OptionID: "home/north-parcel-home", ExternalID: "web-9"})
+	calls := 0
+	svc, err := session.New(memory.New(), session.Options{Engines: demoEngines(t, clock), Clock: clock, IDs: &deliverykit.SequentialIDs{},
+		Orders: checkerFunc(func(ext string) error {
+			calls++
+			if calls > 1 {
+				return nil // the winner's own check
+			}
+			if _, err := svc.Complete(t.Context(), "demo-site", name, req); err != nil {
+				t.Fatalf("the winning completion: %v", err)
+			}
+			return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "taken",
+				Violations: []deliverykit.FieldViolation{{Field: "external_id", Rule: "unique", Message: "taken"}}}
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := svc.Create(t.Context(), "demo-site", input(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name = s.Name
+	_, err = svc.Complete(t.Context(), "demo-site", name, req)
+	if !errors.Is(err, deliverykit.ErrFailedPrecondition) || !strings.Contains(err.Error(), "COMPLETED") {
+		t.Errorf("the losing completion: %v, want the session is COMPLETED", err)
+	}
+}
