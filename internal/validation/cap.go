@@ -141,8 +141,8 @@ func jsonLen(s string) int {
 
 // runeJSONLen is the encoded length of the rune r that starts rest:
 // control characters, the HTML characters and the line separators are
-// written as \uXXXX, quotes and backslashes with a backslash, invalid
-// bytes as \ufffd.
+// written as \u and four hex digits, quotes and backslashes with a
+// backslash, invalid bytes as \ufffd.
 func runeJSONLen(r rune, rest string) int {
 	switch {
 	case r == '"' || r == '\\':
