@@ -57,11 +57,11 @@ const (
 )
 
 // Types lists every type, in the order above (then the carrier's, in
-// carrier.go).
+// carrier.go, and the return shipment's, in returnship.go).
 var Types = []Type{
 	TypeOrderCompleted, TypeParcelBooked, TypeParcelChanged, TypeNotificationSent, TypeNotificationFailed,
 	TypeDeliveryPickedUp, TypeReturnCreated, TypeReturnStatusChanged, TypeReturnItemsReceived, TypeRefundChanged,
-	TypeCarrierEventReported,
+	TypeCarrierEventReported, TypeReturnShipmentRequested,
 }
 
 // Known reports whether t is one of Types.

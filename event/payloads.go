@@ -96,7 +96,9 @@ type ParcelBooked struct {
 	ShipmentID string `json:"shipment_id"`
 	DeliveryID string `json:"delivery_id"`
 	// OrderExternalID is the merchant's order the parcel belongs to: the
-	// shipment's external id, else its id.
+	// shipment's external id, else its id; for a RETURN shipment whose
+	// attributes name the outbound order (order_external_id, as a return
+	// parcel booked for the returns area does), that order's.
 	OrderExternalID string `json:"order_external_id"`
 	Reference       string `json:"reference,omitempty"`
 	TrackingNumber  string `json:"tracking_number"`
@@ -119,6 +121,11 @@ type ParcelBooked struct {
 	// consumer makes it name the parcel's order. Empty: no link.
 	LinkToken string    `json:"link_token,omitempty"`
 	BookedAt  time.Time `json:"booked_at"`
+	// ShipmentExternalID is the shipment's external id, when it has one:
+	// how the returns area knows its return parcels (see
+	// ReturnShipmentRequested). CarrierName is the delivery's carrier.
+	ShipmentExternalID string `json:"shipment_external_id,omitempty"`
+	CarrierName        string `json:"carrier_name,omitempty"`
 }
 
 // EventType implements Payload.

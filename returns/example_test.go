@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
@@ -127,16 +129,11 @@ func ExampleService_RenewStatusLink() {
 	// https://shop.example/returns/customer/return/rt_000002 works: true
 }
 
-// oneCarrier books every return parcel with one tracking number per
-// return and knows one drop-off point: what the wiring package does over
-// the shipments area and the delivery catalog.
+// oneCarrier renders labels and knows one drop-off point: what the
+// shipments area and the delivery catalog (CatalogDropOffs) do.
 type oneCarrier struct{}
 
-func (oneCarrier) BookReturnLabel(_ context.Context, _ string, req returns.LabelRequest) (returns.BookedLabel, error) {
-	return returns.BookedLabel{TrackingNumber: fmt.Sprintf("RR%09dSE", req.ReturnID), CarrierName: "North Parcel"}, nil
-}
-
-func (oneCarrier) ReturnLabelPDF(context.Context, string, string) ([]byte, error) {
+func (oneCarrier) LabelPDF(context.Context, string, string) ([]byte, error) {
 	return []byte("%PDF-1.3 …"), nil
 }
 
@@ -145,14 +142,16 @@ func (oneCarrier) DropOffPoints(_ context.Context, _, _ string, near returns.Add
 }
 
 // The status page of a return whose policy names a return product: the
-// label booked when the return was created, and the drop-off points near
-// the order's delivery address.
+// label is being prepared until the parcel.booked of the return parcel
+// asked for with the return arrives (the shipments area books it through
+// the outbox), then it is shown with the drop-off points near the order's
+// delivery address.
 func ExampleService_StatusPage() {
 	ctx := context.Background()
 	svc := returns.New(memory.New(), returns.Options{
 		IDs: &deliverykit.SequentialIDs{}, PublicURL: "https://shop.example",
-		Policies: returns.StaticPolicies{"my-site": {ReturnProduct: "north-parcel-point"}},
-		Labels:   oneCarrier{}, DropOffs: oneCarrier{},
+		Policies:  returns.StaticPolicies{"my-site": {ReturnProduct: "north-parcel-point"}},
+		LabelPDFs: oneCarrier{}, DropOffs: oneCarrier{},
 	})
 	_, err := svc.ImportOrder(ctx, "my-site", returns.OrderInput{
 		ForeignID: "1001", CurrencyCode: "EUR", Email: "anna@example.com", Locale: "sv-SE",
@@ -175,9 +174,50 @@ func ExampleService_StatusPage() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(page.Locale, page.Label.TrackingNumber, page.Label.Path)
+	fmt.Println(page.Locale, "label being prepared:", page.LabelPending)
+
+	// The shipments area booked the parcel (what its parcel.booked says).
+	ev, err := event.New("evt_1", "my-site", "RR000000001SE", time.Now(), event.ParcelBooked{
+		ShipmentID: "shp_1", OrderExternalID: "1001", TrackingNumber: "RR000000001SE", Direction: "RETURN",
+		ShipmentExternalID: returns.ShipmentExternalID(ret.ID), CarrierName: "North Parcel",
+	})
+	if err == nil {
+		err = svc.HandleParcelBooked(ctx, ev)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	page, err = svc.StatusPage(ctx, token)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(page.Label.TrackingNumber, page.Label.Path)
 	fmt.Println(page.DropOffs[0].Name)
+	fmt.Println(page.Return.Shipments[0].Type, page.Return.Shipments[0].Carrier, page.Return.Shipments[0].TrackingReference)
 	// Output:
-	// sv-SE RR000000001SE /returns/customer/return/rt_000001/label.pdf
+	// sv-SE label being prepared: true
+	// RR000000001SE /returns/customer/return/rt_000001/label.pdf
 	// Kiosk Stockholm
+	// C2B North Parcel RR000000001SE
+}
+
+// The drop-off points a return page lists: the return product's carrier's
+// pickup locations nearest to the customer, placed by postal code.
+func ExampleNewCatalogDropOffs() {
+	d := returns.NewCatalogDropOffs(config.Demo().Catalogs(), 0)
+	points, err := d.DropOffPoints(context.Background(), "demo-site", "north-parcel-point",
+		returns.Address{PostalCode: "114 49", City: "Stockholm", Country: "SE"}, 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range points {
+		fmt.Printf("%s, %.1f km\n", p.Name, p.Meters/1000)
+	}
+	// Output:
+	// Service Point Östermalm, 0.0 km
+	// Kiosk Sergels Torg, 1.3 km
+	// Grocer Vasastan, 2.1 km
 }

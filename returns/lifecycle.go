@@ -12,6 +12,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/internal/checked"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -67,6 +68,12 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if r.ID, r.Rank, err = s.returns.next(tx, site); err != nil {
 			return err
 		}
+		// The return parcel is asked for with the return: both commit or
+		// neither (returns/shipments.go).
+		ship, err := s.requestShipment(site, oit.Value, &r, now)
+		if err != nil {
+			return err
+		}
 		if err := s.returns.insert(tx, site, r.ID, r.Rank, r); err != nil {
 			return err
 		}
@@ -80,12 +87,14 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if err := s.emit(tx, site, o, r, "", now, event.TypeReturnCreated); err != nil {
 			return err
 		}
+		if ship != nil {
+			if err := outbox.Add(tx, *ship); err != nil {
+				return err
+			}
+		}
 		out, err = s.returnView(tx, site, o, r)
 		return err
 	})
-	if err == nil {
-		s.bookLabelAfterCreate(ctx, site, out.ID)
-	}
 	return out, err
 }
 

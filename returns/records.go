@@ -154,6 +154,11 @@ type returnRecord struct {
 	Locale string `json:"locale,omitempty"`
 	// Label is the return parcel booked for the return, once booked.
 	Label *labelRecord `json:"label,omitempty"`
+	// ShipmentRequestedAt is when the return parcel was asked for
+	// (event.ReturnShipmentRequested); ArrivedAt when the carrier
+	// delivered it to the merchant (its items await inspection).
+	ShipmentRequestedAt *time.Time `json:"shipmentRequestedAt,omitempty"`
+	ArrivedAt           *time.Time `json:"arrivedAt,omitempty"`
 }
 
 // labelRecord is a booked return parcel: what its label and QR code show.
@@ -162,6 +167,9 @@ type labelRecord struct {
 	CarrierName    string    `json:"carrierName,omitempty"`
 	Product        string    `json:"product"`
 	BookedAt       time.Time `json:"bookedAt"`
+	// ShipmentID is the shipments area's id of the parcel's shipment;
+	// labels booked before returns asked for them by event have none.
+	ShipmentID string `json:"shipmentId,omitempty"`
 }
 
 // orderSummaryRecord is what a return keeps of its order (OrderSummary).

@@ -6,45 +6,20 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
-// fakeLabels books like the real adapter: idempotent by site and return
-// id. fail makes the next calls fail.
-type fakeLabels struct {
-	mu       sync.Mutex
-	fail     int
-	calls    int
-	bookings map[string]BookedLabel
-	requests []LabelRequest
-}
+// fakePDFs renders a label naming the site and the tracking number.
+type fakePDFs struct{}
 
-func (l *fakeLabels) BookReturnLabel(_ context.Context, site string, req LabelRequest) (BookedLabel, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.calls++
-	if l.fail > 0 {
-		l.fail--
-		return BookedLabel{}, deliverykit.E(deliverykit.KindUnavailable, "carrier unreachable")
-	}
-	key := fmt.Sprintf("%s/%d", site, req.ReturnID)
-	if b, ok := l.bookings[key]; ok {
-		return b, nil
-	}
-	if l.bookings == nil {
-		l.bookings = map[string]BookedLabel{}
-	}
-	b := BookedLabel{TrackingNumber: fmt.Sprintf("CR%09dSE", len(l.bookings)+1), CarrierName: "North Parcel"}
-	l.bookings[key] = b
-	l.requests = append(l.requests, req)
-	return b, nil
-}
-
-func (l *fakeLabels) ReturnLabelPDF(_ context.Context, site, tn string) ([]byte, error) {
+func (fakePDFs) LabelPDF(_ context.Context, site, tn string) ([]byte, error) {
 	return []byte("%PDF-1.3 " + site + " " + tn), nil
 }
 
@@ -71,8 +46,8 @@ var testAddress = &Address{Name: "Łukasz Żółć", AddressLines: []string{"Dro
 
 type sendBackFixture struct {
 	*fixture
-	labels   *fakeLabels
 	dropOffs *fakeDropOffs
+	policies StaticPolicies
 }
 
 func newSendBackFixture(t *testing.T, product string) *sendBackFixture {
@@ -80,40 +55,71 @@ func newSendBackFixture(t *testing.T, product string) *sendBackFixture {
 	clock := deliverykit.NewManualClock(t0)
 	pol := testPolicy
 	pol.ReturnProduct = product
-	f := &sendBackFixture{labels: &fakeLabels{}, dropOffs: &fakeDropOffs{}}
-	f.fixture = &fixture{clock: clock, ctx: t.Context(), svc: New(memory.New(), Options{
+	f := &sendBackFixture{dropOffs: &fakeDropOffs{}, policies: StaticPolicies{"site-a": pol}}
+	store := memory.New()
+	f.fixture = &fixture{clock: clock, ctx: t.Context(), store: store, svc: New(store, Options{
 		Clock: clock, IDs: &deliverykit.SequentialIDs{},
-		Policies: StaticPolicies{"site-a": pol}, PublicURL: "https://returns.example",
-		Labels: f.labels, DropOffs: f.dropOffs,
+		Policies: f.policies, PublicURL: "https://returns.example",
+		LabelPDFs: fakePDFs{}, DropOffs: f.dropOffs,
 	})}
 	return f
 }
 
-// TestStatusPageSendBack covers when the status page offers a label and
-// drop-off points, and that a label is booked once per return whatever
-// fails or repeats.
+// requests are the return parcels asked for so far, in order.
+func (f *fixture) requests(t *testing.T) []event.ReturnShipmentRequested {
+	t.Helper()
+	evs, err := outbox.Pending(t.Context(), f.store, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []event.ReturnShipmentRequested
+	for _, ev := range evs {
+		if ev.Type == event.TypeReturnShipmentRequested {
+			r, err := event.Decode[event.ReturnShipmentRequested](ev)
+			mustDecode(t, err)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// booked is the parcel.booked the shipments area writes for the return
+// parcel of return id, with tracking number tn.
+func booked(t *testing.T, site string, id uint64, order, tn string) event.Event {
+	t.Helper()
+	ev, err := event.New("evt_"+tn, site, tn, t0, event.ParcelBooked{
+		ShipmentID: "shp_" + tn, DeliveryID: "shp_" + tn + "-P1-D1", OrderExternalID: order, TrackingNumber: tn,
+		ProductRef: "np-return", Direction: "RETURN", DeliveryType: "DELIVERY", BookedAt: t0,
+		ShipmentExternalID: ShipmentExternalID(id), CarrierName: "North Parcel",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// TestStatusPageSendBack covers when a return asks for its parcel, and
+// what its status page shows before and after the parcel is booked.
 func TestStatusPageSendBack(t *testing.T) {
 	tests := []struct {
 		name        string
 		product     string
 		address     *Address
-		failCreate  int  // bookings failing from the creation on
+		book        bool // the parcel.booked arrives before the page is opened
 		inTransit   bool // the parcel is at the carrier before the page is opened
+		wantAsked   int  // return parcels asked for
 		wantLabel   string
 		wantPending bool
 		wantPoints  int
-		wantCalls   int // carrier calls after two page views
-		wantAsked   []string
+		wantQueries []string
 	}{
-		{name: "no return product", address: testAddress, wantCalls: 0},
-		{name: "no delivery address", product: "np-return", wantCalls: 0},
-		{name: "booked at creation", product: "np-return", address: testAddress,
-			wantLabel: "CR000000001SE", wantPoints: 2, wantCalls: 1, wantAsked: []string{"site-a np-return 111 51 SE 5", "site-a np-return 111 51 SE 5"}},
-		{name: "booking failed at creation, booked by the page", product: "np-return", address: testAddress, failCreate: 1,
-			wantLabel: "CR000000001SE", wantPoints: 2, wantCalls: 2, wantAsked: []string{"site-a np-return 111 51 SE 5", "site-a np-return 111 51 SE 5"}},
-		{name: "carrier down throughout", product: "np-return", address: testAddress, failCreate: 100,
-			wantPending: true, wantPoints: 2, wantCalls: 3, wantAsked: []string{"site-a np-return 111 51 SE 5", "site-a np-return 111 51 SE 5"}},
-		{name: "parcel already in transit", product: "np-return", address: testAddress, failCreate: 1, inTransit: true, wantCalls: 1},
+		{name: "no return product", address: testAddress},
+		{name: "no delivery address", product: "np-return"},
+		{name: "asked at creation, being prepared", product: "np-return", address: testAddress, wantAsked: 1,
+			wantPending: true, wantPoints: 2, wantQueries: []string{"site-a np-return 111 51 SE 5", "site-a np-return 111 51 SE 5"}},
+		{name: "booked", product: "np-return", address: testAddress, book: true, wantAsked: 1,
+			wantLabel: "CR000000001SE", wantPoints: 2, wantQueries: []string{"site-a np-return 111 51 SE 5", "site-a np-return 111 51 SE 5"}},
+		{name: "parcel already in transit", product: "np-return", address: testAddress, inTransit: true, wantAsked: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,8 +129,12 @@ func TestStatusPageSendBack(t *testing.T) {
 			if _, err := f.svc.ImportOrder(f.ctx, "site-a", in); err != nil {
 				t.Fatal(err)
 			}
-			f.labels.fail = tc.failCreate
 			ret := f.createReturn(t, "site-a", "A-1", CustomerReturnItemInput{ForeignLineItemID: "L1", Quantity: 1})
+			if tc.book {
+				if err := f.svc.HandleParcelBooked(f.ctx, booked(t, "site-a", ret.ID, "A-1", "CR000000001SE")); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if tc.inTransit {
 				if _, err := f.svc.MarkInTransit(f.ctx, "site-a", ret.ID, ShipmentInput{Carrier: "own", TrackingReference: "X1"}); err != nil {
 					t.Fatal(err)
@@ -156,54 +166,76 @@ func TestStatusPageSendBack(t *testing.T) {
 			if gotLabel != tc.wantLabel || v.LabelPending != tc.wantPending || len(v.DropOffs) != tc.wantPoints {
 				t.Errorf("label %q pending %v, %d drop-off points; want %q %v %d", gotLabel, v.LabelPending, len(v.DropOffs), tc.wantLabel, tc.wantPending, tc.wantPoints)
 			}
-			if f.labels.calls != tc.wantCalls || len(f.labels.bookings) > 1 {
-				t.Errorf("%d carrier calls, %d bookings; want %d calls and at most one booking", f.labels.calls, len(f.labels.bookings), tc.wantCalls)
+			if got := f.requests(t); len(got) != tc.wantAsked {
+				t.Errorf("%d return parcels asked for, want %d: %+v", len(got), tc.wantAsked, got)
 			}
-			if diff := cmp.Diff(tc.wantAsked, f.dropOffs.asked); diff != "" {
+			if diff := cmp.Diff(tc.wantQueries, f.dropOffs.asked); diff != "" {
 				t.Errorf("drop-off queries (-want +got):\n%s", diff)
-			}
-			if tc.wantLabel != "" {
-				want := LabelRequest{ReturnID: ret.ID, OrderForeignID: "A-1", Product: "np-return", Sender: *testAddress, Email: "Customer@Example.com"}
-				if diff := cmp.Diff([]LabelRequest{want}, f.labels.requests); diff != "" {
-					t.Errorf("booking (-want +got):\n%s", diff)
-				}
 			}
 		})
 	}
 }
 
-// TestStatusPageConcurrentViews opens the page of a return whose label
-// failed at creation from several requests at once: the return keeps one
-// tracking number, and every view shows it.
-func TestStatusPageConcurrentViews(t *testing.T) {
+// TestReturnShipmentRequested: the request written with the return names
+// the shipment's external id, the order, the product and the customer as
+// the sender, in the transaction of the return (after return.created).
+func TestReturnShipmentRequested(t *testing.T) {
 	f := newSendBackFixture(t, "np-return")
+	in := orderInput("A-1")
+	in.DeliveryAddress = &Address{AddressLines: []string{"Drottninggatan 5"}, PostalCode: "111 51", City: "Stockholm", Country: "SE",
+		Coordinates: &Coordinates{Lat: 59.33, Lng: 18.06}}
+	if _, err := f.svc.ImportOrder(f.ctx, "site-a", in); err != nil {
+		t.Fatal(err)
+	}
+	ret := f.createReturn(t, "site-a", "A-1", CustomerReturnItemInput{ForeignLineItemID: "L1", Quantity: 1})
+	want := []event.ReturnShipmentRequested{{
+		ReturnID: "1", ShipmentExternalID: "return-1", OrderExternalID: "A-1", ProductRef: "np-return",
+		// No name on the address: the e-mail address names the sender.
+		Sender: deliverykit.Contact{Name: "Customer@Example.com", Email: "Customer@Example.com"},
+		SenderAddress: &deliverykit.Address{AddressLines: []string{"Drottninggatan 5"}, PostalCode: "111 51", City: "Stockholm", Country: "SE",
+			Coordinates: &deliverykit.Coordinates{Lat: 59.33, Lng: 18.06}},
+		RequestedAt: t0.Truncate(time.Microsecond),
+	}}
+	if diff := cmp.Diff(want, f.requests(t)); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	evs, err := outbox.Pending(f.ctx, f.store, 10)
+	if err != nil || len(evs) != 2 || evs[0].Type != event.TypeReturnCreated || evs[1].Subject != "1" {
+		t.Errorf("events %+v, %v; want return.created, then the request, both of return 1", evs, err)
+	}
+	if ret.ID != 1 || ShipmentExternalID(ret.ID) != "return-1" {
+		t.Errorf("return %d", ret.ID)
+	}
+}
+
+// TestStatusPageAsksOnce: a return created before its site's policy named
+// a return product gets its parcel asked for by its status page, once
+// however often, and concurrently, the page is opened.
+func TestStatusPageAsksOnce(t *testing.T) {
+	f := newSendBackFixture(t, "")
 	in := orderInput("A-1")
 	in.DeliveryAddress = testAddress
 	if _, err := f.svc.ImportOrder(f.ctx, "site-a", in); err != nil {
 		t.Fatal(err)
 	}
-	f.labels.fail = 1
 	token := tokenOfURL(t, f.createReturn(t, "site-a", "A-1", CustomerReturnItemInput{ForeignLineItemID: "L1", Quantity: 1}).StatusURL)
+	if got := f.requests(t); len(got) != 0 {
+		t.Fatalf("asked without a return product: %+v", got)
+	}
+	pol := f.policies["site-a"]
+	pol.ReturnProduct = "np-return"
+	f.policies["site-a"] = pol
 	var wg sync.WaitGroup
-	got := make([]string, 8)
-	for i := range got {
+	for range 8 {
 		wg.Go(func() {
-			v, err := f.svc.StatusPage(f.ctx, token)
-			if err != nil || v.Label == nil {
-				t.Errorf("view %d: %+v, %v", i, v.Label, err)
-				return
+			if v, err := f.svc.StatusPage(f.ctx, token); err != nil || !v.LabelPending {
+				t.Errorf("view: pending %v, %v", v.LabelPending, err)
 			}
-			got[i] = v.Label.TrackingNumber
 		})
 	}
 	wg.Wait()
-	for i, tn := range got {
-		if tn != "CR000000001SE" {
-			t.Errorf("view %d shows %q", i, tn)
-		}
-	}
-	if len(f.labels.bookings) != 1 {
-		t.Errorf("%d bookings", len(f.labels.bookings))
+	if got := f.requests(t); len(got) != 1 || got[0].ShipmentExternalID != "return-1" {
+		t.Errorf("requests %+v; want one for return-1", got)
 	}
 }
 
@@ -244,7 +276,11 @@ func TestReturnLabelByToken(t *testing.T) {
 	if _, err := f.svc.ImportOrder(f.ctx, "site-a", orderInput("B-1")); err != nil {
 		t.Fatal(err)
 	}
-	with := tokenOfURL(t, f.createReturn(t, "site-a", "A-1", CustomerReturnItemInput{ForeignLineItemID: "L1", Quantity: 1}).StatusURL)
+	r := f.createReturn(t, "site-a", "A-1", CustomerReturnItemInput{ForeignLineItemID: "L1", Quantity: 1})
+	with := tokenOfURL(t, r.StatusURL)
+	if err := f.svc.HandleParcelBooked(f.ctx, booked(t, "site-a", r.ID, "A-1", "CR000000001SE")); err != nil {
+		t.Fatal(err)
+	}
 	without := tokenOfURL(t, f.createReturn(t, "site-a", "B-1", CustomerReturnItemInput{ForeignLineItemID: "L1", Quantity: 1}).StatusURL)
 	tests := []struct {
 		name, token string

@@ -36,16 +36,18 @@ type Options struct {
 	// e.g. "https://returns.example.com". Default: none, so statusUrl is
 	// the bare path.
 	PublicURL string
-	// Labels books return parcels and renders their labels, for sites
-	// whose policy names a ReturnProduct. Default: none, so no return
-	// label is offered.
-	Labels Labels
+	// LabelPDFs renders the labels of booked return parcels for the
+	// status page (shipment.Service is one). Return parcels themselves
+	// are asked for by event (event.ReturnShipmentRequested) for sites
+	// whose policy names a ReturnProduct, and recorded by
+	// HandleParcelBooked. Default: none, so no label PDF is served.
+	LabelPDFs LabelPDFs
 	// DropOffs finds the return carrier's drop-off points near the
 	// customer for the status page. Default: none, so none are shown.
 	DropOffs DropOffs
-	// Logger receives what cannot be returned to a caller: a return label
-	// that could not be booked when the return was created (the status
-	// page books it when next opened). Default: slog.Default().
+	// Logger receives what cannot be returned to a caller: drop-off
+	// points that could not be found for a status page. Default:
+	// slog.Default().
 	Logger *slog.Logger
 	// StatusLinkLifetime is how long a return's status page link works
 	// after it was made (when the return was created, or when
@@ -71,7 +73,7 @@ type Service struct {
 	policies     Policies
 	publicURL    string
 	linkLifetime time.Duration
-	labels       Labels
+	labelPDFs    LabelPDFs
 	dropOffs     DropOffs
 	log          *slog.Logger
 
@@ -89,7 +91,7 @@ func New(store storage.Store, opts Options) *Service {
 		policies:     opts.Policies,
 		publicURL:    strings.TrimRight(opts.PublicURL, "/"),
 		linkLifetime: cmp.Or(max(opts.StatusLinkLifetime, 0), DefaultStatusLinkLifetime),
-		labels:       opts.Labels,
+		labelPDFs:    opts.LabelPDFs,
 		dropOffs:     opts.DropOffs,
 		log:          cmp.Or(opts.Logger, slog.Default()),
 		orders: ranked[orderRecord]{coll: ordersColl, ranks: orderRanks,

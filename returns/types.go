@@ -24,10 +24,17 @@ type ItemStatus string
 
 // The item states: a line waits until the merchant reports it, then it is
 // RETURNED when at least one of its units was approved, DECLINED otherwise.
+// While it waits it is AWAITING_RETURN, or AWAITING_INSPECTION (an
+// extension) once the carrier delivered the return parcel to the merchant.
 const (
 	ItemAwaitingReturn ItemStatus = "AWAITING_RETURN"
 	ItemReturned       ItemStatus = "RETURNED"
 	ItemDeclined       ItemStatus = "DECLINED"
+	// ItemAwaitingInspection: the return parcel was delivered to the
+	// merchant (its carrier said so), and the merchant has not yet
+	// reported the line's units (POST /merchant/items/returned). The
+	// item's returnedToWarehouseAt is the delivery's time.
+	ItemAwaitingInspection ItemStatus = "AWAITING_INSPECTION"
 )
 
 // RefundStatus is the refund state of a return line or of an order.

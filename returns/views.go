@@ -168,6 +168,10 @@ func returnItem(o orderRecord, r returnRecord, l returnLine) ReturnItem {
 		it.ReturnReasons = []ReturnReason{{Reason: l.Reason}}
 	}
 	if !l.handled() {
+		if r.ArrivedAt != nil {
+			ts := Timestamp(*r.ArrivedAt)
+			it.Status, it.ReturnedToWarehouseAt = ItemAwaitingInspection, &ts
+		}
 		return it
 	}
 	approved := l.Approved > 0

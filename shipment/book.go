@@ -1,7 +1,6 @@
 package shipment
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -145,13 +144,13 @@ func parcelBooked(sh *Shipment, i, j int, token string, now time.Time) event.Par
 	d := &p.Deliveries[j]
 	snd, rcv := legSender(sh, d), legReceiver(sh, d)
 	out := event.ParcelBooked{
-		ShipmentID: sh.ID, DeliveryID: d.ID, OrderExternalID: cmp.Or(sh.ExternalID, sh.ID), Reference: sh.Reference,
+		ShipmentID: sh.ID, DeliveryID: d.ID, OrderExternalID: orderExternalID(sh), Reference: sh.Reference,
 		TrackingNumber: d.TrackingNumber, ProductRef: d.CarrierProductRef,
 		Direction: string(sh.DirectionType), DeliveryType: string(d.DeliveryType),
 		Sender:        deliverykit.Contact{Name: snd.Name, Email: snd.Email, Phone: snd.PhoneNumber},
 		Receiver:      deliverykit.Contact{Name: rcv.Name, Email: rcv.Email, Phone: rcv.PhoneNumber},
 		SenderAddress: snd.Address, ReceiverAddress: rcv.Address,
-		LinkToken: token, BookedAt: now,
+		LinkToken: token, BookedAt: now, ShipmentExternalID: sh.ExternalID, CarrierName: d.CarrierName,
 	}
 	if d.Pickup != nil {
 		out.PickupAddress = d.Pickup.Address

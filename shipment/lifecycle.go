@@ -1,7 +1,6 @@
 package shipment
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -348,7 +347,7 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateShipmentReq
 // deliveryPickedUp describes delivery d of sh as collected by its carrier.
 func deliveryPickedUp(sh *Shipment, d *Delivery) event.DeliveryPickedUp {
 	p := event.DeliveryPickedUp{
-		ShipmentID: sh.ID, DeliveryID: d.ID, OrderExternalID: cmp.Or(sh.ExternalID, sh.ID),
+		ShipmentID: sh.ID, DeliveryID: d.ID, OrderExternalID: orderExternalID(sh),
 		TrackingNumber: d.TrackingNumber, ProductRef: d.CarrierProductRef,
 	}
 	if d.PickedUpAt != nil {

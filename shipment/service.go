@@ -138,6 +138,10 @@ type Options struct {
 	// Clock and IDs default to the system clock and RandomIDs.
 	Clock deliverykit.Clock
 	IDs   deliverykit.IDSource
+	// ReturnAddresses says where return parcels requested by the returns
+	// area go (HandleReturnRequested). Default: Products, when it is one
+	// (CatalogProducts is: the site's first warehouse).
+	ReturnAddresses ReturnAddresses
 }
 
 // Service manages shipments. It is safe for concurrent use.
@@ -167,6 +171,9 @@ func New(store storage.Store, opts Options) (*Service, error) {
 		opts.IDs = deliverykit.RandomIDs{}
 	}
 	opts.LabelBaseURL = strings.TrimRight(opts.LabelBaseURL, "/")
+	if opts.ReturnAddresses == nil {
+		opts.ReturnAddresses, _ = opts.Products.(ReturnAddresses)
+	}
 	return &Service{store: store, opts: opts}, nil
 }
 

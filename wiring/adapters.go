@@ -3,6 +3,7 @@ package wiring
 import (
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment"
+	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/tracking"
 )
 
@@ -21,3 +22,8 @@ type CatalogPolicies = returns.CatalogPolicies
 //
 // Deprecated: use shipment.CatalogProducts.
 type CatalogShipmentProducts = shipment.CatalogProducts
+
+// Timetables are the sites' options engines as carrier.Timetables.
+//
+// Deprecated: use carrier.EngineTimetables.
+type Timetables = carrier.EngineTimetables

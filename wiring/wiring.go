@@ -3,26 +3,18 @@
 // delivery sessions become tracking orders and returnable orders, parcel
 // changes become customer notifications, booked shipment deliveries become
 // tracking parcels, and the delivery catalog decides which carrier products
-// tracking and shipments accept and what returns cost. A return's status
-// page offers a return label, booked as a RETURN shipment with the return
-// policy's return_product, and lists that product's carrier's drop-off
-// points near the customer.
+// tracking and shipments accept and what returns cost. A return's parcel
+// is a RETURN shipment booked with the return policy's return_product,
+// tracked under the outbound order, and its carrier's steps move the
+// return on.
 //
 // Areas never import each other. What one area does for another travels as
 // an event (package event) written in the cause's own transaction and
 // delivered by the outbox (package outbox) at least once; New registers
-// each area's handler for the events it consumes. What connects returns
-// to shipments and the catalog (return labels, drop-off points) is here
-// too (sendback.go). Carrier events reach tracking and shipments the same
-// way (event.CarrierEventReported); with Options.Simulate the default
+// each area's handler for the events it consumes, carrier events
+// (event.CarrierEventReported) included. With Options.Simulate the default
 // carrier is the simulator, whose parcels travel on the clock along the
-// catalog's timetables (Timetables).
-//
-//	svcs, err := wiring.New(store, config.Demo(), wiring.Options{PublicURL: "https://track.example.com"})
-//	go svcs.Outbox.Run(ctx, time.Second)           // retries effects that failed, until ctx ends
-//	go svcs.Notify.Run(ctx, 10*time.Second, logger) // sends due notifications until ctx ends
-//	go svcs.Simulator.Run(ctx, time.Second)         // with Options.Simulate: moves the parcels
-//	handler := svcs.Handler(httpapi.Options{Keys: cfg.Keyring()})
+// catalog's timetables. ExampleNew shows the loops a server runs.
 package wiring
 
 import (
@@ -124,13 +116,8 @@ type Services struct {
 
 // New builds every area on store from cfg and connects them.
 func New(store storage.Store, cfg *config.Config, opts Options) (*Services, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.PublicURL == "" {
-		opts.PublicURL = tracking.DefaultPortalURL
-	}
-	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
+	opts.PublicURL = strings.TrimRight(cmp.Or(opts.PublicURL, tracking.DefaultPortalURL), "/")
 	ob := opts.Outbox
 	ob.Clock, ob.Logger = cmp.Or[deliverykit.Clock](ob.Clock, opts.Clock), cmp.Or(ob.Logger, opts.Logger)
 	if opts.Metrics != nil {
@@ -156,10 +143,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 
 // registerMetrics registers the collectors of the services with reg.
 func (s *Services) registerMetrics(reg prometheus.Registerer, clock deliverykit.Clock) error {
-	now := time.Now
-	if clock != nil {
-		now = clock.Now
-	}
+	now := cmp.Or[deliverykit.Clock](clock, deliverykit.SystemClock{}).Now
 	if err := metrics.Register(reg, metrics.Sources{Outbox: s.Outbox, Webhooks: s.Webhooks, Checkout: s.Checkout, Now: now}); err != nil {
 		return err
 	}
@@ -173,15 +157,12 @@ func (s *Services) registerMetrics(reg prometheus.Registerer, clock deliverykit.
 	return err
 }
 
-// build makes the areas: producers on the outbox's store, the rest on
-// store.
+// build makes the areas: producers on the outbox's store, the rest on store.
 func (s *Services) build(store, producers storage.Store, cfg *config.Config, opts Options) (err error) {
 	catalogs := cfg.Catalogs()
 	sites := make(map[string]tracking.Site, len(cfg.Sites))
-	names := make(map[string]string, len(cfg.Sites))
 	for _, st := range cfg.Sites {
 		sites[st.ID] = tracking.Site{Name: st.Name, TimeZone: warehouseZone(catalogs[st.ID])}
-		names[st.ID] = st.Name
 	}
 	if s.Notify, err = notify.New(producers, notify.Options{Senders: opts.Senders, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs}); err != nil {
 		return fmt.Errorf("notify: %w", err)
@@ -198,11 +179,10 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	if s.Shipment, s.Simulator, err = newShipments(store, producers, catalogs, engines, s.Tracking, opts); err != nil {
 		return err
 	}
-	// Return labels are RETURN shipments: the shipments area comes first.
+	// Return parcels are RETURN shipments booked by event: labels are theirs.
 	s.Returns = returns.New(producers, returns.Options{
-		Policies: returns.CatalogPolicies(catalogs), Labels: ReturnLabels{Shipment: s.Shipment, Catalogs: catalogs, SiteNames: names},
-		DropOffs: NewDropOffs(catalogs, 0), Logger: opts.Logger, PublicURL: opts.PublicURL,
-		StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
+		Policies: returns.CatalogPolicies(catalogs), LabelPDFs: s.Shipment, DropOffs: returns.NewCatalogDropOffs(catalogs, 0),
+		Logger: opts.Logger, PublicURL: opts.PublicURL, StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
 	})
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
 		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs})
@@ -228,27 +208,17 @@ func newShipments(store, producers storage.Store, catalogs map[string]*catalog.C
 	opts Options) (*shipment.Service, *carrier.Simulator, error) {
 	var fallback shipment.Carrier
 	var sim *carrier.Simulator
-	switch {
-	case len(opts.Carriers) > 0:
-	case opts.Simulate != nil:
-		so := *opts.Simulate
-		so.Clock, so.Logger = cmp.Or[deliverykit.Clock](so.Clock, opts.Clock), cmp.Or(so.Logger, opts.Logger)
-		if so.Timetables == nil {
-			so.Timetables = Timetables(engines)
+	if len(opts.Carriers) == 0 {
+		var so *carrier.SimulatorOptions
+		if opts.Simulate != nil {
+			o := *opts.Simulate
+			o.Clock, o.Logger = cmp.Or[deliverykit.Clock](o.Clock, opts.Clock), cmp.Or(o.Logger, opts.Logger)
+			o.Timetables, so = cmp.Or[carrier.Timetables](o.Timetables, carrier.EngineTimetables(engines)), &o
 		}
-		// On the producers' store: the steps it reports are delivered
-		// as soon as they are written.
 		var err error
-		if sim, err = carrier.NewSimulator(producers, so); err != nil {
-			return nil, nil, fmt.Errorf("carrier simulator: %w", err)
+		if fallback, sim, err = carrier.NewFallback(store, producers, so); err != nil {
+			return nil, nil, err
 		}
-		fallback = sim
-	default:
-		demo, err := carrier.NewDemo(store, carrier.DemoOptions{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("demo carrier: %w", err)
-		}
-		fallback = demo
 	}
 	sh, err := shipment.New(producers, shipment.Options{
 		Products: shipment.CatalogProducts(catalogs), Carriers: opts.Carriers, DefaultCarrier: fallback,
@@ -269,7 +239,10 @@ func (s *Services) register() {
 	d.Handle(event.TypeOrderCompleted, "tracking", s.Tracking.HandleOrderCompleted)
 	d.Handle(event.TypeOrderCompleted, "returns", s.Returns.HandleOrderCompleted)
 	d.Handle(event.TypeParcelBooked, "tracking", s.Tracking.HandleParcelBooked)
+	d.Handle(event.TypeParcelBooked, "returns", s.Returns.HandleParcelBooked)
 	d.Handle(event.TypeParcelChanged, "notify", s.Notify.HandleParcelChanged)
+	d.Handle(event.TypeParcelChanged, "returns", s.Returns.HandleParcelChanged)
+	d.Handle(event.TypeReturnShipmentRequested, "shipment", s.Shipment.HandleReturnRequested)
 	d.Handle(event.TypeCarrierEventReported, "tracking", s.Tracking.HandleCarrierEvent)
 	d.Handle(event.TypeCarrierEventReported, "shipment", s.Shipment.HandleCarrierEvent)
 	for _, t := range event.Types {
@@ -281,17 +254,9 @@ func (s *Services) register() {
 // the keys, logger, limits and health check, and its area fields are
 // overwritten with s's services.
 func (s *Services) Handler(opts httpapi.Options) http.Handler {
-	opts.Tracking = s.Tracking
-	opts.Notify = s.Notify
-	opts.Checkout = s.Checkout
-	opts.Session = s.Session
-	opts.Shipment = s.Shipment
-	opts.Returns = s.Returns
-	opts.Webhooks = s.Webhooks
-	opts.Outbox = s.Outbox
-	if opts.Metrics == nil {
-		opts.Metrics = s.httpMetrics
-	}
+	opts.Tracking, opts.Notify, opts.Checkout, opts.Session = s.Tracking, s.Notify, s.Checkout, s.Session
+	opts.Shipment, opts.Returns, opts.Webhooks, opts.Outbox = s.Shipment, s.Returns, s.Webhooks, s.Outbox
+	opts.Metrics = cmp.Or(opts.Metrics, s.httpMetrics)
 	return httpapi.New(opts)
 }
 

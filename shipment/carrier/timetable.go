@@ -1,6 +1,10 @@
 package carrier
 
-import "time"
+import (
+	"time"
+
+	"github.com/deliverykit/deliverykit/checkout/options"
+)
 
 // Timetable is how a carrier product moves goods ready at a time: when
 // the carrier collects them, the delivery estimate it gives, and the
@@ -90,3 +94,25 @@ func (WeekdayTimetable) Timetable(_, _, _ string, ready time.Time, late int) (Ti
 	t.Earliest, t.Latest = t.Days[0], t.Days[1].Add(24*time.Hour-time.Second)
 	return t, true
 }
+
+// EngineTimetables are the sites' delivery options engines as Timetables:
+// a simulated parcel travels on the calendar its checkout promised by
+// (the product's lead time, cut-off, collection days and transit days,
+// the catalog's holidays, a pickup point's opening days).
+type EngineTimetables map[string]*options.Engine
+
+// Timetable implements Timetables.
+func (t EngineTimetables) Timetable(site, ref, locationID string, ready time.Time, late int) (Timetable, bool) {
+	e := t[site]
+	if e == nil {
+		return Timetable{}, false
+	}
+	tt, ok := e.Timetable(ref, locationID, ready, late)
+	if !ok {
+		return Timetable{}, false
+	}
+	return Timetable{Handover: tt.ETD.Handover, Earliest: tt.ETD.Earliest, Latest: tt.ETD.Latest,
+		Days: tt.Days, OnTime: tt.OnTime, TransitMin: tt.TransitMin}, true
+}
+
+var _ Timetables = EngineTimetables{}
