@@ -16,7 +16,6 @@ import (
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/tracking"
-	"github.com/deliverykit/deliverykit/wiring"
 )
 
 // Order is a purchase for CompleteCheckout and CheckoutAndShip. Zero
@@ -229,7 +228,7 @@ func (k *Kit) ReturnItems(ctx context.Context, c Checkout, lines ...int) (Return
 		return Return{}, fmt.Errorf("deliverykittest: returning lines %v of %s: %w", lines, c.Order.ExternalID, err)
 	}
 	out := Return{Return: r}
-	sh, err := k.Services.Shipment.Get(ctx, k.Site, shipment.GetShipmentQuery{ExternalID: wiring.ReturnShipmentExternalID(r.ID)})
+	sh, err := k.Services.Shipment.Get(ctx, k.Site, shipment.GetShipmentQuery{ExternalID: returns.ShipmentExternalID(r.ID)})
 	if err != nil {
 		return out, fmt.Errorf("deliverykittest: the return label of return %d: %w", r.ID, err)
 	}

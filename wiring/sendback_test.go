@@ -2,7 +2,6 @@ package wiring_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"html"
 	"image"
@@ -52,10 +51,11 @@ var (
 // parcel back, over HTTP with the demo configuration: the checkout's
 // address and language reach the return, whose status page lists the
 // return carrier's drop-off points nearest to the address with their
-// hours, links to a return label booked as a tracked RETURN shipment
-// (a PDF whose barcode and QR code carry the tracking number, and which
-// prints the customer's name as written), and books it once however often
-// the page is opened.
+// hours, links to a return label booked (through the outbox, before the
+// customer's request is answered) as a RETURN shipment tracked under the
+// outbound order (a PDF whose barcode and QR code carry the tracking
+// number, and which prints the customer's name as written), and books it
+// once however often the page is opened.
 func TestReturnPageSendBack(t *testing.T) {
 	cfg := config.Demo()
 	clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
@@ -108,7 +108,7 @@ func TestReturnPageSendBack(t *testing.T) {
 
 	// The label: booked as a RETURN shipment, tracked, on the page as a
 	// link under the page's token and as a QR code.
-	sh, err := svcs.Shipment.Get(t.Context(), "demo-site", shipment.GetShipmentQuery{ExternalID: wiring.ReturnShipmentExternalID(returnID)})
+	sh, err := svcs.Shipment.Get(t.Context(), "demo-site", shipment.GetShipmentQuery{ExternalID: returns.ShipmentExternalID(returnID)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,9 +120,22 @@ func TestReturnPageSendBack(t *testing.T) {
 	if m := trackingNum.FindStringSubmatch(page); m == nil || m[1] != tn {
 		t.Errorf("page shows tracking number %v, want %s", m, tn)
 	}
+	// Tracked under the outbound order (its external_id and tos_id), as
+	// a RETURN parcel.
 	status, body = e.do("GET", "/v1/delivery_tracking/parcels?site_id=demo-site&tracking_number="+tn, bearer, "")
-	if status != 200 || get(body, "external_id") != wiring.ReturnShipmentExternalID(returnID) || get(body, "parcels", 0, "tracking_number") != tn {
-		t.Errorf("the return parcel is not tracked: %d %v", status, body)
+	if status != 200 || get(body, "external_id") != "order-88" || get(body, "parcels", 0, "tracking_number") != tn {
+		t.Errorf("the return parcel is not tracked under the outbound order: %d %v", status, body)
+	}
+	tos := get(body, "tos_id")
+	status, body = e.do("GET", "/v1/delivery_tracking/orders?site_id=demo-site&external_id=order-88", bearer, "")
+	var directions []any
+	for _, p := range get(body, "orders", 0, "parcels").([]any) {
+		if p.(map[string]any)["tracking_number"] == tn {
+			directions = append(directions, p.(map[string]any)["direction_type"])
+		}
+	}
+	if status != 200 || get(body, "orders", 0, "tos_id") != tos || cmp.Diff([]any{"RETURN"}, directions) != "" {
+		t.Errorf("the outbound order's parcels: %d %v", status, body)
 	}
 	if got := scanPageQR(t, page); got != tn {
 		t.Errorf("QR code reads %q, want %s", got, tn)
@@ -152,7 +165,7 @@ func TestReturnPageSendBack(t *testing.T) {
 	// Opening the page again books nothing more; another token is not
 	// the way to this label.
 	e.page(pagePath, nil)
-	if again, err := svcs.Shipment.Get(t.Context(), "demo-site", shipment.GetShipmentQuery{ExternalID: wiring.ReturnShipmentExternalID(returnID)}); err != nil ||
+	if again, err := svcs.Shipment.Get(t.Context(), "demo-site", shipment.GetShipmentQuery{ExternalID: returns.ShipmentExternalID(returnID)}); err != nil ||
 		again.ID != sh.ID || again.Parcels[0].Deliveries[0].TrackingNumber != tn {
 		t.Errorf("after a second view: %+v, %v", again, err)
 	}
@@ -194,47 +207,4 @@ func scanPageQR(t *testing.T, page string) string {
 		t.Fatalf("the QR code does not scan: %v", err)
 	}
 	return res.GetText()
-}
-
-// TestDropOffs places the customer by coordinates or postal code and
-// lists the return carrier's points within the distance, nearest first.
-func TestDropOffs(t *testing.T) {
-	d := wiring.NewDropOffs(config.Demo().Catalogs(), 0)
-	tests := []struct {
-		name    string
-		site    string
-		product string
-		near    returns.Address
-		n       int
-		want    []string
-		wantErr bool
-	}{
-		{"postal code", "demo-site", "north-parcel-point", returns.Address{PostalCode: "111 57", Country: "SE"}, 3, []string{"np-se-101", "np-se-103", "np-se-104"}, false},
-		{"coordinates win", "demo-site", "north-parcel-home", returns.Address{PostalCode: "111 57", Country: "SE", Coordinates: &returns.Coordinates{Lat: 59.36, Lng: 18.0}},
-			2, []string{"np-se-106", "np-se-105"}, false},
-		{"the product's carrier only", "demo-site", "swift-courier-locker", returns.Address{PostalCode: "111 57", Country: "SE"}, 5,
-			[]string{"sc-se-101", "sc-se-103", "sc-se-102"}, false},
-		{"Berlin", "demo-site-2", "north-parcel-point", returns.Address{PostalCode: "10178", Country: "DE"}, 5, []string{"np-de-101", "np-de-103", "np-de-102"}, false},
-		{"nothing within 50 km", "demo-site", "north-parcel-point", returns.Address{Country: "SE", Coordinates: &returns.Coordinates{Lat: 67.85, Lng: 20.22}}, 5, nil, false},
-		{"an address nothing places", "demo-site", "north-parcel-point", returns.Address{PostalCode: "981 40", Country: "SE"}, 5, nil, false},
-		{"unknown site", "nope", "north-parcel-point", returns.Address{PostalCode: "111 57", Country: "SE"}, 5, nil, false},
-		{"unknown product", "demo-site", "nope", returns.Address{PostalCode: "111 57", Country: "SE"}, 5, nil, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			points, err := d.DropOffPoints(context.Background(), tc.site, tc.product, tc.near, tc.n)
-			var got []string
-			last := -1.0
-			for _, p := range points {
-				got = append(got, p.ID)
-				if p.Meters < last || p.Meters > 50000 {
-					t.Errorf("%s at %.0f m after %.0f m", p.ID, p.Meters, last)
-				}
-				last = p.Meters
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" || (err != nil) != tc.wantErr {
-				t.Errorf("points (-want +got):\n%s\nerr %v", diff, err)
-			}
-		})
-	}
 }
