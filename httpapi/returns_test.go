@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
@@ -399,15 +400,27 @@ func TestReturnsDocValidator(t *testing.T) {
 	}
 }
 
-// labelStub books every return as one parcel and renders a tiny PDF.
+// labelStub renders a tiny PDF.
 type labelStub struct{}
 
-func (labelStub) BookReturnLabel(_ context.Context, _ string, req returns.LabelRequest) (returns.BookedLabel, error) {
-	return returns.BookedLabel{TrackingNumber: "CP00000" + strconv.FormatUint(req.ReturnID, 10) + "SE", CarrierName: "North Parcel"}, nil
+func (labelStub) LabelPDF(_ context.Context, _, tn string) ([]byte, error) {
+	return []byte("%PDF-1.4\n% " + tn + "\n%%EOF\n"), nil
 }
 
-func (labelStub) ReturnLabelPDF(_ context.Context, _, tn string) ([]byte, error) {
-	return []byte("%PDF-1.4\n% " + tn + "\n%%EOF\n"), nil
+// bookReturnParcel delivers to svc the parcel.booked of return id's
+// parcel, as the shipments area writes it when it booked the parcel.
+func bookReturnParcel(t *testing.T, svc *returns.Service, id uint64, order, tn string) {
+	t.Helper()
+	ev, err := event.New("evt_"+tn, "demo-site", tn, testTime, event.ParcelBooked{
+		ShipmentID: "shp_" + tn, OrderExternalID: order, TrackingNumber: tn, ProductRef: "north-parcel-point", Direction: "RETURN",
+		ShipmentExternalID: returns.ShipmentExternalID(id), CarrierName: "North Parcel", BookedAt: testTime,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.HandleParcelBooked(t.Context(), ev); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestReturnLabelHTTP: the status page links to the label under its own
@@ -416,7 +429,7 @@ func (labelStub) ReturnLabelPDF(_ context.Context, _, tn string) ([]byte, error)
 func TestReturnLabelHTTP(t *testing.T) {
 	clock := deliverykit.NewManualClock(testTime)
 	svc := returns.New(memory.New(), returns.Options{
-		Clock: clock, IDs: &deliverykit.SequentialIDs{}, Labels: labelStub{},
+		Clock: clock, IDs: &deliverykit.SequentialIDs{}, LabelPDFs: labelStub{},
 		Policies:  returns.StaticPolicies{"demo-site": {ReturnProduct: "north-parcel-point"}},
 		PublicURL: "http://127.0.0.1:8080",
 	})
@@ -433,6 +446,7 @@ func TestReturnLabelHTTP(t *testing.T) {
 		t.Fatalf("return: %d %s", ret.status, ret.raw)
 	}
 	token := strings.TrimPrefix(ret.body["statusUrl"].(string), "http://127.0.0.1:8080"+returns.StatusPagePath)
+	bookReturnParcel(t, svc, uint64(ret.body["id"].(float64)), "A-1", "CP000001SE")
 	pg := returnsDo(t, h, "GET", returns.StatusPagePath+token+"?locale=de", "", "")
 	labelPath := returns.StatusPagePath + token + returns.StatusLabelPath
 	for _, want := range []string{`<html lang="da-DK">`, `href="` + labelPath + `"`, "Hent returlabelen (PDF)", `<span id="tracking-number">CP000001SE</span>`} {

@@ -131,5 +131,11 @@ func Catalogue() []CatalogueEntry {
 			Example: event.CarrierEventReported{TrackingNumber: "CP000000014SE", ProductRef: "north-parcel-point", Step: "STEP_SUBMITTED_TO_CARRIER",
 				Time: t, Estimate: &event.TimeRange{Earliest: t.Add(24 * time.Hour), Latest: t.Add(72 * time.Hour)}, Source: "simulator"},
 		},
+		{Type: event.TypeReturnShipmentRequested, Area: "returns (E)",
+			Summary: "A return needs its return parcel booked (the site's return policy names a return product); the shipments area books it, and a parcel.booked with direction RETURN follows. Subject: the return id.",
+			Subject: "1042",
+			Example: event.ReturnShipmentRequested{ReturnID: "1042", ShipmentExternalID: "return-1042", OrderExternalID: "SO-10071",
+				ProductRef: "north-parcel-point", Sender: receiver, SenderAddress: home, RequestedAt: t},
+		},
 	}
 }

@@ -388,4 +388,32 @@
 //	    "source": "simulator"
 //	  }
 //	}
+//
+// return.shipment_requested — returns (E). A return needs its return parcel booked (the site's return policy names a return product); the shipments area books it, and a parcel.booked with direction RETURN follows. Subject: the return id.
+//
+//	{
+//	  "type": "return.shipment_requested",
+//	  "timestamp": "2025-03-14T09:30:00Z",
+//	  "data": {
+//	    "site": "demo-site",
+//	    "subject": "1042",
+//	    "return_id": "1042",
+//	    "shipment_external_id": "return-1042",
+//	    "order_external_id": "SO-10071",
+//	    "product_ref": "north-parcel-point",
+//	    "sender": {
+//	      "name": "Alva Berg",
+//	      "email": "alva@example.com",
+//	      "phone": "+46701234567"
+//	    },
+//	    "sender_address": {
+//	      "city": "Stockholm",
+//	      "country": "SE",
+//	      "postal_code": "11122",
+//	      "street": "Storgatan",
+//	      "street_number": "12"
+//	    },
+//	    "requested_at": "2025-03-14T09:30:00Z"
+//	  }
+//	}
 package webhook
