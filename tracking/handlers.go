@@ -102,7 +102,10 @@ func (s *Service) orderRequest(site string, o *event.OrderCompleted) (CreateTrac
 // booked delivery becomes a parcel of the tracking order with the
 // shipment's external id (registered from the shipment when no checkout
 // registered it first), and the link token the shipment handed out names
-// that order. It is idempotent.
+// that order. A RETURN parcel booked for a return names the outbound
+// order, so it is tracked with that order's external_id and tos_id; when
+// tracking has no such order, the order registered for it has the
+// customer (the parcel's sender) as its receiver. It is idempotent.
 func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
 	p, err := event.Decode[event.ParcelBooked](e)
 	if err != nil {
@@ -121,11 +124,19 @@ func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
 		if p.PickupAddress != nil {
 			dest, typ = p.PickupAddress, OrderDeliveryPickup
 		}
+		snd, sndAddr, rcv, rcvAddr := p.Sender, p.SenderAddress, p.Receiver, p.ReceiverAddress
+		if p.Direction == string(DirectionReturn) {
+			// The return parcel of an order tracking never saw (one
+			// imported into returns only): the order is still the
+			// customer's, who sends the parcel back, to their address.
+			snd, sndAddr, rcv, rcvAddr = p.Receiver, p.ReceiverAddress, p.Sender, p.SenderAddress
+			dest, typ = p.SenderAddress, OrderDeliveryDelivery
+		}
 		tos, err = s.CreateOrder(ctx, site, CreateTrackingOrderRequest{
 			SiteID: site, ExternalID: p.OrderExternalID, CarrierProductRef: p.ProductRef,
-			Sender: &Sender{Name: p.Sender.Name, Address: copyAddress(p.SenderAddress)},
-			Receiver: &Receiver{Name: p.Receiver.Name, Address: copyAddress(p.ReceiverAddress),
-				Email: p.Receiver.Email, PhoneNumber: p.Receiver.Phone},
+			Sender: &Sender{Name: snd.Name, Address: copyAddress(sndAddr)},
+			Receiver: &Receiver{Name: rcv.Name, Address: copyAddress(rcvAddr),
+				Email: rcv.Email, PhoneNumber: rcv.Phone},
 			Destination:  &Destination{Address: copyAddress(dest)},
 			DeliveryType: typ,
 		})
