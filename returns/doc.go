@@ -20,8 +20,13 @@
 //	| state             | trigger                               | condition                           | next state        | other effects                                   |
 //	|-------------------|---------------------------------------|-------------------------------------|-------------------|-------------------------------------------------|
 //	| (none)            | CreateReturn                          | e-mail matches, quantities left,    | AWAITING_RETURN   | returnCosts, calculatedRefund, statusUrl;       |
-//	|                   |                                       | within the policy's window          |                   | return label booked (policy's ReturnProduct)    |
+//	|                   |                                       | within the policy's window          |                   | return parcel asked for (policy's ReturnProduct)|
+//	| AWAITING_RETURN   | HandleParcelBooked (its parcel booked)|                                     | same              | label; shipment C2B recorded                    |
 //	| AWAITING_RETURN   | MarkInTransit (parcel at the carrier) | tracking reference unused           | IN_TRANSIT        | shipment C2B recorded                           |
+//	| AWAITING_RETURN   | HandleParcelChanged: the carrier has  | the parcel is the return's          | IN_TRANSIT        |                                                 |
+//	|                   | the parcel (submitted, on route)      |                                     |                   |                                                 |
+//	| AWAITING_RETURN,  | HandleParcelChanged: delivered to the | the parcel is the return's          | IN_TRANSIT        | unreported items AWAITING_INSPECTION            |
+//	| IN_TRANSIT        | merchant                              |                                     |                   |                                                 |
 //	| AWAITING_RETURN,  | ReportReturnedItems                   | units of the return still unreported| same              | lines updated                                   |
 //	| IN_TRANSIT        |                                       |                                     |                   |                                                 |
 //	| AWAITING_RETURN,  | ReportReturnedItems                   | all reported, some approved, refund | AWAITING_REFUND   | refund transaction AWAITING_EXTERNAL_REFUND     |
@@ -44,8 +49,11 @@
 //
 //	| cause                                 | events, in this order                                          |
 //	|---------------------------------------|----------------------------------------------------------------|
-//	| CreateReturn                          | return.created                                                 |
+//	| CreateReturn                          | return.created; return.shipment_requested when the policy      |
+//	|                                       | names a return product and the order a delivery address        |
 //	| MarkInTransit, CompleteExchange       | return.status_changed                                          |
+//	| HandleParcelChanged                   | return.status_changed (to IN_TRANSIT); return.items_received   |
+//	|                                       | when the parcel reached the merchant                           |
 //	| ReportReturnedItems, for each return  | return.items_received; return.status_changed once every unit   |
 //	| it reports units of                   | is reported; refund.changed when that makes a refund           |
 //	| MarkRefunded                          | refund.changed; return.status_changed (AWAITING_REFUND →       |
@@ -88,22 +96,35 @@
 // and the order has a DeliveryAddress, the page says how to send the
 // parcel back while the return is AWAITING_RETURN:
 //
-//   - a return label, booked through Options.Labels when the return is
-//     created. A booking that fails then does not fail the return; the
-//     page books it when it is next opened. Labels must be idempotent by
-//     return id, and the return keeps the first tracking number stored,
-//     so retried and concurrent views never book twice. The label is
-//     served under the page's own token (StatusPagePath + token +
-//     StatusLabelPath, ReturnLabelByToken): no key, and it ends with the
-//     link. The page also shows the tracking number as a QR code, for
-//     drop-off points that print labels;
+//   - a return label. CreateReturn asks for the return parcel with an
+//     event (event.ReturnShipmentRequested) in its own transaction; the
+//     shipments area books it as a RETURN shipment with the external id
+//     ShipmentExternalID(return id), and its parcel.booked, delivered to
+//     HandleParcelBooked, makes it the return's label and one of its
+//     shipments. A booking that fails does not fail the return: the
+//     outbox retries it, and until then the page says the label is being
+//     prepared (LabelPending). The label is served under the page's own
+//     token (StatusPagePath + token + StatusLabelPath,
+//     ReturnLabelByToken, through Options.LabelPDFs): no key, and it ends
+//     with the link. The page also shows the tracking number as a QR
+//     code, for drop-off points that print labels;
 //   - the drop-off points of the product's carrier nearest to the
 //     delivery address, from Options.DropOffs (DropOffPointsShown of
-//     them).
+//     them; CatalogDropOffs finds them in the delivery catalog).
 //
-// Labels and DropOffs are consumer interfaces: the wiring package
-// implements them over the shipments area (a return label is a RETURN
-// shipment, tracked like any other) and over the delivery catalog.
+// # The return parcel
+//
+// A return's parcels are its shipments (type C2B: foreignId the shipment
+// in the shipments area, the carrier's name, the tracking number as
+// trackingReference). POST /merchant/items/returned finds the return by a
+// trackingReference: the index is written with the shipment, in one
+// transaction. HandleParcelChanged follows the parcel's carrier steps:
+// once the carrier has it (submitted, on route) the return is IN_TRANSIT;
+// once it is delivered to the merchant, the items the merchant has not
+// reported yet are AWAITING_INSPECTION (ItemAwaitingInspection, with
+// returnedToWarehouseAt the delivery's time) until the merchant's report
+// makes them RETURNED or DECLINED. The return itself stays IN_TRANSIT
+// until that report: its status says what the merchant still has to do.
 //
 // # Money
 //

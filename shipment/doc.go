@@ -119,5 +119,22 @@
 // Label renders a booked delivery's label on request: an A6 PDF with the
 // tracking number as a Code 128 barcode, or ZPL for thermal printers (see
 // package shipment/label). Labels are not stored; the same delivery always
-// renders the same bytes.
+// renders the same bytes. LabelPDF is the PDF alone, as the returns area
+// reads a return parcel's label for the customer's status page.
+//
+// # Return parcels
+//
+// HandleReturnRequested books the return parcel a return asks for
+// (event.ReturnShipmentRequested): a RETURN shipment from the customer to
+// the site's return receiver (Options.ReturnAddresses; CatalogProducts
+// gives the catalog's first warehouse), one parcel of ReturnParcelGrams
+// with the requested product, under the requested external id, so a
+// request delivered again finds the first shipment. Its attribute
+// order_external_id (AttributeOrderExternalID) names the outbound order:
+// the parcel.booked of a RETURN shipment with it names that order, so
+// tracking tracks the return parcel under the order the goods came with,
+// and carries the shipment's external id, so the returns area knows its
+// parcel. A carrier failure is returned for the outbox to retry; a request
+// that can never be booked (no receiver, an unknown product) is an
+// InvalidArgument.
 package shipment
