@@ -88,8 +88,9 @@ type ReturnItem struct {
 	LineItemID string `json:"line_item_id"`
 	SKU        string `json:"sku,omitempty"`
 	Quantity   int64  `json:"quantity"`
-	// Status is AWAITING_RETURN, RETURNED or DECLINED; ReceivedAt when
-	// the warehouse received it.
+	// Status is AWAITING_RETURN, AWAITING_INSPECTION (the return parcel
+	// reached the merchant, the units are not reported yet), RETURNED or
+	// DECLINED; ReceivedAt when the warehouse received it.
 	Status     string     `json:"status"`
 	ReceivedAt *time.Time `json:"received_at,omitempty"`
 }

@@ -234,3 +234,12 @@ func (s *Service) HandleParcelChanged(ctx context.Context, e event.Event) error 
 		return s.emit(tx, site, oit.Value, r, prev, now, types...)
 	})
 }
+
+// receivedAt is when line l of r reached the merchant: when its units
+// were reported, else when the return parcel was delivered; nil before.
+func receivedAt(r returnRecord, l returnLine) *time.Time {
+	if l.ReturnedAt != nil {
+		return l.ReturnedAt
+	}
+	return r.ArrivedAt
+}

@@ -166,6 +166,13 @@ func TestHandleParcelChanged(t *testing.T) {
 				if ev.Type != event.TypeReturnCreated && ev.Type != event.TypeReturnShipmentRequested {
 					got.eventTypes = append(got.eventTypes, ev.Type)
 				}
+				if ev.Type == event.TypeReturnItemsReceived {
+					p, err := event.Decode[event.ReturnItemsReceived](ev)
+					mustDecode(t, err)
+					if it := p.Items[0]; it.Status != "AWAITING_INSPECTION" || it.ReceivedAt == nil || !it.ReceivedAt.Equal(at) {
+						t.Errorf("return.items_received item %+v, want AWAITING_INSPECTION received at %v", it, at)
+					}
+				}
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{}), cmp.Comparer(func(a, b Timestamp) bool { return a.Equal(b) })); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

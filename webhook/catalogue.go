@@ -120,7 +120,7 @@ func Catalogue() []CatalogueEntry {
 			Summary: "A return's status changed (previous_status → status). Subject: the return id.",
 			Subject: "1042", Example: event.ReturnStatusChanged(statusChanged)},
 		{Type: event.TypeReturnItemsReceived, Area: "returns (E)",
-			Summary: "The warehouse received items of a return (items[].received_at). Subject: the return id.",
+			Summary: "The warehouse received items of a return (items[].received_at): its return parcel was delivered (items AWAITING_INSPECTION), or the merchant reported items. Subject: the return id.",
 			Subject: "1042", Example: event.ReturnItemsReceived(itemsReceived)},
 		{Type: event.TypeRefundChanged, Area: "returns (E)",
 			Summary: "A return's refund changed (refund.status, refund.amount). Subject: the return id.",

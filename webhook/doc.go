@@ -311,7 +311,7 @@
 //	  }
 //	}
 //
-// return.items_received — returns (E). The warehouse received items of a return (items[].received_at). Subject: the return id.
+// return.items_received — returns (E). The warehouse received items of a return (items[].received_at): its return parcel was delivered (items AWAITING_INSPECTION), or the merchant reported items. Subject: the return id.
 //
 //	{
 //	  "type": "return.items_received",
