@@ -338,6 +338,18 @@ type ReturnPolicy struct {
 	// (pickup locations) of the product's carrier nearest to the
 	// customer. Empty: customers send returns back their own way.
 	ReturnProduct string `json:"return_product,omitempty"`
+	// ReturnHandlingCost is charged per return for inspection and
+	// restocking, FailedDeliveryCost when the merchant reports that the
+	// parcel came back because its delivery failed; GiftCardAddition is
+	// added to a refund the customer takes as a gift card. All are minor
+	// units of Currency; default 0.
+	ReturnHandlingCost int64 `json:"return_handling_cost,omitempty"`
+	FailedDeliveryCost int64 `json:"failed_delivery_cost,omitempty"`
+	GiftCardAddition   int64 `json:"gift_card_addition,omitempty"`
+	// RefundShipping refunds what the customer paid for shipping once
+	// every unit of the order has been returned and approved. Default
+	// false.
+	RefundShipping bool `json:"refund_shipping,omitempty"`
 }
 
 // ProductInfo describes a carrier product for other areas (tracking checks

@@ -52,6 +52,11 @@ type Options struct {
 	// RenewStatusLink replaced it). An expired link shows a page saying so,
 	// never the return. Default DefaultStatusLinkLifetime.
 	StatusLinkLifetime time.Duration
+	// RefundExecutor pays refunds out: new refund transactions are
+	// PENDING and HandleRefundChanged (an outbox consumer) executes them.
+	// Default: none, so refunds are AWAITING_EXTERNAL_REFUND until the
+	// merchant reports them.
+	RefundExecutor RefundExecutor
 }
 
 // DefaultStatusLinkLifetime is how long a status page link works: a return
@@ -74,6 +79,7 @@ type Service struct {
 	labels       Labels
 	dropOffs     DropOffs
 	log          *slog.Logger
+	executor     RefundExecutor
 
 	orders  ranked[orderRecord]
 	returns ranked[returnRecord]
@@ -92,6 +98,7 @@ func New(store storage.Store, opts Options) *Service {
 		labels:       opts.Labels,
 		dropOffs:     opts.DropOffs,
 		log:          cmp.Or(opts.Logger, slog.Default()),
+		executor:     opts.RefundExecutor,
 		orders: ranked[orderRecord]{coll: ordersColl, ranks: orderRanks,
 			id: func(o orderRecord) uint64 { return o.ID }, created: func(o orderRecord) time.Time { return o.CreatedAt }},
 		returns: ranked[returnRecord]{coll: returnsColl, ranks: returnRanks,
@@ -203,6 +210,7 @@ func newOrder(in OrderInput, code string, scale int, now time.Time) (orderRecord
 			ProductTitle: it.ProductTitle, VariantTitle: it.VariantTitle,
 			Quantity: it.Quantity, Price: price, Tax: tax,
 		})
+		rec.Lines[len(rec.Lines)-1].ExchangeSKUs = exchangeSKUs(it)
 	}
 	return rec, vs
 }
