@@ -107,11 +107,11 @@ func TestRefundTransitions(t *testing.T) {
 		want     TransactionStatus
 	}
 	states := map[TransactionStatus]state{
-		TxAwaitingExternalRefund: {want: TxAwaitingExternalRefund},
-		TxPending:                {executor: true, want: TxPending},
-		TxSuccess:                {reach: []string{"ReportRefundSucceeded"}, want: TxSuccess},
-		TxFailed:                 {reach: []string{"ReportRefundFailed"}, want: TxFailed},
-		TxRefunded:               {reach: []string{"MarkRefunded"}, want: TxRefunded},
+		TxAwaitingExternalRefund:  {want: TxAwaitingExternalRefund},
+		TxPending:                 {executor: true, want: TxPending},
+		TxSuccess:                 {reach: []string{"ReportRefundSucceeded"}, want: TxSuccess},
+		TxFailed:                  {reach: []string{"ReportRefundFailed"}, want: TxFailed},
+		TxRefunded:                {reach: []string{"MarkRefunded"}, want: TxRefunded},
 		"FAILED with an executor": {executor: true, reach: []string{"ReportRefundFailed"}, want: TxFailed},
 	}
 	type outcome struct {
