@@ -98,6 +98,13 @@ type Options struct {
 	// tracking.DefaultLinkLifetime and returns.DefaultStatusLinkLifetime.
 	TrackingLinkLifetime time.Duration
 	StatusLinkLifetime   time.Duration
+	// RefundExecutor pays refunds out: new refund transactions are PENDING
+	// and are executed through the outbox (the consumer "refunds" of
+	// refund.changed). Default: none, so refunds are
+	// AWAITING_EXTERNAL_REFUND until the merchant reports them. A
+	// *returns.DemoRefunds reports delayed outcomes to Services.Returns;
+	// run its Run loop.
+	RefundExecutor returns.RefundExecutor
 }
 
 // Services are the areas built by New.
@@ -118,6 +125,9 @@ type Services struct {
 	// Simulator is the simulated carrier with Options.Simulate, else
 	// nil; run Simulator.Run so that parcels move.
 	Simulator *carrier.Simulator
+	// RefundExecutor is Options.RefundExecutor: with a
+	// *returns.DemoRefunds with a delay, run its Run loop.
+	RefundExecutor returns.RefundExecutor
 	// httpMetrics count requests when Options.Metrics was set.
 	httpMetrics *httpapi.Metrics
 }
@@ -203,7 +213,12 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 		Policies: returns.CatalogPolicies(catalogs), Labels: ReturnLabels{Shipment: s.Shipment, Catalogs: catalogs, SiteNames: names},
 		DropOffs: NewDropOffs(catalogs, 0), Logger: opts.Logger, PublicURL: opts.PublicURL,
 		StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
+		RefundExecutor: opts.RefundExecutor,
 	})
+	s.RefundExecutor = opts.RefundExecutor
+	if demo, ok := opts.RefundExecutor.(*returns.DemoRefunds); ok {
+		demo.SetReporter(s.Returns)
+	}
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
 		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs})
 	if err != nil {
@@ -272,6 +287,7 @@ func (s *Services) register() {
 	d.Handle(event.TypeParcelChanged, "notify", s.Notify.HandleParcelChanged)
 	d.Handle(event.TypeCarrierEventReported, "tracking", s.Tracking.HandleCarrierEvent)
 	d.Handle(event.TypeCarrierEventReported, "shipment", s.Shipment.HandleCarrierEvent)
+	d.Handle(event.TypeRefundChanged, "refunds", s.Returns.HandleRefundChanged)
 	for _, t := range event.Types {
 		d.Handle(t, "webhook", s.Webhooks.Handle)
 	}
