@@ -54,11 +54,10 @@ const (
 // TransactionStatus is the state of a refund transaction.
 type TransactionStatus string
 
-// The refund transaction states. The service creates transactions
-// AWAITING_EXTERNAL_REFUND and moves them to REFUNDED when the merchant
-// marks them; PENDING, SUCCESS and FAILED are accepted by the list filter
-// (clients of the returns API send them) but no transition of this package
-// produces them.
+// The refund transaction states; the package doc has the table of
+// transitions. Without a refund executor a transaction starts
+// AWAITING_EXTERNAL_REFUND, with one PENDING; SUCCESS and REFUNDED are
+// final, FAILED may be retried.
 const (
 	TxAwaitingExternalRefund TransactionStatus = "AWAITING_EXTERNAL_REFUND"
 	TxPending                TransactionStatus = "PENDING"
