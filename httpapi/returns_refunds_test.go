@@ -103,7 +103,7 @@ func TestReturnsRefundLifecycleHTTP(t *testing.T) {
 	for _, st := range []step{
 		{"/retry", "", 400, map[string]any{"message": "refund transaction 1 is AWAITING_EXTERNAL_REFUND; a retry needs FAILED"}},
 		{"/failure", `{"foreignId":"re_1","reason":"card expired"}`, 200, map[string]any{"status": "FAILED", "foreignId": "re_1", "failureReason": "card expired", "attempt": float64(1)}},
-		{"/refunded", "", 400, map[string]any{"message": "refund transaction 1 is already FAILED"}},
+		{"/refunded", "", 400, map[string]any{"message": "refund transaction 1 is FAILED; marking it refunded needs AWAITING_EXTERNAL_REFUND"}},
 		{"/success", `{"foreignId":"re_2"}`, 400, map[string]any{"message": "refund transaction 1 is FAILED; a reported success needs AWAITING_EXTERNAL_REFUND or PENDING"}},
 		{"/retry", "", 200, map[string]any{"status": "AWAITING_EXTERNAL_REFUND", "attempt": float64(2), "failureReason": nil}},
 		{"/success", `{"foreignId":"` + strings.Repeat("x", 257) + `"}`, 400, nil},

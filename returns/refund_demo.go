@@ -1,9 +1,11 @@
 package returns
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -34,6 +36,7 @@ type DemoRefunds struct {
 	delay       time.Duration
 	rand        func() float64
 	clock       deliverykit.Clock
+	log         *slog.Logger
 
 	mu       sync.Mutex
 	states   map[string]*demoRefund
@@ -54,6 +57,9 @@ type DemoRefundsOptions struct {
 	Rand func() float64
 	// Clock times delayed executions. Default: the system clock.
 	Clock deliverykit.Clock
+	// Logger receives the errors of Run's settlements, which are retried
+	// at the next tick. Default: slog.Default().
+	Logger *slog.Logger
 }
 
 // RefundReporter receives delayed outcomes; *Service is one.
@@ -85,7 +91,8 @@ func NewDemoRefunds(opts DemoRefundsOptions) (*DemoRefunds, error) {
 	if opts.Delay < 0 {
 		return nil, deliverykit.InvalidField("delay", "gte", "must not be negative")
 	}
-	d := &DemoRefunds{failureRate: opts.FailureRate, delay: opts.Delay, rand: opts.Rand, clock: opts.Clock, states: map[string]*demoRefund{}}
+	d := &DemoRefunds{failureRate: opts.FailureRate, delay: opts.Delay, rand: opts.Rand, clock: opts.Clock,
+		log: cmp.Or(opts.Logger, slog.Default()), states: map[string]*demoRefund{}}
 	if d.rand == nil {
 		d.rand = rand.Float64
 	}
@@ -178,8 +185,8 @@ func (d *DemoRefunds) Settle(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// Run calls Settle every interval until ctx ends; errors are retried at
-// the next tick.
+// Run calls Settle every interval until ctx ends; errors are logged and
+// retried at the next tick.
 func (d *DemoRefunds) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -188,7 +195,9 @@ func (d *DemoRefunds) Run(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-			d.Settle(ctx)
+			if _, err := d.Settle(ctx); err != nil && ctx.Err() == nil {
+				d.log.Warn("demo refunds: settling failed; retrying", "err", err)
+			}
 		}
 	}
 }

@@ -426,6 +426,62 @@ func TestDemoRefunds(t *testing.T) {
 	})
 }
 
+// flakyReporter fails with errs in turn, then succeeds; it counts calls.
+type flakyReporter struct {
+	errs  []error
+	calls int
+}
+
+func (r *flakyReporter) report() (RefundEntry, error) {
+	r.calls++
+	if len(r.errs) > 0 {
+		err := r.errs[0]
+		r.errs = r.errs[1:]
+		return RefundEntry{}, err
+	}
+	return RefundEntry{}, nil
+}
+
+func (r *flakyReporter) ReportRefundSucceeded(context.Context, string, uint64, RefundReport) (RefundEntry, error) {
+	return r.report()
+}
+
+func (r *flakyReporter) ReportRefundFailed(context.Context, string, uint64, RefundReport) (RefundEntry, error) {
+	return r.report()
+}
+
+// TestDemoRefundsSettleErrors: a due settlement without a reporter, or
+// whose report fails, stays due; one the service refuses because the
+// transaction moved on is settled.
+func TestDemoRefundsSettleErrors(t *testing.T) {
+	clock := deliverykit.NewManualClock(t0)
+	demo, err := NewDemoRefunds(DemoRefundsOptions{Delay: time.Second, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if _, err := demo.ExecuteRefund(ctx, RefundRequest{Site: "s", RefundID: 1, Attempt: 1, Key: "s/1/1"}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if n, err := demo.Settle(ctx); n != 0 || err == nil {
+		t.Errorf("without a reporter: %d %v", n, err)
+	}
+	rep := &flakyReporter{errs: []error{errors.New("store unavailable"), deliverykit.E(deliverykit.KindFailedPrecondition, "refund transaction 1 is SUCCESS")}}
+	demo.SetReporter(rep)
+	var got []int
+	for range 3 {
+		n, _ := demo.Settle(ctx)
+		got = append(got, n)
+	}
+	if diff := cmp.Diff([]int{0, 1, 0}, got); diff != "" || rep.calls != 2 {
+		t.Errorf("settled per call (-want +got):\n%s (reports: %d)", diff, rep.calls)
+	}
+	if out, _ := demo.ExecuteRefund(ctx, RefundRequest{Site: "s", RefundID: 1, Attempt: 1, Key: "s/1/1"}); out.Result != RefundSucceeded {
+		t.Errorf("the settled execution answers %+v", out)
+	}
+}
+
 // TestRefundReportValidation: a report's fields are bounded; an unknown
 // transaction or another site's is NotFound.
 func TestRefundReportValidation(t *testing.T) {

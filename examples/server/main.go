@@ -421,7 +421,7 @@ func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Regist
 	}
 	if f.refundExecutor == "demo" {
 		// parseFlags has checked the rate and the delay.
-		demo, _ := returns.NewDemoRefunds(returns.DemoRefundsOptions{FailureRate: f.refundFailureRate, Delay: f.refundDelay})
+		demo, _ := returns.NewDemoRefunds(returns.DemoRefundsOptions{FailureRate: f.refundFailureRate, Delay: f.refundDelay, Logger: log})
 		opts.RefundExecutor = demo
 		log.Info("refunds are paid out by the demo refund executor", "failure_rate", f.refundFailureRate, "delay", f.refundDelay)
 	}
