@@ -295,9 +295,16 @@ func (s *Service) HandleRefundChanged(ctx context.Context, e event.Event) error 
 		if err != nil {
 			return err
 		}
-		foreign := ""
+		var foreign string
 		if rit.Value.Order != nil {
 			foreign = rit.Value.Order.ForeignID
+		} else {
+			// A return stored before it kept its order's summary.
+			oit, err := ordersColl.Get(tx, orderKey(e.Site, rit.Value.OrderID))
+			if err != nil {
+				return err
+			}
+			foreign = oit.Value.ForeignID
 		}
 		for _, rf := range refunds {
 			if rf.Status != TxPending {
