@@ -338,6 +338,21 @@ type ReturnPolicy struct {
 	// (pickup locations) of the product's carrier nearest to the
 	// customer. Empty: customers send returns back their own way.
 	ReturnProduct string `json:"return_product,omitempty"`
+	// ReturnHandlingCost is charged per return for inspection and
+	// restocking, in minor units of Currency; default 0.
+	ReturnHandlingCost int64 `json:"return_handling_cost,omitempty"`
+	// FailedDeliveryCost is charged to a return when the merchant reports
+	// that its parcel came back because the delivery failed (refused,
+	// not collected), in minor units of Currency; default 0.
+	FailedDeliveryCost int64 `json:"failed_delivery_cost,omitempty"`
+	// GiftCardAddition is added to a refund the customer takes as a gift
+	// card instead of the original payment, in minor units of Currency;
+	// default 0 (no bonus).
+	GiftCardAddition int64 `json:"gift_card_addition,omitempty"`
+	// RefundShipping refunds what the customer paid for shipping once
+	// every unit of the order has been returned and approved. Default
+	// false.
+	RefundShipping bool `json:"refund_shipping,omitempty"`
 }
 
 // ProductInfo describes a carrier product for other areas (tracking checks

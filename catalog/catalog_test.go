@@ -97,6 +97,9 @@ func TestValidate(t *testing.T) {
 			[]string{"vat_rate", "carriers[0].products[1].vat_rate"}},
 		{"return policy", func(c *Catalog) { c.ReturnPolicy = &ReturnPolicy{Currency: "", ReturnCost: -1} },
 			[]string{"return_policy.currency", "return_policy.return_cost"}},
+		{"return policy costs", func(c *Catalog) {
+			c.ReturnPolicy.ReturnHandlingCost, c.ReturnPolicy.FailedDeliveryCost, c.ReturnPolicy.GiftCardAddition = -1, -1, -1
+		}, []string{"return_policy.return_handling_cost", "return_policy.failed_delivery_cost", "return_policy.gift_card_addition"}},
 		{"return product", func(c *Catalog) { c.ReturnPolicy.ReturnProduct = "np-point" }, nil},
 		{"return product unknown", func(c *Catalog) { c.ReturnPolicy.ReturnProduct = "nope" }, []string{"return_policy.return_product"}},
 		{"return product of a carrier without drop-off points", func(c *Catalog) {

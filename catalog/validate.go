@@ -489,6 +489,14 @@ func (c *Catalog) validateReturnPolicy(v *validator, rp *ReturnPolicy) {
 	if rp.ReturnTimeDays < 0 {
 		v.Add("return_policy.return_time_days", "gte", "must not be negative")
 	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"return_handling_cost", rp.ReturnHandlingCost}, {"failed_delivery_cost", rp.FailedDeliveryCost}, {"gift_card_addition", rp.GiftCardAddition}} {
+		if f.v < 0 {
+			v.Add("return_policy."+f.name, "gte", "must not be negative")
+		}
+	}
 	if ref := rp.ReturnProduct; ref != "" {
 		// The customer hands the parcel in at the product's carrier,
 		// so that carrier needs drop-off points.

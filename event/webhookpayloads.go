@@ -100,6 +100,13 @@ type Refund struct {
 	// Status is AWAITING_REFUND, REFUNDED or FAILED.
 	Status string `json:"status"`
 	Amount int64  `json:"amount"`
+	// ID is the refund transaction's id as the returns API shows it;
+	// TransactionStatus its own status (AWAITING_EXTERNAL_REFUND,
+	// PENDING, SUCCESS, FAILED, REFUNDED); ForeignID the payout's id at
+	// the merchant or refund executor, once known.
+	ID                string `json:"id,omitempty"`
+	TransactionStatus string `json:"transaction_status,omitempty"`
+	ForeignID         string `json:"foreign_id,omitempty"`
 }
 
 // ReturnCreated is a ReturnChanged: a customer created a return.

@@ -39,6 +39,8 @@ func (s *server) registerReturns(svc *returns.Service) {
 	s.route(a, base+"/merchant/items/returned", post(h.reportReturnedItems))
 	s.route(a, base+"/merchant/refund/transaction", get(h.listRefunds))
 	s.route(a, base+"/merchant/refund/transaction/{refundTransactionId}/refunded", post(h.markRefunded))
+	// Extensions: the refund lifecycle and exchanges (returns_refunds.go).
+	s.registerReturnsRefunds(h)
 	// Extension: a customer starts a return.
 	s.routePublic(a, base+"/customer/return", post(h.createReturn))
 	s.routePublic(a, returns.StatusPagePath+"{token}", get(h.statusPage))

@@ -142,9 +142,9 @@ func TestReturnsJourneyHTTP(t *testing.T) {
 
 	refunds := must(returnsDo(t, h, "GET", "/returns/merchant/refund/transaction?status=AWAITING_EXTERNAL_REFUND", "demo-key", ""), 200)
 	wantEntry := `{"refundId":1,"returnId":1,"createdAt":"2026-11-22T10:00:00.000000Z","order":{"id":1,"foreignId":"A-1","createdAt":"2026-11-22T10:00:00.000000Z","status":"AWAITING_REFUND"},` +
-		`"status":"AWAITING_EXTERNAL_REFUND","currencyCode":"SEK","amountToRefund":1240.60,"refundDetails":{"refundAmounts":{"totalItemRefundAmount":1300.10,"shippingRefundAmount":0.00},` +
+		`"status":"AWAITING_EXTERNAL_REFUND","currencyCode":"SEK","amountToRefund":1240.60,"refundDetails":{"refundAmounts":{"totalItemRefundAmount":1300.10,"shippingRefundAmount":0.00,"giftCardAddition":0.00},` +
 		`"returnCosts":{"currencyCode":"SEK","returnShipmentCost":49.00,"returnHandlingCost":10.50,"failedDeliveryCost":0.00,"exchangeCost":0.00,"totalReturnCost":59.50},` +
-		`"items":[{"foreignOrderLineItemId":"L1","refundAmount":1299.90,"name":"Jacket - M"},{"foreignOrderLineItemId":"L2","refundAmount":0.20,"name":"Socks"}]}}`
+		`"items":[{"foreignOrderLineItemId":"L1","refundAmount":1299.90,"name":"Jacket - M"},{"foreignOrderLineItemId":"L2","refundAmount":0.20,"name":"Socks"}]},"attempt":1}`
 	if !strings.Contains(refunds.raw, `"content":[`+wantEntry+`]`) || refunds.body["totalElements"] != float64(1) {
 		t.Errorf("refund list:\n got %s\nwant content [%s]", refunds.raw, wantEntry)
 	}
@@ -295,13 +295,16 @@ func TestReturnsOpenAPI(t *testing.T) {
 	paths, _ := doc["paths"].(map[string]any)
 	for _, p := range []string{"/merchant/order", "/merchant/order/{orderId}", "/merchant/return", "/merchant/return/{returnId}", "/merchant/return/{returnId}/status-link",
 		"/merchant/items/returned", "/merchant/refund/transaction", "/merchant/refund/transaction/{refundTransactionId}/refunded", "/customer/return", "/customer/return/{token}",
-		"/customer/return/{token}/label.pdf"} {
+		"/customer/return/{token}/label.pdf",
+		// The refund lifecycle and exchanges (returns_refunds.go).
+		"/merchant/refund/transaction/{refundTransactionId}/success", "/merchant/refund/transaction/{refundTransactionId}/failure",
+		"/merchant/refund/transaction/{refundTransactionId}/retry", "/merchant/return/{returnId}/exchanged"} {
 		if _, ok := paths[p]; !ok {
 			t.Errorf("OpenAPI document lacks %s", p)
 		}
 	}
-	if len(paths) != 11 {
-		t.Errorf("OpenAPI document has %d paths, want 11", len(paths))
+	if len(paths) != 15 {
+		t.Errorf("OpenAPI document has %d paths, want 15", len(paths))
 	}
 }
 

@@ -15,11 +15,14 @@ func (c CatalogPolicies) Policy(site string) (Policy, bool) {
 	}
 	rp := cat.ReturnPolicy
 	return Policy{
-		WindowDays:    rp.ReturnTimeDays,
-		ReturnProduct: rp.ReturnProduct,
+		WindowDays:     rp.ReturnTimeDays,
+		ReturnProduct:  rp.ReturnProduct,
+		RefundShipping: rp.RefundShipping,
 		Costs: map[string]Costs{
-			rp.Currency: {ReturnShipment: rp.ReturnCost, Exchange: rp.ExchangeCost},
+			rp.Currency: {ReturnShipment: rp.ReturnCost, ReturnHandling: rp.ReturnHandlingCost, Exchange: rp.ExchangeCost,
+				FailedDelivery: rp.FailedDeliveryCost, GiftCardAddition: rp.GiftCardAddition},
 		},
-		Disabled: !rp.ReturnsEnabled,
+		Disabled:    !rp.ReturnsEnabled,
+		NoExchanges: !rp.ExchangesEnabled,
 	}, true
 }

@@ -29,16 +29,38 @@
 //	| IN_TRANSIT        | merchant                              |                                     |                   |                                                 |
 //	| AWAITING_RETURN,  | ReportReturnedItems                   | units of the return still unreported| same              | lines updated                                   |
 //	| IN_TRANSIT        |                                       |                                     |                   |                                                 |
-//	| AWAITING_RETURN,  | ReportReturnedItems                   | all reported, some approved, refund | AWAITING_REFUND   | refund transaction AWAITING_EXTERNAL_REFUND     |
+//	| AWAITING_RETURN,  | ReportReturnedItems                   | all reported, some approved, refund | AWAITING_REFUND   | refund transaction (table below)                |
 //	| IN_TRANSIT        |                                       | all reported, some approved,        | AWAITING_EXCHANGE | exchange cost charged, no refund                |
 //	|                   |                                       | exchange                            |                   |                                                 |
 //	|                   |                                       | all reported, all declined          | COMPLETED         | no refund; declined units may be returned again |
-//	| AWAITING_REFUND   | MarkRefunded (its transaction)        | transaction AWAITING_EXTERNAL_REFUND| COMPLETED         | transaction REFUNDED, lines REFUNDED            |
-//	| AWAITING_EXCHANGE | CompleteExchange                      |                                     | COMPLETED         | exchange listed on the return and order         |
+//	| AWAITING_REFUND   | its transaction is paid: MarkRefunded,| see the refund transaction table    | COMPLETED         | transaction REFUNDED or SUCCESS, lines REFUNDED |
+//	|                   | ReportRefundSucceeded, the executor   |                                     |                   |                                                 |
+//	| AWAITING_EXCHANGE | CompleteExchange(With)                |                                     | COMPLETED         | exchange COMPLETED on the return and order      |
 //
-// A refund transaction is AWAITING_EXTERNAL_REFUND until MarkRefunded
-// makes it REFUNDED; marking it again changes nothing and says it is
-// already REFUNDED.
+// # Refund transactions
+//
+// A refund is paid out by the merchant, or by a RefundExecutor
+// (Options.RefundExecutor) driven through the outbox: HandleRefundChanged,
+// the consumer of refund.changed, executes every PENDING transaction of
+// the return once the change that made it has committed, so a crash never
+// loses a refund. Every other call on a transaction in the wrong state is a
+// FailedPrecondition naming its state, and changes nothing:
+//
+//	| state                    | trigger                                   | next state               | other effects                              |
+//	|--------------------------|-------------------------------------------|--------------------------|--------------------------------------------|
+//	| (none)                   | a report approves units, no executor      | AWAITING_EXTERNAL_REFUND | return AWAITING_REFUND                     |
+//	| (none)                   | a report approves units, with an executor | PENDING                  | return AWAITING_REFUND; executed (outbox)  |
+//	| AWAITING_EXTERNAL_REFUND | MarkRefunded                              | REFUNDED                 | lines REFUNDED, return COMPLETED           |
+//	| AWAITING_EXTERNAL_REFUND,| ReportRefundSucceeded (foreignId), the    | SUCCESS                  | lines REFUNDED, return COMPLETED           |
+//	| PENDING                  | executor's success                        |                          |                                            |
+//	| AWAITING_EXTERNAL_REFUND,| ReportRefundFailed (foreignId, reason),   | FAILED                   | return stays AWAITING_REFUND               |
+//	| PENDING                  | the executor's failure                    |                          |                                            |
+//	| PENDING                  | the executor accepts it for later         | PENDING                  | the executor's foreignId kept, no event    |
+//	| FAILED                   | RetryRefund                               | PENDING (executor) or    | attempt + 1; executed again (outbox)       |
+//	|                          |                                           | AWAITING_EXTERNAL_REFUND |                                            |
+//
+// REFUNDED and SUCCESS are final. Marking a transaction refunded again
+// says it is already REFUNDED.
 //
 // # Events
 //
@@ -56,8 +78,10 @@
 //	|                                       | when the parcel reached the merchant                           |
 //	| ReportReturnedItems, for each return  | return.items_received; return.status_changed once every unit   |
 //	| it reports units of                   | is reported; refund.changed when that makes a refund           |
-//	| MarkRefunded                          | refund.changed; return.status_changed (AWAITING_REFUND →       |
-//	|                                       | COMPLETED)                                                     |
+//	| MarkRefunded, ReportRefundSucceeded,  | refund.changed; return.status_changed (AWAITING_REFUND →       |
+//	| the executor's success                | COMPLETED)                                                     |
+//	| ReportRefundFailed, RetryRefund, the  | refund.changed                                                 |
+//	| executor's failure                    |                                                                |
 //
 // Each carries the return as it is after the whole change
 // (event.ReturnChanged: amounts in minor units, the latest refund, the
@@ -134,8 +158,20 @@
 // point. An input with more decimals than its currency has is refused,
 // never rounded. The refund of a return is its approved units at their
 // purchase price (tax included), plus the order's shipping when the policy
-// refunds shipping and every unit of the order is approved, minus the
-// return costs, and never below zero.
+// refunds shipping and every unit of the order is approved, plus the
+// policy's gift card addition when the customer takes the refund as a gift
+// card, minus the return costs (label, handling, and the failed delivery
+// cost when the merchant reports the parcel came back undelivered), and
+// never below zero.
+//
+// # Exchanges
+//
+// An order line may list the SKUs it can be exchanged for
+// (OrderItemInput.ExchangeSKUs, e.g. the product's other sizes); every
+// line can also be exchanged for its own SKU. A customer item naming an
+// exchangeSku makes the return an exchange: the policy's exchange cost, no
+// refund, and Return.Exchanges lists it REQUESTED until the merchant
+// completes it (CompleteExchangeWith).
 //
 // # Pages
 //

@@ -112,12 +112,17 @@ func newReturn(o orderRecord, in CustomerReturnInput, pol Policy, now time.Time)
 	if pol.WindowDays > 0 && now.After(o.CreatedAt.AddDate(0, 0, pol.WindowDays)) {
 		return returnRecord{}, o, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the return window of %d days for this order has passed", pol.WindowDays)
 	}
+	if err := checkExchangeRequest(&in, pol); err != nil {
+		return returnRecord{}, o, err
+	}
 	costs, err := policyCosts(pol, o.Currency, in.Exchange)
 	if err != nil {
 		return returnRecord{}, o, err
 	}
+	costs.GiftCard = giftCardAddition(pol, o.Currency, in)
 	o.Lines = slices.Clone(o.Lines)
 	lines, sum, vs := takeLines(o.Lines, in.Items)
+	vs = append(vs, exchangeLines(o.Lines, in.Items, lines)...)
 	if len(vs) > 0 {
 		return returnRecord{}, o, deliverykit.Invalid(vs...)
 	}
@@ -127,9 +132,12 @@ func newReturn(o orderRecord, in CustomerReturnInput, pol Policy, now time.Time)
 	}
 	r := returnRecord{OrderID: o.ID, Order: &orderSummaryRecord{ForeignID: o.ForeignID, CreatedAt: o.CreatedAt},
 		Status: StatusAwaitingReturn, Exchange: in.Exchange, CreatedAt: now, Costs: costs,
-		Locale: cmp.Or(in.Locale, o.Locale), Lines: lines}
-	var ok bool
-	if r.Estimate, ok = refundAmount(sum, shipping, costs); !ok {
+		Locale: cmp.Or(in.Locale, o.Locale), Lines: lines, RefundMethod: in.RefundMethod}
+	additions, ok := checked.Add(shipping, costs.GiftCard)
+	if ok {
+		r.Estimate, ok = refundAmount(sum, additions, costs)
+	}
+	if !ok {
 		return returnRecord{}, o, errArithmetic("the refund estimate")
 	}
 	return r, o, nil
@@ -314,11 +322,7 @@ func (s *Service) MarkInTransit(ctx context.Context, site string, returnID uint6
 // CompleteExchange records that the replacement goods of an exchange
 // return were sent: AWAITING_EXCHANGE → COMPLETED.
 func (s *Service) CompleteExchange(ctx context.Context, site string, returnID uint64) (Return, error) {
-	now := s.now()
-	return s.transition(ctx, site, returnID, StatusAwaitingExchange, func(_ storage.Tx, _ *orderRecord, r *returnRecord) error {
-		r.Status, r.CompletedAt = StatusCompleted, &now
-		return nil
-	})
+	return s.CompleteExchangeWith(ctx, site, returnID, ExchangeInput{})
 }
 
 // open reports whether a return still waits for its items.
@@ -370,6 +374,11 @@ func (s *Service) ReportReturnedItems(ctx context.Context, site string, in Retur
 		}
 		if err := applyReport(o, rets, in.Items, now); err != nil {
 			return err
+		}
+		if in.FailedDelivery {
+			if err := chargeFailedDelivery(pol, o.Currency, rets); err != nil {
+				return err
+			}
 		}
 		created, changes, err := s.settleReported(tx, site, pol, &o, rets, prev, reported, now)
 		if err != nil {
@@ -584,7 +593,8 @@ func allHandled(r returnRecord) bool {
 // finish moves a fully reported return on and, for a refund, creates its
 // transaction (returned so the caller can show it).
 func (s *Service) finish(tx storage.Tx, site string, pol Policy, o *orderRecord, r *returnRecord, now time.Time) (*refundRecord, error) {
-	rf := refundRecord{ReturnID: r.ID, OrderID: o.ID, Status: TxAwaitingExternalRefund, CreatedAt: now, Currency: o.Currency, Scale: o.Scale, Costs: r.Costs}
+	rf := refundRecord{ReturnID: r.ID, OrderID: o.ID, Status: s.newRefundStatus(), CreatedAt: now, Currency: o.Currency, Scale: o.Scale, Costs: r.Costs,
+		GiftCard: r.Costs.GiftCard, Method: r.RefundMethod, Attempt: 1}
 	approved := 0
 	for _, l := range r.Lines {
 		ol := &o.Lines[l.OrderLine]
@@ -618,8 +628,11 @@ func (s *Service) finish(tx storage.Tx, site string, pol Policy, o *orderRecord,
 		rf.Shipping = o.Shipping
 		o.ShippingRefunded = true
 	}
-	var ok bool
-	if rf.Amount, ok = refundAmount(rf.Items, rf.Shipping, rf.Costs); !ok {
+	additions, ok := checked.Add(rf.Shipping, rf.GiftCard)
+	if ok {
+		rf.Amount, ok = refundAmount(rf.Items, additions, rf.Costs)
+	}
+	if !ok {
 		return nil, errArithmetic("the refund")
 	}
 	id, rank, err := s.refunds.next(tx, site)

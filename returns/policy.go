@@ -25,6 +25,9 @@ type Policy struct {
 	// the return (FailedPrecondition), so that a merchant selling in a new
 	// currency does not offer free returns by accident.
 	Costs map[string]Costs
+	// NoExchanges refuses exchange returns (FailedPrecondition); the
+	// customer may still return for a refund.
+	NoExchanges bool
 }
 
 // Costs are the charges of one return in minor units of their currency.
@@ -32,6 +35,13 @@ type Costs struct {
 	ReturnShipment int64 // the return label
 	ReturnHandling int64 // inspection and restocking
 	Exchange       int64 // charged only when the customer asks for an exchange
+	// FailedDelivery is charged when the merchant reports that the parcel
+	// came back because its delivery failed (refused, not collected).
+	FailedDelivery int64
+	// GiftCardAddition is added to the refund when the customer takes it
+	// as a gift card (refundMethod GIFT_CARD), as an incentive to keep the
+	// money in the shop.
+	GiftCardAddition int64
 }
 
 // Policies gives the return policy of a site. A site without one gets the
@@ -61,7 +71,7 @@ func policyCosts(pol Policy, currency string, exchange bool) (costsRecord, error
 	if !ok {
 		return costsRecord{}, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the merchant's return policy has no costs in %s", currency)
 	}
-	for _, v := range []int64{c.ReturnShipment, c.ReturnHandling, c.Exchange} {
+	for _, v := range []int64{c.ReturnShipment, c.ReturnHandling, c.Exchange, c.FailedDelivery, c.GiftCardAddition} {
 		if v < 0 || v > maxMinor {
 			return costsRecord{}, deliverykit.Errorf(deliverykit.KindInternal, "returns: the return policy's costs in %s are outside 0…%d minor units", currency, int64(maxMinor))
 		}

@@ -102,12 +102,19 @@ type orderLine struct {
 	InReturn int `json:"inReturn,omitempty"`
 	// Approved counts units approved at inspection.
 	Approved int `json:"approved,omitempty"`
+	// ExchangeSKUs are what the line may be exchanged for.
+	ExchangeSKUs []string `json:"exchangeSkus,omitempty"`
 }
 
 type costsRecord struct {
 	Shipment int64 `json:"shipment,omitempty"`
 	Handling int64 `json:"handling,omitempty"`
 	Exchange int64 `json:"exchange,omitempty"`
+	// FailedDelivery is charged when the merchant reports the parcel came
+	// back undelivered; GiftCard is not a cost but the policy's addition
+	// for a gift card refund, kept with the costs it offsets.
+	FailedDelivery int64 `json:"failedDelivery,omitempty"`
+	GiftCard       int64 `json:"giftCard,omitempty"`
 }
 
 // total is the sum of the costs, or false when it does not fit; a policy
@@ -117,6 +124,9 @@ func (c costsRecord) total() (int64, bool) {
 	t, ok := checked.Add(c.Shipment, c.Handling)
 	if ok {
 		t, ok = checked.Add(t, c.Exchange)
+	}
+	if ok {
+		t, ok = checked.Add(t, c.FailedDelivery)
 	}
 	return t, ok
 }
@@ -159,6 +169,11 @@ type returnRecord struct {
 	// delivered it to the merchant (its items await inspection).
 	ShipmentRequestedAt *time.Time `json:"shipmentRequestedAt,omitempty"`
 	ArrivedAt           *time.Time `json:"arrivedAt,omitempty"`
+	// RefundMethod is the customer's choice; empty is ORIGINAL_PAYMENT.
+	RefundMethod RefundMethod `json:"refundMethod,omitempty"`
+	// ExchangeForeignID is the merchant's replacement order, once the
+	// exchange is completed.
+	ExchangeForeignID string `json:"exchangeForeignId,omitempty"`
 }
 
 // labelRecord is a booked return parcel: what its label and QR code show.
@@ -188,6 +203,8 @@ type returnLine struct {
 	Comment    string     `json:"comment,omitempty"`
 	ReturnedAt *time.Time `json:"returnedAt,omitempty"`
 	Refunded   bool       `json:"refunded,omitempty"`
+	// ExchangeSKU is what the customer takes instead, on an exchange.
+	ExchangeSKU string `json:"exchangeSku,omitempty"`
 }
 
 func (l returnLine) handled() bool { return l.Approved+l.Declined == l.Quantity }
@@ -215,6 +232,16 @@ type refundRecord struct {
 	Amount     int64             `json:"amount"`
 	Lines      []refundLine      `json:"lines"`
 	RefundedAt *time.Time        `json:"refundedAt,omitempty"`
+	// GiftCard is the policy's gift card addition included in Amount.
+	GiftCard int64 `json:"giftCard,omitempty"`
+	// Method is the customer's refund method; empty is ORIGINAL_PAYMENT.
+	Method RefundMethod `json:"method,omitempty"`
+	// ForeignID is the payout's id at the merchant or executor; Attempt
+	// counts executions (0 on transactions stored before it existed:
+	// the first); FailureReason says why the latest one failed.
+	ForeignID     string `json:"foreignId,omitempty"`
+	Attempt       int    `json:"attempt,omitempty"`
+	FailureReason string `json:"failureReason,omitempty"`
 }
 
 type refundLine struct {

@@ -79,7 +79,8 @@ func (s *Service) entry(tx storage.Tx, site string, r refundRecord) (RefundEntry
 // AWAITING_EXTERNAL_REFUND → REFUNDED. Its return's approved lines become
 // REFUNDED and the return COMPLETED (a refund.changed, then a
 // return.status_changed). A transaction that is already
-// REFUNDED is a FailedPrecondition saying so, and nothing changes.
+// REFUNDED is a FailedPrecondition saying so, one in another state a
+// FailedPrecondition naming it, and nothing changes.
 func (s *Service) MarkRefunded(ctx context.Context, site string, id uint64) (RefundEntry, error) {
 	now := s.now()
 	var out RefundEntry
@@ -89,8 +90,13 @@ func (s *Service) MarkRefunded(ctx context.Context, site string, id uint64) (Ref
 			return notFoundOr(err, "refund transaction")
 		}
 		rf := fit.Value
-		if rf.Status != TxAwaitingExternalRefund {
+		if rf.Status == TxRefunded {
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "refund transaction %d is already %s", id, rf.Status)
+		}
+		if rf.Status != TxAwaitingExternalRefund {
+			// PENDING is the executor's to settle; SUCCESS is final;
+			// FAILED is retried first.
+			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "refund transaction %d is %s; marking it refunded needs AWAITING_EXTERNAL_REFUND", id, rf.Status)
 		}
 		rf.Status, rf.RefundedAt = TxRefunded, &now
 		if _, err := refundsColl.Put(tx, fit.Key, rf, storage.VersionIs(fit.Version)); err != nil {

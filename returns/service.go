@@ -54,6 +54,12 @@ type Options struct {
 	// RenewStatusLink replaced it). An expired link shows a page saying so,
 	// never the return. Default DefaultStatusLinkLifetime.
 	StatusLinkLifetime time.Duration
+	// RefundExecutor pays refunds out: new refund transactions are
+	// PENDING and HandleRefundChanged (an outbox consumer) executes them.
+	// Default: none, so refunds are AWAITING_EXTERNAL_REFUND until the
+	// merchant reports them. An executor with a SetReporter method (as
+	// DemoRefunds) is given the new Service, to report late outcomes to.
+	RefundExecutor RefundExecutor
 }
 
 // DefaultStatusLinkLifetime is how long a status page link works: a return
@@ -76,6 +82,7 @@ type Service struct {
 	labelPDFs    LabelPDFs
 	dropOffs     DropOffs
 	log          *slog.Logger
+	executor     RefundExecutor
 
 	orders  ranked[orderRecord]
 	returns ranked[returnRecord]
@@ -94,6 +101,7 @@ func New(store storage.Store, opts Options) *Service {
 		labelPDFs:    opts.LabelPDFs,
 		dropOffs:     opts.DropOffs,
 		log:          cmp.Or(opts.Logger, slog.Default()),
+		executor:     opts.RefundExecutor,
 		orders: ranked[orderRecord]{coll: ordersColl, ranks: orderRanks,
 			id: func(o orderRecord) uint64 { return o.ID }, created: func(o orderRecord) time.Time { return o.CreatedAt }},
 		returns: ranked[returnRecord]{coll: returnsColl, ranks: returnRanks,
@@ -106,6 +114,11 @@ func New(store storage.Store, opts Options) *Service {
 	}
 	if s.ids == nil {
 		s.ids = deliverykit.RandomIDs{}
+	}
+	// An executor that settles later (DemoRefunds with a delay) reports
+	// its outcomes to the service it pays out for.
+	if r, ok := opts.RefundExecutor.(interface{ SetReporter(RefundReporter) }); ok {
+		r.SetReporter(s)
 	}
 	return s
 }
@@ -205,6 +218,7 @@ func newOrder(in OrderInput, code string, scale int, now time.Time) (orderRecord
 			ProductTitle: it.ProductTitle, VariantTitle: it.VariantTitle,
 			Quantity: it.Quantity, Price: price, Tax: tax,
 		})
+		rec.Lines[len(rec.Lines)-1].ExchangeSKUs = exchangeSKUs(it)
 	}
 	return rec, vs
 }

@@ -55,7 +55,7 @@ func TestJourney(t *testing.T) {
 		Order:  RefundEntryOrder{ID: order.ID, ForeignID: "A-1", CreatedAt: order.CreatedAt, Status: RefundAwaiting},
 		Status: TxAwaitingExternalRefund, CurrencyCode: "SEK", AmountToRefund: sek(124060),
 		RefundDetails: RefundDetails{
-			RefundAmounts: RefundAmounts{TotalItemRefundAmount: sek(130010), ShippingRefundAmount: sek(0)},
+			RefundAmounts: RefundAmounts{TotalItemRefundAmount: sek(130010), ShippingRefundAmount: sek(0), GiftCardAddition: sek(0)},
 			ReturnCosts: EntryReturnCosts{CurrencyCode: "SEK", ReturnShipmentCost: sek(4900), ReturnHandlingCost: sek(1050),
 				FailedDeliveryCost: sek(0), ExchangeCost: sek(0), TotalReturnCost: sek(5950)},
 			Items: []RefundEntryItem{
@@ -63,6 +63,7 @@ func TestJourney(t *testing.T) {
 				{ForeignOrderLineItemID: "L2", RefundAmount: sek(20), Name: "Socks"},
 			},
 		},
+		Attempt: 1,
 	}
 	if len(res.RefundTransactions) != 1 {
 		t.Fatalf("refund transactions = %+v", res.RefundTransactions)

@@ -61,11 +61,10 @@ const (
 // TransactionStatus is the state of a refund transaction.
 type TransactionStatus string
 
-// The refund transaction states. The service creates transactions
-// AWAITING_EXTERNAL_REFUND and moves them to REFUNDED when the merchant
-// marks them; PENDING, SUCCESS and FAILED are accepted by the list filter
-// (clients of the returns API send them) but no transition of this package
-// produces them.
+// The refund transaction states; the package doc has the table of
+// transitions. Without a refund executor a transaction starts
+// AWAITING_EXTERNAL_REFUND, with one PENDING; SUCCESS and REFUNDED are
+// final, FAILED may be retried.
 const (
 	TxAwaitingExternalRefund TransactionStatus = "AWAITING_EXTERNAL_REFUND"
 	TxPending                TransactionStatus = "PENDING"
@@ -150,6 +149,11 @@ type OrderItemInput struct {
 	VariantTitle        string     `json:"variantTitle" validate:"max_title"`
 	Quantity            int        `json:"quantity" validate:"gte=1,max_quantity"`
 	PurchasePriceAmount PriceInput `json:"purchasePriceAmount"`
+	// ExchangeSKUs are the SKUs the customer may take instead of this
+	// line in an exchange (an extension): the other variants of the same
+	// product the merchant offers, at the same price. None: the line can
+	// only be exchanged for its own SKU.
+	ExchangeSKUs []string `json:"exchangeSkus,omitempty" validate:"max=50,dive,required,max_ref"`
 }
 
 // PriceInput is a unit price as decimals in major units.
@@ -174,6 +178,10 @@ type CustomerReturnInput struct {
 	// Locale is the language of the customer's return form ("de-DE", an
 	// extension); the status page speaks it. Default: the order's.
 	Locale string `json:"locale" validate:"omitempty,max=35,bcp47_language_tag"`
+	// RefundMethod is how the customer wants the money (an extension):
+	// ORIGINAL_PAYMENT (default) or GIFT_CARD, which adds the policy's
+	// gift card addition to the refund. An exchange takes none.
+	RefundMethod RefundMethod `json:"refundMethod" validate:"omitempty,oneof=ORIGINAL_PAYMENT GIFT_CARD"`
 }
 
 // CustomerReturnItemInput is one line the customer sends back.
@@ -181,6 +189,10 @@ type CustomerReturnItemInput struct {
 	ForeignLineItemID string `json:"foreignLineItemId" validate:"required,max_ref"`
 	Quantity          int    `json:"quantity" validate:"gte=1,max_quantity"`
 	Reason            string `json:"reason" validate:"max_title"`
+	// ExchangeSKU asks for this SKU instead of the line (an extension):
+	// the line's own SKU or one of the order line's exchangeSkus. It makes
+	// the return an exchange.
+	ExchangeSKU string `json:"exchangeSku" validate:"max_ref"`
 }
 
 // ReturnedItemsInput is the merchant's inspection report (POST
@@ -191,6 +203,10 @@ type ReturnedItemsInput struct {
 	ReturnID          uint64              `json:"returnId"`
 	TrackingReference string              `json:"trackingReference" validate:"max_ref"`
 	Items             []ReturnedItemInput `json:"items" validate:"required,min=1,max_lines,dive"`
+	// FailedDelivery says the parcel came back because the delivery
+	// failed (refused or not collected; an extension): each return the
+	// report selects is charged the policy's failed delivery cost.
+	FailedDelivery bool `json:"failedDelivery"`
 }
 
 // ReturnedItemInput reports units of one SKU as approved or declined.
@@ -257,6 +273,10 @@ type RefundTransaction struct {
 	ExchangeCost         Amount            `json:"exchangeCost"`
 	ReturnCost           Amount            `json:"returnCost"`
 	GiftCardAddition     Amount            `json:"giftCardAddition"`
+	// RefundMethod and FailureReason are extensions: how the customer
+	// takes the money, and why the latest attempt failed (FAILED only).
+	RefundMethod  RefundMethod `json:"refundMethod,omitempty"`
+	FailureReason string       `json:"failureReason,omitempty"`
 }
 
 // ReturnSummary is a row of GET /merchant/return.
@@ -324,6 +344,11 @@ type ReturnItem struct {
 	ApprovedForRestock    *bool          `json:"approvedForRestock,omitempty"`
 	ApprovedQuantity      *int           `json:"approvedQuantity,omitempty"`
 	Comment               string         `json:"comment,omitempty"`
+	// ExchangeSKUs (order items) are the SKUs a line may be exchanged
+	// for; ExchangeSKU (return items of an exchange) is the one the
+	// customer takes instead. Extensions.
+	ExchangeSKUs []string `json:"exchangeSkus,omitempty"`
+	ExchangeSKU  string   `json:"exchangeSku,omitempty"`
 }
 
 // PurchasePrice is a unit price, tax included.
@@ -354,10 +379,16 @@ type Shipment struct {
 	TrackingReference string `json:"trackingReference"`
 }
 
-// Exchange is a replacement shipped for an exchange return.
+// Exchange is the replacement of an exchange return: REQUESTED from the
+// customer's request until the merchant completes it (COMPLETED, with
+// completedAt and the merchant's foreignId for the replacement order).
+// Status, ForeignID and Items are extensions.
 type Exchange struct {
-	ReturnID    uint64    `json:"returnId"`
-	CompletedAt Timestamp `json:"completedAt"`
+	ReturnID    uint64         `json:"returnId"`
+	CompletedAt *Timestamp     `json:"completedAt,omitempty"`
+	Status      ExchangeStatus `json:"status"`
+	ForeignID   string         `json:"foreignId,omitempty"`
+	Items       []ExchangeItem `json:"items"`
 }
 
 // RefundEntry is a row of GET /merchant/refund/transaction and the answer
@@ -371,6 +402,12 @@ type RefundEntry struct {
 	CurrencyCode   string            `json:"currencyCode"`
 	AmountToRefund Amount            `json:"amountToRefund"`
 	RefundDetails  RefundDetails     `json:"refundDetails"`
+	// ForeignID, FailureReason and Attempt are extensions: the merchant's
+	// (or the executor's) id of the payout, why the latest attempt failed,
+	// and which attempt this is (1, then one more per retry).
+	ForeignID     string `json:"foreignId,omitempty"`
+	FailureReason string `json:"failureReason,omitempty"`
+	Attempt       int    `json:"attempt,omitempty"`
 }
 
 // RefundEntryOrder is the order of a refund entry; Status is the order's
@@ -393,6 +430,9 @@ type RefundDetails struct {
 type RefundAmounts struct {
 	TotalItemRefundAmount Amount `json:"totalItemRefundAmount"`
 	ShippingRefundAmount  Amount `json:"shippingRefundAmount"`
+	// GiftCardAddition is the policy's bonus for a gift card refund (an
+	// extension).
+	GiftCardAddition Amount `json:"giftCardAddition"`
 }
 
 // EntryReturnCosts are the deducted parts of a refund.

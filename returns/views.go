@@ -1,7 +1,9 @@
 package returns
 
 import (
+	"cmp"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -38,6 +40,7 @@ func (s *Service) orderView(tx storage.Tx, site string, o orderRecord) (Order, e
 	for i, l := range o.Lines {
 		out.Items[i] = ReturnItem{ID: l.ID, ForeignLineItemID: l.ForeignLineItemID, Quantity: l.Quantity,
 			PurchasePriceAmount: o.price(l), ProductVariant: variant(l)}
+		out.Items[i].ExchangeSKUs = l.ExchangeSKUs
 	}
 	for _, rid := range o.ReturnIDs {
 		r, err := returnsColl.Get(tx, orderKey(site, rid))
@@ -77,7 +80,7 @@ func loadRefunds(tx storage.Tx, site string, ids []uint64) ([]refundRecord, erro
 func orderRefund(o orderRecord, refunds []refundRecord) OrderRefund {
 	out := OrderRefund{CurrencyCode: o.Currency, AmountRefunded: o.amount(0), RefundStatus: refundStatusOf(refunds), Transactions: []RefundTransaction{}}
 	for _, r := range refunds {
-		if r.Status == TxRefunded {
+		if r.Status.paid() {
 			// Refunds of an order never add up to more than its
 			// items and shipping, which fit (ImportOrder checks).
 			out.AmountRefunded.Minor, _ = checked.Add(out.AmountRefunded.Minor, r.Amount)
@@ -92,7 +95,7 @@ func refundStatusOf(refunds []refundRecord) RefundStatus {
 		return RefundNone
 	}
 	for _, r := range refunds {
-		if r.Status != TxRefunded {
+		if !r.Status.paid() {
 			return RefundAwaiting
 		}
 	}
@@ -104,7 +107,8 @@ func refundTransaction(r refundRecord) RefundTransaction {
 	return RefundTransaction{
 		ID: r.ID, ReturnID: r.ReturnID, Status: r.Status, RefundType: "BASIC", CurrencyCode: r.Currency, Source: "RETURN",
 		TotalAmount: a(r.Amount), ItemsAmount: a(r.Items), ShippingRefundAmount: a(r.Shipping),
-		ExchangeCost: a(r.Costs.Exchange), ReturnCost: a(r.Costs.returnCost()), GiftCardAddition: a(0),
+		ExchangeCost: a(r.Costs.Exchange), ReturnCost: a(r.Costs.returnCost()), GiftCardAddition: a(r.GiftCard),
+		ForeignID: r.ForeignID, RefundMethod: r.Method, FailureReason: r.FailureReason,
 	}
 }
 
@@ -129,8 +133,8 @@ func (s *Service) returnView(tx storage.Tx, site string, o orderRecord, r return
 	for i, sh := range r.Shipments {
 		out.Shipments[i] = Shipment{ID: sh.ID, ForeignID: sh.ForeignID, Type: "C2B", Carrier: sh.Carrier, TrackingReference: sh.TrackingReference}
 	}
-	if r.Exchange && r.Status == StatusCompleted && r.CompletedAt != nil {
-		out.Exchanges = append(out.Exchanges, Exchange{ReturnID: r.ID, CompletedAt: Timestamp(*r.CompletedAt)})
+	if x, ok := exchangeView(o, r); ok {
+		out.Exchanges = append(out.Exchanges, x)
 	}
 	refunds, err := loadRefunds(tx, site, r.RefundIDs)
 	if err != nil {
@@ -150,7 +154,7 @@ func costsTotal(c costsRecord) int64 {
 
 func returnCosts(o orderRecord, c costsRecord) ReturnCosts {
 	return ReturnCosts{CurrencyCode: o.Currency, ReturnShipmentCost: o.amount(c.Shipment), ReturnHandlingCost: o.amount(c.Handling),
-		ExchangeCost: o.amount(c.Exchange), FailedDeliveryCost: o.amount(0), TotalCost: o.amount(costsTotal(c))}
+		ExchangeCost: o.amount(c.Exchange), FailedDeliveryCost: o.amount(c.FailedDelivery), TotalCost: o.amount(costsTotal(c))}
 }
 
 // returnItem shows a line of a return. Before inspection it is
@@ -166,6 +170,9 @@ func returnItem(o orderRecord, r returnRecord, l returnLine) ReturnItem {
 	}
 	if l.Reason != "" {
 		it.ReturnReasons = []ReturnReason{{Reason: l.Reason}}
+	}
+	if r.Exchange {
+		it.ExchangeSKU = cmp.Or(l.ExchangeSKU, ol.SKU)
 	}
 	if !l.handled() {
 		if r.ArrivedAt != nil {
@@ -202,11 +209,12 @@ func (s *Service) refundEntry(o orderRecord, r refundRecord, orderStatus RefundS
 		Order:  RefundEntryOrder{ID: o.ID, ForeignID: o.ForeignID, CreatedAt: Timestamp(o.CreatedAt), Status: orderStatus},
 		Status: r.Status, CurrencyCode: r.Currency, AmountToRefund: a(r.Amount),
 		RefundDetails: RefundDetails{
-			RefundAmounts: RefundAmounts{TotalItemRefundAmount: a(r.Items), ShippingRefundAmount: a(r.Shipping)},
+			RefundAmounts: RefundAmounts{TotalItemRefundAmount: a(r.Items), ShippingRefundAmount: a(r.Shipping), GiftCardAddition: a(r.GiftCard)},
 			ReturnCosts: EntryReturnCosts{CurrencyCode: r.Currency, ReturnShipmentCost: a(r.Costs.Shipment), ReturnHandlingCost: a(r.Costs.Handling),
-				FailedDeliveryCost: a(0), ExchangeCost: a(r.Costs.Exchange), TotalReturnCost: a(costsTotal(r.Costs))},
+				FailedDeliveryCost: a(r.Costs.FailedDelivery), ExchangeCost: a(r.Costs.Exchange), TotalReturnCost: a(costsTotal(r.Costs))},
 			Items: make([]RefundEntryItem, len(r.Lines)),
 		},
+		ForeignID: r.ForeignID, FailureReason: r.FailureReason, Attempt: max(r.Attempt, 1),
 	}
 	for i, l := range r.Lines {
 		e.RefundDetails.Items[i] = RefundEntryItem{ForeignOrderLineItemID: l.ForeignLineItemID, RefundAmount: a(l.Amount), Name: l.Name}
@@ -243,7 +251,9 @@ func (s *Service) returnChanged(tx storage.Tx, site string, o orderRecord, r ret
 		return out, err
 	}
 	if n := len(refunds); n > 0 {
-		out.Refund = &event.Refund{Status: eventRefundStatus(refunds[n-1].Status), Amount: refunds[n-1].Amount}
+		last := refunds[n-1]
+		out.Refund = &event.Refund{Status: eventRefundStatus(last.Status), Amount: last.Amount,
+			ID: strconv.FormatUint(last.ID, 10), TransactionStatus: string(last.Status), ForeignID: last.ForeignID}
 	}
 	if r.Token != "" {
 		t, err := returnByToken.Get(tx, r.Token)

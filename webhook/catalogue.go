@@ -65,7 +65,7 @@ func Catalogue() []CatalogueEntry {
 	itemsReceived.Items = []event.ReturnItem{{LineItemID: "line-1", SKU: "TENT-2P", Quantity: 1, Status: "RETURNED", ReceivedAt: &received}}
 	refund := itemsReceived
 	refund.PreviousStatus, refund.Status = "AWAITING_REFUND", "COMPLETED"
-	refund.Refund = &event.Refund{Status: "REFUNDED", Amount: 189900}
+	refund.Refund = &event.Refund{Status: "REFUNDED", Amount: 189900, ID: "7", TransactionStatus: "SUCCESS", ForeignID: "re_3f9a"}
 	return []CatalogueEntry{
 		{Type: event.TypeOrderCompleted, Area: "checkout (C), delivery session (D)",
 			Summary: "A checkout session, or one delivery of a delivery session, was completed: an order to ship. Subject: the order's tos_id.",

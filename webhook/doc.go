@@ -362,7 +362,10 @@
 //	    ],
 //	    "refund": {
 //	      "status": "REFUNDED",
-//	      "amount": 189900
+//	      "amount": 189900,
+//	      "id": "7",
+//	      "transaction_status": "SUCCESS",
+//	      "foreign_id": "re_3f9a"
 //	    },
 //	    "status_url": "https://track.example.com/returns/customer/return/rt_3kq2",
 //	    "changed_at": "2025-03-14T09:30:00Z"

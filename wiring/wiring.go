@@ -90,6 +90,13 @@ type Options struct {
 	// tracking.DefaultLinkLifetime and returns.DefaultStatusLinkLifetime.
 	TrackingLinkLifetime time.Duration
 	StatusLinkLifetime   time.Duration
+	// RefundExecutor pays refunds out: new refund transactions are PENDING
+	// and are executed through the outbox (the consumer "refunds" of
+	// refund.changed). Default: none, so refunds are
+	// AWAITING_EXTERNAL_REFUND until the merchant reports them. A
+	// *returns.DemoRefunds reports delayed outcomes to Services.Returns;
+	// run its Run loop.
+	RefundExecutor returns.RefundExecutor
 }
 
 // Services are the areas built by New.
@@ -110,6 +117,9 @@ type Services struct {
 	// Simulator is the simulated carrier with Options.Simulate, else
 	// nil; run Simulator.Run so that parcels move.
 	Simulator *carrier.Simulator
+	// RefundExecutor is Options.RefundExecutor: with a
+	// *returns.DemoRefunds with a delay, run its Run loop.
+	RefundExecutor returns.RefundExecutor
 	// httpMetrics count requests when Options.Metrics was set.
 	httpMetrics *httpapi.Metrics
 }
@@ -183,7 +193,9 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	s.Returns = returns.New(producers, returns.Options{
 		Policies: returns.CatalogPolicies(catalogs), LabelPDFs: s.Shipment, DropOffs: returns.NewCatalogDropOffs(catalogs, 0),
 		Logger: opts.Logger, PublicURL: opts.PublicURL, StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
+		RefundExecutor: opts.RefundExecutor,
 	})
+	s.RefundExecutor = opts.RefundExecutor
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
 		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs})
 	if err != nil {
@@ -245,6 +257,7 @@ func (s *Services) register() {
 	d.Handle(event.TypeReturnShipmentRequested, "shipment", s.Shipment.HandleReturnRequested)
 	d.Handle(event.TypeCarrierEventReported, "tracking", s.Tracking.HandleCarrierEvent)
 	d.Handle(event.TypeCarrierEventReported, "shipment", s.Shipment.HandleCarrierEvent)
+	d.Handle(event.TypeRefundChanged, "refunds", s.Returns.HandleRefundChanged)
 	for _, t := range event.Types {
 		d.Handle(t, "webhook", s.Webhooks.Handle)
 	}

@@ -36,6 +36,12 @@
 // -simulator-seed makes them repeat. The default demo carrier books and
 // reports nothing: carrier events are posted to /parcel.event.
 //
+// With -refund-executor demo, refunds are paid out by a demo payment
+// provider: a new refund is PENDING, then SUCCESS, or FAILED for a share
+// -refund-failure-rate of them, at once or after -refund-delay. The
+// default leaves refunds to the merchant (AWAITING_EXTERNAL_REFUND until
+// reported through the returns API).
+//
 // With -store postgres, any number of servers may run on one database behind
 // a load balancer. Keep the password out of -dsn, where other local users can
 // read it in the process list: PGPASSWORD or a ~/.pgpass file supply it.
@@ -63,6 +69,7 @@ import (
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
@@ -113,6 +120,9 @@ type flags struct {
 	demoCarrier                              string
 	timeScale                                float64
 	simulatorSeed                            uint64
+	refundExecutor                           string
+	refundFailureRate                        float64
+	refundDelay                              time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
@@ -142,6 +152,9 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.demoCarrier, "demo-carrier", "static", "the carrier that books shipments: static (books and reports nothing) or simulate (parcels travel by themselves and report their steps)")
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "with -demo-carrier simulate: how many times faster than real time parcels travel (1440: a day a minute)")
 	fs.Uint64Var(&f.simulatorSeed, "simulator-seed", 0, "with -demo-carrier simulate: the seed of the journeys' randomness (delays, failed attempts, parcels sent back)")
+	fs.StringVar(&f.refundExecutor, "refund-executor", "merchant", "who pays refunds out: merchant (refunds wait as AWAITING_EXTERNAL_REFUND until the merchant reports them) or demo (a demo payment provider settles them, failing at -refund-failure-rate)")
+	fs.Float64Var(&f.refundFailureRate, "refund-failure-rate", 0, "with -refund-executor demo: the share of refunds that fail, 0 to 1")
+	fs.DurationVar(&f.refundDelay, "refund-delay", 0, "with -refund-executor demo: how long a refund stays PENDING before it settles; 0 settles at once")
 	fs.Func("rate-limits", "rate limits: off, or a comma-separated list of site, widget and address = off, RATE or RATE:BURST (requests a second, requests at once); unlisted classes keep their defaults", func(v string) error {
 		return parseRateLimits(v, &f.rateLimits)
 	})
@@ -167,6 +180,14 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 		return f, fmt.Errorf("-time-scale must be between 1 and 1000000, got %v", f.timeScale)
 	case f.demoCarrier != "simulate" && (f.timeScale != 1 || f.simulatorSeed != 0):
 		return f, errors.New("-time-scale and -simulator-seed are for -demo-carrier simulate")
+	case f.refundExecutor != "merchant" && f.refundExecutor != "demo":
+		return f, fmt.Errorf("-refund-executor: want merchant or demo, got %q", f.refundExecutor)
+	case !(f.refundFailureRate >= 0 && f.refundFailureRate <= 1):
+		return f, fmt.Errorf("-refund-failure-rate must be between 0 and 1, got %v", f.refundFailureRate)
+	case f.refundDelay < 0:
+		return f, fmt.Errorf("-refund-delay must not be negative, got %v", f.refundDelay)
+	case f.refundExecutor != "demo" && (f.refundFailureRate != 0 || f.refundDelay != 0):
+		return f, errors.New("-refund-failure-rate and -refund-delay are for -refund-executor demo")
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -398,6 +419,12 @@ func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Regist
 		opts.Simulate = &carrier.SimulatorOptions{TimeScale: f.timeScale, Seed: f.simulatorSeed}
 		log.Info("the demo carrier is the simulator: booked parcels travel by themselves", "time_scale", f.timeScale)
 	}
+	if f.refundExecutor == "demo" {
+		// parseFlags has checked the rate and the delay.
+		demo, _ := returns.NewDemoRefunds(returns.DemoRefundsOptions{FailureRate: f.refundFailureRate, Delay: f.refundDelay, Logger: log})
+		opts.RefundExecutor = demo
+		log.Info("refunds are paid out by the demo refund executor", "failure_rate", f.refundFailureRate, "delay", f.refundDelay)
+	}
 	return opts
 }
 
@@ -449,6 +476,9 @@ func runLoops(svcs *wiring.Services, f flags, log *slog.Logger) (stop func()) {
 	loops.Go(func() { svcs.Webhooks.Run(ctx, f.webhookInterval) })
 	if sim := svcs.Simulator; sim != nil {
 		loops.Go(func() { sim.Run(ctx, time.Second) })
+	}
+	if demo, ok := svcs.RefundExecutor.(*returns.DemoRefunds); ok && f.refundDelay > 0 {
+		loops.Go(func() { demo.Run(ctx, time.Second) })
 	}
 	return func() {
 		cancel()

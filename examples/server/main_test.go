@@ -128,6 +128,10 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"-demo-carrier", "simulate", "-time-scale", "0.5"}, "-time-scale must be between 1 and 1000000"},
 		{[]string{"-demo-carrier", "simulate", "-time-scale", "NaN"}, "-time-scale must be between 1 and 1000000"},
 		{[]string{"-time-scale", "60"}, "-time-scale and -simulator-seed are for -demo-carrier simulate"},
+		{[]string{"-refund-executor", "bank"}, `-refund-executor: want merchant or demo, got "bank"`},
+		{[]string{"-refund-executor", "demo", "-refund-failure-rate", "1.5"}, "-refund-failure-rate must be between 0 and 1"},
+		{[]string{"-refund-executor", "demo", "-refund-delay", "-1s"}, "-refund-delay must not be negative"},
+		{[]string{"-refund-failure-rate", "0.5"}, "-refund-failure-rate and -refund-delay are for -refund-executor demo"},
 	}
 	for _, tt := range tests {
 		err := run(context.Background(), tt.args, io.Discard, hooks{})
@@ -709,5 +713,50 @@ func TestCompactFlag(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("the compacted file: %v", err)
+	}
+}
+
+// TestDemoRefundExecutorFlag: with -refund-executor demo, a refund made by
+// the merchant's inspection is paid out by the demo executor through the
+// outbox: PENDING in the report's answer, SUCCESS once it has committed.
+func TestDemoRefundExecutorFlag(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-refund-executor", "demo"}, io.Discard,
+			hooks{listening: func(a string) { addrc <- a }})
+	}()
+	var base string
+	select {
+	case a := <-addrc:
+		base = "http://" + a + "/returns"
+	case err := <-done:
+		t.Fatalf("run returned before listening: %v", err)
+	}
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	key := map[string]string{"X-Api-Key": "demo-key"}
+	steps := []struct {
+		method, path string
+		header       map[string]string
+		body         string
+		want         string
+	}{
+		{"POST", "/merchant/order", key, `{"foreignId":"R-1","currencyCode":"SEK","email":"anna@example.com",
+			"items":[{"foreignLineItemId":"L1","sku":"TENT","quantity":1,"purchasePriceAmount":{"amount":999.00}}]}`, `"foreignId":"R-1"`},
+		{"POST", "/customer/return", nil, `{"siteId":"demo-site","foreignOrderId":"R-1","email":"anna@example.com","items":[{"foreignLineItemId":"L1","quantity":1}]}`, `"AWAITING_RETURN"`},
+		{"POST", "/merchant/items/returned", key, `{"returnId":1,"items":[{"sku":"TENT","quantity":1,"approved":true}]}`, `"status":"PENDING"`},
+		{"GET", "/merchant/return/1", key, "", `"status":"SUCCESS","foreignId":"demo-refund-1-1"`},
+	}
+	for _, st := range steps {
+		status, body := do(t, st.method, base+st.path, st.header, st.body)
+		if status/100 != 2 || !strings.Contains(body, st.want) {
+			t.Fatalf("%s %s: %d %s, want %s", st.method, st.path, status, body, st.want)
+		}
 	}
 }
