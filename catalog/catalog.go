@@ -338,6 +338,12 @@ type ReturnPolicy struct {
 	// (pickup locations) of the product's carrier nearest to the
 	// customer. Empty: customers send returns back their own way.
 	ReturnProduct string `json:"return_product,omitempty"`
+	// ReturnReasons are the reasons a customer picks from for each
+	// returned line, with sub-reasons; ComplaintReasons those of a
+	// complaint about a line (see returnreasons.go). Empty: customers
+	// may give a reason in their own words only, and cannot complain.
+	ReturnReasons    []ReturnReason    `json:"return_reasons,omitempty"`
+	ComplaintReasons []ComplaintReason `json:"complaint_reasons,omitempty"`
 }
 
 // ProductInfo describes a carrier product for other areas (tracking checks

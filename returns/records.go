@@ -102,6 +102,10 @@ type orderLine struct {
 	InReturn int `json:"inReturn,omitempty"`
 	// Approved counts units approved at inspection.
 	Approved int `json:"approved,omitempty"`
+	// The product as the import named it (productVariant).
+	ForeignProductID string            `json:"foreignProductId,omitempty"`
+	ForeignVariantID string            `json:"foreignVariantId,omitempty"`
+	Properties       []VariantProperty `json:"properties,omitempty"`
 }
 
 type costsRecord struct {
@@ -180,6 +184,14 @@ type returnLine struct {
 	Comment    string     `json:"comment,omitempty"`
 	ReturnedAt *time.Time `json:"returnedAt,omitempty"`
 	Refunded   bool       `json:"refunded,omitempty"`
+	// ReasonID and SubReasonID are the catalog reason the customer
+	// picked, ReasonText and SubReasonText its texts then.
+	ReasonID      string `json:"reasonId,omitempty"`
+	ReasonText    string `json:"reasonText,omitempty"`
+	SubReasonID   string `json:"subReasonId,omitempty"`
+	SubReasonText string `json:"subReasonText,omitempty"`
+	// Complaint is the customer's complaint about the line.
+	Complaint *complaintRecord `json:"complaint,omitempty"`
 }
 
 func (l returnLine) handled() bool { return l.Approved+l.Declined == l.Quantity }

@@ -52,6 +52,21 @@ type Options struct {
 	// RenewStatusLink replaced it). An expired link shows a page saying so,
 	// never the return. Default DefaultStatusLinkLifetime.
 	StatusLinkLifetime time.Duration
+	// Reasons gives each site's return and complaint reasons. Default:
+	// Policies when it implements Reasons (CatalogPolicies does), else
+	// none, so customers give reasons in their own words only.
+	Reasons Reasons
+	// Blobs keeps complaint photos. Default: a MemoryBlobs, lost at exit;
+	// servers pass a FileBlobs (or StoreBlobs).
+	Blobs Blobs
+	// ImageURLSecret signs complaint photo download URLs (HMAC-SHA256;
+	// at least 32 random bytes). Every server of a deployment needs the
+	// same secret. Default: a random secret, so URLs work only in this
+	// process.
+	ImageURLSecret []byte
+	// ImageURLLifetime is how long a photo's download URL works.
+	// Default DefaultImageURLLifetime.
+	ImageURLLifetime time.Duration
 }
 
 // DefaultStatusLinkLifetime is how long a status page link works: a return
@@ -78,6 +93,11 @@ type Service struct {
 	orders  ranked[orderRecord]
 	returns ranked[returnRecord]
 	refunds ranked[refundRecord]
+
+	reasons       Reasons
+	blobs         Blobs
+	signer        urlSigner
+	imageLifetime time.Duration
 }
 
 // New returns a Service keeping its state in store.
@@ -102,6 +122,16 @@ func New(store storage.Store, opts Options) *Service {
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}
+	s.reasons = opts.Reasons
+	if r, ok := opts.Policies.(Reasons); ok && s.reasons == nil {
+		s.reasons = r
+	}
+	s.blobs = cmp.Or[Blobs](opts.Blobs, &MemoryBlobs{})
+	s.signer = urlSigner{key: opts.ImageURLSecret}
+	if len(s.signer.key) == 0 {
+		s.signer.key = newImageSecret()
+	}
+	s.imageLifetime = cmp.Or(max(opts.ImageURLLifetime, 0), DefaultImageURLLifetime)
 	if s.ids == nil {
 		s.ids = deliverykit.RandomIDs{}
 	}
@@ -202,6 +232,7 @@ func newOrder(in OrderInput, code string, scale int, now time.Time) (orderRecord
 			ID: uint64(i + 1), ForeignLineItemID: it.ForeignLineItemID, SKU: it.SKU,
 			ProductTitle: it.ProductTitle, VariantTitle: it.VariantTitle,
 			Quantity: it.Quantity, Price: price, Tax: tax,
+			ForeignProductID: it.ForeignProductID, ForeignVariantID: it.ForeignVariantID, Properties: it.Properties,
 		})
 	}
 	return rec, vs
