@@ -100,4 +100,3 @@ func complaintOf(tag language.Tag, t map[string]string, sp returns.StatusPageVie
 	}
 	return v
 }
-
