@@ -44,6 +44,7 @@ func (s *server) registerReturns(svc *returns.Service) {
 	s.routePublic(a, returns.StatusPagePath+"{token}", get(h.statusPage))
 	s.routePublic(a, returns.StatusPagePath+"{token}"+returns.StatusLabelPath, get(h.label))
 	s.routePublic(a, base+"/openapi.json", get(document(returnsOpenAPI)))
+	s.registerComplaints(h)
 }
 
 // returnsHandlers are area E's endpoints.
@@ -168,7 +169,7 @@ func writeReturnPage(w http.ResponseWriter, status int, body []byte) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data: 'self'; form-action 'self'")
 	h.Set("Vary", "Accept-Language")
 	w.WriteHeader(status)
 	w.Write(body)

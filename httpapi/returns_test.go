@@ -294,13 +294,14 @@ func TestReturnsOpenAPI(t *testing.T) {
 	paths, _ := doc["paths"].(map[string]any)
 	for _, p := range []string{"/merchant/order", "/merchant/order/{orderId}", "/merchant/return", "/merchant/return/{returnId}", "/merchant/return/{returnId}/status-link",
 		"/merchant/items/returned", "/merchant/refund/transaction", "/merchant/refund/transaction/{refundTransactionId}/refunded", "/customer/return", "/customer/return/{token}",
-		"/customer/return/{token}/label.pdf"} {
+		"/customer/return/{token}/label.pdf",
+		"/merchant/return/{returnId}/items/{itemId}/complaint", "/customer/return/{token}/items/{itemId}/complaint", "/customer/complaint-image/{uuid}"} {
 		if _, ok := paths[p]; !ok {
 			t.Errorf("OpenAPI document lacks %s", p)
 		}
 	}
-	if len(paths) != 11 {
-		t.Errorf("OpenAPI document has %d paths, want 11", len(paths))
+	if len(paths) != 14 {
+		t.Errorf("OpenAPI document has %d paths, want 14", len(paths))
 	}
 }
 
