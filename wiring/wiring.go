@@ -98,6 +98,12 @@ type Options struct {
 	// tracking.DefaultLinkLifetime and returns.DefaultStatusLinkLifetime.
 	TrackingLinkLifetime time.Duration
 	StatusLinkLifetime   time.Duration
+	// ComplaintPhotos keeps the photos of customer complaints. Default:
+	// records of the store (returns.StoreBlobs), so they live as long
+	// and as shared as everything else; a returns.FileBlobs keeps them
+	// out of the database. Their download URLs are signed with the
+	// configuration's returns.image_url_secret.
+	ComplaintPhotos returns.Blobs
 }
 
 // Services are the areas built by New.
@@ -203,6 +209,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 		Policies: returns.CatalogPolicies(catalogs), Labels: ReturnLabels{Shipment: s.Shipment, Catalogs: catalogs, SiteNames: names},
 		DropOffs: NewDropOffs(catalogs, 0), Logger: opts.Logger, PublicURL: opts.PublicURL,
 		StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
+		Blobs: cmp.Or[returns.Blobs](opts.ComplaintPhotos, returns.StoreBlobs{Store: store}), ImageURLSecret: cfg.ImageURLSecret(),
 	})
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
 		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs})

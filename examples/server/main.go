@@ -63,6 +63,7 @@ import (
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
@@ -113,6 +114,7 @@ type flags struct {
 	demoCarrier                              string
 	timeScale                                float64
 	simulatorSeed                            uint64
+	photoDir                                 string
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
@@ -142,6 +144,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.demoCarrier, "demo-carrier", "static", "the carrier that books shipments: static (books and reports nothing) or simulate (parcels travel by themselves and report their steps)")
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "with -demo-carrier simulate: how many times faster than real time parcels travel (1440: a day a minute)")
 	fs.Uint64Var(&f.simulatorSeed, "simulator-seed", 0, "with -demo-carrier simulate: the seed of the journeys' randomness (delays, failed attempts, parcels sent back)")
+	fs.StringVar(&f.photoDir, "photo-dir", "", "directory for the photos of customer complaints (created, mode 0700); empty keeps them in the store. Their download URLs are signed with the configuration's returns.image_url_secret")
 	fs.Func("rate-limits", "rate limits: off, or a comma-separated list of site, widget and address = off, RATE or RATE:BURST (requests a second, requests at once); unlisted classes keep their defaults", func(v string) error {
 		return parseRateLimits(v, &f.rateLimits)
 	})
@@ -305,7 +308,20 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	svcs, err := wiring.New(store, cfg, wiringOptions(f, "http://"+ln.Addr().String(), log, reg))
+	opts := wiringOptions(f, "http://"+ln.Addr().String(), log, reg)
+	if f.photoDir != "" {
+		photos, err := returns.NewFileBlobs(f.photoDir)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("-photo-dir: %w", err)
+		}
+		defer photos.Close()
+		opts.ComplaintPhotos = photos
+	}
+	if cfg.ImageURLSecret() == nil {
+		log.Warn("the configuration has no returns.image_url_secret: complaint photo links work only until this server stops")
+	}
+	svcs, err := wiring.New(store, cfg, opts)
 	if err != nil {
 		ln.Close()
 		return err
