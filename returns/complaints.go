@@ -122,8 +122,10 @@ type ComplaintUpload struct {
 type ImageFile struct {
 	Data        []byte
 	ContentType string
-	// Expires is when the URL it was fetched with stops working.
+	// Expires is when the URL it was fetched with stops working, MaxAge
+	// the time until then: how long the answer may be cached.
 	Expires time.Time
+	MaxAge  time.Duration
 }
 
 type complaintRecord struct {
@@ -457,7 +459,8 @@ func (s *Service) DecideComplaint(ctx context.Context, site string, returnID, it
 // PermissionDenied; a photo no longer stored is NotFound. The content
 // type is sniffed from the bytes again.
 func (s *Service) ComplaintPhoto(ctx context.Context, uuid, expires, signature string) (ImageFile, error) {
-	exp, err := s.signer.verify(ComplaintImagePath+uuid, expires, signature, s.clock.Now())
+	now := s.clock.Now()
+	exp, err := s.signer.verify(ComplaintImagePath+uuid, expires, signature, now)
 	if err != nil {
 		return ImageFile{}, err
 	}
@@ -473,5 +476,5 @@ func (s *Service) ComplaintPhoto(ctx context.Context, uuid, expires, signature s
 		// Never serve as an image what does not sniff as one.
 		ct = "application/octet-stream"
 	}
-	return ImageFile{Data: data, ContentType: ct, Expires: exp}, nil
+	return ImageFile{Data: data, ContentType: ct, Expires: exp, MaxAge: exp.Sub(now)}, nil
 }
