@@ -138,6 +138,7 @@ func (h returnsHandlers) createReturn(w http.ResponseWriter, r *http.Request, si
 func (h returnsHandlers) statusPage(w http.ResponseWriter, r *http.Request, _ string) error {
 	v, err := h.svc.StatusPage(r.Context(), r.PathValue("token"))
 	q := r.URL.Query()
+	v.ComplaintError, _ = strconv.ParseUint(q.Get("complaint_error"), 10, 64)
 	tag := page.Language(v.Locale, q.Get("locale"), q.Get("lang"), r.Header.Get("Accept-Language"))
 	status := http.StatusOK
 	var buf bytes.Buffer

@@ -70,77 +70,27 @@ func (h returnsHandlers) decideComplaint(w http.ResponseWriter, r *http.Request,
 // The body is read as a stream, each photo through a limit one byte past
 // the largest allowed, so nothing past the limits is buffered or written
 // to disk. A form a browser posted (Accept names text/html) is answered
-// with a redirect to the status page; other clients get the line (201).
+// with a redirect to the status page, which says so next to the form when
+// the upload was refused (?complaint_error=item id); other clients get
+// the line (201) or the error.
 func (h returnsHandlers) uploadComplaint(w http.ResponseWriter, r *http.Request, _ string) error {
 	item, err := returnsPathID(r, "itemId")
 	if err != nil {
 		return err
 	}
-	if limit := requestInfoFrom(r.Context()).maxBody; limit > 0 && r.ContentLength > limit {
-		return fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, limit)
-	}
-	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || ct != "multipart/form-data" {
-		return deliverykit.InvalidField("Content-Type", "multipart", "must be multipart/form-data")
-	}
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return deliverykit.InvalidField("Content-Type", "multipart", "must be multipart/form-data with a boundary")
-	}
-	var in returns.ComplaintUpload
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return uploadReadError(err)
-		}
-		name := part.FormName()
-		switch {
-		case name == "image":
-			field := "image[" + strconv.Itoa(len(in.Images)) + "]"
-			if len(in.Images) == returns.MaxComplaintImages {
-				return deliverykit.InvalidField("image", "max", "at most "+strconv.Itoa(returns.MaxComplaintImages)+" photos per complaint")
-			}
-			data, err := io.ReadAll(io.LimitReader(part, returns.MaxComplaintImageBytes+1))
-			if err != nil {
-				return uploadReadError(err)
-			}
-			if len(data) > returns.MaxComplaintImageBytes {
-				return deliverykit.InvalidField(field, "max", "must be at most "+strconv.Itoa(returns.MaxComplaintImageBytes)+" bytes")
-			}
-			if len(data) == 0 && part.FileName() == "" {
-				continue // a browser form's file input with no file chosen
-			}
-			in.Images = append(in.Images, returns.UploadedImage{Field: field, Data: data})
-		case name == "reasonId" || name == "text":
-			data, err := io.ReadAll(io.LimitReader(part, complaintFieldLimit+1))
-			if err != nil {
-				return uploadReadError(err)
-			}
-			if len(data) > complaintFieldLimit {
-				return deliverykit.InvalidField(name, "max", "is too long")
-			}
-			if name == "reasonId" {
-				in.ReasonID = string(data)
-			} else {
-				in.Text = strings.ReplaceAll(string(data), "\r\n", "\n")
-			}
-		default:
-			// Unknown fields are ignored, as in JSON bodies, but not
-			// buffered.
-			if _, err := io.Copy(io.Discard, part); err != nil {
-				return uploadReadError(err)
-			}
-		}
-	}
+	browser := strings.Contains(r.Header.Get("Accept"), "text/html")
 	token := r.PathValue("token")
-	ret, err := h.svc.AddComplaintPhotos(r.Context(), token, item, in)
+	ret, err := h.upload(r, token, item)
+	if browser && err != nil && refusedUpload(err) {
+		w.Header().Set("Location", returns.StatusPagePath+token+"?complaint_error="+strconv.FormatUint(item, 10)+"#complaint-"+strconv.FormatUint(item, 10))
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusSeeOther)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if strings.Contains(r.Header.Get("Accept"), "text/html") {
+	if browser {
 		w.Header().Set("Location", returns.StatusPagePath+token)
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusSeeOther)
@@ -153,6 +103,83 @@ func (h returnsHandlers) uploadComplaint(w http.ResponseWriter, r *http.Request,
 		}
 	}
 	return deliverykit.E(deliverykit.KindInternal, "the updated line is missing")
+}
+
+// refusedUpload reports whether err refuses what the customer sent (a bad
+// photo, too many, too large, a decided complaint), which the page
+// explains, rather than the link or the service.
+func refusedUpload(err error) bool {
+	if errors.Is(err, errBodyTooLarge) {
+		return true
+	}
+	k := deliverykit.KindOf(err)
+	return k == deliverykit.KindInvalidArgument || k == deliverykit.KindFailedPrecondition
+}
+
+// upload reads the upload of r and adds it to line item of the return of
+// token.
+func (h returnsHandlers) upload(r *http.Request, token string, item uint64) (returns.Return, error) {
+	var none returns.Return
+	if limit := requestInfoFrom(r.Context()).maxBody; limit > 0 && r.ContentLength > limit {
+		return none, fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, limit)
+	}
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ct != "multipart/form-data" {
+		return none, deliverykit.InvalidField("Content-Type", "multipart", "must be multipart/form-data")
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return none, deliverykit.InvalidField("Content-Type", "multipart", "must be multipart/form-data with a boundary")
+	}
+	var in returns.ComplaintUpload
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return none, uploadReadError(err)
+		}
+		name := part.FormName()
+		switch {
+		case name == "image":
+			field := "image[" + strconv.Itoa(len(in.Images)) + "]"
+			if len(in.Images) == returns.MaxComplaintImages {
+				return none, deliverykit.InvalidField("image", "max", "at most "+strconv.Itoa(returns.MaxComplaintImages)+" photos per complaint")
+			}
+			data, err := io.ReadAll(io.LimitReader(part, returns.MaxComplaintImageBytes+1))
+			if err != nil {
+				return none, uploadReadError(err)
+			}
+			if len(data) > returns.MaxComplaintImageBytes {
+				return none, deliverykit.InvalidField(field, "max", "must be at most "+strconv.Itoa(returns.MaxComplaintImageBytes)+" bytes")
+			}
+			if len(data) == 0 && part.FileName() == "" {
+				continue // a browser form's file input with no file chosen
+			}
+			in.Images = append(in.Images, returns.UploadedImage{Field: field, Data: data})
+		case name == "reasonId" || name == "text":
+			data, err := io.ReadAll(io.LimitReader(part, complaintFieldLimit+1))
+			if err != nil {
+				return none, uploadReadError(err)
+			}
+			if len(data) > complaintFieldLimit {
+				return none, deliverykit.InvalidField(name, "max", "is too long")
+			}
+			if name == "reasonId" {
+				in.ReasonID = string(data)
+			} else {
+				in.Text = strings.ReplaceAll(string(data), "\r\n", "\n")
+			}
+		default:
+			// Unknown fields are ignored, as in JSON bodies, but not
+			// buffered.
+			if _, err := io.Copy(io.Discard, part); err != nil {
+				return none, uploadReadError(err)
+			}
+		}
+	}
+	return h.svc.AddComplaintPhotos(r.Context(), token, item, in)
 }
 
 // uploadReadError is a failed read of an upload: over the body limit is

@@ -113,4 +113,22 @@ func TestReturnComplaintsInBrowser(t *testing.T) {
 		t.Error("the uploaded photo did not load")
 	}
 	shoot("return-page-complaints-sv-after.png")
+
+	// A file that is not a photo is refused, and the page says so.
+	notes := filepath.Join(t.TempDir(), "kvitto.png")
+	if err := os.WriteFile(notes, []byte("Kvitto: 149,00 kr"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SetUploadFiles(chromedp.CSS("#image-1"), []string{notes}),
+		chromedp.Click(chromedp.CSS("#complaint-1 button")),
+		chromedp.WaitVisible(chromedp.CSS("#complaint-error-1")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	got = returnsPageTexts(t, ctx, pageURL+"?complaint_error=1", "#complaint-error-1")
+	if !strings.Contains(got["#complaint-error-1"], "kunde inte läggas till") {
+		t.Errorf("refusal: %q", got)
+	}
+	shoot("return-page-complaints-sv-refused.png")
 }

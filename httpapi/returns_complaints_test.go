@@ -220,6 +220,17 @@ func TestReturnsComplaintsHTTP(t *testing.T) {
 	if loc := form.header.Get("Location"); loc != returns.StatusPagePath+token {
 		t.Errorf("form answer goes to %q", loc)
 	}
+	// A refused browser upload goes back to the page, which says so by
+	// the line's form.
+	refused := must(upload("2", "text/html", nil, formFile{"image", "notes.png", "image/png", []byte("just text")}), 303)
+	loc := refused.header.Get("Location")
+	if loc != returns.StatusPagePath+token+"?complaint_error=2#complaint-2" {
+		t.Errorf("refused form answer goes to %q", loc)
+	}
+	pg := must(returnsDo(t, h, "GET", strings.TrimSuffix(loc, "#complaint-2"), "", ""), 200)
+	if !strings.Contains(pg.raw, `id="complaint-error-2"`) || strings.Contains(pg.raw, `id="complaint-error-1"`) {
+		t.Errorf("the page does not show the refusal by line 2's form")
+	}
 
 	// The merchant reads every field.
 	r := must(returnsDo(t, h, "GET", "/returns/merchant/return/"+id, "demo-key", ""), 200)

@@ -104,6 +104,10 @@ type StatusPageView struct {
 	// complaint form posts to ItemsPath + item id + ComplaintPathSuffix.
 	ComplaintsOpen bool
 	ItemsPath      string
+	// ComplaintError is the id of the line whose complaint upload the
+	// customer's browser just had refused (the page says so by its
+	// form); 0 for none. The HTTP layer sets it from the redirect.
+	ComplaintError uint64
 }
 
 // StatusPage returns what the status page of token shows (unknown,

@@ -4,6 +4,7 @@ package i18n
 // complaints (photos of a damaged or faulty item).
 var complaintsTexts = texts{
 	"en": {
+		"returns.complaint.error":           "Your photos could not be added. Send JPEG, PNG, GIF or WebP photos of at most %[1]d MB each, at most %[2]d per item, while the complaint is being reviewed.",
 		"returns.col_reason":                "Reason",
 		"returns.complaint.title":           "Report a problem with an item",
 		"returns.complaint.intro":           "Damaged, faulty or not what you ordered? Choose what is wrong and add photos.",
@@ -19,6 +20,7 @@ var complaintsTexts = texts{
 		"returns.complaint.photo":           "Photo %d",
 	},
 	"sv": {
+		"returns.complaint.error":           "Dina foton kunde inte läggas till. Skicka foton i JPEG, PNG, GIF eller WebP på högst %[1]d MB vardera, högst %[2]d per artikel, medan reklamationen granskas.",
 		"returns.col_reason":                "Orsak",
 		"returns.complaint.title":           "Anmäl ett fel på en artikel",
 		"returns.complaint.intro":           "Skadad, trasig eller inte det du beställde? Välj vad som är fel och lägg till foton.",
@@ -34,6 +36,7 @@ var complaintsTexts = texts{
 		"returns.complaint.photo":           "Foto %d",
 	},
 	"nb": {
+		"returns.complaint.error":           "Bildene dine kunne ikke legges til. Send bilder i JPEG, PNG, GIF eller WebP på maks %[1]d MB hver, maks %[2]d per vare, mens reklamasjonen behandles.",
 		"returns.col_reason":                "Årsak",
 		"returns.complaint.title":           "Meld feil på en vare",
 		"returns.complaint.intro":           "Skadet, defekt eller ikke det du bestilte? Velg hva som er galt og legg til bilder.",
@@ -49,6 +52,7 @@ var complaintsTexts = texts{
 		"returns.complaint.photo":           "Bilde %d",
 	},
 	"da": {
+		"returns.complaint.error":           "Dine billeder kunne ikke tilføjes. Send billeder i JPEG, PNG, GIF eller WebP på højst %[1]d MB hver, højst %[2]d pr. vare, mens reklamationen behandles.",
 		"returns.col_reason":                "Årsag",
 		"returns.complaint.title":           "Meld en fejl ved en vare",
 		"returns.complaint.intro":           "Beskadiget, defekt eller ikke det, du bestilte? Vælg, hvad der er galt, og tilføj billeder.",
@@ -64,6 +68,7 @@ var complaintsTexts = texts{
 		"returns.complaint.photo":           "Billede %d",
 	},
 	"fi": {
+		"returns.complaint.error":           "Kuviasi ei voitu lisätä. Lähetä JPEG-, PNG-, GIF- tai WebP-kuvia, kukin enintään %[1]d Mt ja enintään %[2]d tuotetta kohden, reklamaation käsittelyn aikana.",
 		"returns.col_reason":                "Syy",
 		"returns.complaint.title":           "Ilmoita tuotteen viasta",
 		"returns.complaint.intro":           "Vaurioitunut, viallinen tai väärä tuote? Valitse, mikä on vialla, ja lisää kuvia.",
@@ -79,6 +84,7 @@ var complaintsTexts = texts{
 		"returns.complaint.photo":           "Kuva %d",
 	},
 	"de": {
+		"returns.complaint.error":           "Ihre Fotos konnten nicht hinzugefügt werden. Senden Sie JPEG-, PNG-, GIF- oder WebP-Fotos mit je höchstens %[1]d MB, höchstens %[2]d pro Artikel, solange die Reklamation geprüft wird.",
 		"returns.col_reason":                "Grund",
 		"returns.complaint.title":           "Einen Mangel an einem Artikel melden",
 		"returns.complaint.intro":           "Beschädigt, defekt oder nicht das Bestellte? Wählen Sie, was nicht stimmt, und fügen Sie Fotos hinzu.",

@@ -26,6 +26,8 @@ type complaintView struct {
 	Photos []photoView
 	// CanAdd is true while more photos fit.
 	CanAdd bool
+	// Error says the last upload to this line was refused.
+	Error bool
 }
 
 type photoView struct {
@@ -73,7 +75,7 @@ func complaintOf(tag language.Tag, t map[string]string, sp returns.StatusPageVie
 	if c == nil && (!open || len(sp.Reasons.Complaint) == 0) {
 		return nil
 	}
-	v := &complaintView{ItemID: it.ID, Title: title}
+	v := &complaintView{ItemID: it.ID, Title: title, Error: sp.ComplaintError != 0 && sp.ComplaintError == it.ID}
 	if c != nil {
 		v.Has = true
 		v.Reason = c.ComplaintReason.Reason

@@ -108,6 +108,7 @@ type view struct {
 	Complaints       []complaintView
 	ComplaintReasons []reasonOption
 	PhotosHint       string
+	PhotosError      string
 	// HasReasons shows the reason column: some line has a reason.
 	HasReasons bool
 }
@@ -168,6 +169,7 @@ func pageView(tag language.Tag, sp returns.StatusPageView) (view, error) {
 			v.ComplaintReasons = append(v.ComplaintReasons, reasonOption{ID: r.ID, Text: sp.Reasons.Text(r.DisplayName, tag.String())})
 		}
 		v.PhotosHint = i18n.Text(tag, "returns.complaint.photos", returns.MaxComplaintImages, returns.MaxComplaintImageBytes>>20)
+		v.PhotosError = i18n.Text(tag, "returns.complaint.error", returns.MaxComplaintImageBytes>>20, returns.MaxComplaintImages)
 	}
 	if l := sp.Label; l != nil {
 		code, size, err := qrDataURL(l.TrackingNumber)
