@@ -54,6 +54,9 @@ const ComplaintImagePath = "/returns/customer/complaint-image/"
 // ComplaintPathSuffix. The customer's photos are POSTed there.
 const ComplaintPathSuffix = "/complaint"
 
+// MaxVariantProperties bounds the properties of an imported order line.
+const MaxVariantProperties = 20
+
 // DefaultImageURLLifetime is how long a photo's download URL works: long
 // enough to look at a return's photos, short enough that a URL copied
 // into a ticket or a log stops working the same day.
@@ -263,6 +266,73 @@ func (s *Service) newComplaint(site, field string, in ComplaintInput, now time.T
 // decided, or a completed return, takes none. The photos are stored
 // before the return is updated, and deleted again when the update fails.
 func (s *Service) AddComplaintPhotos(ctx context.Context, token string, itemID uint64, in ComplaintUpload) (Return, error) {
+	types, err := checkUpload(in)
+	if err != nil {
+		return Return{}, err
+	}
+	now := s.now()
+	images := make([]imageRecord, len(in.Images))
+	for i, im := range in.Images {
+		images[i] = imageRecord{UUID: imageUUID(s.ids.NewID("img_")), ContentType: types[i], Size: len(im.Data), UploadedAt: now}
+	}
+	// Refuse before storing anything when the token or line is wrong.
+	if err := s.store.View(ctx, func(tx storage.Tx) error {
+		_, r, err := s.byToken(tx, token, now)
+		if err == nil {
+			_, err = lineOf(r, itemID)
+		}
+		return err
+	}); err != nil {
+		return Return{}, err
+	}
+	stored := 0
+	for i, im := range in.Images {
+		if err = s.blobs.PutBlob(ctx, images[i].UUID, im.Data); err != nil {
+			break
+		}
+		stored++
+	}
+	var out Return
+	if err == nil {
+		err = s.store.Update(ctx, func(tx storage.Tx) error {
+			site, r, err := s.byToken(tx, token, now)
+			if err != nil {
+				return err
+			}
+			if r, err = s.withPhotos(site, r, itemID, in, images, now); err != nil {
+				return err
+			}
+			cur, err := returnsColl.Get(tx, orderKey(site, r.ID))
+			if err != nil {
+				return err
+			}
+			if _, err := returnsColl.Put(tx, cur.Key, r, storage.VersionIs(cur.Version)); err != nil {
+				return err
+			}
+			o, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
+			if err != nil {
+				return err
+			}
+			out, err = s.returnView(tx, site, o.Value, r)
+			return err
+		})
+	}
+	if err != nil {
+		// Best effort: a photo left behind is unreachable (no record
+		// names it), never shown.
+		for _, im := range images[:stored] {
+			if derr := s.blobs.DeleteBlob(context.WithoutCancel(ctx), im.UUID); derr != nil {
+				s.log.WarnContext(ctx, "returns: deleting an orphaned complaint photo", "uuid", im.UUID, "error", derr)
+			}
+		}
+		return Return{}, err
+	}
+	return out, nil
+}
+
+// checkUpload checks an upload's photos and fields before anything is
+// stored, and answers the photos' sniffed types.
+func checkUpload(in ComplaintUpload) ([]string, error) {
 	var vs []deliverykit.FieldViolation
 	if len(in.Images) > MaxComplaintImages {
 		vs = append(vs, deliverykit.FieldViolation{Field: "image", Rule: "max", Message: "at most " + strconv.Itoa(MaxComplaintImages) + " photos per complaint"})
@@ -287,99 +357,52 @@ func (s *Service) AddComplaintPhotos(ctx context.Context, token string, itemID u
 		vs = append(vs, deliverykit.FieldViolation{Field: "reasonId", Rule: "max", Message: "must be at most 128 bytes"})
 	}
 	if len(vs) > 0 {
-		return Return{}, deliverykit.Invalid(vs...)
+		return nil, deliverykit.Invalid(vs...)
 	}
-	now := s.now()
-	images := make([]imageRecord, len(in.Images))
-	for i, im := range in.Images {
-		images[i] = imageRecord{UUID: imageUUID(s.ids.NewID("img_")), ContentType: types[i], Size: len(im.Data), UploadedAt: now}
-	}
-	// Refuse before storing anything when the token or line is wrong.
-	if err := s.store.View(ctx, func(tx storage.Tx) error {
-		_, r, err := s.byToken(tx, token, now)
-		if err != nil {
-			return err
-		}
-		_, err = lineOf(r, itemID)
-		return err
-	}); err != nil {
-		return Return{}, err
-	}
-	stored := 0
-	var out Return
-	err := func() error {
-		for i, im := range in.Images {
-			if err := s.blobs.PutBlob(ctx, images[i].UUID, im.Data); err != nil {
-				return err
-			}
-			stored++
-		}
-		return s.store.Update(ctx, func(tx storage.Tx) error {
-			site, r, err := s.byToken(tx, token, now)
-			if err != nil {
-				return err
-			}
-			idx, err := lineOf(r, itemID)
-			if err != nil {
-				return err
-			}
-			r.Lines = cloneLines(r.Lines)
-			l := &r.Lines[idx]
-			switch {
-			case r.Status == StatusCompleted:
-				return deliverykit.E(deliverykit.KindFailedPrecondition, "the return is COMPLETED and takes no more photos")
-			case l.Complaint == nil:
-				if in.ReasonID == "" {
-					return deliverykit.InvalidField("reasonId", "required", "the line has no complaint yet: name its reason")
-				}
-				c, vs := s.newComplaint(site, "", ComplaintInput{ReasonID: in.ReasonID, Text: in.Text}, now)
-				if len(vs) > 0 {
-					return deliverykit.Invalid(vs...)
-				}
-				l.Complaint = c
-			case in.ReasonID != "" || in.Text != "":
-				return deliverykit.InvalidField("reasonId", "absent", "the line has a complaint already: send photos only")
-			case l.Complaint.Status != ComplaintPending:
-				return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the complaint is %s and takes no more photos", l.Complaint.Status)
-			default:
-				cp := *l.Complaint
-				l.Complaint = &cp
-			}
-			if n := len(l.Complaint.Images) + len(images); n > MaxComplaintImages {
-				return deliverykit.InvalidField("image", "max", "a complaint holds at most "+strconv.Itoa(MaxComplaintImages)+" photos; it has "+strconv.Itoa(len(l.Complaint.Images)))
-			}
-			next := maxImageID(r) + 1
-			l.Complaint.Images = append(l.Complaint.Images[:len(l.Complaint.Images):len(l.Complaint.Images)], images...)
-			for i := len(l.Complaint.Images) - len(images); i < len(l.Complaint.Images); i++ {
-				l.Complaint.Images[i].ID = next
-				next++
-			}
-			cur, err := returnsColl.Get(tx, orderKey(site, r.ID))
-			if err != nil {
-				return err
-			}
-			if _, err := returnsColl.Put(tx, cur.Key, r, storage.VersionIs(cur.Version)); err != nil {
-				return err
-			}
-			o, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
-			if err != nil {
-				return err
-			}
-			out, err = s.returnView(tx, site, o.Value, r)
-			return err
-		})
-	}()
+	return types, nil
+}
+
+// withPhotos is r with images added to the complaint of its line itemID,
+// numbered after r's other photos; the complaint is made from in when the
+// line has none. It reads and writes nothing.
+func (s *Service) withPhotos(site string, r returnRecord, itemID uint64, in ComplaintUpload, images []imageRecord, now time.Time) (returnRecord, error) {
+	idx, err := lineOf(r, itemID)
 	if err != nil {
-		// Best effort: a photo left behind is unreachable (no record
-		// names it), never shown.
-		for _, im := range images[:stored] {
-			if derr := s.blobs.DeleteBlob(context.WithoutCancel(ctx), im.UUID); derr != nil {
-				s.log.WarnContext(ctx, "returns: deleting an orphaned complaint photo", "uuid", im.UUID, "error", derr)
-			}
-		}
-		return Return{}, err
+		return r, err
 	}
-	return out, nil
+	r.Lines = cloneLines(r.Lines)
+	l := &r.Lines[idx]
+	switch {
+	case r.Status == StatusCompleted:
+		return r, deliverykit.E(deliverykit.KindFailedPrecondition, "the return is COMPLETED and takes no more photos")
+	case l.Complaint == nil:
+		if in.ReasonID == "" {
+			return r, deliverykit.InvalidField("reasonId", "required", "the line has no complaint yet: name its reason")
+		}
+		c, vs := s.newComplaint(site, "", ComplaintInput{ReasonID: in.ReasonID, Text: in.Text}, now)
+		if len(vs) > 0 {
+			return r, deliverykit.Invalid(vs...)
+		}
+		l.Complaint = c
+	case in.ReasonID != "" || in.Text != "":
+		return r, deliverykit.InvalidField("reasonId", "absent", "the line has a complaint already: send photos only")
+	case l.Complaint.Status != ComplaintPending:
+		return r, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the complaint is %s and takes no more photos", l.Complaint.Status)
+	default:
+		cp := *l.Complaint
+		l.Complaint = &cp
+	}
+	have := len(l.Complaint.Images)
+	if have+len(images) > MaxComplaintImages {
+		return r, deliverykit.InvalidField("image", "max", "a complaint holds at most "+strconv.Itoa(MaxComplaintImages)+" photos; it has "+strconv.Itoa(have))
+	}
+	next := maxImageID(r) + 1
+	l.Complaint.Images = append(l.Complaint.Images[:have:have], images...)
+	for i := have; i < len(l.Complaint.Images); i++ {
+		l.Complaint.Images[i].ID = next
+		next++
+	}
+	return r, nil
 }
 
 // lineOf is the index of the line with id itemID of r, or NotFound.

@@ -147,7 +147,7 @@ type OrderItemInput struct {
 	// product as the merchant's shop knows it (productVariant).
 	ForeignProductID string            `json:"foreignProductId" validate:"max_ref"`
 	ForeignVariantID string            `json:"foreignVariantId" validate:"max_ref"`
-	Properties       []VariantProperty `json:"properties" validate:"max=20,dive"`
+	Properties       []VariantProperty `json:"properties" validate:"max_properties,dive"`
 }
 
 // PriceInput is a unit price as decimals in major units.
