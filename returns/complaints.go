@@ -37,6 +37,10 @@ const (
 const (
 	MaxComplaintImages     = 5
 	MaxComplaintImageBytes = 5 << 20
+	// MaxReturnImages bounds the photos of all complaints of one return,
+	// so that a return's token cannot fill the photo store (a return may
+	// have hundreds of lines).
+	MaxReturnImages = 20
 	MaxComplaintTextRunes  = 2000
 )
 
@@ -395,6 +399,10 @@ func (s *Service) withPhotos(site string, r returnRecord, itemID uint64, in Comp
 	have := len(l.Complaint.Images)
 	if have+len(images) > MaxComplaintImages {
 		return r, deliverykit.InvalidField("image", "max", "a complaint holds at most "+strconv.Itoa(MaxComplaintImages)+" photos; it has "+strconv.Itoa(have))
+	}
+	// Photos are never removed, so the highest id is the return's count.
+	if n := maxImageID(r); n+uint64(len(images)) > MaxReturnImages {
+		return r, deliverykit.InvalidField("image", "max", "a return holds at most "+strconv.Itoa(MaxReturnImages)+" photos; it has "+strconv.FormatUint(n, 10))
 	}
 	next := maxImageID(r) + 1
 	l.Complaint.Images = append(l.Complaint.Images[:have:have], images...)

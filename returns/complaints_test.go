@@ -338,3 +338,36 @@ func TestProductVariant(t *testing.T) {
 		t.Errorf("checkout order's variant (-want +got):\n%s", diff)
 	}
 }
+
+// TestReturnPhotoLimit proves a return's photos are bounded across its
+// lines, not only per complaint.
+func TestReturnPhotoLimit(t *testing.T) {
+	f, blobs := complaintFixture(t)
+	in := orderInput("A-1")
+	in.Items = nil
+	var items []CustomerReturnItemInput
+	for i := range MaxReturnImages/MaxComplaintImages + 1 {
+		id := "L" + string(rune('a'+i))
+		in.Items = append(in.Items, OrderItemInput{ForeignLineItemID: id, SKU: id, Quantity: 1, PurchasePriceAmount: PriceInput{Amount: "1.00"}})
+		items = append(items, CustomerReturnItemInput{ForeignLineItemID: id, Quantity: 1, Complaint: &ComplaintInput{ReasonID: "damaged"}})
+	}
+	if _, err := f.svc.ImportOrder(f.ctx, "site-a", in); err != nil {
+		t.Fatal(err)
+	}
+	r := f.createReturn(t, "site-a", "A-1", items...)
+	token := strings.TrimPrefix(r.StatusURL, "http://127.0.0.1:8080"+StatusPagePath)
+	five := make([]UploadedImage, MaxComplaintImages)
+	for i := range five {
+		five[i] = UploadedImage{Field: "image", Data: pngBytes(t)}
+	}
+	for _, it := range r.Items {
+		_, err := f.svc.AddComplaintPhotos(f.ctx, token, it.ID, ComplaintUpload{Images: five})
+		full := it.ID > MaxReturnImages/MaxComplaintImages
+		if got, want := kindOf(err), map[bool]string{false: "ok", true: "invalid argument"}[full]; got != want {
+			t.Errorf("line %d: %v, want %s", it.ID, err, want)
+		}
+	}
+	if blobs.Len() != MaxReturnImages {
+		t.Errorf("%d photos stored, want %d", blobs.Len(), MaxReturnImages)
+	}
+}

@@ -146,7 +146,8 @@
 // A line may carry a complaint (CustomerReturnItemInput.Complaint, or the
 // first upload of AddComplaintPhotos): a catalog complaint reason, a text
 // of at most MaxComplaintTextRunes characters and up to MaxComplaintImages
-// photos of at most MaxComplaintImageBytes each, which must sniff as JPEG,
+// photos of at most MaxComplaintImageBytes each (MaxReturnImages over all
+// lines of a return), which must sniff as JPEG,
 // PNG, GIF or WebP whatever the client declared. The customer uploads them
 // under the status page token (StatusPagePath + token + "/items/" + item
 // id + ComplaintPathSuffix). Photos are kept in Options.Blobs under a UUID
