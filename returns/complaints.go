@@ -40,8 +40,8 @@ const (
 	// MaxReturnImages bounds the photos of all complaints of one return,
 	// so that a return's token cannot fill the photo store (a return may
 	// have hundreds of lines).
-	MaxReturnImages = 20
-	MaxComplaintTextRunes  = 2000
+	MaxReturnImages       = 20
+	MaxComplaintTextRunes = 2000
 )
 
 // ComplaintImageTypes are the photo types accepted, as sniffed from the
