@@ -353,6 +353,12 @@ type ReturnPolicy struct {
 	// every unit of the order has been returned and approved. Default
 	// false.
 	RefundShipping bool `json:"refund_shipping,omitempty"`
+	// ReturnReasons are the reasons a customer picks from for each
+	// returned line, with sub-reasons; ComplaintReasons those of a
+	// complaint about a line (see returnreasons.go). Empty: customers
+	// may give a reason in their own words only, and cannot complain.
+	ReturnReasons    []ReturnReason    `json:"return_reasons,omitempty"`
+	ComplaintReasons []ComplaintReason `json:"complaint_reasons,omitempty"`
 }
 
 // ProductInfo describes a carrier product for other areas (tracking checks

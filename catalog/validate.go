@@ -159,6 +159,7 @@ func (c *Catalog) validate(v *validator) {
 	}
 	if rp := c.ReturnPolicy; rp != nil {
 		c.validateReturnPolicy(v, rp)
+		validateReasons(v, rp, &d)
 	}
 }
 

@@ -45,6 +45,8 @@ type Config struct {
 	// /openapi/config.schema.json. The server ignores it.
 	Schema string `json:"$schema,omitempty"`
 	Sites  []Site `json:"sites"`
+	// Returns configures the returns area across sites (returns.go).
+	Returns *Returns `json:"returns,omitempty"`
 }
 
 // Site is one merchant site. Its id scopes every record the site owns.
@@ -204,6 +206,7 @@ func (c *Config) Validate() error {
 			bad(p+"."+v.Field, v.Rule, v.Message)
 		}
 	}
+	vs = append(vs, c.Returns.validate()...)
 	if len(vs) > 0 {
 		return deliverykit.Invalid(vs...)
 	}

@@ -316,7 +316,7 @@ func TestSecurityHeaders(t *testing.T) {
 	st := newStack(t, store, httpapi.Options{RateLimits: httpapi.RateLimits{Address: httpapi.RateLimit{PerSecond: 1, Burst: 1}}})
 	names := []string{"Content-Security-Policy", "X-Frame-Options", "Referrer-Policy", "X-Content-Type-Options", "Cache-Control", "Cross-Origin-Resource-Policy"}
 	const trackingCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; frame-ancestors 'none'"
-	const statusCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'"
+	const statusCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data: 'self'; form-action 'self'; frame-ancestors 'none'"
 	const apiCSP = "default-src 'none'; frame-ancestors 'none'"
 	page := func(csp string) map[string]string {
 		return map[string]string{"Content-Security-Policy": csp, "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",

@@ -139,11 +139,11 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{traceID: requestTraceID(r.Header), maxBody: s.maxBody}
+		info := &requestInfo{traceID: requestTraceID(r.Header), maxBody: s.bodyLimit(r)}
 		w.Header().Set("X-Trace-Id", info.traceID)
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
+			r.Body = http.MaxBytesReader(w, r.Body, info.maxBody)
 		}
 		sw := &statusWriter{ResponseWriter: w, info: info}
 		defer func() {

@@ -46,6 +46,7 @@ func (s *server) registerReturns(svc *returns.Service) {
 	s.routePublic(a, returns.StatusPagePath+"{token}", get(h.statusPage))
 	s.routePublic(a, returns.StatusPagePath+"{token}"+returns.StatusLabelPath, get(h.label))
 	s.routePublic(a, base+"/openapi.json", get(document(returnsOpenAPI)))
+	s.registerComplaints(h)
 }
 
 // returnsHandlers are area E's endpoints.
@@ -139,6 +140,7 @@ func (h returnsHandlers) createReturn(w http.ResponseWriter, r *http.Request, si
 func (h returnsHandlers) statusPage(w http.ResponseWriter, r *http.Request, _ string) error {
 	v, err := h.svc.StatusPage(r.Context(), r.PathValue("token"))
 	q := r.URL.Query()
+	v.ComplaintError, _ = strconv.ParseUint(q.Get("complaint_error"), 10, 64)
 	tag := page.Language(v.Locale, q.Get("locale"), q.Get("lang"), r.Header.Get("Accept-Language"))
 	status := http.StatusOK
 	var buf bytes.Buffer
@@ -170,7 +172,7 @@ func writeReturnPage(w http.ResponseWriter, status int, body []byte) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data: 'self'; form-action 'self'")
 	h.Set("Vary", "Accept-Language")
 	w.WriteHeader(status)
 	w.Write(body)

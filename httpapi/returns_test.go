@@ -298,13 +298,16 @@ func TestReturnsOpenAPI(t *testing.T) {
 		"/customer/return/{token}/label.pdf",
 		// The refund lifecycle and exchanges (returns_refunds.go).
 		"/merchant/refund/transaction/{refundTransactionId}/success", "/merchant/refund/transaction/{refundTransactionId}/failure",
-		"/merchant/refund/transaction/{refundTransactionId}/retry", "/merchant/return/{returnId}/exchanged"} {
+		"/merchant/refund/transaction/{refundTransactionId}/retry", "/merchant/return/{returnId}/exchanged",
+		// Complaints (returns_complaints.go).
+
+		"/merchant/return/{returnId}/items/{itemId}/complaint", "/customer/return/{token}/items/{itemId}/complaint", "/customer/complaint-image/{uuid}"} {
 		if _, ok := paths[p]; !ok {
 			t.Errorf("OpenAPI document lacks %s", p)
 		}
 	}
-	if len(paths) != 15 {
-		t.Errorf("OpenAPI document has %d paths, want 15", len(paths))
+	if len(paths) != 18 {
+		t.Errorf("OpenAPI document has %d paths, want 18", len(paths))
 	}
 }
 

@@ -184,6 +184,43 @@
 // afterDate and the refund status filter read all of the site's rows of
 // that kind, then sort (ties by id) and slice.
 //
+// # Reasons, product variants and complaints
+//
+// A line of a return carries the customer's reasons (returnReasons): a
+// reason of the site's catalog, picked by ReasonID with an optional
+// SubReasonID, whose texts in the catalog's first locale are stored with
+// the return, and the customer's own words (Reason, accepted alone as
+// before). An id the catalog does not list is an InvalidArgument naming
+// the field. Options.Reasons gives the catalogs; CatalogPolicies is one.
+//
+// productVariant is the order line as imported: id (the line's id), sku,
+// productTitle, variantTitle, foreignProductId, foreignVariantId and
+// properties come from OrderInput's items of the same names. For orders
+// from completed checkouts (HandleOrderCompleted) sku is the cart line's
+// SKU, which is also foreignVariantId, and productTitle its name; the
+// checkout knows no product ids or properties, so those stay empty.
+//
+// A line may carry a complaint (CustomerReturnItemInput.Complaint, or the
+// first upload of AddComplaintPhotos): a catalog complaint reason, a text
+// of at most MaxComplaintTextRunes characters and up to MaxComplaintImages
+// photos of at most MaxComplaintImageBytes each (MaxReturnImages over all
+// lines of a return), which must sniff as JPEG,
+// PNG, GIF or WebP whatever the client declared. The customer uploads them
+// under the status page token (StatusPagePath + token + "/items/" + item
+// id + ComplaintPathSuffix). Photos are kept in Options.Blobs under a UUID
+// the service makes (never a client's file name): MemoryBlobs, FileBlobs
+// (a directory; files written, synced and renamed into place) or
+// StoreBlobs (records of a storage.Store). The complaint is PENDING until
+// the merchant approves or rejects it with DecideComplaint, once; a
+// decided complaint and a completed return take no more photos.
+//
+// A photo's downloadUrl is ComplaintImagePath + uuid with expires (Unix
+// seconds) and signature, an HMAC-SHA256 of the path and the expiry under
+// Options.ImageURLSecret, checked in constant time by ComplaintPhoto. Each
+// view signs new URLs valid for Options.ImageURLLifetime (an hour by
+// default); an altered path, expiry or signature and an expired URL are
+// all PermissionDenied (403).
+//
 // # Ids
 //
 // Ids of orders, returns and refund transactions are integers numbered per

@@ -67,6 +67,7 @@ func importInput(o *event.OrderCompleted) (OrderInput, error) {
 		in.Items = append(in.Items, OrderItemInput{
 			ForeignLineItemID:   strconv.Itoa(i + 1),
 			SKU:                 it.SKU,
+			ForeignVariantID:    it.SKU,
 			ProductTitle:        it.Name,
 			Quantity:            int(it.Quantity),
 			PurchasePriceAmount: PriceInput{Amount: price, ItemTax: "0"},

@@ -54,8 +54,12 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 	now := s.now()
 	token := s.ids.NewID("rt_")
 	digest := emailDigest(in.Email)
+	picks, err := s.reasonPicks(in)
+	if err != nil {
+		return Return{}, err
+	}
 	var out Return
-	err := s.store.Update(ctx, func(tx storage.Tx) error {
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		oit, err := s.customerOrder(tx, site, in.ForeignOrderID, digest)
 		if err != nil {
 			return err
@@ -64,6 +68,7 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if err != nil {
 			return err
 		}
+		applyPicks(r.Lines, picks)
 		r.Token = token
 		if r.ID, r.Rank, err = s.returns.next(tx, site); err != nil {
 			return err

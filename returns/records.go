@@ -104,6 +104,10 @@ type orderLine struct {
 	Approved int `json:"approved,omitempty"`
 	// ExchangeSKUs are what the line may be exchanged for.
 	ExchangeSKUs []string `json:"exchangeSkus,omitempty"`
+	// The product as the import named it (productVariant).
+	ForeignProductID string            `json:"foreignProductId,omitempty"`
+	ForeignVariantID string            `json:"foreignVariantId,omitempty"`
+	Properties       []VariantProperty `json:"properties,omitempty"`
 }
 
 type costsRecord struct {
@@ -205,6 +209,14 @@ type returnLine struct {
 	Refunded   bool       `json:"refunded,omitempty"`
 	// ExchangeSKU is what the customer takes instead, on an exchange.
 	ExchangeSKU string `json:"exchangeSku,omitempty"`
+	// ReasonID and SubReasonID are the catalog reason the customer
+	// picked, ReasonText and SubReasonText its texts then.
+	ReasonID      string `json:"reasonId,omitempty"`
+	ReasonText    string `json:"reasonText,omitempty"`
+	SubReasonID   string `json:"subReasonId,omitempty"`
+	SubReasonText string `json:"subReasonText,omitempty"`
+	// Complaint is the customer's complaint about the line.
+	Complaint *complaintRecord `json:"complaint,omitempty"`
 }
 
 func (l returnLine) handled() bool { return l.Approved+l.Declined == l.Quantity }

@@ -65,6 +65,18 @@ type StatusPageView struct {
 	// DropOffs are the return carrier's drop-off points nearest to the
 	// delivery address, while the parcel is still with the customer.
 	DropOffs []DropOffPoint
+	// Reasons are the site's reason catalog, for the page to show the
+	// lines' reasons and offer complaint reasons in its language.
+	Reasons ReasonCatalog
+	// ComplaintsOpen is true while the customer may still add
+	// complaints and photos (the return is not completed); a line's
+	// complaint form posts to ItemsPath + item id + ComplaintPathSuffix.
+	ComplaintsOpen bool
+	ItemsPath      string
+	// ComplaintError is the id of the line whose complaint upload the
+	// customer's browser just had refused (the page says so by its
+	// form); 0 for none. The HTTP layer sets it from the redirect.
+	ComplaintError uint64
 }
 
 // StatusPage returns what the status page of token shows (unknown,
@@ -101,6 +113,9 @@ func (s *Service) StatusPage(ctx context.Context, token string) (StatusPageView,
 		return StatusPageView{}, err
 	}
 	out.Locale = cmp.Or(r.Locale, o.Locale)
+	out.Reasons = s.reasonCatalog(out.Site)
+	out.ComplaintsOpen = r.Status != StatusCompleted
+	out.ItemsPath = StatusPagePath + token + "/items/"
 	product := s.policy(out.Site).ReturnProduct
 	if r.Status != StatusAwaitingReturn || product == "" || o.Address == nil {
 		return out, nil

@@ -60,6 +60,21 @@ type Options struct {
 	// merchant reports them. An executor with a SetReporter method (as
 	// DemoRefunds) is given the new Service, to report late outcomes to.
 	RefundExecutor RefundExecutor
+	// Reasons gives each site's return and complaint reasons. Default:
+	// Policies when it implements Reasons (CatalogPolicies does), else
+	// none, so customers give reasons in their own words only.
+	Reasons Reasons
+	// Blobs keeps complaint photos. Default: a MemoryBlobs, lost at exit;
+	// servers pass a FileBlobs (or StoreBlobs).
+	Blobs Blobs
+	// ImageURLSecret signs complaint photo download URLs (HMAC-SHA256;
+	// at least 32 random bytes). Every server of a deployment needs the
+	// same secret. Default: a random secret, so URLs work only in this
+	// process.
+	ImageURLSecret []byte
+	// ImageURLLifetime is how long a photo's download URL works.
+	// Default DefaultImageURLLifetime.
+	ImageURLLifetime time.Duration
 }
 
 // DefaultStatusLinkLifetime is how long a status page link works: a return
@@ -87,6 +102,11 @@ type Service struct {
 	orders  ranked[orderRecord]
 	returns ranked[returnRecord]
 	refunds ranked[refundRecord]
+
+	reasons       Reasons
+	blobs         Blobs
+	signer        urlSigner
+	imageLifetime time.Duration
 }
 
 // New returns a Service keeping its state in store.
@@ -112,6 +132,16 @@ func New(store storage.Store, opts Options) *Service {
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}
+	s.reasons = opts.Reasons
+	if r, ok := opts.Policies.(Reasons); ok && s.reasons == nil {
+		s.reasons = r
+	}
+	s.blobs = cmp.Or[Blobs](opts.Blobs, &MemoryBlobs{})
+	s.signer = urlSigner{key: opts.ImageURLSecret}
+	if len(s.signer.key) == 0 {
+		s.signer.key = newImageSecret()
+	}
+	s.imageLifetime = cmp.Or(max(opts.ImageURLLifetime, 0), DefaultImageURLLifetime)
 	if s.ids == nil {
 		s.ids = deliverykit.RandomIDs{}
 	}
@@ -217,6 +247,7 @@ func newOrder(in OrderInput, code string, scale int, now time.Time) (orderRecord
 			ID: uint64(i + 1), ForeignLineItemID: it.ForeignLineItemID, SKU: it.SKU,
 			ProductTitle: it.ProductTitle, VariantTitle: it.VariantTitle,
 			Quantity: it.Quantity, Price: price, Tax: tax,
+			ForeignProductID: it.ForeignProductID, ForeignVariantID: it.ForeignVariantID, Properties: it.Properties,
 		})
 		rec.Lines[len(rec.Lines)-1].ExchangeSKUs = exchangeSKUs(it)
 	}

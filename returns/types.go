@@ -154,6 +154,11 @@ type OrderItemInput struct {
 	// product the merchant offers, at the same price. None: the line can
 	// only be exchanged for its own SKU.
 	ExchangeSKUs []string `json:"exchangeSkus,omitempty" validate:"max=50,dive,required,max_ref"`
+	// ForeignProductID, ForeignVariantID and Properties describe the
+	// product as the merchant's shop knows it (productVariant).
+	ForeignProductID string            `json:"foreignProductId" validate:"max_ref"`
+	ForeignVariantID string            `json:"foreignVariantId" validate:"max_ref"`
+	Properties       []VariantProperty `json:"properties" validate:"max_properties,dive"`
 }
 
 // PriceInput is a unit price as decimals in major units.
@@ -193,6 +198,15 @@ type CustomerReturnItemInput struct {
 	// the line's own SKU or one of the order line's exchangeSkus. It makes
 	// the return an exchange.
 	ExchangeSKU string `json:"exchangeSku" validate:"max_ref"`
+	// ReasonID and SubReasonID pick a reason of the site's catalog
+	// (returnReasons); Reason, the customer's own words, may be given
+	// with them or alone. An id the catalog does not list is refused.
+	ReasonID    string `json:"reasonId" validate:"max_id"`
+	SubReasonID string `json:"subReasonId" validate:"max_id"`
+	// Complaint says the line is faulty or damaged (an extension);
+	// photos are uploaded afterwards under the return's status page
+	// token.
+	Complaint *ComplaintInput `json:"complaint" validate:"omitempty"`
 }
 
 // ReturnedItemsInput is the merchant's inspection report (POST
@@ -349,6 +363,9 @@ type ReturnItem struct {
 	// customer takes instead. Extensions.
 	ExchangeSKUs []string `json:"exchangeSkus,omitempty"`
 	ExchangeSKU  string   `json:"exchangeSku,omitempty"`
+	// CustomerComplaint is the customer's complaint about the line, if
+	// any (return details only).
+	CustomerComplaint *CustomerComplaint `json:"customerComplaint,omitempty"`
 }
 
 // PurchasePrice is a unit price, tax included.
@@ -363,11 +380,23 @@ type ProductVariant struct {
 	SKU          string `json:"sku"`
 	ProductTitle string `json:"productTitle,omitempty"`
 	VariantTitle string `json:"variantTitle,omitempty"`
+	// ID is the order line's id; the others are the import's.
+	ID               uint64            `json:"id"`
+	ForeignProductID string            `json:"foreignProductId,omitempty"`
+	ForeignVariantID string            `json:"foreignVariantId,omitempty"`
+	Properties       []VariantProperty `json:"properties"`
 }
 
 // ReturnReason is the customer's reason for a line.
 type ReturnReason struct {
 	Reason string `json:"reason"`
+	// ID and SubReasonID are the catalog's ids of a picked reason;
+	// Reason and SubReason their texts in the catalog's first locale as
+	// they were when the return was created. A reason in the customer's
+	// own words has neither id.
+	ID          string `json:"id,omitempty"`
+	SubReason   string `json:"subReason,omitempty"`
+	SubReasonID string `json:"subReasonId,omitempty"`
 }
 
 // Shipment is a return parcel. Type is C2B (customer to business).

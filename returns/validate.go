@@ -13,6 +13,7 @@ var validate = validation.New(
 	validation.Max("max_lines", maxLines),
 	validation.Rule{Tag: "max_quantity", Alias: "lte=" + strconv.Itoa(maxQuantity)},
 	validation.Max("max_decimal", maxDecimalLength),
+	validation.Max("max_properties", MaxVariantProperties),
 )
 
 // checkStruct validates s and returns an InvalidArgument listing every

@@ -27,7 +27,9 @@ func (o orderRecord) price(l orderLine) PurchasePrice {
 }
 
 func variant(l orderLine) ProductVariant {
-	return ProductVariant{SKU: l.SKU, ProductTitle: l.ProductTitle, VariantTitle: l.VariantTitle}
+	return ProductVariant{SKU: l.SKU, ProductTitle: l.ProductTitle, VariantTitle: l.VariantTitle,
+		ID: l.ID, ForeignProductID: l.ForeignProductID, ForeignVariantID: l.ForeignVariantID,
+		Properties: append([]VariantProperty{}, l.Properties...)}
 }
 
 func (s *Service) orderView(tx storage.Tx, site string, o orderRecord) (Order, error) {
@@ -129,6 +131,7 @@ func (s *Service) returnView(tx storage.Tx, site string, o orderRecord, r return
 		amt, _ := lineAmount(ol.Price, l.Quantity) // fits: ImportOrder checks every line
 		out.CalculatedRefund.Lines[i] = CalculatedRefundLine{ForeignLineItemID: ol.ForeignLineItemID, Quantity: l.Quantity, Amount: o.amount(amt)}
 		out.Items[i] = returnItem(o, r, l)
+		out.Items[i].CustomerComplaint = s.complaintView(l, s.clock.Now())
 	}
 	for i, sh := range r.Shipments {
 		out.Shipments[i] = Shipment{ID: sh.ID, ForeignID: sh.ForeignID, Type: "C2B", Carrier: sh.Carrier, TrackingReference: sh.TrackingReference}
@@ -168,9 +171,7 @@ func returnItem(o orderRecord, r returnRecord, l returnLine) ReturnItem {
 		PurchasePriceAmount: o.price(ol), ProductVariant: variant(ol),
 		Comment: l.Comment, Status: ItemAwaitingReturn, RefundStatus: RefundNone, RestockStatus: RestockPending,
 	}
-	if l.Reason != "" {
-		it.ReturnReasons = []ReturnReason{{Reason: l.Reason}}
-	}
+	it.ReturnReasons = returnReasons(l)
 	if r.Exchange {
 		it.ExchangeSKU = cmp.Or(l.ExchangeSKU, ol.SKU)
 	}

@@ -97,6 +97,12 @@ type Options struct {
 	// *returns.DemoRefunds reports delayed outcomes to Services.Returns;
 	// run its Run loop.
 	RefundExecutor returns.RefundExecutor
+	// ComplaintPhotos keeps the photos of customer complaints. Default:
+	// records of the store (returns.StoreBlobs), so they live as long
+	// and as shared as everything else; a returns.FileBlobs keeps them
+	// out of the database. Their download URLs are signed with the
+	// configuration's returns.image_url_secret.
+	ComplaintPhotos returns.Blobs
 }
 
 // Services are the areas built by New.
@@ -194,6 +200,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 		Policies: returns.CatalogPolicies(catalogs), LabelPDFs: s.Shipment, DropOffs: returns.NewCatalogDropOffs(catalogs, 0),
 		Logger: opts.Logger, PublicURL: opts.PublicURL, StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
 		RefundExecutor: opts.RefundExecutor,
+		Blobs:          cmp.Or[returns.Blobs](opts.ComplaintPhotos, returns.StoreBlobs{Store: store}), ImageURLSecret: cfg.ImageURLSecret(),
 	})
 	s.RefundExecutor = opts.RefundExecutor
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,

@@ -123,6 +123,7 @@ type flags struct {
 	refundExecutor                           string
 	refundFailureRate                        float64
 	refundDelay                              time.Duration
+	photoDir                                 string
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
@@ -155,6 +156,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.refundExecutor, "refund-executor", "merchant", "who pays refunds out: merchant (refunds wait as AWAITING_EXTERNAL_REFUND until the merchant reports them) or demo (a demo payment provider settles them, failing at -refund-failure-rate)")
 	fs.Float64Var(&f.refundFailureRate, "refund-failure-rate", 0, "with -refund-executor demo: the share of refunds that fail, 0 to 1")
 	fs.DurationVar(&f.refundDelay, "refund-delay", 0, "with -refund-executor demo: how long a refund stays PENDING before it settles; 0 settles at once")
+	fs.StringVar(&f.photoDir, "photo-dir", "", "directory for the photos of customer complaints (created, mode 0700); empty keeps them in the store. Their download URLs are signed with the configuration's returns.image_url_secret")
 	fs.Func("rate-limits", "rate limits: off, or a comma-separated list of site, widget and address = off, RATE or RATE:BURST (requests a second, requests at once); unlisted classes keep their defaults", func(v string) error {
 		return parseRateLimits(v, &f.rateLimits)
 	})
@@ -326,7 +328,20 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	svcs, err := wiring.New(store, cfg, wiringOptions(f, "http://"+ln.Addr().String(), log, reg))
+	opts := wiringOptions(f, "http://"+ln.Addr().String(), log, reg)
+	if f.photoDir != "" {
+		photos, err := returns.NewFileBlobs(f.photoDir)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("-photo-dir: %w", err)
+		}
+		defer photos.Close()
+		opts.ComplaintPhotos = photos
+	}
+	if cfg.ImageURLSecret() == nil {
+		log.Warn("the configuration has no returns.image_url_secret: complaint photo links work only until this server stops")
+	}
+	svcs, err := wiring.New(store, cfg, opts)
 	if err != nil {
 		ln.Close()
 		return err

@@ -40,7 +40,7 @@ var Supported = []language.Tag{
 type texts map[string]map[string]string
 
 // parts are the catalog's parts.
-var parts = []texts{widgetTexts, trackingTexts, notifyTexts, returnsTexts}
+var parts = []texts{widgetTexts, trackingTexts, notifyTexts, returnsTexts, complaintsTexts}
 
 // tables are the texts by language, parallel to Supported; en, the
 // English table, has every key.

@@ -64,6 +64,9 @@ type itemView struct {
 	Quantity int
 	Status   string
 	Price    string
+	// Reason is the line's reasons in the page's language.
+	Reason    string
+	Complaint *complaintView
 }
 
 type labelView struct {
@@ -100,6 +103,14 @@ type view struct {
 	Label        *labelView
 	LabelPending bool
 	DropOffs     []dropOffView
+	// Complaints are the lines a customer may complain about or add
+	// photos to, and ComplaintReasons the catalog's reasons to pick.
+	Complaints       []complaintView
+	ComplaintReasons []reasonOption
+	PhotosHint       string
+	PhotosError      string
+	// HasReasons shows the reason column: some line has a reason.
+	HasReasons bool
 }
 
 // Render writes the status page v in the language tag.
@@ -144,8 +155,21 @@ func pageView(tag language.Tag, sp returns.StatusPageView) (view, error) {
 		if title == "" {
 			title = it.ProductVariant.SKU
 		}
-		v.Items = append(v.Items, itemView{Title: title, Quantity: it.Quantity, Status: t["item_"+string(it.Status)],
-			Price: money(p, it.PurchasePriceAmount.Amount, it.PurchasePriceAmount.CurrencyCode)})
+		iv := itemView{Title: title, Quantity: it.Quantity, Status: t["item_"+string(it.Status)],
+			Price: money(p, it.PurchasePriceAmount.Amount, it.PurchasePriceAmount.CurrencyCode), Reason: reasonText(tag, sp.Reasons, it.ReturnReasons)}
+		if c := complaintOf(tag, t, sp, it, title); c != nil {
+			iv.Complaint = c
+			v.Complaints = append(v.Complaints, *c)
+		}
+		v.Items = append(v.Items, iv)
+		v.HasReasons = v.HasReasons || iv.Reason != ""
+	}
+	if len(v.Complaints) > 0 {
+		for _, r := range sp.Reasons.Complaint {
+			v.ComplaintReasons = append(v.ComplaintReasons, reasonOption{ID: r.ID, Text: sp.Reasons.Text(r.DisplayName, tag.String())})
+		}
+		v.PhotosHint = i18n.Text(tag, "returns.complaint.photos", returns.MaxComplaintImages, returns.MaxComplaintImageBytes>>20)
+		v.PhotosError = i18n.Text(tag, "returns.complaint.error", returns.MaxComplaintImageBytes>>20, returns.MaxComplaintImages)
 	}
 	if l := sp.Label; l != nil {
 		code, size, err := qrDataURL(l.TrackingNumber)
