@@ -54,14 +54,19 @@ const (
 	TypeReturnStatusChanged Type = "return.status_changed"
 	TypeReturnItemsReceived Type = "return.items_received"
 	TypeRefundChanged       Type = "refund.changed"
+	// TypeReturnComplaintDecided: the merchant approved or rejected a
+	// customer's complaint about a returned line (ReturnChanged, the
+	// line's items[].complaint_status).
+	TypeReturnComplaintDecided Type = "return.complaint_decided"
 )
 
 // Types lists every type, in the order above (then the carrier's, in
-// carrier.go, and the return shipment's, in returnship.go).
+// carrier.go, the return shipment's, in returnship.go, and the complaint
+// decision's).
 var Types = []Type{
 	TypeOrderCompleted, TypeParcelBooked, TypeParcelChanged, TypeNotificationSent, TypeNotificationFailed,
 	TypeDeliveryPickedUp, TypeReturnCreated, TypeReturnStatusChanged, TypeReturnItemsReceived, TypeRefundChanged,
-	TypeCarrierEventReported, TypeReturnShipmentRequested,
+	TypeCarrierEventReported, TypeReturnShipmentRequested, TypeReturnComplaintDecided,
 }
 
 // Known reports whether t is one of Types.

@@ -60,7 +60,8 @@ func (DeliveryPickedUp) EventType() Type { return TypeDeliveryPickedUp }
 // ReturnChanged is the shape of a return after a change: created, a new
 // status, items received at the warehouse, or a refund changed. It is
 // written as the payload type of its event type (ReturnCreated,
-// ReturnStatusChanged, ReturnItemsReceived, RefundChanged), so that Decode
+// ReturnStatusChanged, ReturnItemsReceived, RefundChanged,
+// ReturnComplaintDecided), so that Decode
 // finds the right one. Amounts are minor units of Currency.
 type ReturnChanged struct {
 	// ReturnID is the return's id, as the returns API shows it.
@@ -93,6 +94,9 @@ type ReturnItem struct {
 	// DECLINED; ReceivedAt when the warehouse received it.
 	Status     string     `json:"status"`
 	ReceivedAt *time.Time `json:"received_at,omitempty"`
+	// ComplaintStatus is the status of the customer's complaint about
+	// the line (PENDING, APPROVED, REJECTED), when there is one.
+	ComplaintStatus string `json:"complaint_status,omitempty"`
 }
 
 // Refund is the money a return gives back.
@@ -132,3 +136,10 @@ type RefundChanged ReturnChanged
 
 // EventType implements Payload.
 func (RefundChanged) EventType() Type { return TypeRefundChanged }
+
+// ReturnComplaintDecided is a ReturnChanged: the merchant decided a
+// complaint about one of the return's lines.
+type ReturnComplaintDecided ReturnChanged
+
+// EventType implements Payload.
+func (ReturnComplaintDecided) EventType() Type { return TypeReturnComplaintDecided }

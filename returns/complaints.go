@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -449,6 +450,7 @@ func (s *Service) DecideComplaint(ctx context.Context, site string, returnID, it
 	now := s.now()
 	var out Return
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		decided := false // a repeated decision changes nothing and says nothing
 		it, err := returnsColl.Get(tx, orderKey(site, returnID))
 		if err != nil {
 			return notFoundOr(err, "return")
@@ -473,10 +475,16 @@ func (s *Service) DecideComplaint(ctx context.Context, site string, returnID, it
 			if _, err := returnsColl.Put(tx, it.Key, r, storage.VersionIs(it.Version)); err != nil {
 				return err
 			}
+			decided = true
 		}
 		o, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
 		if err != nil {
 			return err
+		}
+		if decided {
+			if err := s.emit(tx, site, o.Value, r, r.Status, now, event.TypeReturnComplaintDecided); err != nil {
+				return err
+			}
 		}
 		out, err = s.returnView(tx, site, o.Value, r)
 		return err

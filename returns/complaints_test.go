@@ -203,21 +203,36 @@ func TestComplaintPhotosAndDecision(t *testing.T) {
 		t.Errorf("a refused update left its photos: %d blobs", blobs.Len())
 	}
 
-	// The merchant decides once.
+	// The merchant decides once; each decision that changes a complaint
+	// writes a return.complaint_decided with the lines' complaint statuses.
+	decided := func() []string {
+		var out []string
+		for _, e := range f.events(t) {
+			if e.Type == event.TypeReturnComplaintDecided {
+				var st []string
+				for _, it := range e.Payload.Items {
+					st = append(st, it.ComplaintStatus)
+				}
+				out = append(out, strings.Join(st, ","))
+			}
+		}
+		return out
+	}
 	decisions := []struct {
-		site   string
-		ret    uint64
-		item   uint64
-		status ComplaintStatus
-		kind   string
+		site    string
+		ret     uint64
+		item    uint64
+		status  ComplaintStatus
+		kind    string
+		decided []string // the complaint_decided events so far
 	}{
-		{"site-a", r.ID, 1, "MAYBE", "invalid argument"},
-		{"site-a", r.ID, 1, ComplaintApproved, "ok"},
-		{"site-a", r.ID, 1, ComplaintApproved, "ok"},
-		{"site-a", r.ID, 1, ComplaintRejected, "failed precondition"},
-		{"site-a", r.ID, 2, ComplaintRejected, "ok"},
-		{"site-b", r.ID, 1, ComplaintApproved, "not found"},
-		{"site-a", r.ID, 9, ComplaintApproved, "not found"},
+		{"site-a", r.ID, 1, "MAYBE", "invalid argument", nil},
+		{"site-a", r.ID, 1, ComplaintApproved, "ok", []string{"APPROVED,PENDING"}},
+		{"site-a", r.ID, 1, ComplaintApproved, "ok", []string{"APPROVED,PENDING"}},
+		{"site-a", r.ID, 1, ComplaintRejected, "failed precondition", []string{"APPROVED,PENDING"}},
+		{"site-a", r.ID, 2, ComplaintRejected, "ok", []string{"APPROVED,PENDING", "APPROVED,REJECTED"}},
+		{"site-b", r.ID, 1, ComplaintApproved, "not found", []string{"APPROVED,PENDING", "APPROVED,REJECTED"}},
+		{"site-a", r.ID, 9, ComplaintApproved, "not found", []string{"APPROVED,PENDING", "APPROVED,REJECTED"}},
 	}
 	for _, d := range decisions {
 		got, err := f.svc.DecideComplaint(f.ctx, d.site, d.ret, d.item, ComplaintDecision{Status: d.status})
@@ -226,6 +241,9 @@ func TestComplaintPhotosAndDecision(t *testing.T) {
 		}
 		if err == nil {
 			r = got
+		}
+		if diff := cmp.Diff(d.decided, decided()); diff != "" {
+			t.Errorf("decide %s item %d %s: complaint_decided events (-want +got):\n%s", d.site, d.item, d.status, diff)
 		}
 	}
 	if s1, s2 := r.Items[0].CustomerComplaint.Status, r.Items[1].CustomerComplaint.Status; s1 != ComplaintApproved || s2 != ComplaintRejected {

@@ -38,6 +38,8 @@ func (s *Service) emit(tx storage.Tx, site string, o orderRecord, r returnRecord
 			p = event.ReturnItemsReceived(c)
 		case event.TypeRefundChanged:
 			p = event.RefundChanged(c)
+		case event.TypeReturnComplaintDecided:
+			p = event.ReturnComplaintDecided(c)
 		default:
 			return fmt.Errorf("returns: %s is not an event of a return", t)
 		}

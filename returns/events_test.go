@@ -50,6 +50,10 @@ func (f *fixture) events(t *testing.T) []emittedEvent {
 			v, err := event.Decode[event.RefundChanged](ev)
 			mustDecode(t, err)
 			p = event.ReturnChanged(v)
+		case event.TypeReturnComplaintDecided:
+			v, err := event.Decode[event.ReturnComplaintDecided](ev)
+			mustDecode(t, err)
+			p = event.ReturnChanged(v)
 		default:
 			t.Fatalf("unexpected event type %s", ev.Type)
 		}

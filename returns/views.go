@@ -244,8 +244,12 @@ func (s *Service) returnChanged(tx storage.Tx, site string, o orderRecord, r ret
 	}
 	for _, l := range r.Lines {
 		ol := o.Lines[l.OrderLine]
-		out.Items = append(out.Items, event.ReturnItem{LineItemID: ol.ForeignLineItemID, SKU: ol.SKU, Quantity: int64(l.Quantity),
-			Status: string(returnItem(o, r, l).Status), ReceivedAt: receivedAt(r, l)})
+		it := event.ReturnItem{LineItemID: ol.ForeignLineItemID, SKU: ol.SKU, Quantity: int64(l.Quantity),
+			Status: string(returnItem(o, r, l).Status), ReceivedAt: receivedAt(r, l)}
+		if c := l.Complaint; c != nil {
+			it.ComplaintStatus = string(c.Status)
+		}
+		out.Items = append(out.Items, it)
 	}
 	refunds, err := loadRefunds(tx, site, r.RefundIDs)
 	if err != nil {

@@ -66,6 +66,9 @@ func Catalogue() []CatalogueEntry {
 	refund := itemsReceived
 	refund.PreviousStatus, refund.Status = "AWAITING_REFUND", "COMPLETED"
 	refund.Refund = &event.Refund{Status: "REFUNDED", Amount: 189900, ID: "7", TransactionStatus: "SUCCESS", ForeignID: "re_3f9a"}
+	complaint := itemsReceived
+	complaint.PreviousStatus = complaint.Status
+	complaint.Items = []event.ReturnItem{{LineItemID: "line-1", SKU: "TENT-2P", Quantity: 1, Status: "RETURNED", ReceivedAt: &received, ComplaintStatus: "APPROVED"}}
 	return []CatalogueEntry{
 		{Type: event.TypeOrderCompleted, Area: "checkout (C), delivery session (D)",
 			Summary: "A checkout session, or one delivery of a delivery session, was completed: an order to ship. Subject: the order's tos_id.",
@@ -137,5 +140,8 @@ func Catalogue() []CatalogueEntry {
 			Example: event.ReturnShipmentRequested{ReturnID: "1042", ShipmentExternalID: "return-1042", OrderExternalID: "SO-10071",
 				ProductRef: "north-parcel-point", Sender: receiver, SenderAddress: home, RequestedAt: t},
 		},
+		{Type: event.TypeReturnComplaintDecided, Area: "returns (E)",
+			Summary: "The merchant approved or rejected a customer's complaint about a returned line (items[].complaint_status). Subject: the return id.",
+			Subject: "1042", Example: event.ReturnComplaintDecided(complaint)},
 	}
 }

@@ -419,4 +419,32 @@
 //	    "requested_at": "2025-03-14T09:30:00Z"
 //	  }
 //	}
+//
+// return.complaint_decided — returns (E). The merchant approved or rejected a customer's complaint about a returned line (items[].complaint_status). Subject: the return id.
+//
+//	{
+//	  "type": "return.complaint_decided",
+//	  "timestamp": "2025-03-14T09:30:00Z",
+//	  "data": {
+//	    "site": "demo-site",
+//	    "subject": "1042",
+//	    "return_id": "1042",
+//	    "order_external_id": "SO-10071",
+//	    "status": "AWAITING_REFUND",
+//	    "previous_status": "AWAITING_REFUND",
+//	    "currency": "SEK",
+//	    "items": [
+//	      {
+//	        "line_item_id": "line-1",
+//	        "sku": "TENT-2P",
+//	        "quantity": 1,
+//	        "status": "RETURNED",
+//	        "received_at": "2025-03-14T07:30:00Z",
+//	        "complaint_status": "APPROVED"
+//	      }
+//	    ],
+//	    "status_url": "https://track.example.com/returns/customer/return/rt_3kq2",
+//	    "changed_at": "2025-03-14T09:30:00Z"
+//	  }
+//	}
 package webhook
