@@ -65,8 +65,10 @@
 //
 // A step event appends a ProgressItem placed by its time: carriers deliver
 // events late and out of order. An event already recorded (same step, same
-// instant) is ignored and not passed to the observer. current_progress is
-// the latest step by time. "Out for delivery" and "delivery attempt failed"
+// instant) is ignored and not passed to the observer. GET /parcels lists
+// progress_history newest first, as tracking clients read it, and
+// current_progress is its first element, the latest step by time;
+// PrivateParcel.progress (GET /orders) keeps time order, oldest first. "Out for delivery" and "delivery attempt failed"
 // are alerts, not steps.
 //
 // Any step may follow any other (parcels go back on route after a failed
@@ -99,7 +101,9 @@
 //     the event's estimated_time as payload), created_at = event time.
 //   - ALERT_ESTIMATED_DELIVERY_TIME_UPDATED: an event's estimated_time
 //     differs from the current estimate (the carrier's last, else the
-//     merchant's promise).
+//     merchant's promise). The estimated_time of an awaiting-supplier or
+//     linehaul alert is that alert's payload only: it changes neither the
+//     parcel's estimated_delivery_time nor raises this alert.
 //   - ALERT_DELIVERY_DELAYED and ALERT_SUBMISSION_DELAYED: derived when read
 //     from the promises and the clock (see deriveAlerts); created_at is the
 //     end of the broken promise, so the alert is stable.

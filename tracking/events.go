@@ -161,7 +161,10 @@ func applyEvent(rec *parcelRecord, o *orderRecord, ev *Event, at time.Time, base
 			changes = append(changes, c)
 		}
 	}
-	if ev.EstimatedTime != nil && (ev.EstimatedTime.Start != "" || ev.EstimatedTime.End != "") {
+	// The estimated_time of an awaiting-supplier or linehaul alert is
+	// that alert's payload (when the goods or the linehaul are expected),
+	// not the parcel's delivery estimate.
+	if ev.EstimatedTime != nil && (ev.EstimatedTime.Start != "" || ev.EstimatedTime.End != "") && !payloadAlert(ev.Alert) {
 		prev := currentEstimate(rec, o)
 		next := normalRange(ev.EstimatedTime)
 		if prev == nil || *prev != *next {
@@ -181,6 +184,12 @@ func applyEvent(rec *parcelRecord, o *orderRecord, ev *Event, at time.Time, base
 		changes = append(changes, c)
 	}
 	return changes, changed, nil
+}
+
+// payloadAlert reports whether an event's estimated_time is the payload of
+// its alert rather than a delivery estimate.
+func payloadAlert(a AlertType) bool {
+	return a == AlertAwaitingSupplier || a == AlertLinehaulToCarrier
 }
 
 // emitChanges writes the parcel changes to the outbox, with the link of

@@ -61,8 +61,8 @@ func Example() {
 	fmt.Println("current:", p.CurrentProgress.Step)
 	fmt.Println("alert:", p.Alerts[0].Type)
 	// Output:
-	// 2026-11-20T16:00:00Z STEP_SUBMITTED_TO_CARRIER
 	// 2026-11-21T07:30:00Z STEP_ON_ROUTE
+	// 2026-11-20T16:00:00Z STEP_SUBMITTED_TO_CARRIER
 	// current: STEP_ON_ROUTE
 	// alert: ALERT_OUT_FOR_DELIVERY
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -189,15 +190,15 @@ func (s *Service) trackingParcel(site string, o *orderRecord, p *parcelRecord, n
 	tp := TrackingParcel{
 		CarrierName:           pp.DisplayCarrierName,
 		Destination:           pp.Location,
-		ProgressHistory:       pp.Progress,
+		ProgressHistory:       newestFirst(pp.Progress),
 		TrackingNumber:        pp.TrackingNumber,
 		Alerts:                pp.Alerts,
 		CarrierLink:           pp.CarrierLink,
 		DeliveryType:          pp.DeliveryType,
 		EstimatedDeliveryTime: pp.EstimatedDeliveryTime,
 	}
-	if n := len(pp.Progress); n > 0 {
-		cur := pp.Progress[n-1]
+	if len(tp.ProgressHistory) > 0 {
+		cur := tp.ProgressHistory[0]
 		tp.CurrentProgress = &cur
 	}
 	if r := p.Request.Receiver; r != nil {
@@ -206,6 +207,19 @@ func (s *Service) trackingParcel(site string, o *orderRecord, p *parcelRecord, n
 		tp.Receiver = &TrackingParcelReceiver{Name: r.Name}
 	}
 	return tp
+}
+
+// newestFirst is a parcel's history as GET /parcels shows it: the latest
+// step first, as tracking clients read progress_history (its first element
+// is current_progress). PrivateParcel.progress keeps the stored order,
+// oldest first.
+func newestFirst(h []ProgressItem) []ProgressItem {
+	if len(h) == 0 {
+		return nil
+	}
+	out := slices.Clone(h)
+	slices.Reverse(out)
+	return out
 }
 
 // OrderByToken returns the order a customer tracking link names, for the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -294,7 +295,11 @@ func TestRecordEventHistory(t *testing.T) {
 		{Step: StepOnRoute, Time: "2026-11-21T07:00:00Z"},
 		{Step: StepDeliveredToPickupPoint, Time: "2026-11-23T10:00:00Z"},
 	}
-	if diff := cmp.Diff(wantHistory, p.ProgressHistory); diff != "" {
+	// GET /parcels lists the history newest first; GET /orders keeps
+	// time order.
+	newest := slices.Clone(wantHistory)
+	slices.Reverse(newest)
+	if diff := cmp.Diff(newest, p.ProgressHistory); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(&wantHistory[3], p.CurrentProgress); diff != "" {

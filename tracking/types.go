@@ -548,5 +548,7 @@ type Event struct {
 	Alert             AlertType `json:"alert,omitempty" validate:"omitempty,alert"`
 	// EstimatedTime is the carrier's delivery estimate at the time of the
 	// event; a changed estimate raises ALERT_ESTIMATED_DELIVERY_TIME_UPDATED.
+	// With ALERT_AWAITING_SUPPLIER or ALERT_LINEHAUL_TO_CARRIER it is
+	// that alert's payload instead and leaves the delivery estimate alone.
 	EstimatedTime *DateTimeRange `json:"estimated_time,omitempty" validate:"omitempty"`
 }
