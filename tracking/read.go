@@ -186,7 +186,7 @@ func (s *Service) queriedParcels(tx storage.Tx, site string, q ParcelsQuery, now
 // trackingParcel is parcel p of order o as GET /parcels shows it: its
 // receiver is the parcel's, else the order's.
 func (s *Service) trackingParcel(site string, o *orderRecord, p *parcelRecord, now time.Time) TrackingParcel {
-	pp := s.privateParcel(site, o, p, now)
+	pp := s.privateParcel(site, o, p, now, o.Request.Locale)
 	tp := TrackingParcel{
 		CarrierName:           pp.DisplayCarrierName,
 		Destination:           pp.Location,
@@ -292,22 +292,25 @@ func (s *Service) privateOrder(tx storage.Tx, site string, o *orderRecord, tag l
 		}
 	}
 	for i := range ps {
-		po.Parcels = append(po.Parcels, *s.privateParcel(site, o, &ps[i].Value, now))
+		po.Parcels = append(po.Parcels, *s.privateParcel(site, o, &ps[i].Value, now, cmp.Or(locale, o.Request.Locale)))
 	}
 	po.Locale = o.Request.Locale
 	po.TimeZone = s.timeZone(site, o, ps)
 	return po, nil
 }
 
-func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, now time.Time) *PrivateParcel {
+// privateParcel is parcel p of order o as the merchant reads it; locale
+// is the language of the page that shows it (carrier links may name it).
+func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, now time.Time, locale string) *PrivateParcel {
 	r := &p.Request
 	prod, _ := s.opts.Products.Product(site, r.CarrierProductRef)
+	loc := s.location(site, o, p)
 	pp := &PrivateParcel{
 		TrackingNumber:          r.TrackingNumber,
 		Alerts:                  deriveAlerts(o, p, now),
 		Carrier:                 "carrier-" + p.CarrierID,
 		CarrierFallbackEnabled:  p.LastEventAt.IsZero() && now.Sub(p.CreatedAt) >= s.opts.CarrierFallbackAfter,
-		CarrierLink:             prod.CarrierLink(r.TrackingNumber),
+		CarrierLink:             prod.Link(r.TrackingNumber, destinationPostalCode(o, p, loc), locale),
 		CarrierLogoPattern:      prod.LogoPattern,
 		CarrierProductID:        prod.ProductID,
 		CarrierProductRef:       r.CarrierProductRef,
@@ -317,7 +320,7 @@ func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, no
 		EstimatedDeliveryTime:   currentEstimate(p, o),
 		Index:                   p.Index,
 		LineItems:               r.LineItems,
-		Location:                location(o, p),
+		Location:                loc,
 		Progress:                p.Progress,
 		RequestedShippingMethod: prod.ShippingMethod,
 	}
@@ -329,6 +332,46 @@ func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, no
 		pp.SenderName = o.Request.Sender.Name
 	}
 	return pp
+}
+
+// destinationPostalCode is the postal code of where the parcel goes: its
+// pickup location's, else its receiver's address's, else the order
+// destination's; "" when none is known.
+func destinationPostalCode(o *orderRecord, p *parcelRecord, loc *Location) string {
+	if loc != nil && loc.Address != nil && loc.Address.PostalCode != "" {
+		return loc.Address.PostalCode
+	}
+	if r := p.Request.Receiver; r != nil && r.Destination != nil && r.Destination.Address != nil && r.Destination.Address.PostalCode != "" {
+		return r.Destination.Address.PostalCode
+	}
+	if d := o.Request.Destination; d != nil && d.Address != nil {
+		return d.Address.PostalCode
+	}
+	return ""
+}
+
+// location is where the parcel can be picked up (see location), with
+// the catalog's pickup instructions and opening hours in words for the
+// location.
+func (s *Service) location(site string, o *orderRecord, p *parcelRecord) *Location {
+	l := location(o, p)
+	if l == nil || l.LocationExternalID == "" || s.opts.PickupPoints == nil {
+		return l
+	}
+	pt, ok := s.opts.PickupPoints.PickupPoint(site, l.LocationExternalID)
+	if !ok {
+		return l
+	}
+	l.PickupInstructions = pt.Instructions
+	if len(pt.HoursText) > 0 {
+		h := DisplayHours{}
+		if l.OperationalHours != nil {
+			h = *l.OperationalHours
+		}
+		h.FreeText = slices.Clone(pt.HoursText)
+		l.OperationalHours = &h
+	}
+	return l
 }
 
 // location is where the parcel can be picked up: the parcel's pickup

@@ -95,6 +95,8 @@ type orderRequestRecord struct {
 	Cart              *cartRecord        `json:"cart,omitempty"`
 	Promises          *promisesRecord    `json:"promises,omitempty"`
 	Locale            string             `json:"locale,omitempty"`
+	// MerchantTrackingLink is the order's merchant-provided link.
+	MerchantTrackingLink string `json:"merchant_tracking_link,omitempty"`
 }
 
 // senderRecord is an order's or a parcel's sender.

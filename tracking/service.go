@@ -51,6 +51,10 @@ type Site struct {
 type Options struct {
 	// Products resolves carrier_product_ref. Required.
 	Products Products
+	// PickupPoints adds the catalog's pickup instructions and opening
+	// hours in words to a parcel's location. Default: Products, when it
+	// is also a PickupPoints (CatalogProducts is); else none.
+	PickupPoints PickupPoints
 	// Sites names the merchant sites; a site missing here has no name
 	// and no merchant link.
 	Sites map[string]Site
@@ -97,6 +101,9 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	}
 	if opts.IDs == nil {
 		opts.IDs = deliverykit.RandomIDs{}
+	}
+	if opts.PickupPoints == nil {
+		opts.PickupPoints, _ = opts.Products.(PickupPoints)
 	}
 	if opts.PortalURL == "" {
 		opts.PortalURL = DefaultPortalURL
@@ -404,7 +411,10 @@ func (s *Service) portalLink(token, locale string) string {
 
 func (s *Service) links(site string, o *orderRecord, locale string) *TrackingLinks {
 	l := &TrackingLinks{Links: []TrackingLink{{Type: LinkServicePortal, URL: s.portalLink(o.Token, locale)}}}
-	if tpl := s.opts.Sites[site].MerchantLink; tpl != "" {
+	if m := o.Request.MerchantTrackingLink; m != "" {
+		// The order's own link wins over the site's template.
+		l.Links = append(l.Links, TrackingLink{Type: LinkMerchantProvided, URL: m})
+	} else if tpl := s.opts.Sites[site].MerchantLink; tpl != "" {
 		m := strings.NewReplacer(
 			"{external_id}", url.QueryEscape(o.Request.ExternalID),
 			"{tos_id}", url.QueryEscape(o.TosID),

@@ -161,6 +161,10 @@ type CreateTrackingOrderRequest struct {
 	// checkout knew it: notifications are written in it, and the
 	// customer page uses it when the link names none.
 	Locale string `json:"locale,omitempty" validate:"omitempty,max=35"`
+	// MerchantTrackingLink (an extension) is the merchant's own page
+	// about this order (an https URL), listed in tracking_links as
+	// MERCHANT_PROVIDED_LINK; it wins over the site's link template.
+	MerchantTrackingLink string `json:"merchant_tracking_link,omitempty" validate:"omitempty,httpsurl"`
 }
 
 // Sender is the merchant side of an order.

@@ -49,6 +49,7 @@ func orderRequestRecordOf(q CreateTrackingOrderRequest) orderRequestRecord {
 		Sender: stored.Ptr(q.Sender, senderRecordOf), Receiver: stored.Ptr(q.Receiver, receiverRecordOf),
 		Destination: stored.Ptr(q.Destination, destinationRecordOf), DeliveryType: q.DeliveryType,
 		Cart: stored.Ptr(q.Cart, cartRecordOf), Promises: stored.Ptr(q.Promises, promisesRecordOf), Locale: q.Locale,
+		MerchantTrackingLink: q.MerchantTrackingLink,
 	}
 }
 
@@ -58,6 +59,7 @@ func (r orderRequestRecord) wire() CreateTrackingOrderRequest {
 		Sender: stored.Ptr(r.Sender, senderRecord.wire), Receiver: stored.Ptr(r.Receiver, receiverRecord.wire),
 		Destination: stored.Ptr(r.Destination, destinationRecord.wire), DeliveryType: r.DeliveryType,
 		Cart: stored.Ptr(r.Cart, cartRecord.wire), Promises: stored.Ptr(r.Promises, promisesRecord.wire), Locale: r.Locale,
+		MerchantTrackingLink: r.MerchantTrackingLink,
 	}
 }
 
