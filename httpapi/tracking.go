@@ -60,6 +60,7 @@ func (h trackingHandlers) orders(w http.ResponseWriter, r *http.Request, site st
 	q := r.URL.Query()
 	return respond(w, r, site, q.Get("site_id"), tracking.OrdersQuery{
 		ExternalID: q.Get("external_id"), Email: q.Get("email"), Locale: q.Get("locale"),
+		Token: q.Get("token"), TrackingNumber: q.Get("tracking_number"),
 	}, h.svc.Orders)
 }
 
@@ -90,7 +91,7 @@ func (h trackingHandlers) recordEvent(w http.ResponseWriter, r *http.Request, si
 // only.
 func (h trackingHandlers) customerPage(w http.ResponseWriter, r *http.Request, _ string) error {
 	link, accept := r.URL.Query().Get("locale"), r.Header.Get("Accept-Language")
-	order, err := h.svc.OrderByToken(r.Context(), r.PathValue("token"), "")
+	order, err := h.svc.OrderByLink(r.Context(), r.PathValue("token"), "", r.URL.Query().Get("tracking_number"))
 	var buf bytes.Buffer
 	status := http.StatusOK
 	switch {

@@ -108,6 +108,39 @@
 //     from the promises and the clock (see deriveAlerts); created_at is the
 //     end of the broken promise, so the alert is stable.
 //
+// # Exceptions
+//
+// PrivateParcel.exceptions lists what went wrong on the way, each with
+// created_at (the carrier's time) and a status from one list,
+// ExceptionStatuses. A carrier names an exception with an event's
+// exception (an extension of POST /parcel.event and of
+// event.CarrierEventReported), alone or with a step or alert; two are
+// implied by a step or alert on their own:
+//
+//	| status                  | meaning                                          | implied by                    |
+//	|-------------------------|--------------------------------------------------|-------------------------------|
+//	| DELIVERY_ATTEMPT_FAILED | the courier could not hand the parcel over       | ALERT_DELIVERY_ATTEMPT_FAILED |
+//	| ADDRESS_PROBLEM         | the address is wrong or incomplete               |                               |
+//	| DAMAGED                 | the parcel was damaged in transit                |                               |
+//	| LOST                    | the carrier cannot find the parcel               |                               |
+//	| REFUSED_BY_RECEIVER     | the receiver refused to accept it                |                               |
+//	| HELD_AT_CUSTOMS         | customs hold it (duties, papers)                 |                               |
+//	| NOT_COLLECTED           | it was not collected from the pickup point       |                               |
+//	| RETURNED_TO_SENDER      | it is on its way back to the merchant            | STEP_SENT_BACK                |
+//
+// The same status at the same instant is recorded once; a parcel keeps at
+// most MaxExceptions. A value outside the list is InvalidArgument naming
+// exception.
+//
+// # Preselected parcel
+//
+// A customer link may point at one parcel of its order: the link a booked
+// shipment parcel hands out (its own token), and a link GenerateLink makes
+// for a tracking number (the portal link with tracking_number=… added).
+// The customer page and GET /orders?token=…[&tracking_number=…] (an
+// extension) give that parcel's index as preselected_parcel_index; it is
+// 0, the first parcel, for the order's own link.
+//
 // # Events
 //
 // New steps and alerts are written as event.ParcelChanged to the outbox in

@@ -81,8 +81,8 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		return err
 	}
 	var extra []deliverykit.FieldViolation
-	if ev.Step == "" && ev.Alert == "" {
-		extra = append(extra, violation("step", "required_without", "step or alert is required"))
+	if ev.Step == "" && ev.Alert == "" && ev.Exception == "" {
+		extra = append(extra, violation("step", "required_without", "step, alert or exception is required"))
 	}
 	if ev.EstimatedTime != nil {
 		extra = append(extra, rangeOrder("estimated_time", ev.EstimatedTime.Start, ev.EstimatedTime.End)...)
@@ -112,6 +112,9 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		}
 		if len(rec.Alerts) >= MaxAlerts && (ev.Alert != "" || ev.EstimatedTime != nil) {
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the parcel already has %d alerts, the most kept for one parcel", MaxAlerts)
+		}
+		if len(rec.Exceptions) >= MaxExceptions && len(eventExceptions(&ev)) > 0 {
+			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the parcel already has %d exceptions, the most kept for one parcel", MaxExceptions)
 		}
 		changes, changed, err := applyEvent(&rec, &ord.Value, &ev, at, s.change(site, &ord.Value, &rec))
 		if err != nil {
@@ -182,6 +185,11 @@ func applyEvent(rec *parcelRecord, o *orderRecord, ev *Event, at time.Time, base
 		c := base
 		c.Alert, c.Time = ev.Alert, at
 		changes = append(changes, c)
+	}
+	for _, x := range eventExceptions(ev) {
+		if addException(rec, ParcelException{CreatedAt: formatTime(at), Status: x}) {
+			changed = true
+		}
 	}
 	return changes, changed, nil
 }

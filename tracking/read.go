@@ -23,6 +23,15 @@ type OrdersQuery struct {
 	// Locale translates names in the cart (shipping component names).
 	// Default English.
 	Locale string
+	// Token (an extension) selects the order a customer tracking link
+	// names, as the customer page reads it: its preselected_parcel_index
+	// is the parcel the link points at. It wins over ExternalID and
+	// Email.
+	Token string
+	// TrackingNumber (an extension, with Token) is the parcel the link
+	// points at when the token itself names none (a link asked for by
+	// tracking number carries it).
+	TrackingNumber string
 }
 
 // Orders returns the site's orders matching q as PrivateOrder, with their
@@ -42,6 +51,21 @@ func (s *Service) Orders(ctx context.Context, site string, q OrdersQuery) (*GetT
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		var recs []orderRecord
 		switch {
+		case q.Token != "":
+			t, it, err := s.liveToken(tx, site, q.Token, now)
+			if errors.Is(err, storage.ErrNotFound) {
+				return notFoundField("tracking link", "token", "is not a tracking token of the site")
+			}
+			if err != nil {
+				return err
+			}
+			po, err := s.privateOrder(tx, site, &it.Value, tag, q.Locale, now)
+			if err != nil {
+				return err
+			}
+			po.PreselectedParcelIndex = preselected(&it.Value, cmp.Or(t.TrackingNumber, q.TrackingNumber))
+			out.Orders = append(out.Orders, *po)
+			return nil
 		case q.ExternalID != "":
 			it, err := orderByExternalID(tx, site, q.ExternalID)
 			if errors.Is(err, deliverykit.ErrNotFound) {
@@ -229,6 +253,14 @@ func newestFirst(h []ProgressItem) []ProgressItem {
 // name for the page header. An unknown token is NotFound; an expired or
 // replaced one is NotFound with ErrLinkExpired as its cause.
 func (s *Service) OrderByToken(ctx context.Context, token, locale string) (*PrivateOrder, error) {
+	return s.OrderByLink(ctx, token, locale, "")
+}
+
+// OrderByLink is OrderByToken for a link that may name a parcel (its
+// tracking_number query parameter): preselected_parcel_index is the
+// parcel the token points at (a booked parcel's link), else the one with
+// trackingNumber, else the first.
+func (s *Service) OrderByLink(ctx context.Context, token, locale, trackingNumber string) (*PrivateOrder, error) {
 	now := s.opts.Clock.Now().UTC()
 	var po *PrivateOrder
 	err := s.store.View(ctx, func(tx storage.Tx) error {
@@ -246,9 +278,27 @@ func (s *Service) OrderByToken(ctx context.Context, token, locale string) (*Priv
 			tag = t
 		}
 		po, err = s.privateOrder(tx, t.Site, &it.Value, tag, locale, now)
-		return err
+		if err != nil {
+			return err
+		}
+		po.PreselectedParcelIndex = preselected(&it.Value, cmp.Or(t.TrackingNumber, trackingNumber))
+		return nil
 	})
 	return po, err
+}
+
+// preselected is the index of the order's parcel with the tracking
+// number, 0 (the first) when it has none.
+func preselected(o *orderRecord, trackingNumber string) int64 {
+	if trackingNumber == "" {
+		return 0
+	}
+	for i, p := range o.Parcels {
+		if p.TrackingNumber == trackingNumber {
+			return int64(i)
+		}
+	}
+	return 0
 }
 
 // orderParcels reads an order's parcels in registration order.
@@ -318,6 +368,7 @@ func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, no
 		DirectionType:           r.DirectionType,
 		DisplayCarrierName:      prod.CarrierName,
 		EstimatedDeliveryTime:   currentEstimate(p, o),
+		Exceptions:              p.Exceptions,
 		Index:                   p.Index,
 		LineItems:               r.LineItems,
 		Location:                loc,

@@ -69,6 +69,14 @@ type storedParcel struct {
 	Alerts      []alertRecord       `json:"alerts,omitempty"`
 	Estimate    *rangeRecord        `json:"estimate,omitempty"`
 	LastEventAt time.Time           `json:"last_event_at,omitzero"`
+	Exceptions  []exceptionRecord   `json:"exceptions,omitempty"`
+}
+
+// exceptionRecord is a parcel exception; CreatedAt is RFC 3339 as
+// formatTime writes it.
+type exceptionRecord struct {
+	CreatedAt string          `json:"created_at"`
+	Status    ExceptionStatus `json:"status"`
 }
 
 // upgradeParcel brings a record of an earlier schema to parcelSchema.

@@ -160,6 +160,8 @@ type parcelRecord struct {
 	// Alerts are the reported and event-derived alerts, by created_at.
 	// Delay alerts are derived when read (see deriveAlerts).
 	Alerts []Alert
+	// Exceptions are the carrier's exceptions, by created_at.
+	Exceptions []ParcelException
 	// Estimate is the carrier's latest delivery estimate, if any.
 	Estimate    *DateTimeRange
 	LastEventAt time.Time
@@ -172,6 +174,9 @@ type tokenRecord struct {
 	// links expired have none: they expire LinkLifetime after their
 	// order's registration.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// TrackingNumber is the parcel the link points at (a booked
+	// shipment parcel's link); empty for the order's own link.
+	TrackingNumber string `json:"tracking_number,omitempty"`
 }
 
 type idRecord struct {
@@ -425,6 +430,16 @@ func (s *Service) links(site string, o *orderRecord, locale string) *TrackingLin
 	return l
 }
 
+// withParcel adds the tracking number of the parcel a portal link points
+// at to the link.
+func withParcel(link, trackingNumber string) string {
+	sep := "?"
+	if strings.Contains(link, "?") {
+		sep = "&"
+	}
+	return link + sep + "tracking_number=" + url.QueryEscape(trackingNumber)
+}
+
 // parseLocale checks a BCP 47 locale such as "sv-SE".
 func parseLocale(field, locale string) (language.Tag, error) {
 	t, err := language.Parse(locale)
@@ -500,6 +515,11 @@ func (s *Service) GenerateLink(ctx context.Context, site string, req GenerateTra
 		}
 	}
 	links := s.links(site, &o, req.Locale)
+	if req.TrackingNumber != "" {
+		// A link asked for by tracking number points at that parcel:
+		// the page preselects it.
+		links.Links[0].URL = withParcel(links.Links[0].URL, req.TrackingNumber)
+	}
 	return &GenerateTrackingPageLinkResponse{TrackingLink: links.Links[0].URL, TrackingLinks: links, ExpiresAt: formatTime(expires)}, nil
 }
 

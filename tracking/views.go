@@ -29,7 +29,8 @@ func storeParcel(p *parcelRecord) storedParcel {
 	return storedParcel{Schema: parcelSchema, TosID: p.TosID, CarrierID: p.CarrierID, Index: p.Index,
 		Request: parcelRequestRecordOf(p.Request), CreatedAt: p.CreatedAt,
 		Progress: stored.Slice(p.Progress, progressRecordOf), Alerts: stored.Slice(p.Alerts, alertRecordOf),
-		Estimate: stored.Ptr(p.Estimate, rangeRecordOf), LastEventAt: p.LastEventAt}
+		Estimate: stored.Ptr(p.Estimate, rangeRecordOf), LastEventAt: p.LastEventAt,
+		Exceptions: stored.Slice(p.Exceptions, func(x ParcelException) exceptionRecord { return exceptionRecord(x) })}
 }
 
 // loadStoredParcel upgrades a stored parcel and returns what it holds.
@@ -40,7 +41,8 @@ func loadStoredParcel(r *storedParcel) (parcelRecord, error) {
 	return parcelRecord{TosID: r.TosID, CarrierID: r.CarrierID, Index: r.Index,
 		Request: r.Request.wire(), CreatedAt: r.CreatedAt,
 		Progress: stored.Slice(r.Progress, progressRecord.wire), Alerts: stored.Slice(r.Alerts, alertRecord.wire),
-		Estimate: stored.Ptr(r.Estimate, rangeRecord.wire), LastEventAt: r.LastEventAt}, nil
+		Estimate: stored.Ptr(r.Estimate, rangeRecord.wire), LastEventAt: r.LastEventAt,
+		Exceptions: stored.Slice(r.Exceptions, func(x exceptionRecord) ParcelException { return ParcelException(x) })}, nil
 }
 
 func orderRequestRecordOf(q CreateTrackingOrderRequest) orderRequestRecord {
