@@ -294,6 +294,10 @@ func (k *Kit) noteDelayed(_ context.Context, e event.Event) error {
 			k.wakeups = append(k.wakeups, c.Time.Add(r.Delay))
 		}
 	}
+	// A parcel at a pickup point is reminded of after the site's delay.
+	if after := k.Services.Notify.PickupReminderAfter(e.Site); c.Step == "STEP_DELIVERED_TO_PICKUP_POINT" && after > 0 {
+		k.wakeups = append(k.wakeups, c.Time.Add(after))
+	}
 	return nil
 }
 
@@ -322,6 +326,7 @@ func (k *Kit) RunDue(ctx context.Context) error {
 	}{
 		{"the carrier simulator", k.Simulator.Dispatch},
 		{"the outbox", k.Services.Outbox.Dispatch},
+		{"pickup reminders", func(ctx context.Context) (int, error) { return k.Services.Notify.RemindPickups(ctx, k.Clock.Now()) }},
 		{"notifications", k.Services.Notify.Dispatch},
 		{"webhooks", k.Services.Webhooks.Dispatch},
 	}
