@@ -59,7 +59,11 @@ func TestCancelledWhenTheParcelMovedOn(t *testing.T) {
 		}, []string{"CONFIRMED_BY_MERCHANT PENDING", "SUBMITTED_TO_CARRIER PENDING"}},
 		{"another parcel of the order moved on", []Event{
 			event("ALERT_OUT_FOR_DELIVERY", t0),
-			func() Event { e := event("STEP_DELIVERED_TO_CONSUMER", t0.Add(time.Hour)); e.TrackingNumber = "TN2"; return e }(),
+			func() Event {
+				e := event("STEP_DELIVERED_TO_CONSUMER", t0.Add(time.Hour))
+				e.TrackingNumber = "TN2"
+				return e
+			}(),
 		}, []string{"OUT_FOR_DELIVERY PENDING", "DELIVERED_TO_CONSUMER PENDING"}},
 	}
 	for _, tt := range tests {
