@@ -36,6 +36,8 @@ func (s *server) registerTracking(svc *tracking.Service) {
 	// Extension: carrier events. The answer is an empty object, like
 	// POST /parcel.
 	s.route(a, base+"/parcel.event", post(h.recordEvent))
+	// Extension: the merchant cancelled items of an order.
+	s.route(a, base+"/order.lines_cancelled", post(h.cancelLines))
 	// Extension: the customer tracking page the portal link opens. HEAD
 	// answers as GET, without the body.
 	s.routePublic(a, tracking.PagePath+"{token}", methods{http.MethodGet: h.customerPage, http.MethodHead: h.customerPage})
@@ -84,6 +86,11 @@ func (h trackingHandlers) generateLink(w http.ResponseWriter, r *http.Request, s
 func (h trackingHandlers) recordEvent(w http.ResponseWriter, r *http.Request, site string) error {
 	var ev tracking.Event
 	return handle(w, r, site, &ev, &ev.SiteID, emptyAnswer(h.svc.RecordEvent))
+}
+
+func (h trackingHandlers) cancelLines(w http.ResponseWriter, r *http.Request, site string) error {
+	var req tracking.CancelOrderLinesRequest
+	return handle(w, r, site, &req, &req.SiteID, emptyAnswer(h.svc.CancelOrderLines))
 }
 
 // customerPage is the customer tracking page. It is public: the token in

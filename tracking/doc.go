@@ -61,6 +61,19 @@
 // total + shipping_price (cart.shipping_price) exceed 2147483647: a
 // wrapped sum would show a negative price.
 //
+// # Items
+//
+// The cart's items (PrivateOrder.cart.items) take their details from the
+// parcels: the properties of the first parcel line item with the item's
+// SKU are its attributes; "color" (or "colour") and "size" its variant;
+// and each property one display attribute, sorted by key, labelled in the
+// order's language for the keys the message catalog knows (color, size,
+// material) and with the key itself for others. POST
+// /order.lines_cancelled (an extension; CancelOrderLines) records how
+// many items of each SKU the merchant cancelled so far: cancelled_quantity
+// and cancelled_total_price show them, quantity and total_price what is
+// still coming. The cart's totals stay those registered.
+//
 // # Progress steps
 //
 // A step event appends a ProgressItem placed by its time: carriers deliver

@@ -334,10 +334,15 @@ func (s *Service) privateOrder(tx storage.Tx, site string, o *orderRecord, tag l
 	}
 	if c := o.Request.Cart; c != nil {
 		po.Cart = computeCart(c, tag)
+		props := itemProperties(ps)
+		for i := range po.Cart.Items {
+			describe(&po.Cart.Items[i], props[po.Cart.Items[i].SKU], tag)
+		}
+		cancelItems(po.Cart.Items, o.Cancelled)
 		for i, it := range c.Items {
 			po.Items = append(po.Items, DisplayItem{
 				Discount: it.Discount, Image: it.Image, Name: it.Name, Price: it.Price,
-				Quantity: it.Quantity, SKU: it.SKU, TotalPrice: po.Cart.Items[i].TotalPrice,
+				Quantity: po.Cart.Items[i].Quantity, SKU: it.SKU, TotalPrice: po.Cart.Items[i].TotalPrice,
 			})
 		}
 	}

@@ -43,6 +43,14 @@ type storedOrder struct {
 	CreatedAt   time.Time          `json:"created_at"`
 	Parcels     []parcelRef        `json:"parcels,omitempty"`
 	LinkTokens  []string           `json:"link_tokens,omitempty"`
+	// CancelledLines are the cancelled quantities of the cart's SKUs.
+	CancelledLines []cancelledLineRecord `json:"cancelled_lines,omitempty"`
+}
+
+// cancelledLineRecord is the cancelled quantity of a SKU.
+type cancelledLineRecord struct {
+	SKU      string `json:"sku"`
+	Quantity int32  `json:"quantity"`
 }
 
 // upgradeOrder brings a record of an earlier schema to orderSchema.

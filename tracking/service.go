@@ -142,6 +142,8 @@ type orderRecord struct {
 	// LinkTokens are extra links to the order, handed out for booked
 	// shipment parcels; rotating the order's link retires them.
 	LinkTokens []string
+	// Cancelled are the cancelled quantities of the cart's SKUs, by SKU.
+	Cancelled []CancelledLine
 }
 
 type parcelRef struct {
