@@ -70,8 +70,8 @@ import (
 var DefaultStart = time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 
 // DefaultStep is the longest step Advance moves the clock by. Advance
-// steps exactly to the simulator's steps and to the notifications the
-// default rules delay (a pickup reminder); what else falls due between
+// steps exactly to the simulator's steps, to the notifications the
+// default rules delay and to pickup reminders; what else falls due between
 // them (a retry after a failure) runs at most this long late, in the
 // kit's time.
 const DefaultStep = time.Hour
@@ -280,8 +280,8 @@ func (k *Kit) Advance(ctx context.Context, d time.Duration) error {
 }
 
 // noteDelayed is an outbox consumer of parcel changes: it notes when the
-// notifications the default rules delay (pickup reminders) fall due, so
-// that Advance stops there.
+// notifications the default rules delay and the pickup reminders of
+// parcels at pickup points fall due, so that Advance stops there.
 func (k *Kit) noteDelayed(_ context.Context, e event.Event) error {
 	c, err := event.Decode[event.ParcelChanged](e)
 	if err != nil {
