@@ -250,3 +250,27 @@ func TestRunRemindsPickups(t *testing.T) {
 		t.Errorf("notifications (-want +got):\n%s", diff)
 	}
 }
+
+// An arrival at a pickup point reported after the parcel was delivered
+// starts no wait: no reminder follows, and its READY_FOR_PICKUP is
+// CANCELLED. A step without rules of a parcel not waiting writes nothing.
+func TestLateArrivalAtPickupPoint(t *testing.T) {
+	f := newFixtureWith(t, func(*Options) {})
+	ctx := t.Context()
+	for _, e := range []Event{
+		event("STEP_DELIVERED_TO_CONSUMER", t0.Add(time.Hour)),
+		event("STEP_DELIVERED_TO_PICKUP_POINT", t0),
+		event("STEP_ON_ROUTE", t0.Add(-time.Hour)),
+	} {
+		if err := f.svc.Observe(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.clock.Set(t0.Add(30 * 24 * time.Hour))
+	if n, err := f.svc.RemindPickups(ctx, f.clock.Now()); n != 0 || err != nil {
+		t.Errorf("RemindPickups = %d, %v; want no reminder", n, err)
+	}
+	if diff := cmp.Diff([]string{"READY_FOR_PICKUP CANCELLED", "DELIVERED_TO_CONSUMER PENDING"}, f.states(t)); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+}

@@ -74,6 +74,24 @@ func (s *Service) PickupReminderAfter(site string) time.Duration {
 	return max(s.opts.PickupReminder(site), 0)
 }
 
+// waits reports whether ev is a step of a parcel waiting at a pickup
+// point.
+func (s *Service) waits(ctx context.Context, ev *Event) (bool, error) {
+	if ev.TrackingNumber == "" || !strings.HasPrefix(ev.Trigger, "STEP_") {
+		return false, nil
+	}
+	found := false
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		_, err := waiting.Get(tx, waitingKey(ev.Site, ev.ExternalID, ev.TrackingNumber))
+		found = err == nil
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	return found, err
+}
+
 // notePickup records what a step means for the parcel's wait at a pickup
 // point, in tx: arrival starts it, a later step ends it.
 func (s *Service) notePickup(tx storage.Tx, ev *Event) error {
@@ -104,6 +122,13 @@ func (s *Service) notePickup(tx storage.Tx, ev *Event) error {
 	after := s.PickupReminderAfter(ev.Site)
 	if ev.Trigger != triggerAtPickupPoint || after == 0 {
 		return nil
+	}
+	st, err := parcelStates.Get(tx, storage.Key(ev.Site, ev.ExternalID, ev.TrackingNumber))
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	if st.Value.MovedOnAt.After(ev.Time) {
+		return nil // reported late: the parcel has moved on since
 	}
 	w := waitingRecord{Site: ev.Site, ExternalID: ev.ExternalID, TosID: ev.TosID, TrackingNumber: ev.TrackingNumber,
 		ArrivedAt: ev.Time.UTC(), RemindAt: ev.Time.Add(after).UTC(), ReceiverName: ev.ReceiverName,

@@ -251,9 +251,12 @@ func (s *Service) Observe(ctx context.Context, ev Event) error {
 		}
 		made = append(made, s.records(&ev, rule.Name, ev.Time.Add(rule.Delay).UTC())...)
 	}
-	pickupStep := ev.TrackingNumber != "" && strings.HasPrefix(ev.Trigger, "STEP_")
-	if len(made) == 0 && len(cancels) == 0 && !supersedes && !pickupStep {
-		return nil
+	if len(made) == 0 && len(cancels) == 0 && !supersedes {
+		// A step without rules matters only to a parcel waiting at a
+		// pickup point: a read, not a write, for every other.
+		if waits, err := s.waits(ctx, &ev); err != nil || !waits {
+			return err
+		}
 	}
 	return s.store.Update(ctx, func(tx storage.Tx) error {
 		if len(cancels) > 0 {
