@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 
@@ -86,6 +87,8 @@ type Catalog struct {
 	// so that a checkout always has a result. Nil: no fallback; such a
 	// session has no options and cannot be completed.
 	Fallback *Fallback `json:"fallback,omitempty"`
+	// Notifications configure the customer notifications of the site.
+	Notifications *Notifications `json:"notifications,omitempty"`
 }
 
 // Branding is how the shop presents itself to its customers.
@@ -147,6 +150,44 @@ type Carrier struct {
 	ID       string    `json:"id"`
 	Name     string    `json:"name"`
 	Products []Product `json:"products"`
+	// TrackingURL is the carrier's public tracking page of one parcel, an
+	// https URL template (see TrackingURLPlaceholders): tracking shows it
+	// as a parcel's carrier_link. Optional; "{tracking_number}" is
+	// required in it.
+	TrackingURL string `json:"tracking_url,omitempty"`
+	// LogoPattern is the URL pattern of the carrier's logo (see
+	// LogoPlaceholders), shown as a parcel's carrier_logo_pattern; the
+	// page that shows the logo fills in the size it needs. Optional.
+	LogoPattern string `json:"logo_pattern,omitempty"`
+}
+
+// TrackingURLPlaceholders are the placeholders a Carrier.TrackingURL may
+// hold, each replaced by the query-escaped value:
+//
+//	{tracking_number}  the parcel's tracking number (required)
+//	{postal_code}      the postal code of the parcel's destination (empty when unknown)
+//	{locale}           the language of the page that shows the link, e.g. "sv-SE" (empty when unknown)
+var TrackingURLPlaceholders = []string{"{tracking_number}", "{postal_code}", "{locale}"}
+
+// LogoPlaceholders are the placeholders a Carrier.LogoPattern may hold,
+// filled in by whoever shows the logo:
+//
+//	{size}    the logo's height in pixels, e.g. "64"
+//	{format}  the image format, "svg" or "png"
+var LogoPlaceholders = []string{"{size}", "{format}"}
+
+// CarrierLink fills a tracking URL template: each placeholder of
+// TrackingURLPlaceholders becomes the query-escaped value. An empty
+// template gives "".
+func CarrierLink(template, trackingNumber, postalCode, locale string) string {
+	if template == "" {
+		return ""
+	}
+	return strings.NewReplacer(
+		"{tracking_number}", url.QueryEscape(trackingNumber),
+		"{postal_code}", url.QueryEscape(postalCode),
+		"{locale}", url.QueryEscape(locale),
+	).Replace(template)
 }
 
 // Product is one service of a carrier. Its Ref is what other areas name it
@@ -312,6 +353,57 @@ type PickupLocation struct {
 	// Closed lists dates ("2026-12-24") on which the location is closed.
 	Closed []string          `json:"closed,omitempty"`
 	Meta   map[string]string `json:"meta,omitempty"`
+	// PickupInstructions tell the customer how to collect a parcel here
+	// ("Ask at the tobacco counter; bring an ID"), shown on the tracking
+	// page (pickup_instructions). At most MaxPickupInstructions bytes.
+	PickupInstructions string `json:"pickup_instructions,omitempty"`
+	// HoursText are opening hours in words, for what Hours cannot say
+	// ("Closed on the last Friday of the month"); shown as the location's
+	// operational_hours.free_text. At most MaxHoursText lines of
+	// MaxHoursTextLine bytes.
+	HoursText []string `json:"hours_text,omitempty"`
+}
+
+// Bounds of a pickup location's texts.
+const (
+	MaxPickupInstructions = 512
+	MaxHoursText          = 10
+	MaxHoursTextLine      = 200
+)
+
+// Notifications are the site's settings of customer notifications.
+type Notifications struct {
+	// PickupReminderDays is how many days a parcel waits at a pickup
+	// point before the customer is reminded to collect it (one
+	// PICKUP_REMINDER notification). 0 means the default,
+	// DefaultPickupReminderDays; at most MaxPickupReminderDays.
+	PickupReminderDays int `json:"pickup_reminder_days,omitempty"`
+}
+
+// Pickup reminder bounds, in days.
+const (
+	DefaultPickupReminderDays = 3
+	MaxPickupReminderDays     = 30
+)
+
+// PickupReminderDays is the catalog's pickup reminder delay in days: the
+// Notifications setting, else DefaultPickupReminderDays.
+func (c *Catalog) PickupReminderDays() int {
+	if c == nil || c.Notifications == nil || c.Notifications.PickupReminderDays <= 0 {
+		return DefaultPickupReminderDays
+	}
+	return c.Notifications.PickupReminderDays
+}
+
+// PickupLocation returns the pickup location with the external id (the
+// id carriers and tracking orders name it by), and whether there is one.
+func (c *Catalog) PickupLocation(externalID string) (PickupLocation, bool) {
+	for _, l := range c.PickupLocations {
+		if l.ExternalID == externalID {
+			return l, true
+		}
+	}
+	return PickupLocation{}, false
 }
 
 // PostalArea gives the centre of the area whose postal codes start with
@@ -373,6 +465,10 @@ type ProductInfo struct {
 	ProductName  string
 	ExternalID   string
 	DeliveryType DeliveryType
+	// CarrierTrackingURL and CarrierLogoPattern are the carrier's
+	// Carrier.TrackingURL and Carrier.LogoPattern.
+	CarrierTrackingURL string
+	CarrierLogoPattern string
 }
 
 // Product returns the product with the given ref. It scans: catalogs hold
@@ -382,7 +478,8 @@ func (c *Catalog) Product(ref string) (ProductInfo, bool) {
 		for _, p := range cr.Products {
 			if p.Ref == ref {
 				return ProductInfo{Ref: p.Ref, CarrierID: cr.ID, CarrierName: cr.Name, ProductID: p.ID,
-					ProductName: p.Name, ExternalID: p.ExternalID, DeliveryType: p.DeliveryType}, true
+					ProductName: p.Name, ExternalID: p.ExternalID, DeliveryType: p.DeliveryType,
+					CarrierTrackingURL: cr.TrackingURL, CarrierLogoPattern: cr.LogoPattern}, true
 			}
 		}
 	}

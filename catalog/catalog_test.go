@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/deliverykit/deliverykit"
@@ -74,6 +75,43 @@ func TestValidate(t *testing.T) {
 			l.Closed = []string{"tomorrow"}
 		}, []string{"pickup_locations[0].carrier", "pickup_locations[0].type", "pickup_locations[0].address.coordinates",
 			"pickup_locations[0].hours.mon[0]", "pickup_locations[0].closed[0]"}},
+		{"valid carrier links and location texts", func(c *Catalog) {
+			c.Carriers[0].TrackingURL = "https://np.example/track?n={tracking_number}&zip={postal_code}&lang={locale}"
+			c.Carriers[0].LogoPattern = "https://cdn.example/np/{size}.{format}"
+			c.PickupLocations[0].PickupInstructions = "Ask at the counter; bring an ID."
+			c.PickupLocations[0].HoursText = []string{"Closed on the last Friday of the month"}
+			c.Notifications = &Notifications{PickupReminderDays: 5}
+		}, nil},
+		{"carrier tracking URL without the number", func(c *Catalog) {
+			c.Carriers[0].TrackingURL = "https://np.example/track"
+		}, []string{"carriers[0].tracking_url"}},
+		{"carrier tracking URL with an unknown placeholder", func(c *Catalog) {
+			c.Carriers[0].TrackingURL = "https://np.example/track?n={tracking_number}&c={customer}"
+		}, []string{"carriers[0].tracking_url"}},
+		{"carrier tracking URL not https", func(c *Catalog) {
+			c.Carriers[0].TrackingURL = "http://np.example/track?n={tracking_number}"
+		}, []string{"carriers[0].tracking_url"}},
+		{"carrier tracking URL too long", func(c *Catalog) {
+			c.Carriers[0].TrackingURL = "https://np.example/" + strings.Repeat("a", 1100) + "{tracking_number}"
+		}, []string{"carriers[0].tracking_url"}},
+		{"carrier logo pattern", func(c *Catalog) {
+			c.Carriers[0].LogoPattern = "javascript:{size}"
+		}, []string{"carriers[0].logo_pattern"}},
+		{"carrier logo pattern with a tracking placeholder", func(c *Catalog) {
+			c.Carriers[0].LogoPattern = "https://cdn.example/{tracking_number}.svg"
+		}, []string{"carriers[0].logo_pattern"}},
+		{"location texts", func(c *Catalog) {
+			c.PickupLocations[0].PickupInstructions = strings.Repeat("x", MaxPickupInstructions+1)
+			c.PickupLocations[0].HoursText = []string{" ", strings.Repeat("y", MaxHoursTextLine+1)}
+		}, []string{"pickup_locations[0].pickup_instructions", "pickup_locations[0].hours_text[0]", "pickup_locations[0].hours_text[1]"}},
+		{"too many hours lines", func(c *Catalog) {
+			c.PickupLocations[0].HoursText = make([]string, MaxHoursText+1)
+			for i := range c.PickupLocations[0].HoursText {
+				c.PickupLocations[0].HoursText[i] = "open"
+			}
+		}, []string{"pickup_locations[0].hours_text"}},
+		{"pickup reminder days", func(c *Catalog) { c.Notifications = &Notifications{PickupReminderDays: MaxPickupReminderDays + 1} },
+			[]string{"notifications.pickup_reminder_days"}},
 		{"valid fallback and VAT", func(c *Catalog) {
 			c.VATRate = 2500
 			c.Carriers[0].Products[0].VATRate = 1200
@@ -171,7 +209,46 @@ func TestLookups(t *testing.T) {
 	if _, ok := c.Warehouse("w2"); ok {
 		t.Error("Warehouse(w2) found something")
 	}
+	c.Carriers[0].TrackingURL = "https://np.example/t?n={tracking_number}&zip={postal_code}&l={locale}"
+	c.Carriers[0].LogoPattern = "https://cdn.example/np/{size}.svg"
+	got, _ = c.Product("np-home")
+	if got.CarrierTrackingURL != c.Carriers[0].TrackingURL || got.CarrierLogoPattern != c.Carriers[0].LogoPattern {
+		t.Errorf("Product(np-home) carrier links = %q, %q", got.CarrierTrackingURL, got.CarrierLogoPattern)
+	}
+	if l, ok := c.PickupLocation("L1"); !ok || l.ID != "l1" {
+		t.Errorf("PickupLocation(L1) = %v, %v", l.ID, ok)
+	}
+	if _, ok := c.PickupLocation("l1"); ok {
+		t.Error("PickupLocation found a location by its catalog id; it looks up external ids")
+	}
+	for _, tt := range []struct {
+		n    *Notifications
+		want int
+	}{{nil, DefaultPickupReminderDays}, {&Notifications{}, DefaultPickupReminderDays}, {&Notifications{PickupReminderDays: 7}, 7}} {
+		c.Notifications = tt.n
+		if got := c.PickupReminderDays(); got != tt.want {
+			t.Errorf("PickupReminderDays with %+v = %d, want %d", tt.n, got, tt.want)
+		}
+	}
 	if got := NormalizePostalCode(" 114 55 "); got != "11455" {
 		t.Errorf("NormalizePostalCode = %q", got)
+	}
+}
+
+func TestCarrierLink(t *testing.T) {
+	tests := []struct {
+		name, tpl, number, postal, locale, want string
+	}{
+		{"none", "", "TN1", "", "", ""},
+		{"number", "https://np.example/t?n={tracking_number}", "TN 1&x", "", "", "https://np.example/t?n=TN+1%26x"},
+		{"all", "https://np.example/{locale}/t?n={tracking_number}&zip={postal_code}", "TN1", "111 57", "sv-SE", "https://np.example/sv-SE/t?n=TN1&zip=111+57"},
+		{"unknown postal code", "https://np.example/t?n={tracking_number}&zip={postal_code}", "TN1", "", "", "https://np.example/t?n=TN1&zip="},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, CarrierLink(tt.tpl, tt.number, tt.postal, tt.locale)); diff != "" {
+				t.Errorf("CarrierLink (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

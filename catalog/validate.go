@@ -106,6 +106,40 @@ func (v *validator) names(field string, names map[string]string, locales map[str
 	}
 }
 
+// placeholderRe finds the placeholders of a URL template.
+var placeholderRe = regexp.MustCompile(`\{[^{}]*\}`)
+
+// maxTemplateLength bounds a URL template: what it becomes is a URL shown
+// to customers, which browsers and mail clients cut beyond a few KiB.
+const maxTemplateLength = 1024
+
+// urlTemplate checks an optional URL template: an absolute https URL with
+// a host once its placeholders are filled, holding only the placeholders
+// listed and, when need is set, that one.
+func (v *validator) urlTemplate(field, tpl string, known []string, need string) {
+	if tpl == "" {
+		return
+	}
+	if len(tpl) > maxTemplateLength {
+		v.Addf(field, "max", "must be at most %d characters long", maxTemplateLength)
+		return
+	}
+	for _, ph := range placeholderRe.FindAllString(tpl, -1) {
+		if !slices.Contains(known, ph) {
+			v.Addf(field, "placeholder", "%s is not a placeholder; use %s", ph, strings.Join(known, ", "))
+			return
+		}
+	}
+	if need != "" && !strings.Contains(tpl, need) {
+		v.Addf(field, "placeholder", "must contain %s", need)
+		return
+	}
+	filled := placeholderRe.ReplaceAllString(tpl, "x")
+	if u, err := url.Parse(filled); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || strings.ContainsAny(filled, "{} \t\n") {
+		v.Add(field, "httpsurl", "must be an https URL with a host once its placeholders are filled")
+	}
+}
+
 // Validate checks the catalog and returns an InvalidArgument error listing
 // every problem with the JSON path of the field, relative to the catalog
 // (callers prefix it, e.g. "sites[0].catalog.").
@@ -160,6 +194,9 @@ func (c *Catalog) validate(v *validator) {
 	if rp := c.ReturnPolicy; rp != nil {
 		c.validateReturnPolicy(v, rp)
 		validateReasons(v, rp, &d)
+	}
+	if n := c.Notifications; n != nil && (n.PickupReminderDays < 0 || n.PickupReminderDays > MaxPickupReminderDays) {
+		v.Addf("notifications.pickup_reminder_days", "range", "must be between 0 (the default, %d) and %d days", DefaultPickupReminderDays, MaxPickupReminderDays)
 	}
 }
 
@@ -227,6 +264,8 @@ func (c *Catalog) validateCarriers(v *validator) (products map[string]DeliveryTy
 			carriers[cr.ID] = true
 		}
 		v.required(p+".name", cr.Name)
+		v.urlTemplate(p+".tracking_url", cr.TrackingURL, TrackingURLPlaceholders, "{tracking_number}")
+		v.urlTemplate(p+".logo_pattern", cr.LogoPattern, LogoPlaceholders, "")
 		if len(cr.Products) == 0 {
 			v.Add(p+".products", "required", "at least one product is required")
 		}
@@ -418,6 +457,20 @@ func (c *Catalog) validatePickupLocations(v *validator, d *declared) {
 		v.country(p+".address.country", l.Address.Country)
 		v.coords(p+".address.coordinates", l.Address.Coordinates, true)
 		validateHours(v, p, l)
+		if len(l.PickupInstructions) > MaxPickupInstructions {
+			v.Addf(p+".pickup_instructions", "max", "must be at most %d bytes long", MaxPickupInstructions)
+		}
+		if len(l.HoursText) > MaxHoursText {
+			v.Addf(p+".hours_text", "max", "must have at most %d lines", MaxHoursText)
+		}
+		for k, line := range l.HoursText {
+			f := fmt.Sprintf("%s.hours_text[%d]", p, k)
+			if strings.TrimSpace(line) == "" {
+				v.Add(f, "required", "must not be empty")
+			} else if len(line) > MaxHoursTextLine {
+				v.Addf(f, "max", "must be at most %d bytes long", MaxHoursTextLine)
+			}
+		}
 	}
 }
 

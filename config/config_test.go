@@ -145,8 +145,10 @@ func TestDemoCatalog(t *testing.T) {
 func TestCatalogErrorsCarryTheSitePath(t *testing.T) {
 	in := `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"],
 	  "catalog": {"locales": ["en-US"], "warehouses": [{"id": "w", "address": {"country": "SE"}, "time_zone": "Mars/Olympus"}],
-	    "carriers": [{"id": "c", "name": "C", "products": [{"id": "p", "ref": "c-p", "name": "P", "delivery_type": "DELIVERY", "transit_days": {"min": 2, "max": 1}}]}],
-	    "categories": [{"id": "home", "display_name": {"en-US": "Home"}, "delivery_type": "DELIVERY", "products": ["nope"], "prices": [{"currency": "XXY", "price": -1}]}]}}]}`
+	    "carriers": [{"id": "c", "name": "C", "tracking_url": "https://c.example/track", "logo_pattern": "https://c.example/{colour}.svg",
+	      "products": [{"id": "p", "ref": "c-p", "name": "P", "delivery_type": "DELIVERY", "transit_days": {"min": 2, "max": 1}}]}],
+	    "categories": [{"id": "home", "display_name": {"en-US": "Home"}, "delivery_type": "DELIVERY", "products": ["nope"], "prices": [{"currency": "XXY", "price": -1}]}],
+	    "notifications": {"pickup_reminder_days": 99}}}]}`
 	_, err := Parse(strings.NewReader(in))
 	var got []string
 	for _, v := range deliverykit.ViolationsOf(err) {
@@ -154,10 +156,13 @@ func TestCatalogErrorsCarryTheSitePath(t *testing.T) {
 	}
 	want := []string{
 		"sites[0].catalog.warehouses[0].time_zone",
+		"sites[0].catalog.carriers[0].tracking_url",
+		"sites[0].catalog.carriers[0].logo_pattern",
 		"sites[0].catalog.carriers[0].products[0].transit_days.max",
 		"sites[0].catalog.categories[0].products[0]",
 		"sites[0].catalog.categories[0].prices[0].currency",
 		"sites[0].catalog.categories[0].prices[0].price",
+		"sites[0].catalog.notifications.pickup_reminder_days",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("violation fields (-want +got):\n%s\nerror: %v", diff, err)

@@ -167,9 +167,9 @@ func ExampleKit_ReturnItems() {
 	}
 	// Output:
 	// return 1 AWAITING_RETURN of line 2 parcel CP000000028SE
-	// Fri 27 Nov 09:55 STEP_SUBMITTED_TO_CARRIER
-	// Fri 27 Nov 18:00 STEP_ON_ROUTE
-	// Tue 1 Dec 12:31 STEP_DELIVERED_TO_MERCHANT
+	// Fri 27 Nov 13:48 STEP_DELIVERED_TO_MERCHANT
+	// Thu 26 Nov 16:36 STEP_ON_ROUTE
+	// Thu 26 Nov 11:02 STEP_SUBMITTED_TO_CARRIER
 }
 
 // A parcel waits at the pickup point: collected only after the reminder,

@@ -70,8 +70,8 @@ import (
 var DefaultStart = time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 
 // DefaultStep is the longest step Advance moves the clock by. Advance
-// steps exactly to the simulator's steps and to the notifications the
-// default rules delay (a pickup reminder); what else falls due between
+// steps exactly to the simulator's steps, to the notifications the
+// default rules delay and to pickup reminders; what else falls due between
 // them (a retry after a failure) runs at most this long late, in the
 // kit's time.
 const DefaultStep = time.Hour
@@ -280,8 +280,8 @@ func (k *Kit) Advance(ctx context.Context, d time.Duration) error {
 }
 
 // noteDelayed is an outbox consumer of parcel changes: it notes when the
-// notifications the default rules delay (pickup reminders) fall due, so
-// that Advance stops there.
+// notifications the default rules delay and the pickup reminders of
+// parcels at pickup points fall due, so that Advance stops there.
 func (k *Kit) noteDelayed(_ context.Context, e event.Event) error {
 	c, err := event.Decode[event.ParcelChanged](e)
 	if err != nil {
@@ -293,6 +293,10 @@ func (k *Kit) noteDelayed(_ context.Context, e event.Event) error {
 		if r.Delay > 0 && r.Trigger == c.Step+c.Alert {
 			k.wakeups = append(k.wakeups, c.Time.Add(r.Delay))
 		}
+	}
+	// A parcel at a pickup point is reminded of after the site's delay.
+	if after := k.Services.Notify.PickupReminderAfter(e.Site); c.Step == "STEP_DELIVERED_TO_PICKUP_POINT" && after > 0 {
+		k.wakeups = append(k.wakeups, c.Time.Add(after))
 	}
 	return nil
 }
@@ -322,6 +326,7 @@ func (k *Kit) RunDue(ctx context.Context) error {
 	}{
 		{"the carrier simulator", k.Simulator.Dispatch},
 		{"the outbox", k.Services.Outbox.Dispatch},
+		{"pickup reminders", func(ctx context.Context) (int, error) { return k.Services.Notify.RemindPickups(ctx, k.Clock.Now()) }},
 		{"notifications", k.Services.Notify.Dispatch},
 		{"webhooks", k.Services.Webhooks.Dispatch},
 	}

@@ -27,6 +27,9 @@ type CarrierEventReported struct {
 	// Estimate is the carrier's delivery estimate at the time, if it
 	// gave one.
 	Estimate *TimeRange `json:"estimate,omitempty"`
+	// Exception is an exception the carrier reports (a tracking
+	// ExceptionStatus: DAMAGED, LOST, …), alone or with the step or alert.
+	Exception string `json:"exception,omitempty"`
 	// Source names the integration that reported it ("simulator" for the
 	// built-in carrier simulator, whose parcels travel only in its
 	// model).

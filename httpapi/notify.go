@@ -21,7 +21,7 @@ type notifyHandlers struct{ svc *notify.Service }
 
 func (h notifyHandlers) list(w http.ResponseWriter, r *http.Request, site string) error {
 	q := r.URL.Query()
-	return respond(w, r, site, q.Get("site_id"), q.Get("external_id"), h.svc.List)
+	return respond(w, r, site, q.Get("site_id"), notify.ListQuery{ExternalID: q.Get("external_id"), TrackingNumber: q.Get("tracking_number")}, h.svc.ListNotifications)
 }
 
 func (h notifyHandlers) retrigger(w http.ResponseWriter, r *http.Request, site string) error {

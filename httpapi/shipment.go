@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	_ "embed"
 	"net/http"
 	"strconv"
@@ -21,7 +22,9 @@ var shipmentOpenAPI []byte
 // GET /labels/{tracking_number}, and the OpenAPI document. Bodies and
 // queries may carry site_id; naming another site than the key's is 403.
 // Every operation answers with the shipment, except deliveries.get (the
-// delivery) and labels (the document).
+// delivery), labels (the document), shipments.bookParcels ({"shipment": …})
+// and deliveries.bookPickup ({"delivery": …}, or {"shipment": …} when booked
+// by shipment_id): wrapped as shipment clients read those two.
 func (s *server) registerShipment(svc *shipment.Service) {
 	h := shipmentHandlers{svc}
 	a, base := areaShipment, areaShipment.base
@@ -57,7 +60,10 @@ func (h shipmentHandlers) createAndBook(w http.ResponseWriter, r *http.Request, 
 
 func (h shipmentHandlers) bookParcels(w http.ResponseWriter, r *http.Request, site string) error {
 	var req shipment.ShipmentRef
-	return handle(w, r, site, &req, &req.SiteID, h.svc.BookParcels)
+	return handle(w, r, site, &req, &req.SiteID, func(ctx context.Context, site string, req shipment.ShipmentRef) (shipment.BookParcelsResponse, error) {
+		sh, err := h.svc.BookParcels(ctx, site, req)
+		return shipment.BookParcelsResponse{Shipment: sh}, err
+	})
 }
 
 func (h shipmentHandlers) update(w http.ResponseWriter, r *http.Request, site string) error {
@@ -84,7 +90,10 @@ func (h shipmentHandlers) get(w http.ResponseWriter, r *http.Request, site strin
 
 func (h shipmentHandlers) bookPickup(w http.ResponseWriter, r *http.Request, site string) error {
 	var req shipment.BookPickupRequest
-	return handle(w, r, site, &req, &req.SiteID, h.svc.BookPickup)
+	return handle(w, r, site, &req, &req.SiteID, func(ctx context.Context, site string, req shipment.BookPickupRequest) (shipment.BookPickupResponse, error) {
+		sh, err := h.svc.BookPickup(ctx, site, req)
+		return shipment.BookPickupAnswer(req, sh), err
+	})
 }
 
 func (h shipmentHandlers) cancelDelivery(w http.ResponseWriter, r *http.Request, site string) error {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,7 +133,12 @@ func TestShipmentJourney(t *testing.T) {
 		t.Errorf("repeated create: %v, want %s", again["id"], id)
 	}
 
-	resp, booked := som("POST", "/shipments.bookParcels", "demo-key", `{"shipment_id":"`+id+`"}`).do(t, h)
+	resp, bookedBody := som("POST", "/shipments.bookParcels", "demo-key", `{"shipment_id":"`+id+`"}`).do(t, h)
+	// The answer wraps the shipment, as shipment clients read it.
+	if diff := cmp.Diff([]string{"shipment"}, keysOf(bookedBody)); diff != "" {
+		t.Errorf("bookParcels members (-want +got):\n%s", diff)
+	}
+	booked, _ := bookedBody["shipment"].(map[string]any)
 	tn := str(booked, "parcels", 0, "deliveries", 0, "tracking_number")
 	if resp.StatusCode != 200 || booked["state"] != "BOOKED" || carrier.CheckS10(tn) != nil {
 		t.Fatalf("bookParcels: %d %v", resp.StatusCode, booked)
@@ -151,10 +157,19 @@ func TestShipmentJourney(t *testing.T) {
 		t.Errorf("tracking parcels: %v", parcels)
 	}
 
-	resp, picked := som("POST", "/deliveries.bookPickup", "demo-key",
+	// Booked by tracking number, the answer is {"delivery": …}; by
+	// shipment id (the extension), {"shipment": …}.
+	resp, pickedOne := som("POST", "/deliveries.bookPickup", "demo-key",
+		`{"tracking_number":"`+tn+`","pickup_window":{"start":"2026-11-23T09:00:00+01:00","end":"2026-11-23T12:00:00+01:00"}}`).do(t, h)
+	if resp.StatusCode != 200 || str(pickedOne, "delivery", "tracking_number") != tn || str(pickedOne, "delivery", "state") != "PICKUP_BOOKED" ||
+		str(pickedOne, "delivery", "pickup_window", "start") != "2026-11-23T08:00:00Z" || pickedOne["shipment"] != nil {
+		t.Fatalf("bookPickup by tracking number: %d %v", resp.StatusCode, pickedOne)
+	}
+	resp, pickedBody := som("POST", "/deliveries.bookPickup", "demo-key",
 		`{"shipment_id":"`+id+`","pickup_window":{"start":"2026-11-23T09:00:00+01:00","end":"2026-11-23T12:00:00+01:00"}}`).do(t, h)
-	if resp.StatusCode != 200 || picked["state"] != "PICKUP_BOOKED" || str(picked, "parcels", 0, "deliveries", 0, "pickup_window", "start") != "2026-11-23T08:00:00Z" {
-		t.Fatalf("bookPickup: %d %v", resp.StatusCode, picked)
+	picked, _ := pickedBody["shipment"].(map[string]any)
+	if resp.StatusCode != 200 || pickedBody["delivery"] != nil || picked["state"] != "PICKUP_BOOKED" || str(picked, "parcels", 0, "deliveries", 0, "pickup_window", "start") != "2026-11-23T08:00:00Z" {
+		t.Fatalf("bookPickup: %d %v", resp.StatusCode, pickedBody)
 	}
 	if b, err := env.demo.Lookup(context.Background(), tn); err != nil || b.Pickup == nil {
 		t.Errorf("the carrier was not notified: %+v %v", b, err)
@@ -327,7 +342,7 @@ func reachOverHTTP(t *testing.T, h http.Handler, st string) (id, did, tn string)
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %v", path, resp.StatusCode, got)
 		}
-		sh = got
+		sh = unwrapShipment(got)
 	}
 	if st != "CREATED" {
 		step("/shipments.bookParcels", `{"shipment_id":"`+id+`"}`)
@@ -417,10 +432,35 @@ func TestShipmentTransitionsOverHTTP(t *testing.T) {
 					}
 					return
 				}
+				got = unwrapShipment(got)
 				if resp.StatusCode != 200 || got["state"] != w {
 					t.Errorf("%d state %v, want 200 %s: %v", resp.StatusCode, got["state"], w, got)
 				}
 			})
 		}
 	}
+}
+
+// unwrapShipment is the shipment of an answer of area F: the answer
+// itself, the "shipment" member of a wrapped one, or, for a
+// {"delivery": …} answer about a one-delivery shipment, that shipment's
+// state and delivery.
+func unwrapShipment(got map[string]any) map[string]any {
+	if sh, ok := got["shipment"].(map[string]any); ok {
+		return sh
+	}
+	if d, ok := got["delivery"].(map[string]any); ok {
+		return map[string]any{"state": d["state"], "parcels": []any{map[string]any{"deliveries": []any{d}}}}
+	}
+	return got
+}
+
+// keysOf lists an object's members, sorted.
+func keysOf(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -36,6 +36,8 @@ func (s *server) registerTracking(svc *tracking.Service) {
 	// Extension: carrier events. The answer is an empty object, like
 	// POST /parcel.
 	s.route(a, base+"/parcel.event", post(h.recordEvent))
+	// Extension: the merchant cancelled items of an order.
+	s.route(a, base+"/order.lines_cancelled", post(h.cancelLines))
 	// Extension: the customer tracking page the portal link opens. HEAD
 	// answers as GET, without the body.
 	s.routePublic(a, tracking.PagePath+"{token}", methods{http.MethodGet: h.customerPage, http.MethodHead: h.customerPage})
@@ -60,6 +62,7 @@ func (h trackingHandlers) orders(w http.ResponseWriter, r *http.Request, site st
 	q := r.URL.Query()
 	return respond(w, r, site, q.Get("site_id"), tracking.OrdersQuery{
 		ExternalID: q.Get("external_id"), Email: q.Get("email"), Locale: q.Get("locale"),
+		Token: q.Get("token"), TrackingNumber: q.Get("tracking_number"),
 	}, h.svc.Orders)
 }
 
@@ -85,12 +88,17 @@ func (h trackingHandlers) recordEvent(w http.ResponseWriter, r *http.Request, si
 	return handle(w, r, site, &ev, &ev.SiteID, emptyAnswer(h.svc.RecordEvent))
 }
 
+func (h trackingHandlers) cancelLines(w http.ResponseWriter, r *http.Request, site string) error {
+	var req tracking.CancelOrderLinesRequest
+	return handle(w, r, site, &req, &req.SiteID, emptyAnswer(h.svc.CancelOrderLines))
+}
+
 // customerPage is the customer tracking page. It is public: the token in
 // the path (128 random bits) is the credential, and it reaches one order
 // only.
 func (h trackingHandlers) customerPage(w http.ResponseWriter, r *http.Request, _ string) error {
 	link, accept := r.URL.Query().Get("locale"), r.Header.Get("Accept-Language")
-	order, err := h.svc.OrderByToken(r.Context(), r.PathValue("token"), "")
+	order, err := h.svc.OrderByLink(r.Context(), r.PathValue("token"), "", r.URL.Query().Get("tracking_number"))
 	var buf bytes.Buffer
 	status := http.StatusOK
 	switch {

@@ -50,7 +50,7 @@ func TestTrackingPageInBrowser(t *testing.T) {
 	_, body := call{method: "POST", path: "/v1/delivery_tracking/generate_tracking_page_link", header: key,
 		body: `{"tracking_number": "TN1", "locale": "sv-SE"}`}.do(t, h)
 	link, _ := body["tracking_link"].(string)
-	if !strings.HasPrefix(link, srv.URL) || !strings.HasSuffix(link, "?locale=sv-SE") {
+	if !strings.HasPrefix(link, srv.URL) || !strings.HasSuffix(link, "?locale=sv-SE&tracking_number=TN1") {
 		t.Fatalf("link = %q", link)
 	}
 	open := func(url string) {

@@ -134,6 +134,12 @@ func TestTrackingHTTPFlow(t *testing.T) {
 	if diff := cmp.Diff(want, p["current_progress"]); diff != "" {
 		t.Errorf("current_progress (-want +got):\n%s", diff)
 	}
+	// progress_history is newest first; current_progress is its first
+	// element.
+	wantHistory := []any{want, map[string]any{"step": "STEP_SUBMITTED_TO_CARRIER", "time": "2026-11-22T09:00:00Z"}}
+	if diff := cmp.Diff(wantHistory, p["progress_history"]); diff != "" {
+		t.Errorf("progress_history (-want +got):\n%s", diff)
+	}
 	if body["tos_id"] != id || body["external_id"] != "ORD-1" {
 		t.Errorf("parcels body = %v", body)
 	}

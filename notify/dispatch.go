@@ -60,9 +60,9 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	return sent, nil
 }
 
-// Run calls Dispatch now and then every interval until ctx ends, and
-// returns ctx's error. Dispatch errors (an unavailable store) are logged
-// and retried at the next tick. Start it in its own goroutine.
+// Run calls RemindPickups and Dispatch now and then every interval until
+// ctx ends, and returns ctx's error. Their errors (an unavailable store)
+// are logged and retried at the next tick. Start it in its own goroutine.
 func (s *Service) Run(ctx context.Context, interval time.Duration, log *slog.Logger) error {
 	if log == nil {
 		log = slog.Default()
@@ -70,6 +70,7 @@ func (s *Service) Run(ctx context.Context, interval time.Duration, log *slog.Log
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
+		s.logReminders(ctx, log)
 		if _, err := s.Dispatch(ctx); err != nil && ctx.Err() == nil {
 			log.ErrorContext(ctx, "notification dispatch failed", "err", err)
 		}
@@ -145,6 +146,11 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 			r.Attempts++
 			r.Status, r.LastError = StatusFailed, sendErr.Error()
 			r.NextAttempt = now.Add(s.backoff(r.Attempts))
+			if r.Attempts >= s.opts.MaxAttempts {
+				// Every attempt failed: FAILED for good, until
+				// retriggered.
+				r.NextAttempt = time.Time{}
+			}
 		}
 		if _, err := putDue(tx, &r, old, storage.VersionIs(it.Version)); err != nil {
 			return err

@@ -1,12 +1,13 @@
 // Package notify is area B of deliverykit: notifications to end customers
 // about their parcels, which merchants list and send again through
-// GET /notifications and POST /notification.retrigger (package httpapi,
-// under /v1/delivery_tracking).
+// GET /notifications (by the order's external_id or the parcel's
+// tracking_number, exactly one) and POST /notification.retrigger (package
+// httpapi, under /v1/delivery_tracking).
 //
 //	svc, _ := notify.New(store, notify.Options{Senders: map[notify.Channel]notify.Sender{notify.ChannelEmail: mail}})
 //	_ = svc.Observe(ctx, notify.Event{Site: site, ExternalID: "ORD-1", TrackingNumber: "FP123",
 //		Trigger: "ALERT_OUT_FOR_DELIVERY", Time: at, Email: "alva@example.com"})
-//	go svc.Run(ctx, 10*time.Second, logger) // or call svc.Dispatch on your own schedule
+//	go svc.Run(ctx, 10*time.Second, logger) // or call svc.RemindPickups and svc.Dispatch on your own schedule
 //
 // Rules map parcel steps and alerts, which tracking reports as
 // event.ParcelChanged (HandleParcelChanged consumes them), to named
@@ -20,10 +21,26 @@
 //	| STEP_SUBMITTED_TO_CARRIER        | SUBMITTED_TO_CARRIER    |                                       |
 //	| ALERT_OUT_FOR_DELIVERY           | OUT_FOR_DELIVERY        |                                       |
 //	| ALERT_DELIVERY_ATTEMPT_FAILED    | DELIVERY_ATTEMPT_FAILED |                                       |
-//	| STEP_DELIVERED_TO_PICKUP_POINT   | READY_FOR_PICKUP        |                                       |
-//	| STEP_DELIVERED_TO_PICKUP_POINT   | PICKUP_REMINDER         | scheduled 72 h after the arrival      |
-//	| STEP_DELIVERED_TO_CONSUMER       | DELIVERED_TO_CONSUMER   | cancels the parcel's PICKUP_REMINDER  |
-//	| STEP_TERMINATED, STEP_SENT_BACK  | (none)                  | cancel the parcel's PICKUP_REMINDER   |
+//	| STEP_DELIVERED_TO_PICKUP_POINT   | READY_FOR_PICKUP        | moves the parcel on                   |
+//	| STEP_DELIVERED_TO_CONSUMER       | DELIVERED_TO_CONSUMER   | moves the parcel on                   |
+//	| STEP_TERMINATED, STEP_SENT_BACK  | (none)                  | move the parcel on                    |
+//
+// A step that moves the parcel on (Rule.Supersedes) cancels the parcel's
+// notifications still PENDING or FAILED that earlier events caused, and
+// an event reported after such a step, though older, makes its
+// notifications CANCELLED at once: the parcel moved on before they were
+// sent (an "out for delivery" never arrives after "delivered").
+//
+// # Pickup reminders
+//
+// A parcel delivered to a pickup point (STEP_DELIVERED_TO_PICKUP_POINT)
+// waits for its receiver; any later step ends the wait. RemindPickups(ctx,
+// now) makes one PICKUP_REMINDER per channel for each parcel still waiting
+// Options.PickupReminder after its arrival (the site catalog's
+// notifications.pickup_reminder_days through CatalogPickupReminders; 3
+// days by default), scheduled at the end of the wait; Dispatch sends it.
+// Run calls both on every tick, on the injected clock, so a test moves a
+// ManualClock and calls them, with no sleeping.
 //
 // # Language
 //
@@ -48,11 +65,14 @@
 //	| PENDING   | Dispatch, the Sender fails                | FAILED     | retried after RetryBase·2^(n−1) ≤ RetryMax |
 //	| FAILED    | Dispatch at the retry time, sent          | TRIGGERED  | triggered_at = send time                  |
 //	| FAILED    | Dispatch at the retry time, fails again   | FAILED     | longer backoff                            |
-//	| PENDING,  | a cancelling event for the same parcel    | CANCELLED  | never sent                                |
-//	| FAILED    |                                           |            |                                           |
+//	| FAILED    | the MaxAttempts-th attempt fails          | FAILED     | final: no further attempt                 |
+//	| PENDING,  | a cancelling event for the same parcel,   | CANCELLED  | never sent                                |
+//	| FAILED    | or a step that moves the parcel on        |            |                                           |
+//	| (none)    | an event older than such a step           | CANCELLED  | never sent                                |
 //
-// TRIGGERED and CANCELLED are final. A failure is never dropped: it stays
-// visible as FAILED and is retried until it is sent or cancelled.
+// TRIGGERED, CANCELLED and FAILED after the last attempt are final. A
+// failure is never dropped: it stays visible as FAILED, is retried up to
+// Options.MaxAttempts times (DefaultMaxAttempts), and can be retriggered.
 //
 // # Sending
 //
@@ -82,8 +102,13 @@
 // # Storage
 //
 // Collections: notify.notifications (site, id), notify.by_order (site,
-// external id, id) for listing, notify.due (next attempt, site, id) for
-// Dispatch, and notify.dedup (site, external id, tracking number, name,
-// channel, event time), which makes observing the same event twice
-// harmless.
+// external id, id) and notify.by_parcel (site, tracking number, id) for
+// listing, notify.due (next attempt, site, id) for Dispatch, notify.dedup
+// (site, external id, tracking number, name, channel, event time), which
+// makes observing the same event twice harmless, notify.parcels (site,
+// external id, tracking number: when the parcel last moved on),
+// notify.waiting (the same key: a parcel at a pickup point) and
+// notify.reminders_due (reminder time, site, external id, tracking number)
+// for RemindPickups. Notifications stored before notify.by_parcel existed
+// are listed by external_id only.
 package notify

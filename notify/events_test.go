@@ -260,6 +260,9 @@ func TestSettleEvents(t *testing.T) {
 				ev.Phone = ""
 				f.observe(t, ev) // READY_FOR_PICKUP now, PICKUP_REMINDER in 72 h
 				f.clock.Set(at.Add(notify.DefaultPickupReminderDelay))
+				if _, err := f.svc.RemindPickups(t.Context(), f.clock.Now()); err != nil {
+					t.Fatal(err)
+				}
 				f.during = func(m notify.Message) {
 					if m.Name == notify.NamePickupReminder {
 						// The parcel is collected while its reminder is

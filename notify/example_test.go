@@ -3,9 +3,11 @@ package notify_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
@@ -75,4 +77,44 @@ func ExampleService_Dispatch_retry() {
 	// Output:
 	// FAILED
 	// TRIGGERED
+}
+
+// A parcel waits at a pickup point: after the catalog's two days,
+// RemindPickups makes a PICKUP_REMINDER, which Dispatch sends. The parcel
+// of the next order is collected in time and gets none.
+func ExampleService_RemindPickups() {
+	ctx := context.Background()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	catalogs := map[string]*catalog.Catalog{"my-site": {Notifications: &catalog.Notifications{PickupReminderDays: 2}}}
+	svc, err := notify.New(memory.New(), notify.Options{
+		Senders:        map[notify.Channel]notify.Sender{notify.ChannelEmail: notify.NewLogSender(slog.New(slog.DiscardHandler))},
+		PickupReminder: notify.CatalogPickupReminders(catalogs),
+		Clock:          clock, IDs: &deliverykit.SequentialIDs{},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, ev := range []notify.Event{
+		{Site: "my-site", ExternalID: "ORD-1", TrackingNumber: "FP1", Trigger: "STEP_DELIVERED_TO_PICKUP_POINT", Time: clock.Now(), Email: "alva@example.com"},
+		{Site: "my-site", ExternalID: "ORD-2", TrackingNumber: "FP2", Trigger: "STEP_DELIVERED_TO_PICKUP_POINT", Time: clock.Now(), Email: "bo@example.com"},
+		{Site: "my-site", ExternalID: "ORD-2", TrackingNumber: "FP2", Trigger: "STEP_DELIVERED_TO_CONSUMER", Time: clock.Now().Add(time.Hour), Email: "bo@example.com"},
+	} {
+		if err := svc.Observe(ctx, ev); err != nil {
+			panic(err)
+		}
+	}
+	clock.Advance(48 * time.Hour)
+	n, _ := svc.RemindPickups(ctx, clock.Now())
+	fmt.Println("reminded:", n)
+	if _, err := svc.Dispatch(ctx); err != nil {
+		panic(err)
+	}
+	list, _ := svc.ListNotifications(ctx, "my-site", notify.ListQuery{TrackingNumber: "FP1"})
+	for _, x := range list.Notifications {
+		fmt.Println(x.Name, x.Status, x.ScheduledAt)
+	}
+	// Output:
+	// reminded: 1
+	// READY_FOR_PICKUP TRIGGERED 2026-11-21T12:00:00Z
+	// PICKUP_REMINDER TRIGGERED 2026-11-23T12:00:00Z
 }

@@ -13,4 +13,6 @@ import (
 func TestStoredTypesOwnTheirNames(t *testing.T) {
 	recordtest.CheckOwnNames(t, reflect.TypeFor[record]())
 	recordtest.CheckOwnNames(t, reflect.TypeFor[dedupRecord]())
+	recordtest.CheckOwnNames(t, reflect.TypeFor[waitingRecord]())
+	recordtest.CheckOwnNames(t, reflect.TypeFor[parcelState]())
 }

@@ -22,10 +22,15 @@ type Rule struct {
 	// parcel become CANCELLED: a pickup reminder is pointless once the
 	// parcel was picked up.
 	Cancels []Name
+	// Supersedes marks a step that moves the parcel on: the parcel's open
+	// notifications caused by earlier events become CANCELLED, and those
+	// of events older than it, reported late, are made CANCELLED.
+	Supersedes bool
 }
 
-// DefaultPickupReminderDelay is how long after arrival at a pickup point the
-// default rules remind the customer.
+// DefaultPickupReminderDelay is how long after arrival at a pickup point
+// RemindPickups reminds the customer by default (the catalog's default,
+// catalog.DefaultPickupReminderDays).
 const DefaultPickupReminderDelay = 72 * time.Hour
 
 // DefaultRules are the rules used when Options.Rules is nil.
@@ -36,11 +41,10 @@ func DefaultRules() []Rule {
 		{Trigger: "STEP_SUBMITTED_TO_CARRIER", Name: NameSubmittedToCarrier},
 		{Trigger: "ALERT_OUT_FOR_DELIVERY", Name: NameOutForDelivery},
 		{Trigger: "ALERT_DELIVERY_ATTEMPT_FAILED", Name: NameDeliveryAttemptFailed},
-		{Trigger: "STEP_DELIVERED_TO_PICKUP_POINT", Name: NameReadyForPickup},
-		{Trigger: "STEP_DELIVERED_TO_PICKUP_POINT", Name: NamePickupReminder, Delay: DefaultPickupReminderDelay},
-		{Trigger: "STEP_DELIVERED_TO_CONSUMER", Name: NameDeliveredToConsumer, Cancels: stop},
-		{Trigger: "STEP_TERMINATED", Cancels: stop},
-		{Trigger: "STEP_SENT_BACK", Cancels: stop},
+		{Trigger: "STEP_DELIVERED_TO_PICKUP_POINT", Name: NameReadyForPickup, Supersedes: true},
+		{Trigger: "STEP_DELIVERED_TO_CONSUMER", Name: NameDeliveredToConsumer, Cancels: stop, Supersedes: true},
+		{Trigger: "STEP_TERMINATED", Cancels: stop, Supersedes: true},
+		{Trigger: "STEP_SENT_BACK", Cancels: stop, Supersedes: true},
 	}
 }
 

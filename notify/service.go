@@ -20,6 +20,10 @@ const (
 	DefaultRetryMax     = time.Hour
 	DefaultClaimTimeout = 5 * time.Minute
 	DefaultBatch        = 100
+	// DefaultMaxAttempts sends a notification at most ten times: with the
+	// default backoff, its last attempt is about four hours after its
+	// first.
+	DefaultMaxAttempts = 10
 )
 
 // Options configures a Service.
@@ -39,9 +43,18 @@ type Options struct {
 	// other dispatchers; after it, an unfinished send is retried.
 	// Default DefaultClaimTimeout.
 	ClaimTimeout time.Duration
-	// Batch is the most notifications one Dispatch sends. Default
-	// DefaultBatch.
+	// Batch is the most notifications one Dispatch sends (and the most
+	// parcels one RemindPickups reminds of). Default DefaultBatch.
 	Batch int
+	// MaxAttempts is how many times a notification is sent before it
+	// stays FAILED for good (until retriggered). Default
+	// DefaultMaxAttempts.
+	MaxAttempts int
+	// PickupReminder is how long a parcel of a site waits at a pickup
+	// point before RemindPickups reminds its receiver (one
+	// PICKUP_REMINDER); 0 or less: never. Default: DefaultPickupReminderDelay
+	// for every site; CatalogPickupReminders reads the catalogs' setting.
+	PickupReminder func(site string) time.Duration
 	// Clock and IDs default to the system clock and RandomIDs.
 	Clock deliverykit.Clock
 	IDs   deliverykit.IDSource
@@ -79,6 +92,12 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
 	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = DefaultMaxAttempts
+	}
+	if opts.PickupReminder == nil {
+		opts.PickupReminder = func(string) time.Duration { return DefaultPickupReminderDelay }
+	}
 	if opts.Clock == nil {
 		opts.Clock = deliverykit.SystemClock{}
 	}
@@ -112,6 +131,11 @@ type record struct {
 	LastError   string    `json:"last_error,omitempty"`
 	// RetriggerOf is the id of the notification a retrigger copies.
 	RetriggerOf string `json:"retrigger_of,omitempty"`
+	// CauseAt is the time of the parcel event that made it (the arrival
+	// at the pickup point for a reminder): a later step that moves the
+	// parcel on cancels it while it is open. Zero for retriggers and for
+	// notifications stored before it was kept.
+	CauseAt time.Time `json:"cause_at,omitzero"`
 }
 
 func (r *record) wire() Notification {
@@ -123,8 +147,12 @@ func (r *record) wire() Notification {
 	return n
 }
 
-// open reports whether the notification may still be sent.
-func (r *record) open() bool { return r.Status == StatusPending || r.Status == StatusFailed }
+// open reports whether the notification may still be sent: PENDING, or
+// FAILED with an attempt left (a FAILED one without a next attempt has
+// used them all).
+func (r *record) open() bool {
+	return r.Status == StatusPending || r.Status == StatusFailed && !r.NextAttempt.IsZero()
+}
 
 type marker struct{}
 
@@ -137,7 +165,20 @@ var (
 	byOrder       = storage.Collection[marker]{Name: "notify.by_order"}
 	due           = storage.Collection[marker]{Name: "notify.due"}
 	dedup         = storage.Collection[dedupRecord]{Name: "notify.dedup"}
+	// byParcel lists notifications by tracking number (site, tracking
+	// number, id), for GET /notifications?tracking_number=.
+	byParcel = storage.Collection[marker]{Name: "notify.by_parcel"}
+	// parcelStates hold what notify knows of a parcel's progress (site,
+	// external id, tracking number).
+	parcelStates = storage.Collection[parcelState]{Name: "notify.parcels"}
 )
+
+// parcelState is a parcel's progress as notify needs it.
+type parcelState struct {
+	// MovedOnAt is the time of the latest step whose rule supersedes
+	// (Rule.Supersedes): notifications caused before it are moot.
+	MovedOnAt time.Time `json:"moved_on_at"`
+}
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
@@ -185,7 +226,12 @@ func (s *Service) channels() []Channel {
 
 // Observe applies the rules to a parcel event: it cancels what the event
 // makes pointless and schedules the notifications it calls for, PENDING
-// with scheduled_at = event time + delay. The same event observed twice
+// with scheduled_at = event time + delay. A step whose rule supersedes
+// (Rule.Supersedes) cancels the parcel's open notifications caused by
+// earlier events, and the notifications of an event older than such a
+// step are made CANCELLED: the parcel moved on before they were sent. A
+// step at a pickup point starts the parcel's wait for a pickup reminder
+// (RemindPickups), any later step ends it. The same event observed twice
 // makes its notifications once. Sending happens in Dispatch.
 func (s *Service) Observe(ctx context.Context, ev Event) error {
 	if ev.Site == "" || ev.ExternalID == "" {
@@ -193,30 +239,24 @@ func (s *Service) Observe(ctx context.Context, ev Event) error {
 	}
 	var made []record
 	var cancels []Name
+	supersedes := false
 	for _, rule := range s.opts.Rules {
 		if rule.Trigger != ev.Trigger {
 			continue
 		}
 		cancels = append(cancels, rule.Cancels...)
+		supersedes = supersedes || rule.Supersedes
 		if rule.Name == "" {
 			continue
 		}
-		for _, c := range s.channels() {
-			to, ok := recipient(c, &ev)
-			if !ok {
-				continue
-			}
-			at := ev.Time.Add(rule.Delay).UTC()
-			made = append(made, record{
-				ID: s.opts.IDs.NewID("ntf_"), Site: ev.Site, Status: StatusPending, Name: rule.Name, Channel: c,
-				Origin: OriginSystem, TrackingNumber: ev.TrackingNumber, ExternalID: ev.ExternalID, TosID: ev.TosID,
-				Recipient: to, ReceiverName: ev.ReceiverName, TrackingLink: ev.TrackingLink, Locale: ev.Locale,
-				ScheduledAt: at, NextAttempt: at,
-			})
-		}
+		made = append(made, s.records(&ev, rule.Name, ev.Time.Add(rule.Delay).UTC())...)
 	}
-	if len(made) == 0 && len(cancels) == 0 {
-		return nil
+	if len(made) == 0 && len(cancels) == 0 && !supersedes {
+		// A step without rules matters only to a parcel waiting at a
+		// pickup point: a read, not a write, for every other.
+		if waits, err := s.waits(ctx, &ev); err != nil || !waits {
+			return err
+		}
 	}
 	return s.store.Update(ctx, func(tx storage.Tx) error {
 		if len(cancels) > 0 {
@@ -224,31 +264,115 @@ func (s *Service) Observe(ctx context.Context, ev Event) error {
 				return err
 			}
 		}
-		for i := range made {
-			r := made[i]
-			dk := storage.Key(r.Site, r.ExternalID, r.TrackingNumber, string(r.Name), string(r.Channel), dueTime(ev.Time))
-			if _, err := dedup.Get(tx, dk); err == nil {
-				continue
-			} else if !errors.Is(err, storage.ErrNotFound) {
-				return err
-			}
-			if _, err := dedup.Put(tx, dk, dedupRecord{ID: r.ID}, storage.MustNotExist()); err != nil {
-				return err
-			}
-			if _, err := byOrder.Put(tx, storage.Key(r.Site, r.ExternalID, r.ID), marker{}, storage.MustNotExist()); err != nil {
-				return err
-			}
-			if _, err := putDue(tx, &r, "", storage.MustNotExist()); err != nil {
+		if supersedes && ev.TrackingNumber != "" {
+			if err := s.movedOn(tx, &ev); err != nil {
 				return err
 			}
 		}
+		if err := s.notePickup(tx, &ev); err != nil {
+			return err
+		}
+		return s.store1(tx, &ev, made)
+	})
+}
+
+// records are the notifications named name of ev, one per channel that
+// can reach the receiver, PENDING and scheduled at at. It draws their ids:
+// call it before a transaction, never in one.
+func (s *Service) records(ev *Event, name Name, at time.Time) []record {
+	var out []record
+	for _, c := range s.channels() {
+		to, ok := recipient(c, ev)
+		if !ok {
+			continue
+		}
+		out = append(out, record{
+			ID: s.opts.IDs.NewID("ntf_"), Site: ev.Site, Status: StatusPending, Name: name, Channel: c,
+			Origin: OriginSystem, TrackingNumber: ev.TrackingNumber, ExternalID: ev.ExternalID, TosID: ev.TosID,
+			Recipient: to, ReceiverName: ev.ReceiverName, TrackingLink: ev.TrackingLink, Locale: ev.Locale,
+			ScheduledAt: at, NextAttempt: at, CauseAt: ev.Time.UTC(),
+		})
+	}
+	return out
+}
+
+// store1 stores the notifications ev made, once per (parcel, name,
+// channel, event time): CANCELLED when the parcel moved on after ev.
+func (s *Service) store1(tx storage.Tx, ev *Event, recs []record) error {
+	var moved time.Time
+	if ev.TrackingNumber != "" {
+		st, err := parcelStates.Get(tx, storage.Key(ev.Site, ev.ExternalID, ev.TrackingNumber))
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		moved = st.Value.MovedOnAt
+	}
+	for i := range recs {
+		r := recs[i]
+		dk := storage.Key(r.Site, r.ExternalID, r.TrackingNumber, string(r.Name), string(r.Channel), dueTime(ev.Time))
+		if _, err := dedup.Get(tx, dk); err == nil {
+			continue
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		if r.CauseAt.Before(moved) {
+			r.Status = StatusCancelled
+		}
+		if _, err := dedup.Put(tx, dk, dedupRecord{ID: r.ID}, storage.MustNotExist()); err != nil {
+			return err
+		}
+		if err := index(tx, &r); err != nil {
+			return err
+		}
+		if _, err := putDue(tx, &r, "", storage.MustNotExist()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// index lists a new notification under its order and its parcel.
+func index(tx storage.Tx, r *record) error {
+	if _, err := byOrder.Put(tx, storage.Key(r.Site, r.ExternalID, r.ID), marker{}, storage.MustNotExist()); err != nil {
+		return err
+	}
+	if r.TrackingNumber == "" {
 		return nil
+	}
+	_, err := byParcel.Put(tx, storage.Key(r.Site, r.TrackingNumber, r.ID), marker{}, storage.MustNotExist())
+	return err
+}
+
+// movedOn records that the parcel of ev moved on at ev.Time and cancels
+// its open notifications caused before then.
+func (s *Service) movedOn(tx storage.Tx, ev *Event) error {
+	key := storage.Key(ev.Site, ev.ExternalID, ev.TrackingNumber)
+	st, err := parcelStates.Get(tx, key)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	if !ev.Time.After(st.Value.MovedOnAt) {
+		return nil
+	}
+	if _, err := parcelStates.Put(tx, key, parcelState{MovedOnAt: ev.Time.UTC()}, storage.AnyVersion); err != nil {
+		return err
+	}
+	return s.cancelWhere(tx, ev.Site, ev.ExternalID, func(r *record) bool {
+		return r.TrackingNumber == ev.TrackingNumber && !r.CauseAt.IsZero() && r.CauseAt.Before(ev.Time)
 	})
 }
 
 // cancel marks the open notifications of the parcel with the names
 // CANCELLED.
 func (s *Service) cancel(tx storage.Tx, site, ext, trackingNumber string, names []Name) error {
+	return s.cancelWhere(tx, site, ext, func(r *record) bool {
+		return r.TrackingNumber == trackingNumber && slices.Contains(names, r.Name)
+	})
+}
+
+// cancelWhere marks the open notifications of the order that match
+// CANCELLED.
+func (s *Service) cancelWhere(tx storage.Tx, site, ext string, match func(*record) bool) error {
 	var hit []storage.Item[record]
 	for ix, err := range byOrder.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, ext)}) {
 		if err != nil {
@@ -259,7 +383,7 @@ func (s *Service) cancel(tx storage.Tx, site, ext, trackingNumber string, names 
 		if err != nil {
 			return err
 		}
-		if it.Value.open() && it.Value.TrackingNumber == trackingNumber && slices.Contains(names, it.Value.Name) {
+		if it.Value.open() && match(&it.Value) {
 			hit = append(hit, it)
 		}
 	}
@@ -274,16 +398,55 @@ func (s *Service) cancel(tx storage.Tx, site, ext, trackingNumber string, names 
 	return nil
 }
 
+// ListQuery selects the notifications of GET /notifications: exactly one
+// of ExternalID (the order's) and TrackingNumber (the parcel's).
+type ListQuery struct {
+	ExternalID     string
+	TrackingNumber string
+}
+
+// listQuery is ListQuery with the bounds of its fields.
+type listQuery struct {
+	ExternalID     string `json:"external_id" validate:"max_ref"`
+	TrackingNumber string `json:"tracking_number" validate:"max_id"`
+}
+
 // List returns the notifications of the site's order with the external id,
 // by scheduled_at.
 func (s *Service) List(ctx context.Context, site, externalID string) (*ListResponse, error) {
-	if externalID == "" {
-		return nil, deliverykit.InvalidField("external_id", "required", "is required")
+	return s.ListNotifications(ctx, site, ListQuery{ExternalID: externalID})
+}
+
+// ListNotifications returns the site's notifications of the order with
+// the external id or of the parcel with the tracking number (exactly one
+// is required; both or neither is InvalidArgument naming the field), by
+// scheduled_at. Listing by tracking number finds the notifications made
+// since notifications were indexed by parcel.
+func (s *Service) ListNotifications(ctx context.Context, site string, q ListQuery) (*ListResponse, error) {
+	if err := validate.Check(&listQuery{q.ExternalID, q.TrackingNumber}); err != nil {
+		return nil, err
+	}
+	var prefix string
+	switch {
+	case q.ExternalID != "" && q.TrackingNumber != "":
+		return nil, deliverykit.Invalid(
+			deliverykit.FieldViolation{Field: "external_id", Rule: "excluded_with", Message: "must not be given together with tracking_number"},
+			deliverykit.FieldViolation{Field: "tracking_number", Rule: "excluded_with", Message: "must not be given together with external_id"})
+	case q.ExternalID != "":
+		prefix = storage.KeyPrefix(site, q.ExternalID)
+	case q.TrackingNumber != "":
+		prefix = storage.KeyPrefix(site, q.TrackingNumber)
+	default:
+		return nil, deliverykit.InvalidField("external_id", "required_without", "external_id or tracking_number is required")
+	}
+	index := byOrder
+	if q.ExternalID == "" {
+		index = byParcel
 	}
 	out := &ListResponse{Notifications: []Notification{}}
 	var recs []record
 	err := s.store.View(ctx, func(tx storage.Tx) error {
-		for ix, err := range byOrder.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, externalID)}) {
+		for ix, err := range index.Scan(tx, storage.Range{Prefix: prefix}) {
 			if err != nil {
 				return err
 			}
@@ -339,7 +502,7 @@ func (s *Service) Retrigger(ctx context.Context, site, id string) (string, error
 			TrackingNumber: o.TrackingNumber, ExternalID: o.ExternalID, TosID: o.TosID, Recipient: o.Recipient,
 			ReceiverName: o.ReceiverName, TrackingLink: o.TrackingLink, Locale: o.Locale, ScheduledAt: now, NextAttempt: now, RetriggerOf: o.ID,
 		}
-		if _, err := byOrder.Put(tx, storage.Key(site, r.ExternalID, r.ID), marker{}, storage.MustNotExist()); err != nil {
+		if err := index(tx, &r); err != nil {
 			return err
 		}
 		_, err = putDue(tx, &r, "", storage.MustNotExist())

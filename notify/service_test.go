@@ -225,6 +225,10 @@ func TestPickupReminderCancelledOnDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Advance(100 * time.Hour)
+	// The parcel was collected before the reminder was due: none is made.
+	if n, err := f.svc.RemindPickups(ctx, f.clock.Now()); n != 0 || err != nil {
+		t.Fatalf("RemindPickups = %d, %v; want 0 reminders", n, err)
+	}
 	if n, _ := f.svc.Dispatch(ctx); n != 1 {
 		t.Fatalf("delivered not sent (%d)", n)
 	}
@@ -235,7 +239,6 @@ func TestPickupReminderCancelledOnDelivery(t *testing.T) {
 	want := []string{
 		"READY_FOR_PICKUP TRIGGERED 2026-11-20T08:00:00Z",
 		"DELIVERED_TO_CONSUMER TRIGGERED 2026-11-21T08:00:00Z",
-		"PICKUP_REMINDER CANCELLED 2026-11-23T08:00:00Z",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("notifications (-want +got):\n%s", diff)
@@ -251,7 +254,18 @@ func TestPickupReminderSentWhenWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.svc.Dispatch(ctx)
-	f.clock.Advance(DefaultPickupReminderDelay)
+	f.clock.Advance(DefaultPickupReminderDelay - time.Second)
+	if n, err := f.svc.RemindPickups(ctx, f.clock.Now()); n != 0 || err != nil {
+		t.Fatalf("RemindPickups a second early = %d, %v; want 0", n, err)
+	}
+	f.clock.Advance(time.Second)
+	for range 2 { // a second call reminds of nothing more
+		if n, err := f.svc.RemindPickups(ctx, f.clock.Now()); err != nil {
+			t.Fatal(err)
+		} else if n > 1 {
+			t.Fatalf("RemindPickups = %d, want one parcel reminded once", n)
+		}
+	}
 	if n, _ := f.svc.Dispatch(ctx); n != 1 {
 		t.Fatalf("reminder not sent (%d)", n)
 	}

@@ -323,7 +323,7 @@ func TestRaceShipmentBooking(t *testing.T) {
 			for i, r := range rs {
 				switch {
 				case r.status == 200:
-					numbers[str(r.body, "parcels", 0, "deliveries", 0, "tracking_number")] = true
+					numbers[str(r.body, "shipment", "parcels", 0, "deliveries", 0, "tracking_number")] = true
 				case r.status == 409, r.status == 400 && strings.Contains(string(r.raw), "BOOKED"):
 				default:
 					t.Errorf("client %d: %d %s", i, r.status, r.raw)

@@ -167,7 +167,9 @@ func writer(ctx context.Context, t *testing.T, p *proc, l *ledger, h *hookReceiv
 					effects = append(effects, h.expectSentNotifications("t-"+id, tn)...)
 				}
 				l.add(ack{kind: "parcel event", what: "event " + tn + " " + step, check: func(ctx context.Context, p *proc) error {
-					return expect(ctx, p, "GET", "/v1/delivery_tracking/parcels?tracking_number="+tn, site1.rest, "parcels", 0, "progress_history", i, "step", step)
+					// GET /orders lists a parcel's progress oldest first
+					// (progress_history of GET /parcels is newest first).
+					return expect(ctx, p, "GET", "/v1/delivery_tracking/orders?external_id=t-"+id, site1.rest, "orders", 0, "parcels", 0, "progress", i, "step", step)
 				}, effects: effects})
 			}
 		case 2: // D: create, complete; the delivery becomes a tracking order and a returnable order

@@ -132,7 +132,7 @@ func seed(e *env) fixture {
 	r = must(e.do("POST", "/v1/som/shipments.create", site1.rest, fmt.Sprintf(shipmentCreate, "S-2", "")), 200, "shipment create")
 	f.bookedID = str(r.body, "id")
 	r = must(e.do("POST", "/v1/som/shipments.bookParcels", site1.rest, `{"shipment_id": "`+f.bookedID+`"}`), 200, "book parcels")
-	if f.bookedTN = str(r.body, "parcels", 0, "deliveries", 0, "tracking_number"); f.bookedTN == "" {
+	if f.bookedTN = str(r.body, "shipment", "parcels", 0, "deliveries", 0, "tracking_number"); f.bookedTN == "" {
 		e.t.Fatalf("seed: booking gave no tracking number: %s", r.raw)
 	}
 	return f

@@ -345,3 +345,33 @@ type AddParcelRequest struct {
 	Parcel       *ParcelInput `json:"parcel" validate:"required"`
 	ReturnParcel *ParcelInput `json:"return_parcel,omitempty" validate:"omitempty"`
 }
+
+// BookParcelsResponse answers POST /shipments.bookParcels: the booked
+// shipment, wrapped as shipment clients read it.
+type BookParcelsResponse struct {
+	Shipment *Shipment `json:"shipment"`
+}
+
+// BookPickupResponse answers POST /deliveries.bookPickup. Booked by
+// tracking_number, it holds the delivery, as shipment clients read it;
+// booked by shipment_id (an extension: every booked delivery of the
+// shipment), it holds the shipment.
+type BookPickupResponse struct {
+	Delivery *Delivery `json:"delivery,omitempty"`
+	Shipment *Shipment `json:"shipment,omitempty"`
+}
+
+// BookPickupAnswer is the answer of POST /deliveries.bookPickup for req,
+// given the shipment BookPickup returned: the delivery req names by
+// tracking number, else the shipment.
+func BookPickupAnswer(req BookPickupRequest, sh *Shipment) BookPickupResponse {
+	if req.TrackingNumber == "" || sh == nil {
+		return BookPickupResponse{Shipment: sh}
+	}
+	i, j, ok := findDelivery(sh, func(d *Delivery) bool { return d.TrackingNumber == req.TrackingNumber })
+	if !ok {
+		return BookPickupResponse{Shipment: sh}
+	}
+	d := sh.Parcels[i].Deliveries[j]
+	return BookPickupResponse{Delivery: &d}
+}

@@ -28,6 +28,7 @@ func (s *Service) HandleCarrierEvent(ctx context.Context, e event.Event) error {
 	ev := Event{
 		SiteID: e.Site, TrackingNumber: c.TrackingNumber, CarrierProductRef: c.ProductRef,
 		Time: c.Time.UTC().Format(time.RFC3339), Step: Step(c.Step), Alert: AlertType(c.Alert),
+		Exception: ExceptionStatus(c.Exception),
 	}
 	if est := c.Estimate; est != nil {
 		ev.EstimatedTime = &DateTimeRange{Start: est.Earliest.UTC().Format(time.RFC3339), End: est.Latest.UTC().Format(time.RFC3339)}

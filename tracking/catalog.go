@@ -29,7 +29,23 @@ func (c CatalogProducts) Product(site, ref string) (Product, bool) {
 		ProductID:      p.ProductID,
 		DeliveryType:   DeliveryType(p.DeliveryType),
 		ShippingMethod: p.ProductName,
+		TrackingURL:    p.CarrierTrackingURL,
+		LogoPattern:    p.CarrierLogoPattern,
 	}, true
+}
+
+// PickupPoint implements PickupPoints: the pickup instructions and the
+// opening hours in words of the catalog's location with the external id.
+func (c CatalogProducts) PickupPoint(site, externalID string) (PickupPoint, bool) {
+	cat := c[site]
+	if cat == nil || externalID == "" {
+		return PickupPoint{}, false
+	}
+	l, ok := cat.PickupLocation(externalID)
+	if !ok {
+		return PickupPoint{}, false
+	}
+	return PickupPoint{Instructions: l.PickupInstructions, HoursText: l.HoursText}, true
 }
 
 // CheckOrder answers whether an order with the external id may still be

@@ -61,12 +61,27 @@
 // total + shipping_price (cart.shipping_price) exceed 2147483647: a
 // wrapped sum would show a negative price.
 //
+// # Items
+//
+// The cart's items (PrivateOrder.cart.items) take their details from the
+// parcels: the properties of the first parcel line item with the item's
+// SKU are its attributes; "color" (or "colour") and "size" its variant;
+// and each property one display attribute, sorted by key, labelled in the
+// order's language for the keys the message catalog knows (color, size,
+// material) and with the key itself for others. POST
+// /order.lines_cancelled (an extension; CancelOrderLines) records how
+// many items of each SKU the merchant cancelled so far: cancelled_quantity
+// and cancelled_total_price show them, quantity and total_price what is
+// still coming. The cart's totals stay those registered.
+//
 // # Progress steps
 //
 // A step event appends a ProgressItem placed by its time: carriers deliver
 // events late and out of order. An event already recorded (same step, same
-// instant) is ignored and not passed to the observer. current_progress is
-// the latest step by time. "Out for delivery" and "delivery attempt failed"
+// instant) is ignored and not passed to the observer. GET /parcels lists
+// progress_history newest first, as tracking clients read it, and
+// current_progress is its first element, the latest step by time;
+// PrivateParcel.progress (GET /orders) keeps time order, oldest first. "Out for delivery" and "delivery attempt failed"
 // are alerts, not steps.
 //
 // Any step may follow any other (parcels go back on route after a failed
@@ -99,10 +114,45 @@
 //     the event's estimated_time as payload), created_at = event time.
 //   - ALERT_ESTIMATED_DELIVERY_TIME_UPDATED: an event's estimated_time
 //     differs from the current estimate (the carrier's last, else the
-//     merchant's promise).
+//     merchant's promise). The estimated_time of an awaiting-supplier or
+//     linehaul alert is that alert's payload only: it changes neither the
+//     parcel's estimated_delivery_time nor raises this alert.
 //   - ALERT_DELIVERY_DELAYED and ALERT_SUBMISSION_DELAYED: derived when read
 //     from the promises and the clock (see deriveAlerts); created_at is the
 //     end of the broken promise, so the alert is stable.
+//
+// # Exceptions
+//
+// PrivateParcel.exceptions lists what went wrong on the way, each with
+// created_at (the carrier's time) and a status from one list,
+// ExceptionStatuses. A carrier names an exception with an event's
+// exception (an extension of POST /parcel.event and of
+// event.CarrierEventReported), alone or with a step or alert; two are
+// implied by a step or alert on their own:
+//
+//	| status                  | meaning                                          | implied by                    |
+//	|-------------------------|--------------------------------------------------|-------------------------------|
+//	| DELIVERY_ATTEMPT_FAILED | the courier could not hand the parcel over       | ALERT_DELIVERY_ATTEMPT_FAILED |
+//	| ADDRESS_PROBLEM         | the address is wrong or incomplete               |                               |
+//	| DAMAGED                 | the parcel was damaged in transit                |                               |
+//	| LOST                    | the carrier cannot find the parcel               |                               |
+//	| REFUSED_BY_RECEIVER     | the receiver refused to accept it                |                               |
+//	| HELD_AT_CUSTOMS         | customs hold it (duties, papers)                 |                               |
+//	| NOT_COLLECTED           | it was not collected from the pickup point       |                               |
+//	| RETURNED_TO_SENDER      | it is on its way back to the merchant            | STEP_SENT_BACK                |
+//
+// The same status at the same instant is recorded once; a parcel keeps at
+// most MaxExceptions. A value outside the list is InvalidArgument naming
+// exception.
+//
+// # Preselected parcel
+//
+// A customer link may point at one parcel of its order: the link a booked
+// shipment parcel hands out (its own token), and a link GenerateLink makes
+// for a tracking number (the portal link with tracking_number=… added).
+// The customer page and GET /orders?token=…[&tracking_number=…] (an
+// extension) give that parcel's index as preselected_parcel_index; it is
+// 0, the first parcel, for the order's own link.
 //
 // # Events
 //

@@ -81,8 +81,8 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		return err
 	}
 	var extra []deliverykit.FieldViolation
-	if ev.Step == "" && ev.Alert == "" {
-		extra = append(extra, violation("step", "required_without", "step or alert is required"))
+	if ev.Step == "" && ev.Alert == "" && ev.Exception == "" {
+		extra = append(extra, violation("step", "required_without", "step, alert or exception is required"))
 	}
 	if ev.EstimatedTime != nil {
 		extra = append(extra, rangeOrder("estimated_time", ev.EstimatedTime.Start, ev.EstimatedTime.End)...)
@@ -112,6 +112,9 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		}
 		if len(rec.Alerts) >= MaxAlerts && (ev.Alert != "" || ev.EstimatedTime != nil) {
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the parcel already has %d alerts, the most kept for one parcel", MaxAlerts)
+		}
+		if len(rec.Exceptions) >= MaxExceptions && len(eventExceptions(&ev)) > 0 {
+			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the parcel already has %d exceptions, the most kept for one parcel", MaxExceptions)
 		}
 		changes, changed, err := applyEvent(&rec, &ord.Value, &ev, at, s.change(site, &ord.Value, &rec))
 		if err != nil {
@@ -161,7 +164,10 @@ func applyEvent(rec *parcelRecord, o *orderRecord, ev *Event, at time.Time, base
 			changes = append(changes, c)
 		}
 	}
-	if ev.EstimatedTime != nil && (ev.EstimatedTime.Start != "" || ev.EstimatedTime.End != "") {
+	// The estimated_time of an awaiting-supplier or linehaul alert is
+	// that alert's payload (when the goods or the linehaul are expected),
+	// not the parcel's delivery estimate.
+	if ev.EstimatedTime != nil && (ev.EstimatedTime.Start != "" || ev.EstimatedTime.End != "") && !payloadAlert(ev.Alert) {
 		prev := currentEstimate(rec, o)
 		next := normalRange(ev.EstimatedTime)
 		if prev == nil || *prev != *next {
@@ -180,7 +186,18 @@ func applyEvent(rec *parcelRecord, o *orderRecord, ev *Event, at time.Time, base
 		c.Alert, c.Time = ev.Alert, at
 		changes = append(changes, c)
 	}
+	for _, x := range eventExceptions(ev) {
+		if addException(rec, ParcelException{CreatedAt: formatTime(at), Status: x}) {
+			changed = true
+		}
+	}
 	return changes, changed, nil
+}
+
+// payloadAlert reports whether an event's estimated_time is the payload of
+// its alert rather than a delivery estimate.
+func payloadAlert(a AlertType) bool {
+	return a == AlertAwaitingSupplier || a == AlertLinehaulToCarrier
 }
 
 // emitChanges writes the parcel changes to the outbox, with the link of

@@ -61,8 +61,8 @@ func Example() {
 	fmt.Println("current:", p.CurrentProgress.Step)
 	fmt.Println("alert:", p.Alerts[0].Type)
 	// Output:
-	// 2026-11-20T16:00:00Z STEP_SUBMITTED_TO_CARRIER
 	// 2026-11-21T07:30:00Z STEP_ON_ROUTE
+	// 2026-11-20T16:00:00Z STEP_SUBMITTED_TO_CARRIER
 	// current: STEP_ON_ROUTE
 	// alert: ALERT_OUT_FOR_DELIVERY
 }
@@ -147,4 +147,55 @@ func ExampleService_GenerateLink_rotate() {
 	// Output:
 	// https://track.my-shop.example/v1/delivery_tracking/_/page/tt_000004?locale=sv-SE until 2026-12-20T09:00:00Z
 	// old link expired: true
+}
+
+// A parcel's line item properties describe the cart item in the order's
+// language, and the merchant cancels one of the two mugs.
+func ExampleService_CancelOrderLines() {
+	ctx := context.Background()
+	svc, err := tracking.New(memory.New(), tracking.Options{
+		Products: tracking.StaticProducts{"fastpost-home": {Ref: "fastpost-home", CarrierID: "fastpost", CarrierName: "FastPost"}},
+		Clock:    deliverykit.NewManualClock(time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)),
+		IDs:      &deliverykit.SequentialIDs{},
+	})
+	if err != nil {
+		panic(err)
+	}
+	id, err := svc.CreateOrder(ctx, "my-site", tracking.CreateTrackingOrderRequest{
+		ExternalID: "ORD-7", CarrierProductRef: "fastpost-home", Locale: "sv-SE",
+		Sender: &tracking.Sender{Name: "My Shop"}, Receiver: &tracking.Receiver{Name: "Alva Berg"},
+		Destination:  &tracking.Destination{Address: &tracking.Address{Country: "SE"}},
+		DeliveryType: tracking.OrderDeliveryDelivery,
+		Cart: &tracking.Cart{Items: []tracking.CartItem{{SKU: "MUG", Name: "Mug", Quantity: 2, Price: 9900}},
+			Total: 19800, Currency: "SEK"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	err = svc.CreateParcel(ctx, "my-site", tracking.CreateParcelRequest{
+		TosID: id, TrackingNumber: "FP7", CarrierProductRef: "fastpost-home", DirectionType: tracking.DirectionOutbound,
+		LineItems: []tracking.ParcelLineItem{{SKU: "MUG", Quantity: 1, Price: 9900, Currency: "SEK",
+			Properties: map[string]string{"color": "blue", "size": "0.3 l"}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	err = svc.CancelOrderLines(ctx, "my-site", tracking.CancelOrderLinesRequest{OrderID: "ORD-7",
+		Lines: []tracking.CancelledLine{{SKU: "MUG", CancelledQuantity: 1}}})
+	if err != nil {
+		panic(err)
+	}
+	res, err := svc.Orders(ctx, "my-site", tracking.OrdersQuery{ExternalID: "ORD-7", Locale: "sv-SE"})
+	if err != nil {
+		panic(err)
+	}
+	it := res.Orders[0].Cart.Items[0]
+	for _, a := range it.DisplayAttributes {
+		fmt.Printf("%s: %s\n", a.Label, a.Value)
+	}
+	fmt.Println("coming:", it.Quantity, it.TotalPrice, "cancelled:", it.CancelledQuantity, it.CancelledTotalPrice)
+	// Output:
+	// Färg: blue
+	// Storlek: 0.3 l
+	// coming: 1 9900 cancelled: 1 9900
 }

@@ -164,13 +164,14 @@ func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
 	if p.LinkToken == "" {
 		return nil
 	}
-	return s.addLinkToken(ctx, site, tos, p.LinkToken)
+	return s.addLinkToken(ctx, site, tos, p.LinkToken, p.TrackingNumber)
 }
 
 // addLinkToken makes token a link to the order, as the order's own link
 // would be; it is remembered on the order so that rotating the order's
-// link retires it too. Adding it again is a no-op.
-func (s *Service) addLinkToken(ctx context.Context, site, tosID, token string) error {
+// link retires it too. The token points at the parcel with the tracking
+// number (the page preselects it). Adding it again is a no-op.
+func (s *Service) addLinkToken(ctx context.Context, site, tosID, token, trackingNumber string) error {
 	now := s.opts.Clock.Now().UTC()
 	return s.store.Update(ctx, func(tx storage.Tx) error {
 		t, err := tokens.Get(tx, token)
@@ -199,7 +200,7 @@ func (s *Service) addLinkToken(ctx context.Context, site, tosID, token string) e
 		if _, err := orders.Put(tx, it.Key, o, storage.VersionIs(it.Version)); err != nil {
 			return err
 		}
-		_, err = tokens.Put(tx, token, tokenRecord{Site: site, TosID: tosID, ExpiresAt: now.Add(s.opts.LinkLifetime)}, storage.MustNotExist())
+		_, err = tokens.Put(tx, token, tokenRecord{Site: site, TosID: tosID, ExpiresAt: now.Add(s.opts.LinkLifetime), TrackingNumber: trackingNumber}, storage.MustNotExist())
 		return err
 	})
 }

@@ -1,9 +1,6 @@
 package tracking
 
-import (
-	"net/url"
-	"strings"
-)
+import "github.com/deliverykit/deliverykit/catalog"
 
 // Product is what tracking shows about a carrier product. Tracking does not
 // own the delivery catalog; the caller adapts its catalog to Products.
@@ -26,8 +23,10 @@ type Product struct {
 	// (requested_shipping_method).
 	ShippingMethod string
 	// TrackingURL is the carrier's tracking page for one parcel, with
-	// "{tracking_number}" where the number goes (carrier_link). Empty when
-	// the carrier has no public page.
+	// "{tracking_number}" where the number goes (carrier_link) and
+	// optionally "{postal_code}" and "{locale}" (see
+	// catalog.TrackingURLPlaceholders). Empty when the carrier has no
+	// public page.
 	TrackingURL string
 	// LogoPattern is carrier_logo_pattern, a URL pattern of the carrier's
 	// logo.
@@ -37,10 +36,34 @@ type Product struct {
 // CarrierLink returns the carrier's tracking page for the tracking number,
 // or "" when the product has none. The number is query-escaped.
 func (p Product) CarrierLink(trackingNumber string) string {
-	if p.TrackingURL == "" {
-		return ""
-	}
-	return strings.ReplaceAll(p.TrackingURL, "{tracking_number}", url.QueryEscape(trackingNumber))
+	return p.Link(trackingNumber, "", "")
+}
+
+// Link returns the carrier's tracking page for the tracking number, the
+// destination's postal code and the page's locale (the placeholders of
+// catalog.TrackingURLPlaceholders, each query-escaped), or "" when the
+// product has none.
+func (p Product) Link(trackingNumber, postalCode, locale string) string {
+	return catalog.CarrierLink(p.TrackingURL, trackingNumber, postalCode, locale)
+}
+
+// PickupPoint is what the catalog says about a pickup location beyond
+// what orders and parcels carry.
+type PickupPoint struct {
+	// Instructions tell the customer how to collect a parcel there
+	// (Location.pickup_instructions).
+	Instructions string
+	// HoursText are opening hours in words
+	// (Location.operational_hours.free_text).
+	HoursText []string
+}
+
+// PickupPoints looks pickup locations up by their external id (the id
+// orders and carriers name them by).
+type PickupPoints interface {
+	// PickupPoint returns the location of site with the external id, and
+	// whether there is one.
+	PickupPoint(site, externalID string) (PickupPoint, bool)
 }
 
 // Products looks carrier products up by reference. It is declared here, by

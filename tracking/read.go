@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,6 +23,15 @@ type OrdersQuery struct {
 	// Locale translates names in the cart (shipping component names).
 	// Default English.
 	Locale string
+	// Token (an extension) selects the order a customer tracking link
+	// names, as the customer page reads it: its preselected_parcel_index
+	// is the parcel the link points at. It wins over ExternalID and
+	// Email.
+	Token string
+	// TrackingNumber (an extension, with Token) is the parcel the link
+	// points at when the token itself names none (a link asked for by
+	// tracking number carries it).
+	TrackingNumber string
 }
 
 // Orders returns the site's orders matching q as PrivateOrder, with their
@@ -41,6 +51,21 @@ func (s *Service) Orders(ctx context.Context, site string, q OrdersQuery) (*GetT
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		var recs []orderRecord
 		switch {
+		case q.Token != "":
+			t, it, err := s.liveToken(tx, site, q.Token, now)
+			if errors.Is(err, storage.ErrNotFound) {
+				return notFoundField("tracking link", "token", "is not a tracking token of the site")
+			}
+			if err != nil {
+				return err
+			}
+			po, err := s.privateOrder(tx, site, &it.Value, tag, q.Locale, now)
+			if err != nil {
+				return err
+			}
+			po.PreselectedParcelIndex = preselected(&it.Value, cmp.Or(t.TrackingNumber, q.TrackingNumber))
+			out.Orders = append(out.Orders, *po)
+			return nil
 		case q.ExternalID != "":
 			it, err := orderByExternalID(tx, site, q.ExternalID)
 			if errors.Is(err, deliverykit.ErrNotFound) {
@@ -185,19 +210,19 @@ func (s *Service) queriedParcels(tx storage.Tx, site string, q ParcelsQuery, now
 // trackingParcel is parcel p of order o as GET /parcels shows it: its
 // receiver is the parcel's, else the order's.
 func (s *Service) trackingParcel(site string, o *orderRecord, p *parcelRecord, now time.Time) TrackingParcel {
-	pp := s.privateParcel(site, o, p, now)
+	pp := s.privateParcel(site, o, p, now, o.Request.Locale)
 	tp := TrackingParcel{
 		CarrierName:           pp.DisplayCarrierName,
 		Destination:           pp.Location,
-		ProgressHistory:       pp.Progress,
+		ProgressHistory:       newestFirst(pp.Progress),
 		TrackingNumber:        pp.TrackingNumber,
 		Alerts:                pp.Alerts,
 		CarrierLink:           pp.CarrierLink,
 		DeliveryType:          pp.DeliveryType,
 		EstimatedDeliveryTime: pp.EstimatedDeliveryTime,
 	}
-	if n := len(pp.Progress); n > 0 {
-		cur := pp.Progress[n-1]
+	if len(tp.ProgressHistory) > 0 {
+		cur := tp.ProgressHistory[0]
 		tp.CurrentProgress = &cur
 	}
 	if r := p.Request.Receiver; r != nil {
@@ -208,6 +233,19 @@ func (s *Service) trackingParcel(site string, o *orderRecord, p *parcelRecord, n
 	return tp
 }
 
+// newestFirst is a parcel's history as GET /parcels shows it: the latest
+// step first, as tracking clients read progress_history (its first element
+// is current_progress). PrivateParcel.progress keeps the stored order,
+// oldest first.
+func newestFirst(h []ProgressItem) []ProgressItem {
+	if len(h) == 0 {
+		return nil
+	}
+	out := slices.Clone(h)
+	slices.Reverse(out)
+	return out
+}
+
 // OrderByToken returns the order a customer tracking link names, for the
 // customer page; locale, or else the order's own, names the cart's
 // shipping component. The token is the only credential: it is 128 random bits,
@@ -215,6 +253,14 @@ func (s *Service) trackingParcel(site string, o *orderRecord, p *parcelRecord, n
 // name for the page header. An unknown token is NotFound; an expired or
 // replaced one is NotFound with ErrLinkExpired as its cause.
 func (s *Service) OrderByToken(ctx context.Context, token, locale string) (*PrivateOrder, error) {
+	return s.OrderByLink(ctx, token, locale, "")
+}
+
+// OrderByLink is OrderByToken for a link that may name a parcel (its
+// tracking_number query parameter): preselected_parcel_index is the
+// parcel the token points at (a booked parcel's link), else the one with
+// trackingNumber, else the first.
+func (s *Service) OrderByLink(ctx context.Context, token, locale, trackingNumber string) (*PrivateOrder, error) {
 	now := s.opts.Clock.Now().UTC()
 	var po *PrivateOrder
 	err := s.store.View(ctx, func(tx storage.Tx) error {
@@ -232,9 +278,27 @@ func (s *Service) OrderByToken(ctx context.Context, token, locale string) (*Priv
 			tag = t
 		}
 		po, err = s.privateOrder(tx, t.Site, &it.Value, tag, locale, now)
-		return err
+		if err != nil {
+			return err
+		}
+		po.PreselectedParcelIndex = preselected(&it.Value, cmp.Or(t.TrackingNumber, trackingNumber))
+		return nil
 	})
 	return po, err
+}
+
+// preselected is the index of the order's parcel with the tracking
+// number, 0 (the first) when it has none.
+func preselected(o *orderRecord, trackingNumber string) int64 {
+	if trackingNumber == "" {
+		return 0
+	}
+	for i, p := range o.Parcels {
+		if p.TrackingNumber == trackingNumber {
+			return int64(i)
+		}
+	}
+	return 0
 }
 
 // orderParcels reads an order's parcels in registration order.
@@ -270,30 +334,38 @@ func (s *Service) privateOrder(tx storage.Tx, site string, o *orderRecord, tag l
 	}
 	if c := o.Request.Cart; c != nil {
 		po.Cart = computeCart(c, tag)
+		props := itemProperties(ps)
+		for i := range po.Cart.Items {
+			describe(&po.Cart.Items[i], props[po.Cart.Items[i].SKU], tag)
+		}
+		cancelItems(po.Cart.Items, o.Cancelled)
 		for i, it := range c.Items {
 			po.Items = append(po.Items, DisplayItem{
 				Discount: it.Discount, Image: it.Image, Name: it.Name, Price: it.Price,
-				Quantity: it.Quantity, SKU: it.SKU, TotalPrice: po.Cart.Items[i].TotalPrice,
+				Quantity: po.Cart.Items[i].Quantity, SKU: it.SKU, TotalPrice: po.Cart.Items[i].TotalPrice,
 			})
 		}
 	}
 	for i := range ps {
-		po.Parcels = append(po.Parcels, *s.privateParcel(site, o, &ps[i].Value, now))
+		po.Parcels = append(po.Parcels, *s.privateParcel(site, o, &ps[i].Value, now, cmp.Or(locale, o.Request.Locale)))
 	}
 	po.Locale = o.Request.Locale
 	po.TimeZone = s.timeZone(site, o, ps)
 	return po, nil
 }
 
-func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, now time.Time) *PrivateParcel {
+// privateParcel is parcel p of order o as the merchant reads it; locale
+// is the language of the page that shows it (carrier links may name it).
+func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, now time.Time, locale string) *PrivateParcel {
 	r := &p.Request
 	prod, _ := s.opts.Products.Product(site, r.CarrierProductRef)
+	loc := s.location(site, o, p)
 	pp := &PrivateParcel{
 		TrackingNumber:          r.TrackingNumber,
 		Alerts:                  deriveAlerts(o, p, now),
 		Carrier:                 "carrier-" + p.CarrierID,
 		CarrierFallbackEnabled:  p.LastEventAt.IsZero() && now.Sub(p.CreatedAt) >= s.opts.CarrierFallbackAfter,
-		CarrierLink:             prod.CarrierLink(r.TrackingNumber),
+		CarrierLink:             prod.Link(r.TrackingNumber, destinationPostalCode(o, p, loc), locale),
 		CarrierLogoPattern:      prod.LogoPattern,
 		CarrierProductID:        prod.ProductID,
 		CarrierProductRef:       r.CarrierProductRef,
@@ -301,9 +373,10 @@ func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, no
 		DirectionType:           r.DirectionType,
 		DisplayCarrierName:      prod.CarrierName,
 		EstimatedDeliveryTime:   currentEstimate(p, o),
+		Exceptions:              p.Exceptions,
 		Index:                   p.Index,
 		LineItems:               r.LineItems,
-		Location:                location(o, p),
+		Location:                loc,
 		Progress:                p.Progress,
 		RequestedShippingMethod: prod.ShippingMethod,
 	}
@@ -315,6 +388,46 @@ func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, no
 		pp.SenderName = o.Request.Sender.Name
 	}
 	return pp
+}
+
+// destinationPostalCode is the postal code of where the parcel goes: its
+// pickup location's, else its receiver's address's, else the order
+// destination's; "" when none is known.
+func destinationPostalCode(o *orderRecord, p *parcelRecord, loc *Location) string {
+	if loc != nil && loc.Address != nil && loc.Address.PostalCode != "" {
+		return loc.Address.PostalCode
+	}
+	if r := p.Request.Receiver; r != nil && r.Destination != nil && r.Destination.Address != nil && r.Destination.Address.PostalCode != "" {
+		return r.Destination.Address.PostalCode
+	}
+	if d := o.Request.Destination; d != nil && d.Address != nil {
+		return d.Address.PostalCode
+	}
+	return ""
+}
+
+// location is where the parcel can be picked up (see location), with
+// the catalog's pickup instructions and opening hours in words for the
+// location.
+func (s *Service) location(site string, o *orderRecord, p *parcelRecord) *Location {
+	l := location(o, p)
+	if l == nil || l.LocationExternalID == "" || s.opts.PickupPoints == nil {
+		return l
+	}
+	pt, ok := s.opts.PickupPoints.PickupPoint(site, l.LocationExternalID)
+	if !ok {
+		return l
+	}
+	l.PickupInstructions = pt.Instructions
+	if len(pt.HoursText) > 0 {
+		h := DisplayHours{}
+		if l.OperationalHours != nil {
+			h = *l.OperationalHours
+		}
+		h.FreeText = slices.Clone(pt.HoursText)
+		l.OperationalHours = &h
+	}
+	return l
 }
 
 // location is where the parcel can be picked up: the parcel's pickup

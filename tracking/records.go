@@ -43,6 +43,14 @@ type storedOrder struct {
 	CreatedAt   time.Time          `json:"created_at"`
 	Parcels     []parcelRef        `json:"parcels,omitempty"`
 	LinkTokens  []string           `json:"link_tokens,omitempty"`
+	// CancelledLines are the cancelled quantities of the cart's SKUs.
+	CancelledLines []cancelledLineRecord `json:"cancelled_lines,omitempty"`
+}
+
+// cancelledLineRecord is the cancelled quantity of a SKU.
+type cancelledLineRecord struct {
+	SKU      string `json:"sku"`
+	Quantity int32  `json:"quantity"`
 }
 
 // upgradeOrder brings a record of an earlier schema to orderSchema.
@@ -69,6 +77,14 @@ type storedParcel struct {
 	Alerts      []alertRecord       `json:"alerts,omitempty"`
 	Estimate    *rangeRecord        `json:"estimate,omitempty"`
 	LastEventAt time.Time           `json:"last_event_at,omitzero"`
+	Exceptions  []exceptionRecord   `json:"exceptions,omitempty"`
+}
+
+// exceptionRecord is a parcel exception; CreatedAt is RFC 3339 as
+// formatTime writes it.
+type exceptionRecord struct {
+	CreatedAt string          `json:"created_at"`
+	Status    ExceptionStatus `json:"status"`
 }
 
 // upgradeParcel brings a record of an earlier schema to parcelSchema.
@@ -95,6 +111,8 @@ type orderRequestRecord struct {
 	Cart              *cartRecord        `json:"cart,omitempty"`
 	Promises          *promisesRecord    `json:"promises,omitempty"`
 	Locale            string             `json:"locale,omitempty"`
+	// MerchantTrackingLink is the order's merchant-provided link.
+	MerchantTrackingLink string `json:"merchant_tracking_link,omitempty"`
 }
 
 // senderRecord is an order's or a parcel's sender.

@@ -51,6 +51,10 @@ type Site struct {
 type Options struct {
 	// Products resolves carrier_product_ref. Required.
 	Products Products
+	// PickupPoints adds the catalog's pickup instructions and opening
+	// hours in words to a parcel's location. Default: Products, when it
+	// is also a PickupPoints (CatalogProducts is); else none.
+	PickupPoints PickupPoints
 	// Sites names the merchant sites; a site missing here has no name
 	// and no merchant link.
 	Sites map[string]Site
@@ -98,6 +102,9 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.IDs == nil {
 		opts.IDs = deliverykit.RandomIDs{}
 	}
+	if opts.PickupPoints == nil {
+		opts.PickupPoints, _ = opts.Products.(PickupPoints)
+	}
 	if opts.PortalURL == "" {
 		opts.PortalURL = DefaultPortalURL
 	}
@@ -135,6 +142,8 @@ type orderRecord struct {
 	// LinkTokens are extra links to the order, handed out for booked
 	// shipment parcels; rotating the order's link retires them.
 	LinkTokens []string
+	// Cancelled are the cancelled quantities of the cart's SKUs, by SKU.
+	Cancelled []CancelledLine
 }
 
 type parcelRef struct {
@@ -153,6 +162,8 @@ type parcelRecord struct {
 	// Alerts are the reported and event-derived alerts, by created_at.
 	// Delay alerts are derived when read (see deriveAlerts).
 	Alerts []Alert
+	// Exceptions are the carrier's exceptions, by created_at.
+	Exceptions []ParcelException
 	// Estimate is the carrier's latest delivery estimate, if any.
 	Estimate    *DateTimeRange
 	LastEventAt time.Time
@@ -165,6 +176,9 @@ type tokenRecord struct {
 	// links expired have none: they expire LinkLifetime after their
 	// order's registration.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// TrackingNumber is the parcel the link points at (a booked
+	// shipment parcel's link); empty for the order's own link.
+	TrackingNumber string `json:"tracking_number,omitempty"`
 }
 
 type idRecord struct {
@@ -404,7 +418,10 @@ func (s *Service) portalLink(token, locale string) string {
 
 func (s *Service) links(site string, o *orderRecord, locale string) *TrackingLinks {
 	l := &TrackingLinks{Links: []TrackingLink{{Type: LinkServicePortal, URL: s.portalLink(o.Token, locale)}}}
-	if tpl := s.opts.Sites[site].MerchantLink; tpl != "" {
+	if m := o.Request.MerchantTrackingLink; m != "" {
+		// The order's own link wins over the site's template.
+		l.Links = append(l.Links, TrackingLink{Type: LinkMerchantProvided, URL: m})
+	} else if tpl := s.opts.Sites[site].MerchantLink; tpl != "" {
 		m := strings.NewReplacer(
 			"{external_id}", url.QueryEscape(o.Request.ExternalID),
 			"{tos_id}", url.QueryEscape(o.TosID),
@@ -413,6 +430,16 @@ func (s *Service) links(site string, o *orderRecord, locale string) *TrackingLin
 		l.Links = append(l.Links, TrackingLink{Type: LinkMerchantProvided, URL: m})
 	}
 	return l
+}
+
+// withParcel adds the tracking number of the parcel a portal link points
+// at to the link.
+func withParcel(link, trackingNumber string) string {
+	sep := "?"
+	if strings.Contains(link, "?") {
+		sep = "&"
+	}
+	return link + sep + "tracking_number=" + url.QueryEscape(trackingNumber)
 }
 
 // parseLocale checks a BCP 47 locale such as "sv-SE".
@@ -490,6 +517,11 @@ func (s *Service) GenerateLink(ctx context.Context, site string, req GenerateTra
 		}
 	}
 	links := s.links(site, &o, req.Locale)
+	if req.TrackingNumber != "" {
+		// A link asked for by tracking number points at that parcel:
+		// the page preselects it.
+		links.Links[0].URL = withParcel(links.Links[0].URL, req.TrackingNumber)
+	}
 	return &GenerateTrackingPageLinkResponse{TrackingLink: links.Links[0].URL, TrackingLinks: links, ExpiresAt: formatTime(expires)}, nil
 }
 

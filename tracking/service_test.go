@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -294,7 +295,11 @@ func TestRecordEventHistory(t *testing.T) {
 		{Step: StepOnRoute, Time: "2026-11-21T07:00:00Z"},
 		{Step: StepDeliveredToPickupPoint, Time: "2026-11-23T10:00:00Z"},
 	}
-	if diff := cmp.Diff(wantHistory, p.ProgressHistory); diff != "" {
+	// GET /parcels lists the history newest first; GET /orders keeps
+	// time order.
+	newest := slices.Clone(wantHistory)
+	slices.Reverse(newest)
+	if diff := cmp.Diff(newest, p.ProgressHistory); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(&wantHistory[3], p.CurrentProgress); diff != "" {
@@ -556,8 +561,9 @@ func TestGenerateLink(t *testing.T) {
 			[]TrackingLink{{LinkServicePortal, portal}, {LinkMerchantProvided, "https://shop-a.example/orders/ORD-1?lang=sv-SE"}}, nil},
 		{"by external id", "site-a", GenerateTrackingPageLinkRequest{Locale: "sv-SE", OrderID: "ORD-1"},
 			[]TrackingLink{{LinkServicePortal, portal}, {LinkMerchantProvided, "https://shop-a.example/orders/ORD-1?lang=sv-SE"}}, nil},
+		// A link asked for by tracking number points at the parcel.
 		{"by tracking number", "site-a", GenerateTrackingPageLinkRequest{Locale: "sv-SE", TrackingNumber: "TN1"},
-			[]TrackingLink{{LinkServicePortal, portal}, {LinkMerchantProvided, "https://shop-a.example/orders/ORD-1?lang=sv-SE"}}, nil},
+			[]TrackingLink{{LinkServicePortal, portal + "&tracking_number=TN1"}, {LinkMerchantProvided, "https://shop-a.example/orders/ORD-1?lang=sv-SE"}}, nil},
 		{"neither", "site-a", GenerateTrackingPageLinkRequest{Locale: "sv-SE"}, nil, deliverykit.ErrInvalidArgument},
 		{"no locale", "site-a", GenerateTrackingPageLinkRequest{OrderID: id}, nil, deliverykit.ErrInvalidArgument},
 		{"bad locale", "site-a", GenerateTrackingPageLinkRequest{OrderID: id, Locale: "??"}, nil, deliverykit.ErrInvalidArgument},
@@ -581,7 +587,7 @@ func TestGenerateLink(t *testing.T) {
 			if diff := cmp.Diff(tt.want, res.TrackingLinks.Links); diff != "" {
 				t.Errorf("links (-want +got):\n%s", diff)
 			}
-			if res.TrackingLink != portal {
+			if res.TrackingLink != tt.want[0].URL {
 				t.Errorf("tracking_link = %q", res.TrackingLink)
 			}
 		})

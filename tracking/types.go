@@ -161,6 +161,10 @@ type CreateTrackingOrderRequest struct {
 	// checkout knew it: notifications are written in it, and the
 	// customer page uses it when the link names none.
 	Locale string `json:"locale,omitempty" validate:"omitempty,max=35"`
+	// MerchantTrackingLink (an extension) is the merchant's own page
+	// about this order (an https URL), listed in tracking_links as
+	// MERCHANT_PROVIDED_LINK; it wins over the site's link template.
+	MerchantTrackingLink string `json:"merchant_tracking_link,omitempty" validate:"omitempty,httpsurl"`
 }
 
 // Sender is the merchant side of an order.
@@ -439,25 +443,26 @@ type DisplayItem struct {
 
 // PrivateParcel is a parcel as the merchant reads it.
 type PrivateParcel struct {
-	TrackingNumber          string           `json:"tracking_number"`
-	Alerts                  []Alert          `json:"alerts,omitempty"`
-	Carrier                 string           `json:"carrier,omitempty"`
-	CarrierFallbackEnabled  bool             `json:"carrier_fallback_enabled,omitempty"`
-	CarrierLink             string           `json:"carrier_link,omitempty"`
-	CarrierLogoPattern      string           `json:"carrier_logo_pattern,omitempty"`
-	CarrierProductID        string           `json:"carrier_product_id,omitempty"`
-	CarrierProductRef       string           `json:"carrier_product_ref,omitempty"`
-	DeliveryType            DeliveryType     `json:"delivery_type,omitempty"`
-	DirectionType           DirectionType    `json:"direction_type,omitempty"`
-	DisplayCarrierName      string           `json:"display_carrier_name,omitempty"`
-	EstimatedDeliveryTime   *DateTimeRange   `json:"estimated_delivery_time,omitempty"`
-	Index                   int32            `json:"index,omitempty"`
-	LineItems               []ParcelLineItem `json:"line_items,omitempty"`
-	Location                *Location        `json:"location,omitempty"`
-	Progress                []ProgressItem   `json:"progress,omitempty"`
-	RequestedShippingMethod string           `json:"requested_shipping_method,omitempty"`
-	SenderName              string           `json:"sender_name,omitempty"`
-	TrackingLink            string           `json:"tracking_link,omitempty"` // deprecated: use CarrierLink
+	TrackingNumber          string            `json:"tracking_number"`
+	Alerts                  []Alert           `json:"alerts,omitempty"`
+	Carrier                 string            `json:"carrier,omitempty"`
+	CarrierFallbackEnabled  bool              `json:"carrier_fallback_enabled,omitempty"`
+	CarrierLink             string            `json:"carrier_link,omitempty"`
+	CarrierLogoPattern      string            `json:"carrier_logo_pattern,omitempty"`
+	CarrierProductID        string            `json:"carrier_product_id,omitempty"`
+	CarrierProductRef       string            `json:"carrier_product_ref,omitempty"`
+	DeliveryType            DeliveryType      `json:"delivery_type,omitempty"`
+	DirectionType           DirectionType     `json:"direction_type,omitempty"`
+	DisplayCarrierName      string            `json:"display_carrier_name,omitempty"`
+	EstimatedDeliveryTime   *DateTimeRange    `json:"estimated_delivery_time,omitempty"`
+	Exceptions              []ParcelException `json:"exceptions,omitempty"`
+	Index                   int32             `json:"index,omitempty"`
+	LineItems               []ParcelLineItem  `json:"line_items,omitempty"`
+	Location                *Location         `json:"location,omitempty"`
+	Progress                []ProgressItem    `json:"progress,omitempty"`
+	RequestedShippingMethod string            `json:"requested_shipping_method,omitempty"`
+	SenderName              string            `json:"sender_name,omitempty"`
+	TrackingLink            string            `json:"tracking_link,omitempty"` // deprecated: use CarrierLink
 }
 
 // Alert is a derived or reported parcel alert. Exactly one payload field is
@@ -548,5 +553,11 @@ type Event struct {
 	Alert             AlertType `json:"alert,omitempty" validate:"omitempty,alert"`
 	// EstimatedTime is the carrier's delivery estimate at the time of the
 	// event; a changed estimate raises ALERT_ESTIMATED_DELIVERY_TIME_UPDATED.
+	// With ALERT_AWAITING_SUPPLIER or ALERT_LINEHAUL_TO_CARRIER it is
+	// that alert's payload instead and leaves the delivery estimate alone.
 	EstimatedTime *DateTimeRange `json:"estimated_time,omitempty" validate:"omitempty"`
+	// Exception (an extension) is an exception the carrier reports with
+	// the event or on its own (see ExceptionStatus); it is listed in the
+	// parcel's exceptions.
+	Exception ExceptionStatus `json:"exception,omitempty" validate:"omitempty,exception"`
 }

@@ -3,6 +3,7 @@ package tracking
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/go-playground/validator/v10"
@@ -29,6 +30,9 @@ var validate = validation.New(
 	}},
 	validation.Rule{Tag: "alert", Message: "must be an AlertType value other than ALERT_UNDEFINED", Func: func(fl validator.FieldLevel) bool {
 		return knownAlerts[AlertType(fl.Field().String())]
+	}},
+	validation.Rule{Tag: "exception", Message: "must be an ExceptionStatus value", Func: func(fl validator.FieldLevel) bool {
+		return slices.Contains(ExceptionStatuses, ExceptionStatus(fl.Field().String()))
 	}},
 )
 

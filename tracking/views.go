@@ -12,7 +12,8 @@ import "github.com/deliverykit/deliverykit/internal/stored"
 // storeOrder is the record that stores o.
 func storeOrder(o *orderRecord) storedOrder {
 	return storedOrder{Schema: orderSchema, TosID: o.TosID, AnalyticsID: o.AnalyticsID, Token: o.Token,
-		Request: orderRequestRecordOf(o.Request), CreatedAt: o.CreatedAt, Parcels: o.Parcels, LinkTokens: o.LinkTokens}
+		Request: orderRequestRecordOf(o.Request), CreatedAt: o.CreatedAt, Parcels: o.Parcels, LinkTokens: o.LinkTokens,
+		CancelledLines: stored.Slice(o.Cancelled, func(c CancelledLine) cancelledLineRecord { return cancelledLineRecord{c.SKU, c.CancelledQuantity} })}
 }
 
 // loadStoredOrder upgrades a stored order and returns what it holds.
@@ -21,7 +22,8 @@ func loadStoredOrder(r *storedOrder) (orderRecord, error) {
 		return orderRecord{}, err
 	}
 	return orderRecord{TosID: r.TosID, AnalyticsID: r.AnalyticsID, Token: r.Token,
-		Request: r.Request.wire(), CreatedAt: r.CreatedAt, Parcels: r.Parcels, LinkTokens: r.LinkTokens}, nil
+		Request: r.Request.wire(), CreatedAt: r.CreatedAt, Parcels: r.Parcels, LinkTokens: r.LinkTokens,
+		Cancelled: stored.Slice(r.CancelledLines, func(c cancelledLineRecord) CancelledLine { return CancelledLine{c.SKU, c.Quantity} })}, nil
 }
 
 // storeParcel is the record that stores p.
@@ -29,7 +31,8 @@ func storeParcel(p *parcelRecord) storedParcel {
 	return storedParcel{Schema: parcelSchema, TosID: p.TosID, CarrierID: p.CarrierID, Index: p.Index,
 		Request: parcelRequestRecordOf(p.Request), CreatedAt: p.CreatedAt,
 		Progress: stored.Slice(p.Progress, progressRecordOf), Alerts: stored.Slice(p.Alerts, alertRecordOf),
-		Estimate: stored.Ptr(p.Estimate, rangeRecordOf), LastEventAt: p.LastEventAt}
+		Estimate: stored.Ptr(p.Estimate, rangeRecordOf), LastEventAt: p.LastEventAt,
+		Exceptions: stored.Slice(p.Exceptions, func(x ParcelException) exceptionRecord { return exceptionRecord(x) })}
 }
 
 // loadStoredParcel upgrades a stored parcel and returns what it holds.
@@ -40,7 +43,8 @@ func loadStoredParcel(r *storedParcel) (parcelRecord, error) {
 	return parcelRecord{TosID: r.TosID, CarrierID: r.CarrierID, Index: r.Index,
 		Request: r.Request.wire(), CreatedAt: r.CreatedAt,
 		Progress: stored.Slice(r.Progress, progressRecord.wire), Alerts: stored.Slice(r.Alerts, alertRecord.wire),
-		Estimate: stored.Ptr(r.Estimate, rangeRecord.wire), LastEventAt: r.LastEventAt}, nil
+		Estimate: stored.Ptr(r.Estimate, rangeRecord.wire), LastEventAt: r.LastEventAt,
+		Exceptions: stored.Slice(r.Exceptions, func(x exceptionRecord) ParcelException { return ParcelException(x) })}, nil
 }
 
 func orderRequestRecordOf(q CreateTrackingOrderRequest) orderRequestRecord {
@@ -49,6 +53,7 @@ func orderRequestRecordOf(q CreateTrackingOrderRequest) orderRequestRecord {
 		Sender: stored.Ptr(q.Sender, senderRecordOf), Receiver: stored.Ptr(q.Receiver, receiverRecordOf),
 		Destination: stored.Ptr(q.Destination, destinationRecordOf), DeliveryType: q.DeliveryType,
 		Cart: stored.Ptr(q.Cart, cartRecordOf), Promises: stored.Ptr(q.Promises, promisesRecordOf), Locale: q.Locale,
+		MerchantTrackingLink: q.MerchantTrackingLink,
 	}
 }
 
@@ -58,6 +63,7 @@ func (r orderRequestRecord) wire() CreateTrackingOrderRequest {
 		Sender: stored.Ptr(r.Sender, senderRecord.wire), Receiver: stored.Ptr(r.Receiver, receiverRecord.wire),
 		Destination: stored.Ptr(r.Destination, destinationRecord.wire), DeliveryType: r.DeliveryType,
 		Cart: stored.Ptr(r.Cart, cartRecord.wire), Promises: stored.Ptr(r.Promises, promisesRecord.wire), Locale: r.Locale,
+		MerchantTrackingLink: r.MerchantTrackingLink,
 	}
 }
 

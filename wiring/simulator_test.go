@@ -1,6 +1,7 @@
 package wiring_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -79,6 +80,7 @@ func TestSimulatedParcelTravels(t *testing.T) {
 	for _, s := range route.Steps {
 		want = append(want, s.At.Format(time.RFC3339)+" "+s.Step)
 	}
+	slices.Reverse(want) // progress_history is newest first
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tracking progress (-route +tracking):\n%s", diff)
 	}

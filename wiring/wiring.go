@@ -180,7 +180,8 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	for _, st := range cfg.Sites {
 		sites[st.ID] = tracking.Site{Name: st.Name, TimeZone: warehouseZone(catalogs[st.ID])}
 	}
-	if s.Notify, err = notify.New(producers, notify.Options{Senders: opts.Senders, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs}); err != nil {
+	if s.Notify, err = notify.New(producers, notify.Options{Senders: opts.Senders, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs,
+		PickupReminder: notify.CatalogPickupReminders(catalogs)}); err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
 	s.Tracking, err = tracking.New(producers, tracking.Options{Products: tracking.CatalogProducts(catalogs), Sites: sites,

@@ -666,6 +666,10 @@ func TestSimulatedCarrier(t *testing.T) {
 			if !strings.Contains(notes, `"SUBMITTED_TO_CARRIER"`) {
 				t.Errorf("no SUBMITTED_TO_CARRIER notification: %s", notes)
 			}
+			// The demo catalog's carrier tracking page.
+			if !strings.Contains(parcels, `"carrier_link":"https://north-parcel.example/track?id=`) {
+				t.Errorf("no carrier_link from the demo catalog: %s", parcels)
+			}
 			return
 		}
 		if time.Now().After(deadline) {

@@ -26,13 +26,14 @@ func TestAreasTagsAreWorded(t *testing.T) {
 		checkout.AddressRequest{}, checkout.CheckoutCreateRequest{}, checkout.CheckoutUpdateRequest{}, checkout.CheckoutCompleteRequest{},
 		returns.CustomerReturnInput{}, returns.ShipmentInput{}, returns.ReturnedItemsInput{}, returns.OrderInput{},
 		tracking.Event{}, tracking.CreateTrackingOrderRequest{}, tracking.CreateParcelRequest{}, tracking.GenerateTrackingPageLinkRequest{},
+		tracking.CancelOrderLinesRequest{},
 		session.Session{}, session.CompleteRequest{}, notify.RetriggerRequest{},
 		shipment.CreateShipmentRequest{}, shipment.BookPickupRequest{}, shipment.ConfirmPickupRequest{}, shipment.UpdateShipmentRequest{}, shipment.AddParcelRequest{},
 	}
 	// Keywords that steer the validator but never name a violation, and
 	// the tags tracking registers as its own Rules.
 	notViolations := map[string]bool{"omitempty": true, "omitnil": true, "omitzero": true, "dive": true, "keys": true, "endkeys": true, "": true}
-	areaRules := map[string]bool{"hhmmss": true, "step": true, "alert": true}
+	areaRules := map[string]bool{"hhmmss": true, "step": true, "alert": true, "exception": true}
 
 	seen := map[reflect.Type]bool{}
 	used := map[string]bool{}
@@ -84,6 +85,7 @@ var requestTypes = map[string][]reflect.Type{
 	"tracking (A)": {
 		reflect.TypeFor[tracking.CreateTrackingOrderRequest](), reflect.TypeFor[tracking.CreateParcelRequest](),
 		reflect.TypeFor[tracking.GenerateTrackingPageLinkRequest](), reflect.TypeFor[tracking.Event](),
+		reflect.TypeFor[tracking.CancelOrderLinesRequest](),
 	},
 	"notify (B)": {reflect.TypeFor[notify.RetriggerRequest]()},
 	"checkout (C)": {
@@ -108,7 +110,7 @@ var requestTypes = map[string][]reflect.Type{
 
 // shortFormats are the areas' own tags that accept only short values, so
 // they bound a string as max= does.
-var shortFormats = []string{"hhmmss", "step", "alert"}
+var shortFormats = []string{"hhmmss", "step", "alert", "exception"}
 
 // TestRequestLimits walks every request type of every area and fails on a
 // string, list or map a client could make as large as the body: each must

@@ -9,7 +9,7 @@
 // New builds a validator with required-struct checking enabled and with
 // JSON field names, so a violation's Field is the path a client sent
 // ("deliveries[0].line_items[2].weight"), not a Go name. An area registers
-// the tags only it needs (tracking's "hhmmss", "step", "alert") as Rules,
+// the tags only it needs (tracking's "hhmmss", "step", "alert", "exception") as Rules,
 // each with the sentence its violations carry.
 //
 // Check validates a request and returns nil or one deliverykit.Invalid

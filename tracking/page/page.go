@@ -103,6 +103,8 @@ type locationView struct {
 	Name  string
 	Lines []string
 	Hours []line // Text = day, Time = hours
+	// Instructions tell the customer how to collect the parcel.
+	Instructions string
 }
 
 // Options controls how times and alerts are shown.
@@ -221,8 +223,13 @@ func buildParcel(tag language.Tag, pp *tracking.PrivateParcel, i, n int, loc *ti
 				}
 			}
 		}
+		lv.Instructions = l.PickupInstructions
 		if h := l.OperationalHours; h != nil {
+			weekdays := h.Mon + h.Tue + h.Wed + h.Thu + h.Fri + h.Sat + h.Sun
 			for _, d := range []struct{ day, hours string }{{"mon", h.Mon}, {"tue", h.Tue}, {"wed", h.Wed}, {"thu", h.Thu}, {"fri", h.Fri}, {"sat", h.Sat}, {"sun", h.Sun}} {
+				if weekdays == "" {
+					break // only hours in words are known
+				}
 				hours := d.hours
 				if hours == "" {
 					hours = i18n.Text(tag, "tracking.closed")

@@ -311,3 +311,39 @@ func TestEveryStepAndAlertHasText(t *testing.T) {
 		}
 	}
 }
+
+// The catalog's pickup instructions show under the location's address;
+// hours in words follow the weekdays, or stand alone when no weekday
+// hours are known.
+func TestPickupInstructionsAndHoursText(t *testing.T) {
+	tests := []struct {
+		name     string
+		hours    *tracking.DisplayHours
+		want     map[string]string
+		wantMiss []string
+	}{
+		{"weekdays and words", &tracking.DisplayHours{Mon: "10:00-14:00", FreeText: []string{"Closes early on holiday eves"}},
+			map[string]string{"pickup-instructions": "Ask at the counter.", "hours": "Mon 10:00-14:00 Tue Closed Wed Closed Thu Closed Fri Closed Sat Closed Sun Closed Closes early on holiday eves"}, nil},
+		{"words only", &tracking.DisplayHours{FreeText: []string{"Open when the shop is open"}},
+			map[string]string{"pickup-instructions": "Ask at the counter.", "hours": "Open when the shop is open"}, []string{"Closed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := sampleOrder()
+			o.Parcels[0].Location.PickupInstructions = "Ask at the counter."
+			o.Parcels[0].Location.OperationalHours = tt.hours
+			page := render(t, o, language.English, Options{Now: now})
+			got := testids(page)
+			for id, want := range tt.want {
+				if diff := cmp.Diff(want, got[id]); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", id, diff)
+				}
+			}
+			for _, miss := range tt.wantMiss {
+				if strings.Contains(got["hours"], miss) {
+					t.Errorf("hours show %q: %q", miss, got["hours"])
+				}
+			}
+		})
+	}
+}
