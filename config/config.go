@@ -45,6 +45,9 @@ type Config struct {
 	// /openapi/config.schema.json. The server ignores it.
 	Schema string `json:"$schema,omitempty"`
 	Sites  []Site `json:"sites"`
+	// Retention says how long records are kept once no longer in use;
+	// missing, every default applies.
+	Retention *Retention `json:"retention,omitempty"`
 }
 
 // Site is one merchant site. Its id scopes every record the site owns.
@@ -204,6 +207,7 @@ func (c *Config) Validate() error {
 			bad(p+"."+v.Field, v.Rule, v.Message)
 		}
 	}
+	vs = append(vs, c.Retention.violations()...)
 	if len(vs) > 0 {
 		return deliverykit.Invalid(vs...)
 	}
