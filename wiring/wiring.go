@@ -43,6 +43,7 @@ import (
 	"github.com/deliverykit/deliverykit/metrics"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/shipment"
@@ -98,6 +99,10 @@ type Options struct {
 	// tracking.DefaultLinkLifetime and returns.DefaultStatusLinkLifetime.
 	TrackingLinkLifetime time.Duration
 	StatusLinkLifetime   time.Duration
+	// Retention configures the sweeper (how often it runs, how much a
+	// round deletes); its Clock and Logger default to the ones above. What
+	// is kept how long is the configuration's (config.Retention).
+	Retention retention.Options
 }
 
 // Services are the areas built by New.
@@ -118,6 +123,9 @@ type Services struct {
 	// Simulator is the simulated carrier with Options.Simulate, else
 	// nil; run Simulator.Run so that parcels move.
 	Simulator *carrier.Simulator
+	// Retention deletes sessions the configuration's retention no longer
+	// keeps; run Retention.Run so that it does.
+	Retention *retention.Sweeper
 	// httpMetrics count requests when Options.Metrics was set.
 	httpMetrics *httpapi.Metrics
 }
@@ -146,6 +154,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		return nil, err
 	}
 	svcs.register()
+	svcs.Retention = newSweeper(svcs, opts)
 	if opts.Metrics != nil {
 		if err := svcs.registerMetrics(opts.Metrics, opts.Clock); err != nil {
 			return nil, fmt.Errorf("metrics: %w", err)
@@ -205,11 +214,12 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 		StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
 	})
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
-		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs})
+		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs, Retention: cfg.Retention.Policy()})
 	if err != nil {
 		return fmt.Errorf("checkout: %w", err)
 	}
-	if s.Session, err = session.New(producers, session.Options{Engines: engines, Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs}); err != nil {
+	if s.Session, err = session.New(producers, session.Options{Engines: engines, Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs,
+		Retention: cfg.Retention.Policy()}); err != nil {
 		return fmt.Errorf("delivery session: %w", err)
 	}
 	wo := opts.Webhooks
