@@ -152,6 +152,9 @@ func (s *Sweeper) Run(ctx context.Context) error {
 	t := time.NewTicker(s.opts.Interval)
 	defer t.Stop()
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		_, _ = s.SweepOnce(ctx)
 		select {
 		case <-ctx.Done():
