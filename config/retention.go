@@ -12,7 +12,7 @@ import (
 // in use; the background sweep (package retention) deletes them then. A
 // missing member is its default; 0 keeps the records forever.
 //
-//	"retention": {"active_session_days": 7, "completed_session_days": 90}
+//	"retention": {"active_session_days": 7, "completed_session_days": 90, "dead_event_days": 30}
 //
 // Returns are never deleted: they are financial records.
 type Retention struct {
@@ -24,6 +24,11 @@ type Retention struct {
 	// session is kept after its completion. Default 90; 0 keeps them
 	// forever.
 	CompletedSessionDays *int `json:"completed_session_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=90"`
+	// DeadEventDays is how long an event the outbox could not deliver
+	// is kept after it died, for the dead-event list and retries.
+	// Delivered events are deleted when delivered. Default 30; 0 keeps
+	// them forever.
+	DeadEventDays *int `json:"dead_event_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=30"`
 }
 
 // maxRetentionDays bounds a retention: a hundred years is forever.
@@ -34,7 +39,8 @@ func (r *Retention) Policy() retention.Policy {
 	if r == nil {
 		return retention.Policy{}
 	}
-	return retention.Policy{ActiveSessions: days(r.ActiveSessionDays), CompletedSessions: days(r.CompletedSessionDays)}
+	return retention.Policy{ActiveSessions: days(r.ActiveSessionDays), CompletedSessions: days(r.CompletedSessionDays),
+		DeadEvents: days(r.DeadEventDays)}
 }
 
 // days is a Policy duration: nil is the default (0), 0 is Never.
@@ -56,7 +62,11 @@ func (r *Retention) violations() []deliverykit.FieldViolation {
 	for _, f := range []struct {
 		name string
 		n    *int
-	}{{"retention.active_session_days", r.ActiveSessionDays}, {"retention.completed_session_days", r.CompletedSessionDays}} {
+	}{
+		{"retention.active_session_days", r.ActiveSessionDays},
+		{"retention.completed_session_days", r.CompletedSessionDays},
+		{"retention.dead_event_days", r.DeadEventDays},
+	} {
 		if f.n != nil && (*f.n < 0 || *f.n > maxRetentionDays) {
 			vs = append(vs, deliverykit.FieldViolation{Field: f.name, Rule: "range",
 				Message: fmt.Sprintf("must be between 0 (keep forever) and %d days", maxRetentionDays)})

@@ -55,6 +55,10 @@ type Policy struct {
 	// CompletedSessions is how long a COMPLETED checkout or delivery
 	// session is kept after its completion.
 	CompletedSessions time.Duration
+	// DeadEvents is how long an outbox event that could not be delivered
+	// is kept for inspection and retry after it died
+	// (outbox.Options.DeadRetention; its default is 30 days).
+	DeadEvents time.Duration
 }
 
 // Resolve returns d, or def when d is zero, or 0 when d is Never: the

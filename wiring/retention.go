@@ -14,5 +14,6 @@ func newSweeper(s *Services, opts Options) *retention.Sweeper {
 	return retention.NewSweeper([]retention.Area{
 		{Name: "checkout", Sweep: s.Checkout},
 		{Name: "session", Sweep: s.Session},
+		{Name: "outbox", Sweep: s.Outbox},
 	}, ro)
 }

@@ -141,6 +141,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
 	ob := opts.Outbox
 	ob.Clock, ob.Logger = cmp.Or[deliverykit.Clock](ob.Clock, opts.Clock), cmp.Or(ob.Logger, opts.Logger)
+	ob.DeadRetention = cmp.Or(ob.DeadRetention, cfg.Retention.Policy().DeadEvents)
 	if opts.Metrics != nil {
 		var err error
 		if store, err = metrics.Store(store, opts.Metrics); err != nil {
