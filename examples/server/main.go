@@ -445,9 +445,10 @@ func loadConfig(f flags, log *slog.Logger) (*config.Config, error) {
 }
 
 // runLoops starts the loops that send due notifications, retry cross-area
-// effects (the outbox) every second, send webhooks and, with the
-// simulator, move parcels every second, and returns the function that
-// stops them and waits for them to end.
+// effects (the outbox) every second, send webhooks, delete what the
+// configuration's retention no longer keeps and, with the simulator, move
+// parcels every second, and returns the function that stops them and waits
+// for them to end.
 func runLoops(svcs *wiring.Services, f flags, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var loops sync.WaitGroup
