@@ -14,6 +14,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -85,6 +86,9 @@ type Options struct {
 	// of the heap the cached sessions hold). Zero means DefaultCacheBytes;
 	// negative turns the cache off.
 	CacheBytes int64
+	// Retention says how long sessions are kept once expired or
+	// completed (Sweep); zero durations are retention's defaults.
+	Retention retention.Policy
 }
 
 // Service keeps checkout shipping sessions (area C). It is safe for
@@ -100,6 +104,9 @@ type Service struct {
 	// cache keeps recently read sessions with their options, so that
 	// reading a session again neither decodes nor computes anything.
 	cache recordCache
+	// retention and swept serve Sweep (retention.go).
+	retention retention.Policy
+	swept     sweepState
 }
 
 var (
@@ -218,7 +225,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 		return nil, errors.New("checkout: Options.Engines is required")
 	}
 	s := &Service{store: store, engines: opts.Engines, orders: opts.Orders,
-		clock: opts.Clock, ids: opts.IDs, ttl: opts.SessionTTL, base: opts.WidgetBaseURL}
+		clock: opts.Clock, ids: opts.IDs, ttl: opts.SessionTTL, base: opts.WidgetBaseURL, retention: opts.Retention}
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}
@@ -299,6 +306,9 @@ func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *recor
 	}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		if _, err := sessions.Put(tx, storage.Key(rec.Site, rec.ID), *rec, storage.MustNotExist()); err != nil {
+			return err
+		}
+		if err := expiry.Move(tx, storage.Key(rec.Site, rec.ID), retention.Entry{}, rec.expiryEntry()); err != nil {
 			return err
 		}
 		if rec.Origin != "" {
@@ -639,6 +649,9 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 	}
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		if _, err := sessions.Put(tx, storage.Key(site, id), rec, storage.VersionIs(it.Version)); err != nil {
+			return err
+		}
+		if err := expiry.Move(tx, storage.Key(site, id), it.Value.expiryEntry(), rec.expiryEntry()); err != nil {
 			return err
 		}
 		if rec.Status == StatusComplete {

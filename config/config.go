@@ -47,6 +47,9 @@ type Config struct {
 	Sites  []Site `json:"sites"`
 	// Returns configures the returns area across sites (returns.go).
 	Returns *Returns `json:"returns,omitempty"`
+	// Retention says how long records are kept once no longer in use;
+	// missing, every default applies.
+	Retention *Retention `json:"retention,omitempty"`
 }
 
 // Site is one merchant site. Its id scopes every record the site owns.
@@ -207,6 +210,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	vs = append(vs, c.Returns.validate()...)
+	vs = append(vs, c.Retention.violations()...)
 	if len(vs) > 0 {
 		return deliverykit.Invalid(vs...)
 	}
@@ -235,6 +239,15 @@ func (c *Config) Catalogs() map[string]*catalog.Catalog {
 		if s.Catalog != nil {
 			m[s.ID] = s.Catalog
 		}
+	}
+	return m
+}
+
+// Names returns every site's display name, by site id.
+func (c *Config) Names() map[string]string {
+	m := make(map[string]string, len(c.Sites))
+	for _, s := range c.Sites {
+		m[s.ID] = s.Name
 	}
 	return m
 }

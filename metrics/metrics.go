@@ -45,7 +45,9 @@ type Sources struct {
 	Now func() time.Time
 }
 
-// Register registers the collectors of src with reg.
+// Register registers the collectors of src with reg. With an Outbox it
+// also counts notifications (Notifications), as the outbox's consumer
+// "metrics" of notification.sent and notification.failed.
 func Register(reg prometheus.Registerer, src Sources) error {
 	if src.Now == nil {
 		src.Now = time.Now
@@ -67,6 +69,16 @@ func Register(reg prometheus.Registerer, src Sources) error {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
+	}
+	if d := src.Outbox; d != nil {
+		// Notifications are counted from their events, as the outbox
+		// delivers them (metrics_notifications_total).
+		count, err := Notifications(reg)
+		if err != nil {
+			return err
+		}
+		d.Handle(event.TypeNotificationSent, "metrics", count)
+		d.Handle(event.TypeNotificationFailed, "metrics", count)
 	}
 	return nil
 }

@@ -87,6 +87,9 @@ func (d *Dispatcher) Retry(ctx context.Context, site, id string) error {
 		if err := dead.Delete(tx, storage.Key(site, storage.Uint64Key(r.Seq)), storage.AnyVersion); err != nil {
 			return err
 		}
+		if err := expiry.Remove(tx, storage.Uint64Key(r.Seq), deadEntry(&r)); err != nil {
+			return err
+		}
 		r.DeadAt, r.Attempts, r.NextAttempt = time.Time{}, 0, now
 		_, err = put(tx, &r, "", storage.VersionIs(it.Version))
 		return err

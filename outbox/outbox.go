@@ -39,12 +39,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/internal/retry"
 	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -78,6 +80,9 @@ type Options struct {
 	// Jitter returns a number in [0, 1); default math/rand/v2.Float64.
 	// Tests set it to make backoffs exact.
 	Jitter func() float64
+	// DeadRetention is how long a dead event is kept (Sweep). Default:
+	// DefaultDeadRetention; retention.Never keeps them forever.
+	DeadRetention time.Duration
 }
 
 // Handler applies one event. It must be idempotent by event id (see
@@ -101,6 +106,9 @@ type Dispatcher struct {
 	// the events of one cause go out in the order they were written.
 	heldMu sync.Mutex
 	held   map[uint64]int
+	// backfilled: Sweep indexed the dead events stored before their time
+	// index (retention.go).
+	backfilled atomic.Bool
 }
 
 // New returns a Dispatcher of store's outbox.
@@ -437,6 +445,9 @@ func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version
 			return err
 		}
 		if _, err := dead.Put(tx, storage.Key(r.Event.Site, storage.Uint64Key(r.Seq)), r.Seq, storage.AnyVersion); err != nil {
+			return err
+		}
+		if err := expiry.Move(tx, storage.Uint64Key(r.Seq), retention.Entry{}, deadEntry(r)); err != nil {
 			return err
 		}
 		if _, err := events.Put(tx, storage.Uint64Key(r.Seq), *r, storage.VersionIs(version)); err != nil {

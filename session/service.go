@@ -6,11 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -57,6 +59,10 @@ type Options struct {
 	// ids must be unguessable in production.
 	Clock deliverykit.Clock
 	IDs   deliverykit.IDSource
+	// Retention says how long sessions are kept after their last change
+	// (ACTIVE) or their completion (Sweep); zero durations are
+	// retention's defaults.
+	Retention retention.Policy
 }
 
 // Service keeps delivery sessions (area D). It is safe for concurrent use.
@@ -66,6 +72,9 @@ type Service struct {
 	orders  OrderChecker
 	clock   deliverykit.Clock
 	ids     deliverykit.IDSource
+	// retention and backfilled serve Sweep (retention.go).
+	retention  retention.Policy
+	backfilled atomic.Bool
 }
 
 // record is a session as the service works with it, stored as a
@@ -104,7 +113,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Engines == nil {
 		return nil, fmt.Errorf("session: Options.Engines is required")
 	}
-	s := &Service{store: store, engines: opts.Engines, orders: opts.Orders, clock: opts.Clock, ids: opts.IDs}
+	s := &Service{store: store, engines: opts.Engines, orders: opts.Orders, clock: opts.Clock, ids: opts.IDs, retention: opts.Retention}
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}
@@ -188,7 +197,10 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 	var version uint64
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		version, err = sessions.Put(tx, storage.Key(site, id), rec, storage.MustNotExist())
-		return err
+		if err != nil {
+			return err
+		}
+		return expiry.Move(tx, storage.Key(site, id), retention.Entry{}, entryOf(rec.State, rec.UpdateTime.Time))
 	})
 	if err != nil {
 		return nil, err
@@ -269,6 +281,9 @@ func (s *Service) Patch(ctx context.Context, site string, in Session) (*Session,
 		sess.Purchase, sess.Deliveries, sess.ReturnsPromise, sess.UpdateTime = c.purchase, c.deliveries, c.promise, now
 		v, err := sessions.Put(tx, key, newRecord(sess, c.inputs), storage.VersionIs(it.Version))
 		if err != nil {
+			return err
+		}
+		if err := expiry.Move(tx, key, it.Value.expiryEntry(), entryOf(sess.State, sess.UpdateTime.Time)); err != nil {
 			return err
 		}
 		out = withEtag(sess, v)
@@ -367,6 +382,9 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 		// inputs.
 		v, err := sessions.Put(tx, key, record{Session: sess}, storage.VersionIs(it.Version))
 		if err != nil {
+			return err
+		}
+		if err := expiry.Move(tx, key, it.Value.expiryEntry(), entryOf(sess.State, sess.UpdateTime.Time)); err != nil {
 			return err
 		}
 		out = withEtag(sess, v)

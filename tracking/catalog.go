@@ -68,3 +68,19 @@ func (s *Service) CheckOrder(ctx context.Context, site, externalID string) error
 	}
 	return nil
 }
+
+// CatalogSites are the sites as tracking shows them: each site's display
+// name (names, by site id) and the time zone of its catalog's first
+// warehouse, which tracking pages use when the destination names no
+// country tracking knows.
+func CatalogSites(names map[string]string, catalogs map[string]*catalog.Catalog) map[string]Site {
+	out := make(map[string]Site, len(names))
+	for id, name := range names {
+		s := Site{Name: name}
+		if c := catalogs[id]; c != nil && len(c.Warehouses) > 0 {
+			s.TimeZone = c.Warehouses[0].TimeZone
+		}
+		out[id] = s
+	}
+	return out
+}

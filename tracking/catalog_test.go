@@ -134,3 +134,13 @@ func TestMerchantTrackingLinkValidated(t *testing.T) {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
+
+// TestCatalogSites: every named site is a tracking site, with its first
+// warehouse's time zone when its catalog has one.
+func TestCatalogSites(t *testing.T) {
+	got := CatalogSites(map[string]string{"a": "Shop A", "b": "Shop B"}, map[string]*catalog.Catalog{"a": testCatalog(), "c": testCatalog()})
+	want := map[string]Site{"a": {Name: "Shop A", TimeZone: "Europe/Stockholm"}, "b": {Name: "Shop B"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sites (-want +got):\n%s", diff)
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"github.com/deliverykit/deliverykit/metrics"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/shipment"
@@ -51,10 +52,9 @@ type Options struct {
 	// at; tracking links and return status links start with it. Default:
 	// tracking.DefaultPortalURL.
 	PublicURL string
-	// Logger receives every line the areas log: dead outbox events and
-	// webhook deliveries, notifications sent by the default senders,
-	// failed clean-ups. Default: slog.Default(). Pass the same logger to
-	// httpapi.Options and the Run loops.
+	// Logger receives every line the areas log (dead events and webhook
+	// deliveries, notifications the default senders send). Default:
+	// slog.Default(). Pass the same logger to httpapi.Options and the loops.
 	Logger *slog.Logger
 	// Outbox configures the delivery of cross-area events (retries,
 	// leases); its Clock and Logger default to the ones above.
@@ -75,11 +75,9 @@ type Options struct {
 	// tracking numbers and labels; no carrier is called.
 	Carriers map[string]shipment.Carrier
 	// Simulate, when set and Carriers is not, makes the default carrier
-	// the simulator (carrier.Simulator) with these options: booked
-	// parcels travel on the clock and report their steps through the
-	// outbox, as a carrier integration would. Its Clock and Logger
-	// default to the ones here, its Timetables to the sites' catalogs.
-	// Run Services.Simulator.Run to move them.
+	// the simulator (carrier.Simulator): booked parcels travel on the
+	// clock and report their steps through the outbox. Its Clock and
+	// Logger default to the ones here, its Timetables to the catalogs.
 	Simulate *carrier.SimulatorOptions
 	// Clock and IDs are passed to every service. Defaults: the system
 	// clock and RandomIDs.
@@ -90,19 +88,18 @@ type Options struct {
 	// tracking.DefaultLinkLifetime and returns.DefaultStatusLinkLifetime.
 	TrackingLinkLifetime time.Duration
 	StatusLinkLifetime   time.Duration
-	// RefundExecutor pays refunds out: new refund transactions are PENDING
-	// and are executed through the outbox (the consumer "refunds" of
-	// refund.changed). Default: none, so refunds are
-	// AWAITING_EXTERNAL_REFUND until the merchant reports them. A
-	// *returns.DemoRefunds reports delayed outcomes to Services.Returns;
-	// run its Run loop.
+	// RefundExecutor pays refunds out, through the outbox: new refunds are
+	// PENDING. Default: none; refunds wait as AWAITING_EXTERNAL_REFUND for
+	// the merchant. Run a *returns.DemoRefunds' Run loop when it delays.
 	RefundExecutor returns.RefundExecutor
-	// ComplaintPhotos keeps the photos of customer complaints. Default:
-	// records of the store (returns.StoreBlobs), so they live as long
-	// and as shared as everything else; a returns.FileBlobs keeps them
-	// out of the database. Their download URLs are signed with the
-	// configuration's returns.image_url_secret.
+	// ComplaintPhotos keeps customers' complaint photos. Default: the
+	// store (returns.StoreBlobs); a returns.FileBlobs keeps them out of it.
+	// Their URLs are signed with the configuration's image_url_secret.
 	ComplaintPhotos returns.Blobs
+	// Retention configures the sweeper (how often, how much a round
+	// deletes; Clock and Logger default to the ones above). How long what
+	// is kept is the configuration's (config.Retention).
+	Retention retention.Options
 }
 
 // Services are the areas built by New.
@@ -123,9 +120,9 @@ type Services struct {
 	// Simulator is the simulated carrier with Options.Simulate, else
 	// nil; run Simulator.Run so that parcels move.
 	Simulator *carrier.Simulator
-	// RefundExecutor is Options.RefundExecutor: with a
-	// *returns.DemoRefunds with a delay, run its Run loop.
-	RefundExecutor returns.RefundExecutor
+	// Retention deletes sessions the configuration's retention no longer
+	// keeps; run Retention.Run so that it does.
+	Retention *retention.Sweeper
 	// httpMetrics count requests when Options.Metrics was set.
 	httpMetrics *httpapi.Metrics
 }
@@ -136,6 +133,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	opts.PublicURL = strings.TrimRight(cmp.Or(opts.PublicURL, tracking.DefaultPortalURL), "/")
 	ob := opts.Outbox
 	ob.Clock, ob.Logger = cmp.Or[deliverykit.Clock](ob.Clock, opts.Clock), cmp.Or(ob.Logger, opts.Logger)
+	ob.DeadRetention = cmp.Or(ob.DeadRetention, cfg.Retention.Policy().DeadEvents)
 	if opts.Metrics != nil {
 		var err error
 		if store, err = metrics.Store(store, opts.Metrics); err != nil {
@@ -149,42 +147,31 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		return nil, err
 	}
 	svcs.register()
-	if opts.Metrics != nil {
-		if err := svcs.registerMetrics(opts.Metrics, opts.Clock); err != nil {
+	ro := opts.Retention
+	ro.Clock, ro.Logger = cmp.Or[deliverykit.Clock](ro.Clock, opts.Clock), cmp.Or(ro.Logger, opts.Logger)
+	svcs.Retention = retention.NewSweeper([]retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
+		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox}}, ro)
+	if reg := opts.Metrics; reg != nil {
+		now := cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{}).Now
+		err := metrics.Register(reg, metrics.Sources{Outbox: svcs.Outbox, Webhooks: svcs.Webhooks, Checkout: svcs.Checkout, Now: now})
+		if err == nil {
+			svcs.httpMetrics, err = httpapi.NewMetrics(reg)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("metrics: %w", err)
 		}
 	}
 	return svcs, nil
 }
 
-// registerMetrics registers the collectors of the services with reg.
-func (s *Services) registerMetrics(reg prometheus.Registerer, clock deliverykit.Clock) error {
-	now := cmp.Or[deliverykit.Clock](clock, deliverykit.SystemClock{}).Now
-	if err := metrics.Register(reg, metrics.Sources{Outbox: s.Outbox, Webhooks: s.Webhooks, Checkout: s.Checkout, Now: now}); err != nil {
-		return err
-	}
-	count, err := metrics.Notifications(reg)
-	if err != nil {
-		return err
-	}
-	s.Outbox.Handle(event.TypeNotificationSent, "metrics", count)
-	s.Outbox.Handle(event.TypeNotificationFailed, "metrics", count)
-	s.httpMetrics, err = httpapi.NewMetrics(reg)
-	return err
-}
-
 // build makes the areas: producers on the outbox's store, the rest on store.
 func (s *Services) build(store, producers storage.Store, cfg *config.Config, opts Options) (err error) {
 	catalogs := cfg.Catalogs()
-	sites := make(map[string]tracking.Site, len(cfg.Sites))
-	for _, st := range cfg.Sites {
-		sites[st.ID] = tracking.Site{Name: st.Name, TimeZone: warehouseZone(catalogs[st.ID])}
-	}
 	if s.Notify, err = notify.New(producers, notify.Options{Senders: opts.Senders, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs,
 		PickupReminder: notify.CatalogPickupReminders(catalogs)}); err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
-	s.Tracking, err = tracking.New(producers, tracking.Options{Products: tracking.CatalogProducts(catalogs), Sites: sites,
+	s.Tracking, err = tracking.New(producers, tracking.Options{Products: tracking.CatalogProducts(catalogs), Sites: tracking.CatalogSites(cfg.Names(), catalogs),
 		PortalURL: opts.PublicURL, LinkLifetime: opts.TrackingLinkLifetime, Clock: opts.Clock, IDs: opts.IDs})
 	if err != nil {
 		return fmt.Errorf("tracking: %w", err)
@@ -203,13 +190,13 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 		RefundExecutor: opts.RefundExecutor,
 		Blobs:          cmp.Or[returns.Blobs](opts.ComplaintPhotos, returns.StoreBlobs{Store: store}), ImageURLSecret: cfg.ImageURLSecret(),
 	})
-	s.RefundExecutor = opts.RefundExecutor
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
-		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs})
+		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs, Retention: cfg.Retention.Policy()})
 	if err != nil {
 		return fmt.Errorf("checkout: %w", err)
 	}
-	if s.Session, err = session.New(producers, session.Options{Engines: engines, Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs}); err != nil {
+	if s.Session, err = session.New(producers, session.Options{Engines: engines, Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs,
+		Retention: cfg.Retention.Policy()}); err != nil {
 		return fmt.Errorf("delivery session: %w", err)
 	}
 	wo := opts.Webhooks
@@ -279,13 +266,4 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	opts.Shipment, opts.Returns, opts.Webhooks, opts.Outbox = s.Shipment, s.Returns, s.Webhooks, s.Outbox
 	opts.Metrics = cmp.Or(opts.Metrics, s.httpMetrics)
 	return httpapi.New(opts)
-}
-
-// warehouseZone is the time zone of a catalog's first warehouse: the zone
-// of tracking pages whose destination names no country tracking knows.
-func warehouseZone(c *catalog.Catalog) string {
-	if c == nil || len(c.Warehouses) == 0 {
-		return ""
-	}
-	return c.Warehouses[0].TimeZone
 }

@@ -5,6 +5,7 @@
 //	go run ./bench/http                           # 3 rounds of 2 s per endpoint and server, 32 clients
 //	go run ./bench/http -duration 5s -rounds 5    # longer, steadier
 //	go run ./bench/http -clients 8 -endpoints siw.create,siw.get
+//	go run ./bench/http -sweep-interval 0          # without the retention sweeper
 //
 // It starts three servers, each in its own process (this binary run again
 // in server mode), so that each one's resident memory can be read from
@@ -20,6 +21,11 @@
 //     INFO-level access log formatted and then discarded) on storage/memory.
 //   - bolt: the same on storage/bolt, a fresh file in a temporary directory,
 //     with fsync on every commit as in production.
+//
+// The memory and bolt servers run the retention sweeper (package
+// retention) every -sweep-interval with the demo configuration's
+// retention, as the example server does every minute: the measurement
+// includes the sweeps' reads and the time index every write keeps.
 //
 // Before measuring, it seeds the memory and bolt servers over HTTP: a
 // checkout session to read, a booked shipment whose parcel is looked up,
@@ -74,6 +80,7 @@ type options struct {
 	rounds    int
 	clients   int
 	loader    string // "go" or "wrk"
+	sweep     time.Duration
 	endpoints []endpoint
 }
 
@@ -87,14 +94,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&c.clients, "clients", 32, "concurrent keep-alive connections")
 	names := fs.String("endpoints", "all", "comma-separated endpoints to measure: "+strings.Join(endpointNames(), ",")+" or all")
 	fs.StringVar(&c.loader, "load", "go", "load generator: go (this program's client) or wrk (Debian's wrk, whole seconds)")
+	fs.DurationVar(&c.sweep, "sweep-interval", time.Second, "how often the memory and bolt servers run their retention sweeper (0: not at all)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
-	if c.duration <= 0 || c.warmup < 0 || c.rounds < 1 || c.clients < 1 {
-		return c, fmt.Errorf("-duration must be positive, -warmup not negative, -rounds and -clients at least 1")
+	if c.duration <= 0 || c.warmup < 0 || c.rounds < 1 || c.clients < 1 || c.sweep < 0 {
+		return c, fmt.Errorf("-duration must be positive, -warmup and -sweep-interval not negative, -rounds and -clients at least 1")
 	}
 	switch c.loader {
 	case "go":
@@ -121,6 +129,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
+		return err
+	}
+	// The servers read it from their environment.
+	if err := os.Setenv(sweepEnv, cfg.sweep.String()); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "deliverykit-bench-")

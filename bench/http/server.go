@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
@@ -32,6 +34,7 @@ const (
 	serveEnv = "DELIVERYKIT_BENCH_SERVE" // the mode
 	dbEnv    = "DELIVERYKIT_BENCH_DB"    // the bolt file
 	sizesEnv = "DELIVERYKIT_BENCH_SIZES" // the baseline's response sizes, JSON {path: bytes}
+	sweepEnv = "DELIVERYKIT_BENCH_SWEEP" // the retention sweeper's interval, 0: none
 	// ProfileEnv, when set to a directory, makes every server write a CPU
 	// profile of its whole run to DIR/MODE.pprof, for go tool pprof.
 	profileEnv = "DELIVERYKIT_BENCH_CPUPROFILE"
@@ -166,7 +169,13 @@ func serve(mode string, stdin io.Reader, stdout io.Writer) error {
 			store = s
 		}
 		defer store.Close()
-		h, err := exampleHandler(store)
+		sweep, err := time.ParseDuration(cmp.Or(os.Getenv(sweepEnv), "0s"))
+		if err != nil {
+			return fmt.Errorf("%s: %w", sweepEnv, err)
+		}
+		ctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		h, err := exampleHandler(ctx, store, sweep)
 		if err != nil {
 			return err
 		}
@@ -196,14 +205,19 @@ func serve(mode string, stdin io.Reader, stdout io.Writer) error {
 }
 
 // exampleHandler builds the handler the way examples/server does, with the
-// demo configuration. Its access log is formatted at INFO, as the example
+// demo configuration, and runs its retention sweeper every sweep until ctx
+// ends (0: not at all). Its access log is formatted at INFO, as the example
 // server's, and discarded rather than written to a terminal.
-func exampleHandler(store storage.Store) (http.Handler, error) {
+func exampleHandler(ctx context.Context, store storage.Store, sweep time.Duration) (http.Handler, error) {
 	cfg := config.Demo()
 	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: "http://127.0.0.1:8080", Logger: log})
+	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: "http://127.0.0.1:8080", Logger: log,
+		Retention: retention.Options{Interval: sweep}})
 	if err != nil {
 		return nil, err
+	}
+	if sweep > 0 {
+		go svcs.Retention.Run(ctx)
 	}
 	return svcs.Handler(httpapi.Options{
 		Keys:   cfg.Keyring(),

@@ -69,6 +69,7 @@ import (
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
@@ -112,6 +113,7 @@ type flags struct {
 	publicURL                                string
 	notifyInterval                           time.Duration
 	webhookInterval                          time.Duration
+	sweepInterval                            time.Duration
 	webhooksAllowPrivate                     bool
 	outboxLease, webhookLease                time.Duration
 	trackingLinkLifetime, statusLinkLifetime time.Duration
@@ -144,6 +146,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.publicURL, "public-url", "", "scheme and host customers reach the server at, for tracking and return links; empty: http://<listening address>")
 	fs.DurationVar(&f.notifyInterval, "notify-interval", 10*time.Second, "how often due customer notifications are sent")
 	fs.DurationVar(&f.webhookInterval, "webhook-interval", 10*time.Second, "how often due webhook deliveries are retried (new ones are sent at once)")
+	fs.DurationVar(&f.sweepInterval, "sweep-interval", time.Minute, "how often records the configuration's retention no longer keeps are deleted")
 	fs.DurationVar(&f.outboxLease, "outbox-lease", 0, "how long a cross-area event being delivered is left to its delivery before it is delivered again, e.g. after a crash; 0: 1 minute. Keep it longer than the slowest delivery")
 	fs.DurationVar(&f.webhookLease, "webhook-lease", 0, "how long a webhook being sent is left to its attempt before it is sent again, e.g. after a crash; 0: the attempt timeout (10s) plus 1 minute. Keep it longer than the timeout")
 	fs.BoolVar(&f.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints resolve to loopback and private addresses (development only: otherwise a webhook URL could reach internal services)")
@@ -199,6 +202,9 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	}
 	if f.webhookInterval <= 0 {
 		return f, fmt.Errorf("-webhook-interval must be positive, got %v", f.webhookInterval)
+	}
+	if f.sweepInterval <= 0 {
+		return f, fmt.Errorf("-sweep-interval must be positive, got %v", f.sweepInterval)
 	}
 	if f.notifyInterval <= 0 {
 		return f, fmt.Errorf("-notify-interval must be positive, got %v", f.notifyInterval)
@@ -375,7 +381,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 
 	// Notifications are sent, and cross-area effects that failed are
 	// retried, by loops that end with the server, before the store closes.
-	stopLoops := runLoops(svcs, f, log)
+	stopLoops := runLoops(svcs, opts.RefundExecutor, f, log)
 	defer stopLoops()
 	handler, stopMetrics, err := serveMetrics(handler, reg, f, log)
 	if err != nil {
@@ -428,8 +434,9 @@ func checkConfig(path string, w io.Writer) error {
 func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Registerer) wiring.Options {
 	opts := wiring.Options{PublicURL: cmp.Or(f.publicURL, base), Logger: log, Metrics: reg,
 		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime,
-		Outbox:   outbox.Options{Lease: f.outboxLease},
-		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease}}
+		Outbox:    outbox.Options{Lease: f.outboxLease},
+		Webhooks:  webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease},
+		Retention: retention.Options{Interval: f.sweepInterval}}
 	if f.demoCarrier == "simulate" {
 		opts.Simulate = &carrier.SimulatorOptions{TimeScale: f.timeScale, Seed: f.simulatorSeed}
 		log.Info("the demo carrier is the simulator: booked parcels travel by themselves", "time_scale", f.timeScale)
@@ -480,19 +487,21 @@ func loadConfig(f flags, log *slog.Logger) (*config.Config, error) {
 }
 
 // runLoops starts the loops that send due notifications, retry cross-area
-// effects (the outbox) every second, send webhooks and, with the
-// simulator, move parcels every second, and returns the function that
-// stops them and waits for them to end.
-func runLoops(svcs *wiring.Services, f flags, log *slog.Logger) (stop func()) {
+// effects (the outbox) every second, send webhooks, delete what the
+// configuration's retention no longer keeps and, with the simulator, move
+// parcels every second, and returns the function that stops them and waits
+// for them to end.
+func runLoops(svcs *wiring.Services, refunds returns.RefundExecutor, f flags, log *slog.Logger) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var loops sync.WaitGroup
 	loops.Go(func() { svcs.Notify.Run(ctx, f.notifyInterval, log) })
 	loops.Go(func() { svcs.Outbox.Run(ctx, time.Second) })
 	loops.Go(func() { svcs.Webhooks.Run(ctx, f.webhookInterval) })
+	loops.Go(func() { svcs.Retention.Run(ctx) })
 	if sim := svcs.Simulator; sim != nil {
 		loops.Go(func() { sim.Run(ctx, time.Second) })
 	}
-	if demo, ok := svcs.RefundExecutor.(*returns.DemoRefunds); ok && f.refundDelay > 0 {
+	if demo, ok := refunds.(*returns.DemoRefunds); ok && f.refundDelay > 0 {
 		loops.Go(func() { demo.Run(ctx, time.Second) })
 	}
 	return func() {

@@ -1,0 +1,158 @@
+package checkout
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/deliverykit/deliverykit/retention"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// expiry is the sessions' time index (package retention): an ACTIVE
+// session under "active" at its expires_at, a COMPLETE one under
+// "completed" at its completed_at. Every write of a session moves its
+// entry in the same transaction.
+var expiry = retention.Index{Name: "checkout.expiry"}
+
+// Classes of the time index.
+const (
+	classActive    = "active"
+	classCompleted = "completed"
+)
+
+// expiryEntry is the session's place in the time index.
+func (r *record) expiryEntry() retention.Entry {
+	return entryOf(r.Status, r.ExpiresAt, r.CompletedAt, r.UpdatedAt)
+}
+
+func entryOf(st Status, expires, completed, updated time.Time) retention.Entry {
+	if st == StatusComplete {
+		if completed.IsZero() {
+			completed = updated
+		}
+		return retention.Entry{Class: classCompleted, At: completed}
+	}
+	return retention.Entry{Class: classActive, At: expires}
+}
+
+// sweepRecord is what a sweep decodes of a stored session: what finds
+// its index entries, without its cart, options or addresses.
+type sweepRecord struct {
+	ID         string `json:"id"`
+	Site       string `json:"site"`
+	Status     Status `json:"status"`
+	Origin     string `json:"origin,omitempty"`
+	TosID      string `json:"tos_id,omitempty"`
+	ExternalID string `json:"external_id,omitempty"`
+	Cart       struct {
+		CartID string `json:"cart_id,omitempty"`
+	} `json:"cart"`
+	WidgetToken string    `json:"widget_token"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	CompletedAt time.Time `json:"completed_at,omitzero"`
+}
+
+var sweepRecords = storage.Collection[sweepRecord]{Name: sessions.Name}
+
+func (r *sweepRecord) entry() retention.Entry {
+	return entryOf(r.Status, r.ExpiresAt, r.CompletedAt, r.UpdatedAt)
+}
+
+// sweepState remembers that the backfill of the time index is done.
+type sweepState struct{ backfilled atomic.Bool }
+
+// Sweep deletes, at most limit (≤ 0: no limit), the sessions that
+// Options.Retention no longer keeps at now: ACTIVE sessions whose
+// expires_at is older than Retention.ActiveSessions, COMPLETE ones
+// completed longer than Retention.CompletedSessions ago. A session goes
+// with its widget token, the entries that find it by tos_id, external id
+// and origin, and its time index entry, Batch sessions per transaction.
+// It returns how many sessions it deleted. The first Sweep of a store
+// written before sessions had a time index indexes them first
+// (retention.Index.Backfill).
+func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
+	if !s.swept.backfilled.Load() {
+		err := expiry.Backfill(ctx, s.store, sessions.Name, func(rec storage.Record) (retention.Entry, error) {
+			it, err := sweepRecords.Decode(rec)
+			if err != nil {
+				return retention.Entry{}, err
+			}
+			return it.Value.entry(), nil
+		})
+		if err != nil {
+			return 0, fmt.Errorf("checkout: indexing stored sessions: %w", err)
+		}
+		s.swept.backfilled.Store(true)
+	}
+	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{
+		{Name: classActive, Keep: retention.Resolve(s.retention.ActiveSessions, retention.DefaultActiveSessions)},
+		{Name: classCompleted, Keep: retention.Resolve(s.retention.CompletedSessions, retention.DefaultCompletedSessions)},
+	}, deleteSession)
+	if err != nil {
+		return n, fmt.Errorf("checkout: %w", err)
+	}
+	return n, nil
+}
+
+// deleteSession deletes the session at key, found by its time index entry
+// e, with every entry that finds it. A session whose entry is no longer e
+// was changed since it was due and stays.
+func deleteSession(tx storage.Tx, key string, e retention.Entry) (bool, error) {
+	it, err := sweepRecords.Get(tx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	r := it.Value
+	if !r.entry().Same(e) {
+		return false, nil
+	}
+	if err := tx.Delete(sessions.Name, key, storage.VersionIs(it.Version)); err != nil {
+		return false, err
+	}
+	if r.WidgetToken != "" {
+		if err := deleteIfOwned(tx, tokens, r.WidgetToken, func(t tokenRecord) bool { return t.Site == r.Site && t.SessionID == r.ID }); err != nil {
+			return false, err
+		}
+	}
+	if r.Origin != "" {
+		if err := clones.Delete(tx, storage.Key(r.Site, r.Origin, r.ID), storage.AnyVersion); err != nil {
+			return false, err
+		}
+	}
+	owned := func(id string) bool { return id == r.ID }
+	if r.TosID != "" {
+		if err := deleteIfOwned(tx, tosIndex, storage.Key(r.Site, r.TosID), owned); err != nil {
+			return false, err
+		}
+	}
+	if ext := cmp.Or(r.ExternalID, r.Cart.CartID, r.TosID); ext != "" {
+		if err := deleteIfOwned(tx, externalIDs, storage.Key(r.Site, ext), owned); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// deleteIfOwned deletes the entry at key of c when it points at the
+// session being deleted: an entry another session holds stays.
+func deleteIfOwned[T any](tx storage.Tx, c storage.Collection[T], key string, owned func(T) bool) error {
+	it, err := c.Get(tx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !owned(it.Value) {
+		return nil
+	}
+	return c.Delete(tx, key, storage.VersionIs(it.Version))
+}

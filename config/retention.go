@@ -1,0 +1,76 @@
+package config
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/retention"
+)
+
+// Retention says how many days records are kept once they are no longer
+// in use; the background sweep (package retention) deletes them then. A
+// missing member is its default; 0 keeps the records forever.
+//
+//	"retention": {"active_session_days": 7, "completed_session_days": 90, "dead_event_days": 30}
+//
+// Returns are never deleted: they are financial records.
+type Retention struct {
+	// ActiveSessionDays is how long an ACTIVE checkout session is kept
+	// after its expires_at, with its widget token, and an ACTIVE delivery
+	// session after its last change. Default 7; 0 keeps them forever.
+	ActiveSessionDays *int `json:"active_session_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=7"`
+	// CompletedSessionDays is how long a COMPLETED checkout or delivery
+	// session is kept after its completion. Default 90; 0 keeps them
+	// forever.
+	CompletedSessionDays *int `json:"completed_session_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=90"`
+	// DeadEventDays is how long an event the outbox could not deliver
+	// is kept after it died, for the dead-event list and retries.
+	// Delivered events are deleted when delivered. Default 30; 0 keeps
+	// them forever.
+	DeadEventDays *int `json:"dead_event_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=30"`
+}
+
+// maxRetentionDays bounds a retention: a hundred years is forever.
+const maxRetentionDays = 36500
+
+// Policy is the retention of r's sessions; a nil r is every default.
+func (r *Retention) Policy() retention.Policy {
+	if r == nil {
+		return retention.Policy{}
+	}
+	return retention.Policy{ActiveSessions: days(r.ActiveSessionDays), CompletedSessions: days(r.CompletedSessionDays),
+		DeadEvents: days(r.DeadEventDays)}
+}
+
+// days is a Policy duration: nil is the default (0), 0 is Never.
+func days(n *int) time.Duration {
+	switch {
+	case n == nil:
+		return 0
+	case *n == 0:
+		return retention.Never
+	}
+	return time.Duration(*n) * 24 * time.Hour
+}
+
+func (r *Retention) violations() []deliverykit.FieldViolation {
+	if r == nil {
+		return nil
+	}
+	var vs []deliverykit.FieldViolation
+	for _, f := range []struct {
+		name string
+		n    *int
+	}{
+		{"retention.active_session_days", r.ActiveSessionDays},
+		{"retention.completed_session_days", r.CompletedSessionDays},
+		{"retention.dead_event_days", r.DeadEventDays},
+	} {
+		if f.n != nil && (*f.n < 0 || *f.n > maxRetentionDays) {
+			vs = append(vs, deliverykit.FieldViolation{Field: f.name, Rule: "range",
+				Message: fmt.Sprintf("must be between 0 (keep forever) and %d days", maxRetentionDays)})
+		}
+	}
+	return vs
+}

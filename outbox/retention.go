@@ -1,0 +1,84 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit/retention"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// DefaultDeadRetention is how long a dead event is kept for Dead and
+// Retry: 30 days.
+const DefaultDeadRetention = 30 * 24 * time.Hour
+
+// expiry is the time index of dead events (package retention): class
+// "dead" at the time the event died. A delivered event is deleted when it
+// is acknowledged and needs none; Retry takes the entry off.
+var expiry = retention.Index{Name: "outbox.expiry"}
+
+const classDead = "dead"
+
+func deadEntry(r *record) retention.Entry {
+	if r.DeadAt.IsZero() {
+		return retention.Entry{}
+	}
+	return retention.Entry{Class: classDead, At: r.DeadAt}
+}
+
+// Sweep deletes, at most limit (≤ 0: no limit), the events dead for
+// longer than Options.DeadRetention at now, with their id and dead-list
+// entries, retention.Batch per transaction, and returns how many it
+// deleted. The first Sweep of a store whose dead events have no time
+// index entry indexes them first (retention.Index.Backfill).
+func (d *Dispatcher) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
+	if !d.backfilled.Load() {
+		err := expiry.Backfill(ctx, d.store, events.Name, func(rec storage.Record) (retention.Entry, error) {
+			it, err := events.Decode(rec)
+			if err != nil {
+				return retention.Entry{}, err
+			}
+			return deadEntry(&it.Value), nil
+		})
+		if err != nil {
+			return 0, fmt.Errorf("outbox: indexing dead events: %w", err)
+		}
+		d.backfilled.Store(true)
+	}
+	keep := retention.Resolve(d.opts.DeadRetention, DefaultDeadRetention)
+	n, err := expiry.SweepClasses(ctx, d.store, now, limit, []retention.Class{{Name: classDead, Keep: keep}}, deleteDead)
+	if err != nil {
+		return n, fmt.Errorf("outbox: %w", err)
+	}
+	return n, nil
+}
+
+// deleteDead deletes the dead event at key found by its entry e, unless it
+// was retried since.
+func deleteDead(tx storage.Tx, key string, e retention.Entry) (bool, error) {
+	it, err := events.Get(tx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	r := it.Value
+	if !deadEntry(&r).Same(e) {
+		return false, nil
+	}
+	if err := dead.Delete(tx, storage.Key(r.Event.Site, storage.Uint64Key(r.Seq)), storage.AnyVersion); err != nil {
+		return false, err
+	}
+	idKey := storage.Key(r.Event.Site, r.Event.ID)
+	if seq, err := ids.Get(tx, idKey); err == nil && seq.Value == r.Seq {
+		if err := ids.Delete(tx, idKey, storage.AnyVersion); err != nil {
+			return false, err
+		}
+	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return false, err
+	}
+	return true, events.Delete(tx, key, storage.VersionIs(it.Version))
+}

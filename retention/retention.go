@@ -1,0 +1,169 @@
+// Package retention deletes records once they are no longer needed, so
+// that a deployment's store stops growing when its traffic stops growing.
+//
+// Each area keeps a time index of its records (Index): one entry per
+// record, written in the transaction that writes the record and moved
+// when the time its retention counts from moves (a session extended or
+// completed). The area's Sweep reads the entries that are due, in time
+// order, and deletes each record with all its index entries, Batch
+// records per transaction, so that what a sweep costs is proportional to
+// what it deletes, not to what is stored, and writers are never held up
+// for long.
+//
+// A Sweeper runs the areas' sweeps in the background:
+//
+//	sw := retention.NewSweeper([]retention.Area{{Name: "checkout", Sweep: checkoutSvc}}, retention.Options{})
+//	go sw.Run(ctx) // sweeps every Options.Interval until ctx ends
+//
+// Records written before an area had its index have no entry: the area's
+// first sweep indexes them once (Index.Backfill), which reads every record
+// of the collection a batch at a time; the store remembers that it is done.
+//
+// Reads are unaffected: a record past its expiry but not yet swept reads
+// as it did before it expired.
+package retention
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+)
+
+// Defaults of Policy.
+const (
+	// DefaultActiveSessions: an ACTIVE checkout session is deleted a week
+	// after it expired, a delivery session a week after its last change.
+	DefaultActiveSessions = 7 * 24 * time.Hour
+	// DefaultCompletedSessions: a COMPLETED session is deleted 90 days
+	// after it was completed.
+	DefaultCompletedSessions = 90 * 24 * time.Hour
+)
+
+// Never, as a Policy duration, keeps the records forever.
+const Never time.Duration = -1
+
+// Policy says how long records are kept. A zero duration is the default;
+// Never (any negative duration) keeps the records forever.
+type Policy struct {
+	// ActiveSessions is how long an ACTIVE checkout session is kept after
+	// its expires_at (reads keep working meanwhile; it cannot be
+	// completed), and an ACTIVE delivery session, which does not expire,
+	// after its last change. Its widget token goes with it.
+	ActiveSessions time.Duration
+	// CompletedSessions is how long a COMPLETED checkout or delivery
+	// session is kept after its completion.
+	CompletedSessions time.Duration
+	// DeadEvents is how long an outbox event that could not be delivered
+	// is kept for inspection and retry after it died
+	// (outbox.Options.DeadRetention; its default is 30 days).
+	DeadEvents time.Duration
+}
+
+// Resolve returns d, or def when d is zero, or 0 when d is Never: the
+// retention to apply, 0 meaning never delete.
+func Resolve(d, def time.Duration) time.Duration {
+	switch {
+	case d < 0:
+		return 0
+	case d == 0:
+		return def
+	}
+	return d
+}
+
+// Sweepable deletes at most limit records that are due at now and returns
+// how many it deleted. Areas implement it as their Sweep method.
+type Sweepable interface {
+	Sweep(ctx context.Context, now time.Time, limit int) (int, error)
+}
+
+// Area is one area the Sweeper sweeps.
+type Area struct {
+	Name  string
+	Sweep Sweepable
+}
+
+// Options configures a Sweeper. Every field has a default.
+type Options struct {
+	// Interval is the time between two rounds. Default: one minute.
+	Interval time.Duration
+	// Limit is how many records one round deletes at most per area; the
+	// rest waits for the next round. Default: 100000.
+	Limit int
+	// Clock tells the sweeps what time it is. Default: the system clock.
+	Clock deliverykit.Clock
+	// Logger receives a line per round that deleted something and every
+	// failed sweep. Default: slog.Default().
+	Logger *slog.Logger
+}
+
+// Sweeper runs the sweeps of several areas.
+type Sweeper struct {
+	areas []Area
+	opts  Options
+}
+
+// NewSweeper returns a Sweeper of areas.
+func NewSweeper(areas []Area, opts Options) *Sweeper {
+	if opts.Interval <= 0 {
+		opts.Interval = time.Minute
+	}
+	if opts.Limit <= 0 {
+		opts.Limit = 100000
+	}
+	if opts.Clock == nil {
+		opts.Clock = deliverykit.SystemClock{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Sweeper{areas: areas, opts: opts}
+}
+
+// SweepOnce runs one round: every area's sweep at the clock's time. It
+// goes on after an area fails, and returns the first error with what was
+// deleted, by area name.
+func (s *Sweeper) SweepOnce(ctx context.Context) (map[string]int, error) {
+	now := s.opts.Clock.Now()
+	deleted := make(map[string]int, len(s.areas))
+	var first error
+	for _, a := range s.areas {
+		n, err := a.Sweep.Sweep(ctx, now, s.opts.Limit)
+		deleted[a.Name] = n
+		if err != nil {
+			if ctx.Err() != nil {
+				return deleted, ctx.Err()
+			}
+			s.opts.Logger.ErrorContext(ctx, "retention sweep failed", "area", a.Name, "deleted", n, "err", err)
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		if n > 0 {
+			s.opts.Logger.InfoContext(ctx, "retention sweep", "area", a.Name, "deleted", n)
+		}
+	}
+	return deleted, first
+}
+
+// Run sweeps at once and then every Options.Interval until ctx ends, and
+// returns ctx's error. A failed round is logged and the next one runs on
+// schedule.
+func (s *Sweeper) Run(ctx context.Context) error {
+	t := time.NewTicker(s.opts.Interval)
+	defer t.Stop()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		_, _ = s.SweepOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}

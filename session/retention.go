@@ -1,0 +1,90 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit/retention"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// expiry is the sessions' time index (package retention): a session is
+// under its state's class ("active", "completed") at its update_time, the
+// time of its last change, which for a COMPLETED session is its
+// completion. Every write of a session moves its entry in the same
+// transaction.
+var expiry = retention.Index{Name: "session.expiry"}
+
+// Classes of the time index.
+const (
+	classActive    = "active"
+	classCompleted = "completed"
+)
+
+func entryOf(st State, updated time.Time) retention.Entry {
+	if st == StateCompleted {
+		return retention.Entry{Class: classCompleted, At: updated}
+	}
+	return retention.Entry{Class: classActive, At: updated}
+}
+
+// expiryEntry is the stored session's place in the time index.
+func (r *record) expiryEntry() retention.Entry { return entryOf(r.State, r.UpdateTime.Time) }
+
+// sweepRecord is what a sweep decodes of a stored session.
+type sweepRecord struct {
+	State      State     `json:"state,omitempty"`
+	UpdateTime time.Time `json:"update_time,omitzero"`
+}
+
+var sweepRecords = storage.Collection[sweepRecord]{Name: sessions.Name}
+
+// Sweep deletes, at most limit (≤ 0: no limit), the sessions that
+// Options.Retention no longer keeps at now: ACTIVE sessions unchanged for
+// longer than Retention.ActiveSessions (a delivery session has no expiry
+// of its own; its options do) and COMPLETED ones completed longer than
+// Retention.CompletedSessions ago, each with its time index entry, Batch
+// sessions per transaction. It returns how many it deleted. The first
+// Sweep of a store written before sessions had a time index indexes them
+// first (retention.Index.Backfill).
+func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
+	if !s.backfilled.Load() {
+		err := expiry.Backfill(ctx, s.store, sessions.Name, func(rec storage.Record) (retention.Entry, error) {
+			it, err := sweepRecords.Decode(rec)
+			if err != nil {
+				return retention.Entry{}, err
+			}
+			return entryOf(it.Value.State, it.Value.UpdateTime), nil
+		})
+		if err != nil {
+			return 0, fmt.Errorf("session: indexing stored sessions: %w", err)
+		}
+		s.backfilled.Store(true)
+	}
+	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{
+		{Name: classActive, Keep: retention.Resolve(s.retention.ActiveSessions, retention.DefaultActiveSessions)},
+		{Name: classCompleted, Keep: retention.Resolve(s.retention.CompletedSessions, retention.DefaultCompletedSessions)},
+	}, deleteSession)
+	if err != nil {
+		return n, fmt.Errorf("session: %w", err)
+	}
+	return n, nil
+}
+
+// deleteSession deletes the session at key found by its entry e, unless
+// it changed since it was due.
+func deleteSession(tx storage.Tx, key string, e retention.Entry) (bool, error) {
+	it, err := sweepRecords.Get(tx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !entryOf(it.Value.State, it.Value.UpdateTime).Same(e) {
+		return false, nil
+	}
+	return true, tx.Delete(sessions.Name, key, storage.VersionIs(it.Version))
+}
