@@ -137,8 +137,9 @@ func (c *webhookCollector) Collect(ch chan<- prometheus.Metric) {
 
 // Notifications returns an outbox consumer counting customer
 // notifications by channel and outcome (sent, failed attempt), registered
-// with reg. wiring registers it for event.TypeNotificationSent and
-// TypeNotificationFailed. An event delivered twice is counted twice.
+// with reg. Register adds it to Sources.Outbox for
+// event.TypeNotificationSent and TypeNotificationFailed. An event
+// delivered twice is counted twice.
 func Notifications(reg prometheus.Registerer) (outbox.Handler, error) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "notifications_total",
 		Help: "Customer notification send attempts by channel and outcome (sent, failed)."}, []string{"channel", "outcome"})

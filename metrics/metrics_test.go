@@ -1,0 +1,65 @@
+package metrics_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/metrics"
+	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/storage/memory"
+)
+
+// TestRegisterCountsNotifications: with an outbox, Register counts the
+// notifications its events report, by channel and outcome, and shows the
+// outbox's queue.
+func TestRegisterCountsNotifications(t *testing.T) {
+	ctx := t.Context()
+	store := memory.New()
+	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	d := outbox.New(store, outbox.Options{Clock: deliverykit.NewManualClock(at)})
+	reg := prometheus.NewPedanticRegistry()
+	if err := metrics.Register(reg, metrics.Sources{Outbox: d, Now: func() time.Time { return at }}); err != nil {
+		t.Fatal(err)
+	}
+	payloads := []event.Payload{
+		event.NotificationSent{NotificationID: "n1", Channel: "EMAIL", Attempts: 1},
+		event.NotificationSent{NotificationID: "n2", Channel: "EMAIL", Attempts: 1},
+		event.NotificationFailed{NotificationID: "n3", Channel: "SMS", Attempts: 1, Error: "gateway down"},
+	}
+	if err := store.Update(ctx, func(tx storage.Tx) error {
+		for _, p := range payloads {
+			ev, err := event.New("", "site-a", "TN1", at, p)
+			if err != nil {
+				return err
+			}
+			if err := outbox.Add(tx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := d.Dispatch(ctx); err != nil || n != 3 {
+		t.Fatalf("Dispatch = %d, %v; want 3 delivered", n, err)
+	}
+	want := `
+# HELP deliverykit_notifications_total Customer notification send attempts by channel and outcome (sent, failed).
+# TYPE deliverykit_notifications_total counter
+deliverykit_notifications_total{channel="EMAIL",outcome="sent"} 2
+deliverykit_notifications_total{channel="SMS",outcome="failed"} 1
+# HELP deliverykit_outbox_pending_events Events waiting for delivery or a retry (counted up to 10000).
+# TYPE deliverykit_outbox_pending_events gauge
+deliverykit_outbox_pending_events 0
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "deliverykit_notifications_total", "deliverykit_outbox_pending_events"); err != nil {
+		t.Error(err)
+	}
+}
