@@ -59,6 +59,7 @@ import (
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/webhook"
@@ -111,6 +112,12 @@ type Options struct {
 	Site string
 	// Logger receives the services' logs. Default: discarded.
 	Logger *slog.Logger
+	// Refunds, when set, pays refunds out with the demo executor
+	// (returns.DemoRefunds) on the kit's clock: a new refund is PENDING
+	// and settles, or fails at Refunds.FailureRate, once Advance has
+	// passed Refunds.Delay. Its Clock is the kit's. Default: refunds wait
+	// as AWAITING_EXTERNAL_REFUND for the merchant's report.
+	Refunds *returns.DemoRefundsOptions
 }
 
 // Kit is a running deliverykit with a manual clock. Its methods are not
@@ -133,6 +140,7 @@ type Kit struct {
 	Site string
 
 	step     time.Duration
+	refunds  *returns.DemoRefunds
 	senders  map[notify.Channel]*notify.LogSender
 	receiver *receiver
 	keys     map[string]string
@@ -175,8 +183,20 @@ func New(opts Options) (*Kit, error) {
 	if rates == nil {
 		rates = &carrier.Rates{}
 	}
+	var executor returns.RefundExecutor
+	if o := opts.Refunds; o != nil {
+		ro := *o
+		ro.Clock, ro.Logger = k.Clock, cmp.Or(ro.Logger, log)
+		d, err := returns.NewDemoRefunds(ro)
+		if err != nil {
+			return nil, fmt.Errorf("deliverykittest: %w", err)
+		}
+		k.refunds = d
+		executor = k.refunds
+	}
 	svcs, err := wiring.New(memory.New(), k.Config, wiring.Options{
-		PublicURL: BaseURL, Logger: log, Clock: k.Clock, IDs: &deliverykit.SequentialIDs{},
+		RefundExecutor: executor,
+		PublicURL:      BaseURL, Logger: log, Clock: k.Clock, IDs: &deliverykit.SequentialIDs{},
 		Senders:  map[notify.Channel]notify.Sender{notify.ChannelEmail: k.senders[notify.ChannelEmail], notify.ChannelSMS: k.senders[notify.ChannelSMS]},
 		Simulate: &carrier.SimulatorOptions{Rates: rates, Seed: opts.Seed},
 		// Exact backoffs and one delivery at a time: the same run
@@ -329,6 +349,12 @@ func (k *Kit) RunDue(ctx context.Context) error {
 		{"pickup reminders", func(ctx context.Context) (int, error) { return k.Services.Notify.RemindPickups(ctx, k.Clock.Now()) }},
 		{"notifications", k.Services.Notify.Dispatch},
 		{"webhooks", k.Services.Webhooks.Dispatch},
+	}
+	if d := k.refunds; d != nil {
+		runs = append(runs, struct {
+			name string
+			f    func(context.Context) (int, error)
+		}{"the demo refunds", d.Settle})
 	}
 	for range maxRounds {
 		busy := false

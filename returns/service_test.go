@@ -502,3 +502,48 @@ func TestCreateReturnPolicyDisabled(t *testing.T) {
 		t.Errorf("CreateReturn with returns disabled = %v, want failed precondition", err)
 	}
 }
+
+// TestOrderItemStatus: an order's items say where each line stands:
+// NOT_RETURNED until units of it are on a return, AWAITING_RETURN until
+// they are inspected, RETURNED once a unit was approved; a declined line
+// is NOT_RETURNED again.
+func TestOrderItemStatus(t *testing.T) {
+	f := newFixture(t)
+	f.importOrder(t, "site-a", "A-1")
+	statuses := func() []ItemStatus {
+		o, err := f.svc.GetOrder(f.ctx, "site-a", "A-1", IDForeign)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []ItemStatus
+		for _, it := range o.Items {
+			out = append(out, it.Status)
+		}
+		return out
+	}
+	steps := []struct {
+		name string
+		do   func() error
+		want []ItemStatus
+	}{
+		{"imported", func() error { return nil }, []ItemStatus{ItemNotReturned, ItemNotReturned}},
+		{"both lines on returns", func() error {
+			f.createReturn(t, "site-a", "A-1", CustomerReturnItemInput{ForeignLineItemID: "L1", Quantity: 1})
+			f.createReturn(t, "site-a", "A-1", CustomerReturnItemInput{ForeignLineItemID: "L2", Quantity: 1})
+			return nil
+		}, []ItemStatus{ItemAwaitingReturn, ItemAwaitingReturn}},
+		{"L1 approved, L2 declined", func() error {
+			_, err := f.svc.ReportReturnedItems(f.ctx, "site-a", ReturnedItemsInput{ForeignOrderID: "A-1", Items: []ReturnedItemInput{
+				{SKU: "JACKET-M", Quantity: 1, Approved: true}, {SKU: "SOCKS", Quantity: 1}}})
+			return err
+		}, []ItemStatus{ItemReturned, ItemNotReturned}},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if diff := cmp.Diff(s.want, statuses()); diff != "" {
+			t.Errorf("%s: order item statuses (-want +got):\n%s", s.name, diff)
+		}
+	}
+}

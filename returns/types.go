@@ -35,6 +35,11 @@ const (
 	// reported the line's units (POST /merchant/items/returned). The
 	// item's returnedToWarehouseAt is the delivery's time.
 	ItemAwaitingInspection ItemStatus = "AWAITING_INSPECTION"
+	// ItemNotReturned (an extension) is the status of an order's line
+	// (order detail items) none of whose units is on a return. An order
+	// line is AWAITING_RETURN while units of it are on a return and not
+	// yet inspected, and RETURNED once units of it were approved.
+	ItemNotReturned ItemStatus = "NOT_RETURNED"
 )
 
 // RefundStatus is the refund state of a return line or of an order.

@@ -43,6 +43,7 @@ func (s *Service) orderView(tx storage.Tx, site string, o orderRecord) (Order, e
 		out.Items[i] = ReturnItem{ID: l.ID, ForeignLineItemID: l.ForeignLineItemID, Quantity: l.Quantity,
 			PurchasePriceAmount: o.price(l), ProductVariant: variant(l)}
 		out.Items[i].ExchangeSKUs = l.ExchangeSKUs
+		out.Items[i].Status = orderLineStatus(l)
 	}
 	for _, rid := range o.ReturnIDs {
 		r, err := returnsColl.Get(tx, orderKey(site, rid))
@@ -63,6 +64,19 @@ func (s *Service) orderView(tx storage.Tx, site string, o orderRecord) (Order, e
 	}
 	out.OrderRefund = orderRefund(o, refunds)
 	return out, nil
+}
+
+// orderLineStatus is the status of an order's line: RETURNED once units
+// of it were approved, AWAITING_RETURN while units of it are on a return
+// (InReturn counts those not declined), else NOT_RETURNED.
+func orderLineStatus(l orderLine) ItemStatus {
+	switch {
+	case l.Approved > 0:
+		return ItemReturned
+	case l.InReturn > 0:
+		return ItemAwaitingReturn
+	}
+	return ItemNotReturned
 }
 
 func loadRefunds(tx storage.Tx, site string, ids []uint64) ([]refundRecord, error) {
