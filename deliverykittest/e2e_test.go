@@ -332,6 +332,11 @@ func walkReturns(w walker) {
 		}
 	}
 
+	// The customer is not told about their own return parcel's steps as
+	// if it were a delivery.
+	if rn := w.tracking("GET", "/notifications?"+url.Values{"site_id": {site}, "tracking_number": {reference}}.Encode(), nil); len(reached(rn, "notifications[]")) > 0 {
+		t.Errorf("the return parcel made notifications: %v", rn)
+	}
 	// The exchange is inspected first, then the refund's line, by the
 	// parcel's tracking reference: that return's refund then also gives
 	// back the shipping.

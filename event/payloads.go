@@ -149,6 +149,10 @@ type ParcelChanged struct {
 	TrackingLink string `json:"tracking_link,omitempty"`
 	// Locale is the order's, empty when it was registered without one.
 	Locale string `json:"locale,omitempty"`
+	// Direction is the parcel's: OUTBOUND, or RETURN for a customer's
+	// return parcel (whose receiver is the merchant); empty in events
+	// written before it was added, which were all outbound.
+	Direction string `json:"direction,omitempty"`
 }
 
 // EventType implements Payload.

@@ -31,6 +31,7 @@ type parcelChange struct {
 	// the page speaks the order's Locale).
 	TrackingLink string
 	Locale       string
+	Direction    DirectionType
 }
 
 // event is c as the payload of its outbox event.
@@ -38,7 +39,7 @@ func (c *parcelChange) event() event.ParcelChanged {
 	return event.ParcelChanged{
 		TosID: c.TosID, ExternalID: c.ExternalID, TrackingNumber: c.TrackingNumber,
 		Step: string(c.Step), Alert: string(c.Alert), Time: c.Time.UTC(), DeliveryType: string(c.DeliveryType),
-		Receiver: c.Receiver, TrackingLink: c.TrackingLink, Locale: c.Locale,
+		Receiver: c.Receiver, TrackingLink: c.TrackingLink, Locale: c.Locale, Direction: string(c.Direction),
 	}
 }
 
@@ -243,7 +244,7 @@ func (s *Service) change(site string, o *orderRecord, p *parcelRecord) parcelCha
 	c := parcelChange{
 		Site: site, TosID: o.TosID, ExternalID: o.Request.ExternalID,
 		TrackingNumber: p.Request.TrackingNumber, DeliveryType: p.Request.DeliveryType,
-		TrackingLink: s.portalLink(o.Token, ""), Locale: o.Request.Locale,
+		TrackingLink: s.portalLink(o.Token, ""), Locale: o.Request.Locale, Direction: p.Request.DirectionType,
 	}
 	if r := o.Request.Receiver; r != nil {
 		c.Receiver = deliverykit.Contact{Name: r.Name, Email: r.Email, Phone: r.PhoneNumber}

@@ -96,7 +96,7 @@ func Catalogue() []CatalogueEntry {
 			Subject: "CP000000014SE",
 			Example: event.ParcelChanged{
 				TosID: "tos_7f3a", ExternalID: "SO-10071", TrackingNumber: "CP000000014SE", Step: "OUT_FOR_DELIVERY", Time: t,
-				DeliveryType: "PICKUP", Receiver: receiver, TrackingLink: "https://track.example.com/tracking/tk_8d1e", Locale: "sv-SE",
+				DeliveryType: "PICKUP", Receiver: receiver, TrackingLink: "https://track.example.com/tracking/tk_8d1e", Locale: "sv-SE", Direction: "OUTBOUND",
 			}},
 		{Type: event.TypeNotificationSent, Area: "notifications (B)",
 			Summary: "A customer notification was sent. Subject: the parcel's tracking number, else the order's external id.",

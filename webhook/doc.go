@@ -200,7 +200,8 @@
 //	      "phone": "+46701234567"
 //	    },
 //	    "tracking_link": "https://track.example.com/tracking/tk_8d1e",
-//	    "locale": "sv-SE"
+//	    "locale": "sv-SE",
+//	    "direction": "OUTBOUND"
 //	  }
 //	}
 //
