@@ -116,24 +116,6 @@ func complaintsDo(t *testing.T, h http.Handler, req *http.Request) returnsResp {
 	return out
 }
 
-// at reads a value at a path of keys and indices from a decoded body.
-func at(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			a, _ := v.([]any)
-			if k >= len(a) {
-				return nil
-			}
-			v = a[k]
-		}
-	}
-	return v
-}
-
 // TestReturnsComplaintsHTTP walks every new field over HTTP: an order with
 // product variants, a return with catalog reasons and a complaint, the
 // customer's photo upload under the status token (sniffed, bounded), the
@@ -158,7 +140,7 @@ func TestReturnsComplaintsHTTP(t *testing.T) {
 	wantVariant := map[string]any{"id": 1.0, "foreignProductId": "prod-7", "foreignVariantId": "var-7-m-blue", "sku": "JACKET-M-BLUE",
 		"productTitle": "Jacket", "variantTitle": "M / blue",
 		"properties": []any{map[string]any{"type": "size", "value": "M"}, map[string]any{"type": "color", "value": "blue"}}}
-	if diff := cmp.Diff(wantVariant, at(o.body, "items", 0, "productVariant")); diff != "" {
+	if diff := cmp.Diff(wantVariant, dig(o.body, "items", 0, "productVariant")); diff != "" {
 		t.Errorf("order productVariant (-want +got):\n%s", diff)
 	}
 
@@ -173,7 +155,7 @@ func TestReturnsComplaintsHTTP(t *testing.T) {
 	           {"foreignLineItemId":"L2","quantity":1,"reason":"not needed"}]}`), 201)
 	wantReasons := []any{map[string]any{"id": "size", "reason": "Wrong size", "subReason": "Too small", "subReasonId": "too-small"},
 		map[string]any{"reason": "tight at the shoulders"}}
-	if diff := cmp.Diff(wantReasons, at(ret.body, "items", 0, "returnReasons")); diff != "" {
+	if diff := cmp.Diff(wantReasons, dig(ret.body, "items", 0, "returnReasons")); diff != "" {
 		t.Errorf("returnReasons (-want +got):\n%s", diff)
 	}
 	id := strconv.Itoa(int(ret.body["id"].(float64)))
@@ -211,7 +193,7 @@ func TestReturnsComplaintsHTTP(t *testing.T) {
 	}
 	// A PNG the client calls text/plain is a PNG: the bytes decide.
 	item := must(upload("1", "", nil, formFile{"image", "IMG_0001.txt", "text/plain", photo}), 201)
-	if at(item.body, "customerComplaint", "image", "id") != 1.0 || at(item.body, "customerComplaint", "status") != "PENDING" {
+	if dig(item.body, "customerComplaint", "image", "id") != 1.0 || dig(item.body, "customerComplaint", "status") != "PENDING" {
 		t.Errorf("uploaded: %s", item.raw)
 	}
 	// A browser form makes the complaint of line 2 and goes back to the page.
@@ -234,29 +216,29 @@ func TestReturnsComplaintsHTTP(t *testing.T) {
 
 	// The merchant reads every field.
 	r := must(returnsDo(t, h, "GET", "/returns/merchant/return/"+id, "demo-key", ""), 200)
-	c1, c2 := at(r.body, "items", 0, "customerComplaint"), at(r.body, "items", 1, "customerComplaint")
-	if diff := cmp.Diff(wantVariant, at(r.body, "items", 0, "productVariant")); diff != "" {
+	c1, c2 := dig(r.body, "items", 0, "customerComplaint"), dig(r.body, "items", 1, "customerComplaint")
+	if diff := cmp.Diff(wantVariant, dig(r.body, "items", 0, "productVariant")); diff != "" {
 		t.Errorf("return productVariant (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(wantReasons, at(r.body, "items", 0, "returnReasons")); diff != "" {
+	if diff := cmp.Diff(wantReasons, dig(r.body, "items", 0, "returnReasons")); diff != "" {
 		t.Errorf("return returnReasons (-want +got):\n%s", diff)
 	}
 	for _, x := range []struct {
 		got, want any
 	}{
-		{at(c1, "id"), 1.0}, {at(c1, "status"), "PENDING"}, {at(c1, "complaintReason"), map[string]any{"id": "damaged", "reason": "Arrived damaged"}},
-		{at(c1, "complaintText"), "The zip is torn."}, {at(c1, "image", "id"), 1.0},
-		{at(c2, "complaintReason", "id"), "faulty"}, {at(c2, "complaintText"), "Holes\nafter one wash"}, {at(c2, "image", "id"), 2.0},
-		{len(at(c2, "images").([]any)), 1},
+		{dig(c1, "id"), 1.0}, {dig(c1, "status"), "PENDING"}, {dig(c1, "complaintReason"), map[string]any{"id": "damaged", "reason": "Arrived damaged"}},
+		{dig(c1, "complaintText"), "The zip is torn."}, {dig(c1, "image", "id"), 1.0},
+		{dig(c2, "complaintReason", "id"), "faulty"}, {dig(c2, "complaintText"), "Holes\nafter one wash"}, {dig(c2, "image", "id"), 2.0},
+		{len(dig(c2, "images").([]any)), 1},
 	} {
 		if !cmp.Equal(x.want, x.got) {
 			t.Errorf("complaint field %v, want %v in %s", x.got, x.want, r.raw)
 		}
 	}
-	uuid, _ := at(c1, "image", "uuid").(string)
-	u, err := url.Parse(at(c1, "image", "downloadUrl").(string))
+	uuid, _ := dig(c1, "image", "uuid").(string)
+	u, err := url.Parse(dig(c1, "image", "downloadUrl").(string))
 	if err != nil || u.Path != returns.ComplaintImagePath+uuid || !returns.BlobKeyPattern.MatchString(uuid) {
-		t.Fatalf("image %v", at(c1, "image"))
+		t.Fatalf("image %v", dig(c1, "image"))
 	}
 
 	// The signed URL serves the photo, with its sniffed type, never
@@ -280,7 +262,7 @@ func TestReturnsComplaintsHTTP(t *testing.T) {
 	sig := q.Get("signature")
 	altered := []struct{ name, target string }{
 		{"altered signature", u.Path + "?expires=" + q.Get("expires") + "&signature=" + strings.ToUpper(sig[:4]) + sig[4:]},
-		{"altered path", returns.ComplaintImagePath + at(c2, "image", "uuid").(string) + "?" + u.RawQuery},
+		{"altered path", returns.ComplaintImagePath + dig(c2, "image", "uuid").(string) + "?" + u.RawQuery},
 		{"altered expiry", u.Path + "?expires=" + q.Get("expires") + "9&signature=" + sig},
 		{"no signature", u.Path + "?expires=" + q.Get("expires")},
 	}
@@ -295,7 +277,7 @@ func TestReturnsComplaintsHTTP(t *testing.T) {
 	}
 	// A fresh view signs a fresh URL.
 	r = must(returnsDo(t, h, "GET", "/returns/merchant/return/"+id, "demo-key", ""), 200)
-	fresh, _ := url.Parse(at(r.body, "items", 0, "customerComplaint", "image", "downloadUrl").(string))
+	fresh, _ := url.Parse(dig(r.body, "items", 0, "customerComplaint", "image", "downloadUrl").(string))
 	must(get(fresh.RequestURI()), 200)
 
 	// The merchant decides; a decided complaint takes no more photos.
@@ -307,7 +289,7 @@ func TestReturnsComplaintsHTTP(t *testing.T) {
 		t.Errorf("bad status: %s", r.raw)
 	}
 	r = must(decide("1", `{"status":"APPROVED"}`), 200)
-	if got := at(r.body, "items", 0, "customerComplaint", "status"); got != "APPROVED" {
+	if got := dig(r.body, "items", 0, "customerComplaint", "status"); got != "APPROVED" {
 		t.Errorf("decided: %v", got)
 	}
 	must(decide("1", `{"status":"REJECTED"}`), 400)

@@ -70,32 +70,14 @@ func TestReturnShipmentsHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := returnsDo(t, h, "GET", path, "demo-key", "")
-		got := []any{r.body["status"], getPath(r.body, "items", 0, "status"), getPath(r.body, "items", 0, "returnedToWarehouseAt")}
+		got := []any{r.body["status"], dig(r.body, "items", 0, "status"), dig(r.body, "items", 0, "returnedToWarehouseAt")}
 		if diff := cmp.Diff([]any{st.status, st.item, st.returnedAt}, got); r.status != 200 || diff != "" {
 			t.Errorf("after %s: %d (-want +got):\n%s", st.step, r.status, diff)
 		}
 	}
 	rep := returnsDo(t, h, "POST", "/returns/merchant/items/returned", "demo-key",
 		`{"trackingReference":"CP000001SE","items":[{"sku":"JACKET-M","quantity":1,"approved":true}]}`)
-	if rep.status != 200 || getPath(rep.body, "returns", 0, "status") != "AWAITING_REFUND" || getPath(rep.body, "returns", 0, "items", 0, "status") != "RETURNED" {
+	if rep.status != 200 || dig(rep.body, "returns", 0, "status") != "AWAITING_REFUND" || dig(rep.body, "returns", 0, "items", 0, "status") != "RETURNED" {
 		t.Errorf("items/returned by trackingReference: %d %s", rep.status, rep.raw)
 	}
-}
-
-// getPath walks decoded JSON by keys and indexes; nil where it ends.
-func getPath(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			a, _ := v.([]any)
-			if k >= len(a) {
-				return nil
-			}
-			v = a[k]
-		}
-	}
-	return v
 }

@@ -100,6 +100,13 @@ func som(method, path, key, body string) call {
 
 // str digs a string out of a decoded JSON body: str(b, "parcels", 0, "id").
 func str(v any, path ...any) string {
+	s, _ := dig(v, path...).(string)
+	return s
+}
+
+// dig is the value at a path of keys and indices of a decoded JSON body;
+// nil where the path ends early.
+func dig(v any, path ...any) any {
 	for _, p := range path {
 		switch k := p.(type) {
 		case string:
@@ -108,13 +115,12 @@ func str(v any, path ...any) string {
 		case int:
 			a, _ := v.([]any)
 			if k >= len(a) {
-				return ""
+				return nil
 			}
 			v = a[k]
 		}
 	}
-	s, _ := v.(string)
-	return s
+	return v
 }
 
 // TestShipmentJourney is the spec's call order over HTTP: create, book

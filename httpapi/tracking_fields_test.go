@@ -100,24 +100,6 @@ func (e *fieldsEnv) getJSON(t *testing.T, path string, status int) map[string]an
 	return got
 }
 
-// dig is the value at a path of a decoded JSON body.
-func dig(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, _ := v.(map[string]any)
-			v = m[k]
-		case int:
-			a, _ := v.([]any)
-			if k >= len(a) {
-				return nil
-			}
-			v = a[k]
-		}
-	}
-	return v
-}
-
 // Every field issue 18 fills in areas A and B, read over HTTP: carrier
 // links and logo, the merchant's link, exceptions, the preselected parcel,
 // item variants and attributes, cancelled items, pickup instructions and
