@@ -155,7 +155,11 @@ func pageView(tag language.Tag, sp returns.StatusPageView) (view, error) {
 		if title == "" {
 			title = it.ProductVariant.SKU
 		}
-		iv := itemView{Title: title, Quantity: it.Quantity, Status: t["item_"+string(it.Status)],
+		status := t["item_"+string(it.Status)]
+		if it.ExchangeSKU != "" {
+			status += " · " + i18n.Text(tag, "returns.item.exchange", it.ExchangeSKU)
+		}
+		iv := itemView{Title: title, Quantity: it.Quantity, Status: status,
 			Price: money(p, it.PurchasePriceAmount.Amount, it.PurchasePriceAmount.CurrencyCode), Reason: reasonText(tag, sp.Reasons, it.ReturnReasons)}
 		if c := complaintOf(tag, t, sp, it, title); c != nil {
 			iv.Complaint = c

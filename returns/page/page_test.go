@@ -300,3 +300,26 @@ func TestRenderExpired(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderItemStatus: an item that reached the warehouse says it is
+// being checked, and an exchanged item names what the customer gets.
+func TestRenderItemStatus(t *testing.T) {
+	tests := []struct {
+		tag      string
+		status   returns.ItemStatus
+		exchange string
+		want     string
+	}{
+		{"en", returns.ItemAwaitingInspection, "", "<td>Arrived, being checked</td>"},
+		{"sv-SE", returns.ItemAwaitingInspection, "", "<td>Framme, kontrolleras</td>"},
+		{"en", returns.ItemAwaitingReturn, "J-BLUE", "<td>Expected · Exchange for J-BLUE</td>"},
+		{"de-DE", returns.ItemReturned, "J-BLUE", "<td>Angenommen · Umtausch gegen J-BLUE</td>"},
+	}
+	for _, tt := range tests {
+		r := sampleReturn(returns.StatusInTransit)
+		r.Items[0].Status, r.Items[0].ExchangeSKU = tt.status, tt.exchange
+		if page := render(t, Language(tt.tag), returns.StatusPageView{Return: r}); !strings.Contains(page, tt.want) {
+			t.Errorf("%s %s %q: the items table lacks %q:\n%s", tt.tag, tt.status, tt.exchange, tt.want, tableOf("items").FindString(page))
+		}
+	}
+}
