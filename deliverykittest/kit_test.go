@@ -22,6 +22,7 @@ import (
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
+	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/deliverykit/deliverykit/webhook"
 )
 
@@ -236,6 +237,45 @@ func TestKitsInParallel(t *testing.T) {
 			}
 			if p.CurrentProgress == nil || p.CurrentProgress.Step != "STEP_DELIVERED_TO_CONSUMER" || parcel.TrackingNumber != "CP000000014SE" {
 				t.Errorf("parcel %s: %+v", parcel.TrackingNumber, p.CurrentProgress)
+			}
+		})
+	}
+}
+
+// TestSimulatedExceptions: what goes wrong on a simulated route shows in
+// tracking's exceptions: a pickup never collected, a parcel lost.
+func TestSimulatedExceptions(t *testing.T) {
+	tests := []struct {
+		outcome carrier.Outcome
+		want    []string
+	}{
+		{carrier.OutcomeSentBack, []string{"NOT_COLLECTED", "RETURNED_TO_SENDER"}},
+		{carrier.OutcomeLost, []string{"LOST"}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.outcome), func(t *testing.T) {
+			ctx := t.Context()
+			kit := deliverykittest.Start(t, deliverykittest.Options{})
+			p, err := kit.CheckoutAndShip(ctx, deliverykittest.Order{Option: "pickup/north-parcel-point/np-se-101"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := kit.SetOutcome(ctx, p.TrackingNumber, tt.outcome); err != nil {
+				t.Fatal(err)
+			}
+			if err := kit.Advance(ctx, 30*24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			res, err := kit.Services.Tracking.Orders(ctx, kit.Site, tracking.OrdersQuery{ExternalID: p.Checkout.Order.ExternalID})
+			if err != nil || len(res.Orders) != 1 || len(res.Orders[0].Parcels) != 1 {
+				t.Fatalf("the order: %v, %+v", err, res)
+			}
+			var got []string
+			for _, e := range res.Orders[0].Parcels[0].Exceptions {
+				got = append(got, string(e.Status))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("exceptions (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -150,6 +150,11 @@ const (
 	alertOutForDeliver = "ALERT_OUT_FOR_DELIVERY"
 	alertAttemptFailed = "ALERT_DELIVERY_ATTEMPT_FAILED"
 	alertCarrierDelay  = "ALERT_DELIVERY_DELAYED_FROM_CARRIER"
+	// Exceptions the simulator names (tracking's ExceptionStatus): a
+	// failed attempt and a home or mailbox parcel sent back are implied
+	// by their alert and step; these two are not.
+	exceptionLost         = "LOST"
+	exceptionNotCollected = "NOT_COLLECTED"
 )
 
 // lostAfter is how many business days after the estimate's last a lost
@@ -219,6 +224,10 @@ func (r *route) step(at time.Time, step string, est *spanRecord) {
 	r.steps = append(r.steps, stepRecord{At: at, Step: step, Estimate: est})
 }
 
+// exception marks the last step with the exception the carrier reports
+// with it.
+func (r *route) exception(status string) { r.steps[len(r.steps)-1].Exception = status }
+
 func (r *route) alert(at time.Time, alert string) {
 	r.steps = append(r.steps, stepRecord{At: at, Alert: alert})
 }
@@ -268,6 +277,7 @@ func outboundRoute(in planInput, x *draws, out Outcome) route {
 	case OutcomeLost:
 		late(&r, &t, x)
 		r.step(t.day(t.OnTime-1+lostAfter).Add(between(x[5], 10*time.Hour, 16*time.Hour)), stepTerminated, nil)
+		r.exception(exceptionLost)
 		return r
 	}
 	at := t.day(day)
@@ -287,6 +297,7 @@ func outboundRoute(in planInput, x *draws, out Outcome) route {
 		case OutcomeSentBack:
 			back := arrived.Add(in.hold)
 			r.step(back, stepSentBack, nil)
+			r.exception(exceptionNotCollected)
 			r.step(t.dayAfter(back, max(t.TransitMin, 1)).Add(between(x[11], 9*time.Hour, 15*time.Hour)), stepAtMerchant, nil)
 		default:
 			r.step(collection(arrived, in.hold, x, out == OutcomeCollectedLate), stepDelivered, nil)

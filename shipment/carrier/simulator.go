@@ -101,6 +101,9 @@ type stepRecord struct {
 	Step     string      `json:"step,omitempty"`
 	Alert    string      `json:"alert,omitempty"`
 	Estimate *spanRecord `json:"estimate,omitempty"`
+	// Exception is the exception the carrier reports with the step
+	// (tracking's ExceptionStatus names).
+	Exception string `json:"exception,omitempty"`
 }
 
 type spanRecord struct {
@@ -465,7 +468,7 @@ func (s *Simulator) report(ctx context.Context, key, tn string, now time.Time) (
 // add writes one step of r to the outbox.
 func (s *Simulator) add(tx storage.Tx, r *routeRecord, st stepRecord) error {
 	p := event.CarrierEventReported{TrackingNumber: r.TrackingNumber, ProductRef: r.ProductRef, Step: st.Step, Alert: st.Alert,
-		Time: st.At, Source: SourceSimulator}
+		Exception: st.Exception, Time: st.At, Source: SourceSimulator}
 	if e := st.Estimate; e != nil {
 		p.Estimate = &event.TimeRange{Earliest: e.Earliest, Latest: e.Latest}
 	}
@@ -538,12 +541,14 @@ type Route struct {
 	Cancelled bool
 }
 
-// PlannedStep is one step or alert of a route.
+// PlannedStep is one step or alert of a route, with the exception the
+// carrier reports with it, if any.
 type PlannedStep struct {
-	At       time.Time
-	Step     string
-	Alert    string
-	Estimate *event.TimeRange
+	At        time.Time
+	Step      string
+	Alert     string
+	Exception string
+	Estimate  *event.TimeRange
 }
 
 // Route returns the route of a tracking number (NotFound when the
@@ -560,7 +565,7 @@ func (s *Simulator) Route(ctx context.Context, trackingNumber string) (Route, er
 		DeliveryType: shipment.DeliveryType(r.DeliveryType), Outcome: Outcome(r.Outcome), BookedAt: r.BookedAt,
 		Reported: r.Next, Cancelled: r.Cancelled}
 	for _, st := range r.Steps {
-		p := PlannedStep{At: st.At, Step: st.Step, Alert: st.Alert}
+		p := PlannedStep{At: st.At, Step: st.Step, Alert: st.Alert, Exception: st.Exception}
 		if e := st.Estimate; e != nil {
 			p.Estimate = &event.TimeRange{Earliest: e.Earliest, Latest: e.Latest}
 		}

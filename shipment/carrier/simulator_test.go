@@ -72,7 +72,11 @@ func (e *simEnv) route(t testing.TB, tn string) carrier.Route {
 func names(r carrier.Route) []string {
 	var out []string
 	for _, s := range r.Steps {
-		out = append(out, s.Step+s.Alert)
+		n := s.Step + s.Alert
+		if s.Exception != "" {
+			n += "/" + s.Exception // the exception the carrier reports with it
+		}
+		out = append(out, n)
 	}
 	return out
 }
@@ -103,12 +107,12 @@ func TestSimulatorRoutes(t *testing.T) {
 		{home, out, carrier.OutcomeDelayed, []string{sub, onRoute, delay, ofd, delivered}, delivered, true},
 		{home, out, carrier.OutcomeFailedAttempt, []string{sub, onRoute, ofd, failed, ofd, delivered}, failed, false},
 		{home, out, carrier.OutcomeSentBack, []string{sub, onRoute, ofd, failed, ofd, failed, sentBack, atMerchant}, failed, false},
-		{home, out, carrier.OutcomeLost, []string{sub, onRoute, delay, terminated}, terminated, true},
+		{home, out, carrier.OutcomeLost, []string{sub, onRoute, delay, terminated + "/LOST"}, terminated, true},
 		{box, out, carrier.OutcomeOnTime, []string{sub, onRoute, delivered}, delivered, false},
 		{box, out, carrier.OutcomeSentBack, []string{sub, onRoute, sentBack, atMerchant}, sentBack, false},
 		{point, out, carrier.OutcomeOnTime, []string{sub, onRoute, atPoint, delivered}, atPoint, false},
 		{point, out, carrier.OutcomeCollectedLate, []string{sub, onRoute, atPoint, delivered}, atPoint, false},
-		{point, out, carrier.OutcomeSentBack, []string{sub, onRoute, atPoint, sentBack, atMerchant}, atPoint, false},
+		{point, out, carrier.OutcomeSentBack, []string{sub, onRoute, atPoint, sentBack + "/NOT_COLLECTED", atMerchant}, atPoint, false},
 		{point, out, carrier.OutcomeDelayed, []string{sub, onRoute, delay, atPoint, delivered}, atPoint, true},
 		{home, ret, carrier.OutcomeOnTime, []string{sub, onRoute, atMerchant}, atMerchant, false},
 		{home, ret, carrier.OutcomeDelayed, []string{sub, onRoute, delay, atMerchant}, atMerchant, true},
