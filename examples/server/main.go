@@ -169,55 +169,60 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
-	if f.drainDelay < 0 {
-		return f, fmt.Errorf("-drain-delay must not be negative, got %v", f.drainDelay)
-	}
-	if f.outboxLease < 0 {
-		return f, fmt.Errorf("-outbox-lease must not be negative, got %v", f.outboxLease)
-	}
-	if f.webhookLease < 0 {
-		return f, fmt.Errorf("-webhook-lease must not be negative, got %v", f.webhookLease)
-	}
-	switch {
-	case f.demoCarrier != "static" && f.demoCarrier != "simulate":
-		return f, fmt.Errorf("-demo-carrier: want static or simulate, got %q", f.demoCarrier)
-	case !(f.timeScale >= 1 && f.timeScale <= 1e6):
-		return f, fmt.Errorf("-time-scale must be between 1 and 1000000, got %v", f.timeScale)
-	case f.demoCarrier != "simulate" && (f.timeScale != 1 || f.simulatorSeed != 0):
-		return f, errors.New("-time-scale and -simulator-seed are for -demo-carrier simulate")
-	case f.refundExecutor != "merchant" && f.refundExecutor != "demo":
-		return f, fmt.Errorf("-refund-executor: want merchant or demo, got %q", f.refundExecutor)
-	case !(f.refundFailureRate >= 0 && f.refundFailureRate <= 1):
-		return f, fmt.Errorf("-refund-failure-rate must be between 0 and 1, got %v", f.refundFailureRate)
-	case f.refundDelay < 0:
-		return f, fmt.Errorf("-refund-delay must not be negative, got %v", f.refundDelay)
-	case f.refundExecutor != "demo" && (f.refundFailureRate != 0 || f.refundDelay != 0):
-		return f, errors.New("-refund-failure-rate and -refund-delay are for -refund-executor demo")
-	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
+	return f, f.check()
+}
+
+// check refuses flag values the server cannot run with, naming the flag.
+func (f flags) check() error {
+	if f.drainDelay < 0 {
+		return fmt.Errorf("-drain-delay must not be negative, got %v", f.drainDelay)
+	}
+	if f.outboxLease < 0 {
+		return fmt.Errorf("-outbox-lease must not be negative, got %v", f.outboxLease)
+	}
+	if f.webhookLease < 0 {
+		return fmt.Errorf("-webhook-lease must not be negative, got %v", f.webhookLease)
+	}
+	switch {
+	case f.demoCarrier != "static" && f.demoCarrier != "simulate":
+		return fmt.Errorf("-demo-carrier: want static or simulate, got %q", f.demoCarrier)
+	case !(f.timeScale >= 1 && f.timeScale <= 1e6):
+		return fmt.Errorf("-time-scale must be between 1 and 1000000, got %v", f.timeScale)
+	case f.demoCarrier != "simulate" && (f.timeScale != 1 || f.simulatorSeed != 0):
+		return errors.New("-time-scale and -simulator-seed are for -demo-carrier simulate")
+	case f.refundExecutor != "merchant" && f.refundExecutor != "demo":
+		return fmt.Errorf("-refund-executor: want merchant or demo, got %q", f.refundExecutor)
+	case !(f.refundFailureRate >= 0 && f.refundFailureRate <= 1):
+		return fmt.Errorf("-refund-failure-rate must be between 0 and 1, got %v", f.refundFailureRate)
+	case f.refundDelay < 0:
+		return fmt.Errorf("-refund-delay must not be negative, got %v", f.refundDelay)
+	case f.refundExecutor != "demo" && (f.refundFailureRate != 0 || f.refundDelay != 0):
+		return errors.New("-refund-failure-rate and -refund-delay are for -refund-executor demo")
+	}
 	if f.logFormat != "text" && f.logFormat != "json" {
-		return f, fmt.Errorf("-log-format: want text or json, got %q", f.logFormat)
+		return fmt.Errorf("-log-format: want text or json, got %q", f.logFormat)
 	}
 	if f.webhookInterval <= 0 {
-		return f, fmt.Errorf("-webhook-interval must be positive, got %v", f.webhookInterval)
+		return fmt.Errorf("-webhook-interval must be positive, got %v", f.webhookInterval)
 	}
 	if f.sweepInterval <= 0 {
-		return f, fmt.Errorf("-sweep-interval must be positive, got %v", f.sweepInterval)
+		return fmt.Errorf("-sweep-interval must be positive, got %v", f.sweepInterval)
 	}
 	if f.notifyInterval <= 0 {
-		return f, fmt.Errorf("-notify-interval must be positive, got %v", f.notifyInterval)
+		return fmt.Errorf("-notify-interval must be positive, got %v", f.notifyInterval)
 	}
 	switch {
 	case f.store != "bolt" && f.store != "memory" && f.store != "postgres":
-		return f, fmt.Errorf("-store: want bolt, memory or postgres, got %q", f.store)
+		return fmt.Errorf("-store: want bolt, memory or postgres, got %q", f.store)
 	case f.store == "postgres" && f.dsn == "":
-		return f, errors.New("-store postgres needs -dsn")
+		return errors.New("-store postgres needs -dsn")
 	case f.store != "postgres" && f.dsn != "":
-		return f, fmt.Errorf("-dsn is only for -store postgres, not %s", f.store)
+		return fmt.Errorf("-dsn is only for -store postgres, not %s", f.store)
 	}
-	return f, nil
+	return nil
 }
 
 // parseRateLimits reads -rate-limits into rl.
@@ -301,16 +306,8 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	if err != nil {
 		return err
 	}
-	if f.checkConfig != "" {
-		return checkConfig(f.checkConfig, cmp.Or[io.Writer](h.stdout, os.Stdout))
-	}
-	if f.compact != "" {
-		before, after, err := bolt.Compact(f.db, f.compact)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(cmp.Or[io.Writer](h.stdout, os.Stdout), "%s: %d bytes; %s: %d bytes\n", f.db, before, f.compact, after)
-		return nil
+	if f.checkConfig != "" || f.compact != "" {
+		return runOffline(f, cmp.Or[io.Writer](h.stdout, os.Stdout))
 	}
 	log := newLogger(stderr, f)
 	cfg, err := loadConfig(f, log)
@@ -352,20 +349,10 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		ln.Close()
 		return err
 	}
-	// A bolt file is this process's alone: effects a killed predecessor
-	// was applying go out now rather than when its leases run out.
 	if f.store == "bolt" {
-		if n, err := svcs.Outbox.ReleaseLeases(ctx); err != nil {
+		if err := releaseLeases(ctx, svcs, log); err != nil {
 			ln.Close()
 			return err
-		} else if n > 0 {
-			log.Info("outbox: released the leases of a previous run", "events", n)
-		}
-		if n, err := svcs.Webhooks.ReleaseLeases(ctx); err != nil {
-			ln.Close()
-			return err
-		} else if n > 0 {
-			log.Info("webhooks: released the leases of a previous run", "deliveries", n)
 		}
 	}
 	readiness := httpapi.NewReadiness(store, httpapi.ReadinessOptions{})
@@ -389,6 +376,40 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	}
 	defer stopMetrics()
 	return serve(ctx, newServer(handler, log), ln, readiness, f, h, log)
+}
+
+// runOffline runs the commands that serve nothing: -check-config, and
+// -compact of the -db file.
+func runOffline(f flags, stdout io.Writer) error {
+	if f.checkConfig != "" {
+		return checkConfig(f.checkConfig, stdout)
+	}
+	before, after, err := bolt.Compact(f.db, f.compact)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d bytes; %s: %d bytes\n", f.db, before, f.compact, after)
+	return nil
+}
+
+// releaseLeases frees the leases a killed predecessor held on the bolt
+// file, which is this process's alone: the effects it was applying go out
+// now rather than when its leases run out.
+func releaseLeases(ctx context.Context, svcs *wiring.Services, log *slog.Logger) error {
+	n, err := svcs.Outbox.ReleaseLeases(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		log.Info("outbox: released the leases of a previous run", "events", n)
+	}
+	if n, err = svcs.Webhooks.ReleaseLeases(ctx); err != nil {
+		return err
+	}
+	if n > 0 {
+		log.Info("webhooks: released the leases of a previous run", "deliveries", n)
+	}
+	return nil
 }
 
 // newLogger is the one logger every part of the server logs through, in
