@@ -153,13 +153,8 @@ func deleteNotification(tx storage.Tx, key string, e retention.Entry) (bool, err
 			return false, err
 		}
 	}
-	if !r.NextAttempt.IsZero() {
-		// A settled notification has no due entry; one left by an
-		// older version goes.
-		if err := due.Delete(tx, dueKey(&r), storage.AnyVersion); err != nil {
-			return false, err
-		}
-	}
+	// A settled notification has no due entry: putDue took it off when
+	// it settled.
 	if r.RetriggerOf != "" {
 		return true, nil // a retrigger has no dedup entry
 	}
