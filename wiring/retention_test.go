@@ -37,8 +37,8 @@ func TestRetentionFollowsTheConfiguration(t *testing.T) {
 		after time.Duration
 		want  map[string]int
 	}{
-		{checkout.DefaultSessionTTL + 2*24*time.Hour - time.Minute, map[string]int{"checkout": 0, "session": 0, "outbox": 0}},
-		{checkout.DefaultSessionTTL + 2*24*time.Hour + time.Minute, map[string]int{"checkout": 1, "session": 0, "outbox": 0}},
+		{checkout.DefaultSessionTTL + 2*24*time.Hour - time.Minute, map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0}},
+		{checkout.DefaultSessionTTL + 2*24*time.Hour + time.Minute, map[string]int{"checkout": 1, "session": 0, "outbox": 0, "tracking": 0, "notify": 0}},
 	} {
 		clock.Set(start.Add(tt.after))
 		got, err := svcs.Retention.SweepOnce(t.Context())
