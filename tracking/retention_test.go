@@ -13,7 +13,6 @@ import (
 	"github.com/deliverykit/deliverykit/storage"
 )
 
-
 // storedActiveAt reads the order's activity time and its time index
 // entries as stored.
 func storedActiveAt(t *testing.T, f *fixture, tos string) (time.Time, []string) {
