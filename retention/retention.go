@@ -18,6 +18,8 @@
 // Records written before an area had its index have no entry: the area's
 // first sweep indexes them once (Index.Backfill), which reads every record
 // of the collection a batch at a time; the store remembers that it is done.
+// Backfill does the same for any other index an area adds (tracking's
+// list of each order's link tokens).
 //
 // Reads are unaffected: a record past its expiry but not yet swept reads
 // as it did before it expired.
