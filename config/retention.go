@@ -12,7 +12,7 @@ import (
 // in use; the background sweep (package retention) deletes them then. A
 // missing member is its default; 0 keeps the records forever.
 //
-//	"retention": {"active_session_days": 7, "completed_session_days": 90, "dead_event_days": 30}
+//	"retention": {"active_session_days": 7, "completed_session_days": 90, "dead_event_days": 30, "tracking_days": 180}
 //
 // Returns are never deleted: they are financial records.
 type Retention struct {
@@ -29,6 +29,12 @@ type Retention struct {
 	// Delivered events are deleted when delivered. Default 30; 0 keeps
 	// them forever.
 	DeadEventDays *int `json:"dead_event_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=30"`
+	// TrackingDays is how long a tracking order is kept after its last
+	// activity (its registration, a parcel's, the last carrier event or
+	// the delivery), with its parcels and tracking links, and how long a
+	// notification is kept after it was sent, failed for good or was
+	// cancelled. Default 180; 0 keeps them forever.
+	TrackingDays *int `json:"tracking_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=180"`
 }
 
 // maxRetentionDays bounds a retention: a hundred years is forever.
@@ -40,7 +46,7 @@ func (r *Retention) Policy() retention.Policy {
 		return retention.Policy{}
 	}
 	return retention.Policy{ActiveSessions: days(r.ActiveSessionDays), CompletedSessions: days(r.CompletedSessionDays),
-		DeadEvents: days(r.DeadEventDays)}
+		DeadEvents: days(r.DeadEventDays), Tracking: days(r.TrackingDays)}
 }
 
 // days is a Policy duration: nil is the default (0), 0 is Never.
@@ -66,6 +72,7 @@ func (r *Retention) violations() []deliverykit.FieldViolation {
 		{"retention.active_session_days", r.ActiveSessionDays},
 		{"retention.completed_session_days", r.CompletedSessionDays},
 		{"retention.dead_event_days", r.DeadEventDays},
+		{"retention.tracking_days", r.TrackingDays},
 	} {
 		if f.n != nil && (*f.n < 0 || *f.n > maxRetentionDays) {
 			vs = append(vs, deliverykit.FieldViolation{Field: f.name, Rule: "range",

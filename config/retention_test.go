@@ -22,12 +22,12 @@ func TestRetention(t *testing.T) {
 	}{
 		{"missing: every default", `{` + site + `}`, retention.Policy{}, nil},
 		{"empty: every default", `{` + site + `, "retention": {}}`, retention.Policy{}, nil},
-		{"days", `{` + site + `, "retention": {"active_session_days": 2, "completed_session_days": 365, "dead_event_days": 3}}`,
-			retention.Policy{ActiveSessions: 2 * 24 * time.Hour, CompletedSessions: 365 * 24 * time.Hour, DeadEvents: 3 * 24 * time.Hour}, nil},
-		{"zero keeps forever", `{` + site + `, "retention": {"active_session_days": 0, "completed_session_days": 0, "dead_event_days": 0}}`,
-			retention.Policy{ActiveSessions: retention.Never, CompletedSessions: retention.Never, DeadEvents: retention.Never}, nil},
-		{"out of range", `{` + site + `, "retention": {"active_session_days": -1, "completed_session_days": 36501, "dead_event_days": -3}}`, retention.Policy{},
-			[]string{"retention.active_session_days", "retention.completed_session_days", "retention.dead_event_days"}},
+		{"days", `{` + site + `, "retention": {"active_session_days": 2, "completed_session_days": 365, "dead_event_days": 3, "tracking_days": 30}}`,
+			retention.Policy{ActiveSessions: 2 * 24 * time.Hour, CompletedSessions: 365 * 24 * time.Hour, DeadEvents: 3 * 24 * time.Hour, Tracking: 30 * 24 * time.Hour}, nil},
+		{"zero keeps forever", `{` + site + `, "retention": {"active_session_days": 0, "completed_session_days": 0, "dead_event_days": 0, "tracking_days": 0}}`,
+			retention.Policy{ActiveSessions: retention.Never, CompletedSessions: retention.Never, DeadEvents: retention.Never, Tracking: retention.Never}, nil},
+		{"out of range", `{` + site + `, "retention": {"active_session_days": -1, "completed_session_days": 36501, "dead_event_days": -3, "tracking_days": 36501}}`, retention.Policy{},
+			[]string{"retention.active_session_days", "retention.completed_session_days", "retention.dead_event_days", "retention.tracking_days"}},
 		{"unknown member", `{` + site + `, "retention": {"return_days": 5}}`, retention.Policy{}, []string{"retention.return_days"}},
 		{"wrong type", `{` + site + `, "retention": {"active_session_days": "7d"}}`, retention.Policy{}, []string{"retention.active_session_days"}},
 	}

@@ -105,7 +105,7 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 		}
 		old := dueKey(&r)
 		r.NextAttempt = now.Add(s.opts.ClaimTimeout)
-		version, err = putDue(tx, &r, old, storage.VersionIs(it.Version))
+		version, err = putDue(tx, &r, old, now, storage.VersionIs(it.Version))
 		claimed = r
 		return err
 	})
@@ -152,7 +152,7 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 				r.NextAttempt = time.Time{}
 			}
 		}
-		if _, err := putDue(tx, &r, old, storage.VersionIs(it.Version)); err != nil {
+		if _, err := putDue(tx, &r, old, now, storage.VersionIs(it.Version)); err != nil {
 			return err
 		}
 		return emitSettled(tx, &r, lang, sendErr, now)

@@ -9,6 +9,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
@@ -117,4 +118,36 @@ func ExampleService_RemindPickups() {
 	// reminded: 1
 	// READY_FOR_PICKUP TRIGGERED 2026-11-21T12:00:00Z
 	// PICKUP_REMINDER TRIGGERED 2026-11-23T12:00:00Z
+}
+
+// Sweep deletes a notification the configured time after it was sent
+// (or failed for good, or was cancelled); one still to be sent stays.
+func ExampleService_Sweep() {
+	ctx := context.Background()
+	start := time.Date(2026, 11, 21, 7, 0, 0, 0, time.UTC)
+	clock := deliverykit.NewManualClock(start)
+	quiet := notify.SenderFunc(func(context.Context, notify.Message) error { return nil })
+	svc, err := notify.New(memory.New(), notify.Options{
+		Senders: map[notify.Channel]notify.Sender{notify.ChannelEmail: quiet},
+		Clock:   clock, IDs: &deliverykit.SequentialIDs{},
+		Retention: retention.Policy{Tracking: 30 * 24 * time.Hour},
+	})
+	if err != nil {
+		panic(err)
+	}
+	err = svc.Observe(ctx, notify.Event{Site: "my-site", ExternalID: "ORD-1", TrackingNumber: "FP123",
+		Trigger: "ALERT_OUT_FOR_DELIVERY", Time: clock.Now(), Email: "alva@example.com"})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := svc.Dispatch(ctx); err != nil { // sent at start
+		panic(err)
+	}
+	for _, days := range []int{29, 31} {
+		n, err := svc.Sweep(ctx, start.Add(time.Duration(days)*24*time.Hour), 0)
+		fmt.Printf("day %d: %d deleted, %v\n", days, n, err)
+	}
+	// Output:
+	// day 29: 0 deleted, <nil>
+	// day 31: 1 deleted, <nil>
 }

@@ -7,10 +7,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -55,6 +57,10 @@ type Options struct {
 	// PICKUP_REMINDER); 0 or less: never. Default: DefaultPickupReminderDelay
 	// for every site; CatalogPickupReminders reads the catalogs' setting.
 	PickupReminder func(site string) time.Duration
+	// Retention says how long a settled notification is kept
+	// (Retention.Tracking after it settled; see Sweep). Default: every
+	// default of retention.Policy.
+	Retention retention.Policy
 	// Clock and IDs default to the system clock and RandomIDs.
 	Clock deliverykit.Clock
 	IDs   deliverykit.IDSource
@@ -66,6 +72,9 @@ type Options struct {
 type Service struct {
 	store storage.Store
 	opts  Options
+	// backfilled: the time index of notifications stored before it
+	// existed is built.
+	backfilled atomic.Bool
 }
 
 // New returns a Service on store.
@@ -136,6 +145,9 @@ type record struct {
 	// parcel on cancels it while it is open. Zero for retriggers and for
 	// notifications stored before it was kept.
 	CauseAt time.Time `json:"cause_at,omitzero"`
+	// SettledAt is when it was sent, failed for good or was cancelled:
+	// where its retention counts from (retention.go).
+	SettledAt time.Time `json:"settled_at,omitzero"`
 }
 
 func (r *record) wire() Notification {
@@ -188,8 +200,12 @@ func dueTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.00
 func dueKey(r *record) string { return storage.Key(dueTime(r.NextAttempt), r.Site, r.ID) }
 
 // putDue stores r (version cond) and moves its due-index entry from old
-// (if any) to its NextAttempt when open.
-func putDue(tx storage.Tx, r *record, oldDue string, cond storage.Condition) (uint64, error) {
+// (if any) to its NextAttempt when open. A notification that is no longer
+// open settles at now: it gets its time index entry (retention.go).
+func putDue(tx storage.Tx, r *record, oldDue string, now time.Time, cond storage.Condition) (uint64, error) {
+	if err := settle(tx, r, now); err != nil {
+		return 0, err
+	}
 	if oldDue != "" {
 		if err := due.Delete(tx, oldDue, storage.AnyVersion); err != nil {
 			return 0, err
@@ -324,7 +340,7 @@ func (s *Service) store1(tx storage.Tx, ev *Event, recs []record) error {
 		if err := index(tx, &r); err != nil {
 			return err
 		}
-		if _, err := putDue(tx, &r, "", storage.MustNotExist()); err != nil {
+		if _, err := putDue(tx, &r, "", s.opts.Clock.Now().UTC(), storage.MustNotExist()); err != nil {
 			return err
 		}
 	}
@@ -355,6 +371,9 @@ func (s *Service) movedOn(tx storage.Tx, ev *Event) error {
 		return nil
 	}
 	if _, err := parcelStates.Put(tx, key, parcelState{MovedOnAt: ev.Time.UTC()}, storage.AnyVersion); err != nil {
+		return err
+	}
+	if err := expiry.Move(tx, key, parcelEntry(st.Value.MovedOnAt), parcelEntry(ev.Time)); err != nil {
 		return err
 	}
 	return s.cancelWhere(tx, ev.Site, ev.ExternalID, func(r *record) bool {
@@ -391,7 +410,7 @@ func (s *Service) cancelWhere(tx storage.Tx, site, ext string, match func(*recor
 		r := it.Value
 		old := dueKey(&r)
 		r.Status = StatusCancelled
-		if _, err := putDue(tx, &r, old, storage.VersionIs(it.Version)); err != nil {
+		if _, err := putDue(tx, &r, old, s.opts.Clock.Now().UTC(), storage.VersionIs(it.Version)); err != nil {
 			return err
 		}
 	}
@@ -505,7 +524,7 @@ func (s *Service) Retrigger(ctx context.Context, site, id string) (string, error
 		if err := index(tx, &r); err != nil {
 			return err
 		}
-		_, err = putDue(tx, &r, "", storage.MustNotExist())
+		_, err = putDue(tx, &r, "", now, storage.MustNotExist())
 		return err
 	})
 	if err != nil {

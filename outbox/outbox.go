@@ -491,5 +491,8 @@ func remove(tx storage.Tx, r *record) error {
 	if err := ids.Delete(tx, storage.Key(r.Event.Site, r.Event.ID), storage.AnyVersion); err != nil {
 		return err
 	}
+	if err := forgetApplied(tx, r); err != nil {
+		return err
+	}
 	return events.Delete(tx, storage.Uint64Key(r.Seq), storage.AnyVersion)
 }

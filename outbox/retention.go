@@ -80,5 +80,21 @@ func deleteDead(tx storage.Tx, key string, e retention.Entry) (bool, error) {
 	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return false, err
 	}
+	if err := forgetApplied(tx, &r); err != nil {
+		return false, err
+	}
 	return true, events.Delete(tx, key, storage.VersionIs(it.Version))
+}
+
+// forgetApplied deletes the Applied marks of r's event by the consumers
+// that applied it (r.Done, under their registered names), inside the
+// transaction that deletes the event: a deleted event is never delivered
+// again, so its marks would only grow the store.
+func forgetApplied(tx storage.Tx, r *record) error {
+	for _, c := range r.Done {
+		if err := applied.Delete(tx, storage.Key(c, r.Event.ID), storage.AnyVersion); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -214,10 +214,29 @@ type EntryFunc func(rec storage.Record) (Entry, error)
 // stopped and a finished one costs one read. Writers keep indexing their
 // records meanwhile; an entry written twice is the same key.
 func (ix Index) Backfill(ctx context.Context, store storage.Store, records string, entry EntryFunc) error {
+	return Backfill(ctx, store, ix.Name, records, func(tx storage.Tx, rec storage.Record) error {
+		e, err := entry(rec)
+		if err != nil {
+			return err
+		}
+		return ix.Move(tx, rec.Key, Entry{}, e)
+	})
+}
+
+// Backfill calls each, once, with every record of the collection records,
+// inside a write transaction: what an area that adds an index (a time
+// index, or any other) runs before relying on it, so that records written
+// before the index existed are in it too. It walks the collection in key
+// order, Batch records per transaction, and keeps its position in the
+// store under name (collection "retention.backfills"), so that an
+// interrupted backfill resumes where it stopped and a finished one costs
+// one read. Writers keep indexing their records meanwhile: each must
+// write what a writer would, so that writing it twice changes nothing.
+func Backfill(ctx context.Context, store storage.Store, name, records string, each func(tx storage.Tx, rec storage.Record) error) error {
 	for {
 		var done bool
 		err := store.Update(ctx, func(tx storage.Tx) error {
-			st, err := backfills.Get(tx, ix.Name)
+			st, err := backfills.Get(tx, name)
 			if err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
@@ -233,18 +252,14 @@ func (ix Index) Backfill(ctx context.Context, store storage.Store, records strin
 				recs = append(recs, rec)
 			}
 			for _, rec := range recs {
-				e, err := entry(rec)
-				if err != nil {
-					return err
-				}
-				if err := ix.Move(tx, rec.Key, Entry{}, e); err != nil {
+				if err := each(tx, rec); err != nil {
 					return err
 				}
 				state.After = rec.Key
 			}
 			state.Done = len(recs) < Batch
 			done = state.Done
-			_, err = backfills.Put(tx, ix.Name, state, storage.AnyVersion)
+			_, err = backfills.Put(tx, name, state, storage.AnyVersion)
 			return err
 		})
 		if err != nil || done {

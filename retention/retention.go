@@ -18,6 +18,8 @@
 // Records written before an area had its index have no entry: the area's
 // first sweep indexes them once (Index.Backfill), which reads every record
 // of the collection a batch at a time; the store remembers that it is done.
+// Backfill does the same for any other index an area adds (tracking's
+// list of each order's link tokens).
 //
 // Reads are unaffected: a record past its expiry but not yet swept reads
 // as it did before it expired.
@@ -39,6 +41,10 @@ const (
 	// DefaultCompletedSessions: a COMPLETED session is deleted 90 days
 	// after it was completed.
 	DefaultCompletedSessions = 90 * 24 * time.Hour
+	// DefaultTracking: a tracking order, with its parcels and links, is
+	// deleted 180 days after its last activity, a notification 180 days
+	// after it was sent, failed for good or was cancelled.
+	DefaultTracking = 180 * 24 * time.Hour
 )
 
 // Never, as a Policy duration, keeps the records forever.
@@ -59,6 +65,12 @@ type Policy struct {
 	// is kept for inspection and retry after it died
 	// (outbox.Options.DeadRetention; its default is 30 days).
 	DeadEvents time.Duration
+	// Tracking is how long a tracking order is kept after its last
+	// activity (its registration, a parcel's registration, the last
+	// carrier event, the delivery), with its parcels, its link tokens
+	// and their indexes, and how long a notification is kept after it
+	// settled (sent, failed for good, or cancelled).
+	Tracking time.Duration
 }
 
 // Resolve returns d, or def when d is zero, or 0 when d is Never: the

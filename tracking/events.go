@@ -128,17 +128,27 @@ func (s *Service) RecordEvent(ctx context.Context, site string, ev Event) error 
 		if _, err = parcels.Put(tx, p.Key, rec, storage.VersionIs(p.Version)); err != nil {
 			return err
 		}
+		// The order's retention counts from its last event; its entry
+		// moves at most once a day (activityStep) to spare a write of the
+		// order per event.
+		o := ord.Value
+		moved, err := o.activeSince(tx, ord.Key, now)
+		if err != nil {
+			return err
+		}
 		if len(changes) == 0 {
-			return nil
+			if moved {
+				_, err = orders.Put(tx, ord.Key, o, storage.VersionIs(ord.Version))
+			}
+			return err
 		}
 		// The notifications of the changes carry the link: keep it working
 		// for another LinkLifetime (a new token when it expired).
-		o := ord.Value
 		_, replaced, err := s.keepLink(tx, site, &o, now, false, fresh)
 		if err != nil {
 			return err
 		}
-		if replaced {
+		if replaced || moved {
 			if _, err := orders.Put(tx, ord.Key, o, storage.VersionIs(ord.Version)); err != nil {
 				return err
 			}

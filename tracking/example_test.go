@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/tracking"
 )
@@ -198,4 +199,46 @@ func ExampleService_CancelOrderLines() {
 	// Färg: blue
 	// Storlek: 0.3 l
 	// coming: 1 9900 cancelled: 1 9900
+}
+
+// Sweep deletes an order, with its parcels and tracking links, the
+// configured time after its last activity; wiring runs it in the
+// background with the other areas' sweeps (retention.Sweeper).
+func ExampleService_Sweep() {
+	ctx := context.Background()
+	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	clock := deliverykit.NewManualClock(start)
+	svc, err := tracking.New(memory.New(), tracking.Options{
+		Products: tracking.StaticProducts{"fastpost-home": {Ref: "fastpost-home", CarrierID: "fastpost", DeliveryType: tracking.DeliveryDelivery}},
+		Clock:    clock, IDs: &deliverykit.SequentialIDs{},
+		Retention: retention.Policy{Tracking: 30 * 24 * time.Hour},
+	})
+	if err != nil {
+		panic(err)
+	}
+	id, err := svc.CreateOrder(ctx, "my-site", tracking.CreateTrackingOrderRequest{
+		ExternalID: "ORD-1001", CarrierProductRef: "fastpost-home", Sender: &tracking.Sender{Name: "My Shop"},
+		Receiver:     &tracking.Receiver{Name: "Alva Berg"},
+		Destination:  &tracking.Destination{Address: &tracking.Address{City: "Uppsala", Country: "SE"}},
+		DeliveryType: tracking.OrderDeliveryDelivery,
+	})
+	if err != nil {
+		panic(err)
+	}
+	if err := svc.CreateParcel(ctx, "my-site", tracking.CreateParcelRequest{TosID: id, TrackingNumber: "FP123",
+		CarrierProductRef: "fastpost-home", DirectionType: tracking.DirectionOutbound}); err != nil {
+		panic(err)
+	}
+	clock.Advance(10 * 24 * time.Hour) // delivered ten days later
+	if err := svc.RecordEvent(ctx, "my-site", tracking.Event{TrackingNumber: "FP123",
+		Time: clock.Now().Format(time.RFC3339), Step: tracking.StepDeliveredToConsumer}); err != nil {
+		panic(err)
+	}
+	for _, days := range []int{35, 41} {
+		n, err := svc.Sweep(ctx, start.Add(time.Duration(days)*24*time.Hour), 0)
+		fmt.Printf("day %d: %d deleted, %v\n", days, n, err)
+	}
+	// Output:
+	// day 35: 0 deleted, <nil>
+	// day 41: 1 deleted, <nil>
 }

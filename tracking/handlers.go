@@ -200,8 +200,7 @@ func (s *Service) addLinkToken(ctx context.Context, site, tosID, token, tracking
 		if _, err := orders.Put(tx, it.Key, o, storage.VersionIs(it.Version)); err != nil {
 			return err
 		}
-		_, err = tokens.Put(tx, token, tokenRecord{Site: site, TosID: tosID, ExpiresAt: now.Add(s.opts.LinkLifetime), TrackingNumber: trackingNumber}, storage.MustNotExist())
-		return err
+		return putToken(tx, token, tokenRecord{Site: site, TosID: tosID, ExpiresAt: now.Add(s.opts.LinkLifetime), TrackingNumber: trackingNumber})
 	})
 }
 

@@ -124,7 +124,7 @@ func (s *Service) keepLink(tx storage.Tx, site string, o *orderRecord, now time.
 			return time.Time{}, false, err
 		}
 	}
-	if _, err := tokens.Put(tx, fresh, tokenRecord{Site: site, TosID: o.TosID, ExpiresAt: want}, storage.MustNotExist()); err != nil {
+	if err := putToken(tx, fresh, tokenRecord{Site: site, TosID: o.TosID, ExpiresAt: want}); err != nil {
 		return time.Time{}, false, err
 	}
 	if rotate {

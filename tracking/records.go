@@ -41,8 +41,12 @@ type storedOrder struct {
 	Token       string             `json:"token"`
 	Request     orderRequestRecord `json:"request"`
 	CreatedAt   time.Time          `json:"created_at"`
-	Parcels     []parcelRef        `json:"parcels,omitempty"`
-	LinkTokens  []string           `json:"link_tokens,omitempty"`
+	// ActiveAt is the order's last activity, where its retention counts
+	// from (see retention.go); orders stored before it was kept have
+	// none and count from their parcels' times and CreatedAt.
+	ActiveAt   time.Time   `json:"active_at,omitzero"`
+	Parcels    []parcelRef `json:"parcels,omitempty"`
+	LinkTokens []string    `json:"link_tokens,omitempty"`
 	// CancelledLines are the cancelled quantities of the cart's SKUs.
 	CancelledLines []cancelledLineRecord `json:"cancelled_lines,omitempty"`
 }

@@ -19,7 +19,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
-var storedCollections = []string{"tracking.orders", "tracking.orders_by_external_id", "tracking.orders_by_email", "tracking.parcels", "tracking.tokens"}
+var storedCollections = []string{"tracking.orders", "tracking.orders_by_external_id", "tracking.orders_by_email", "tracking.parcels", "tracking.tokens", "tracking.order_tokens", "tracking.expiry"}
 
 // The stored types name every stored field themselves: none is a wire type
 // or reaches one.

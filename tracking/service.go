@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 	"golang.org/x/text/language"
 )
@@ -75,6 +76,10 @@ type Options struct {
 	// shows a page saying so, never the order. Default
 	// DefaultLinkLifetime.
 	LinkLifetime time.Duration
+	// Retention says how long orders are kept after their last activity
+	// (Retention.Tracking; see Sweep). Default: every default of
+	// retention.Policy.
+	Retention retention.Policy
 	// Clock and IDs default to the system clock and RandomIDs. Tokens
 	// come from IDs: in production it must be RandomIDs.
 	Clock deliverykit.Clock
@@ -86,6 +91,7 @@ type Options struct {
 type Service struct {
 	store storage.Store
 	opts  Options
+	swept sweepState
 }
 
 // New returns a Service on store.
@@ -138,7 +144,9 @@ type orderRecord struct {
 	Token       string
 	Request     CreateTrackingOrderRequest
 	CreatedAt   time.Time
-	Parcels     []parcelRef
+	// ActiveAt is the order's last activity (retention.go).
+	ActiveAt time.Time
+	Parcels  []parcelRef
 	// LinkTokens are extra links to the order, handed out for booked
 	// shipment parcels; rotating the order's link retires them.
 	LinkTokens []string
@@ -241,6 +249,7 @@ func (s *Service) createOrder(ctx context.Context, site, tosID string, req Creat
 		Request:     req,
 		CreatedAt:   s.opts.Clock.Now().UTC(),
 	}
+	rec.ActiveAt = rec.CreatedAt
 	expires := rec.CreatedAt.Add(s.opts.LinkLifetime)
 	id := rec.TosID
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
@@ -280,8 +289,10 @@ func (s *Service) createOrder(ctx context.Context, site, tosID string, req Creat
 				return err
 			}
 		}
-		_, err := tokens.Put(tx, rec.Token, tokenRecord{Site: site, TosID: rec.TosID, ExpiresAt: expires}, storage.MustNotExist())
-		return err
+		if err := expiry.Move(tx, storage.Key(site, rec.TosID), retention.Entry{}, rec.expiryEntry()); err != nil {
+			return err
+		}
+		return putToken(tx, rec.Token, tokenRecord{Site: site, TosID: rec.TosID, ExpiresAt: expires})
 	})
 	if err != nil {
 		return "", err
@@ -353,6 +364,9 @@ func (s *Service) CreateParcel(ctx context.Context, site string, req CreateParce
 			return err
 		}
 		o.Parcels = append(o.Parcels, parcelRef{TrackingNumber: r.TrackingNumber, CarrierID: prod.CarrierID})
+		if err := o.active(tx, ord.Key, now); err != nil {
+			return err
+		}
 		_, err = orders.Put(tx, ord.Key, o, storage.VersionIs(ord.Version))
 		return err
 	})

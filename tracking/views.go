@@ -12,7 +12,7 @@ import "github.com/deliverykit/deliverykit/internal/stored"
 // storeOrder is the record that stores o.
 func storeOrder(o *orderRecord) storedOrder {
 	return storedOrder{Schema: orderSchema, TosID: o.TosID, AnalyticsID: o.AnalyticsID, Token: o.Token,
-		Request: orderRequestRecordOf(o.Request), CreatedAt: o.CreatedAt, Parcels: o.Parcels, LinkTokens: o.LinkTokens,
+		Request: orderRequestRecordOf(o.Request), CreatedAt: o.CreatedAt, ActiveAt: o.ActiveAt, Parcels: o.Parcels, LinkTokens: o.LinkTokens,
 		CancelledLines: stored.Slice(o.Cancelled, func(c CancelledLine) cancelledLineRecord { return cancelledLineRecord{c.SKU, c.CancelledQuantity} })}
 }
 
@@ -22,7 +22,7 @@ func loadStoredOrder(r *storedOrder) (orderRecord, error) {
 		return orderRecord{}, err
 	}
 	return orderRecord{TosID: r.TosID, AnalyticsID: r.AnalyticsID, Token: r.Token,
-		Request: r.Request.wire(), CreatedAt: r.CreatedAt, Parcels: r.Parcels, LinkTokens: r.LinkTokens,
+		Request: r.Request.wire(), CreatedAt: r.CreatedAt, ActiveAt: r.ActiveAt, Parcels: r.Parcels, LinkTokens: r.LinkTokens,
 		Cancelled: stored.Slice(r.CancelledLines, func(c cancelledLineRecord) CancelledLine { return CancelledLine{c.SKU, c.Quantity} })}, nil
 }
 

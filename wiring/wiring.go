@@ -120,7 +120,7 @@ type Services struct {
 	// Simulator is the simulated carrier with Options.Simulate, else
 	// nil; run Simulator.Run so that parcels move.
 	Simulator *carrier.Simulator
-	// Retention deletes sessions the configuration's retention no longer
+	// Retention deletes what the configuration's retention no longer
 	// keeps; run Retention.Run so that it does.
 	Retention *retention.Sweeper
 	// httpMetrics count requests when Options.Metrics was set.
@@ -150,7 +150,8 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	ro := opts.Retention
 	ro.Clock, ro.Logger = cmp.Or[deliverykit.Clock](ro.Clock, opts.Clock), cmp.Or(ro.Logger, opts.Logger)
 	svcs.Retention = retention.NewSweeper([]retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
-		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox}}, ro)
+		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox},
+		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify}}, ro)
 	if reg := opts.Metrics; reg != nil {
 		now := cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{}).Now
 		err := metrics.Register(reg, metrics.Sources{Outbox: svcs.Outbox, Webhooks: svcs.Webhooks, Checkout: svcs.Checkout, Now: now})
@@ -168,11 +169,11 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 func (s *Services) build(store, producers storage.Store, cfg *config.Config, opts Options) (err error) {
 	catalogs := cfg.Catalogs()
 	if s.Notify, err = notify.New(producers, notify.Options{Senders: opts.Senders, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs,
-		PickupReminder: notify.CatalogPickupReminders(catalogs)}); err != nil {
+		PickupReminder: notify.CatalogPickupReminders(catalogs), Retention: cfg.Retention.Policy()}); err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
 	s.Tracking, err = tracking.New(producers, tracking.Options{Products: tracking.CatalogProducts(catalogs), Sites: tracking.CatalogSites(cfg.Names(), catalogs),
-		PortalURL: opts.PublicURL, LinkLifetime: opts.TrackingLinkLifetime, Clock: opts.Clock, IDs: opts.IDs})
+		PortalURL: opts.PublicURL, LinkLifetime: opts.TrackingLinkLifetime, Clock: opts.Clock, IDs: opts.IDs, Retention: cfg.Retention.Policy()})
 	if err != nil {
 		return fmt.Errorf("tracking: %w", err)
 	}

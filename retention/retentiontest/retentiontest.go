@@ -35,6 +35,12 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("checkout/backfill", func(t *testing.T) { testCheckoutBackfill(t, newStore(t)) })
 	t.Run("checkout/cost", func(t *testing.T) { testCheckoutCost(t, newStore) })
 	t.Run("session", func(t *testing.T) { testSession(t, newStore(t)) })
+	t.Run("tracking", func(t *testing.T) { testTracking(t, newStore(t)) })
+	t.Run("tracking/backfill", func(t *testing.T) { testTrackingBackfill(t, newStore(t)) })
+	t.Run("tracking/cost", func(t *testing.T) { testTrackingCost(t, newStore) })
+	t.Run("notify", func(t *testing.T) { testNotify(t, newStore(t)) })
+	t.Run("notify/backfill", func(t *testing.T) { testNotifyBackfill(t, newStore(t)) })
+	t.Run("notify/cost", func(t *testing.T) { testNotifyCost(t, newStore) })
 }
 
 var start = time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC)
