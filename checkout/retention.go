@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit/retention"
@@ -64,7 +63,7 @@ func (r *sweepRecord) entry() retention.Entry {
 }
 
 // sweepState remembers that the backfill of the time index is done.
-type sweepState struct{ backfilled atomic.Bool }
+type sweepState struct{ backfilled retention.Once }
 
 // Sweep deletes, at most limit (≤ 0: no limit), the sessions that
 // Options.Retention no longer keeps at now: ACTIVE sessions whose
@@ -76,18 +75,8 @@ type sweepState struct{ backfilled atomic.Bool }
 // written before sessions had a time index indexes them first
 // (retention.Index.Backfill).
 func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
-	if !s.swept.backfilled.Load() {
-		err := expiry.Backfill(ctx, s.store, sessions.Name, func(rec storage.Record) (retention.Entry, error) {
-			it, err := sweepRecords.Decode(rec)
-			if err != nil {
-				return retention.Entry{}, err
-			}
-			return it.Value.entry(), nil
-		})
-		if err != nil {
-			return 0, fmt.Errorf("checkout: indexing stored sessions: %w", err)
-		}
-		s.swept.backfilled.Store(true)
+	if err := s.swept.backfilled.Do(ctx, s.backfill); err != nil {
+		return 0, fmt.Errorf("checkout: indexing stored sessions: %w", err)
 	}
 	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{
 		{Name: classActive, Keep: retention.Resolve(s.retention.ActiveSessions, retention.DefaultActiveSessions)},
@@ -97,6 +86,16 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 		return n, fmt.Errorf("checkout: %w", err)
 	}
 	return n, nil
+}
+
+func (s *Service) backfill(ctx context.Context) error {
+	return expiry.Backfill(ctx, s.store, sessions.Name, func(rec storage.Record) (retention.Entry, error) {
+		it, err := sweepRecords.Decode(rec)
+		if err != nil {
+			return retention.Entry{}, err
+		}
+		return it.Value.entry(), nil
+	})
 }
 
 // deleteSession deletes the session at key, found by its time index entry
@@ -118,7 +117,7 @@ func deleteSession(tx storage.Tx, key string, e retention.Entry) (bool, error) {
 		return false, err
 	}
 	if r.WidgetToken != "" {
-		if err := deleteIfOwned(tx, tokens, r.WidgetToken, func(t tokenRecord) bool { return t.Site == r.Site && t.SessionID == r.ID }); err != nil {
+		if err := tokens.DeleteIf(tx, r.WidgetToken, func(t tokenRecord) bool { return t.Site == r.Site && t.SessionID == r.ID }); err != nil {
 			return false, err
 		}
 	}
@@ -129,30 +128,14 @@ func deleteSession(tx storage.Tx, key string, e retention.Entry) (bool, error) {
 	}
 	owned := func(id string) bool { return id == r.ID }
 	if r.TosID != "" {
-		if err := deleteIfOwned(tx, tosIndex, storage.Key(r.Site, r.TosID), owned); err != nil {
+		if err := tosIndex.DeleteIf(tx, storage.Key(r.Site, r.TosID), owned); err != nil {
 			return false, err
 		}
 	}
 	if ext := cmp.Or(r.ExternalID, r.Cart.CartID, r.TosID); ext != "" {
-		if err := deleteIfOwned(tx, externalIDs, storage.Key(r.Site, ext), owned); err != nil {
+		if err := externalIDs.DeleteIf(tx, storage.Key(r.Site, ext), owned); err != nil {
 			return false, err
 		}
 	}
 	return true, nil
-}
-
-// deleteIfOwned deletes the entry at key of c when it points at the
-// session being deleted: an entry another session holds stays.
-func deleteIfOwned[T any](tx storage.Tx, c storage.Collection[T], key string, owned func(T) bool) error {
-	it, err := c.Get(tx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !owned(it.Value) {
-		return nil
-	}
-	return c.Delete(tx, key, storage.VersionIs(it.Version))
 }

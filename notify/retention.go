@@ -77,11 +77,8 @@ func parcelEntry(t time.Time) retention.Entry {
 // written before notifications had a time index indexes them first
 // (retention.Index.Backfill).
 func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
-	if !s.backfilled.Load() {
-		if err := s.backfill(ctx); err != nil {
-			return 0, err
-		}
-		s.backfilled.Store(true)
+	if err := s.backfilled.Do(ctx, s.backfill); err != nil {
+		return 0, err
 	}
 	keep := retention.Resolve(s.opts.Retention.Tracking, retention.DefaultTracking)
 	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{

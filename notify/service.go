@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -74,7 +73,7 @@ type Service struct {
 	opts  Options
 	// backfilled: the time index of notifications stored before it
 	// existed is built.
-	backfilled atomic.Bool
+	backfilled retention.Once
 }
 
 // New returns a Service on store.

@@ -50,18 +50,8 @@ var sweepRecords = storage.Collection[sweepRecord]{Name: sessions.Name}
 // Sweep of a store written before sessions had a time index indexes them
 // first (retention.Index.Backfill).
 func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
-	if !s.backfilled.Load() {
-		err := expiry.Backfill(ctx, s.store, sessions.Name, func(rec storage.Record) (retention.Entry, error) {
-			it, err := sweepRecords.Decode(rec)
-			if err != nil {
-				return retention.Entry{}, err
-			}
-			return entryOf(it.Value.State, it.Value.UpdateTime), nil
-		})
-		if err != nil {
-			return 0, fmt.Errorf("session: indexing stored sessions: %w", err)
-		}
-		s.backfilled.Store(true)
+	if err := s.backfilled.Do(ctx, s.backfill); err != nil {
+		return 0, fmt.Errorf("session: indexing stored sessions: %w", err)
 	}
 	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{
 		{Name: classActive, Keep: retention.Resolve(s.retention.ActiveSessions, retention.DefaultActiveSessions)},
@@ -71,6 +61,16 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 		return n, fmt.Errorf("session: %w", err)
 	}
 	return n, nil
+}
+
+func (s *Service) backfill(ctx context.Context) error {
+	return expiry.Backfill(ctx, s.store, sessions.Name, func(rec storage.Record) (retention.Entry, error) {
+		it, err := sweepRecords.Decode(rec)
+		if err != nil {
+			return retention.Entry{}, err
+		}
+		return entryOf(it.Value.State, it.Value.UpdateTime), nil
+	})
 }
 
 // deleteSession deletes the session at key found by its entry e, unless

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -74,7 +73,7 @@ type Service struct {
 	ids     deliverykit.IDSource
 	// retention and backfilled serve Sweep (retention.go).
 	retention  retention.Policy
-	backfilled atomic.Bool
+	backfilled retention.Once
 }
 
 // record is a session as the service works with it, stored as a

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 
@@ -54,6 +55,24 @@ func (c Collection[T]) Put(tx Tx, key string, v T, cond Condition) (uint64, erro
 // Delete removes the record at key under cond.
 func (c Collection[T]) Delete(tx Tx, key string, cond Condition) error {
 	return tx.Delete(c.Name, key, cond)
+}
+
+// DeleteIf removes the record at key when match says it is the one to
+// go: an index entry, say, that still points at the record being
+// deleted, and not at another that took its key since. A missing record
+// is no error.
+func (c Collection[T]) DeleteIf(tx Tx, key string, match func(T) bool) error {
+	it, err := c.Get(tx, key)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !match(it.Value) {
+		return nil
+	}
+	return c.Delete(tx, key, VersionIs(it.Version))
 }
 
 // Scan yields decoded records within r, in key order.

@@ -234,3 +234,44 @@ func TestCollectionEncodeError(t *testing.T) {
 		t.Errorf("Put of an unencodable value = %v; want an encode error", err)
 	}
 }
+
+// TestCollectionDeleteIf: DeleteIf removes a record only when match says
+// it is the one, and a missing record is no error.
+func TestCollectionDeleteIf(t *testing.T) {
+	c := storage.Collection[string]{Name: "entries"}
+	tests := []struct {
+		name   string
+		stored string // "" for none
+		owner  string
+		left   bool
+	}{
+		{"ours", "session-1", "session-1", false},
+		{"another's", "session-2", "session-1", true},
+		{"missing", "", "session-1", false},
+	}
+	for _, tt := range tests {
+		s := memory.New()
+		err := s.Update(t.Context(), func(tx storage.Tx) error {
+			if tt.stored != "" {
+				if _, err := c.Put(tx, "k", tt.stored, storage.AnyVersion); err != nil {
+					return err
+				}
+			}
+			return c.DeleteIf(tx, "k", func(v string) bool { return v == tt.owner })
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var left bool
+		if err := s.View(t.Context(), func(tx storage.Tx) error {
+			_, err := c.Get(tx, "k")
+			left = err == nil
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if left != tt.left {
+			t.Errorf("%s: record left %v, want %v", tt.name, left, tt.left)
+		}
+	}
+}

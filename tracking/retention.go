@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit/retention"
@@ -85,7 +84,7 @@ func (o *orderRecord) activeSince(tx storage.Tx, key string, now time.Time) (boo
 }
 
 // sweepState remembers that the backfills are done.
-type sweepState struct{ backfilled atomic.Bool }
+type sweepState struct{ backfilled retention.Once }
 
 // Sweep deletes, at most limit (≤ 0: no limit), the orders that
 // Options.Retention no longer keeps at now (Retention.Tracking after their
@@ -96,11 +95,8 @@ type sweepState struct{ backfilled atomic.Bool }
 // (retention.Backfill): the order→token list from the stored tokens,
 // then the time index from the stored orders.
 func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
-	if !s.swept.backfilled.Load() {
-		if err := s.backfill(ctx); err != nil {
-			return 0, err
-		}
-		s.swept.backfilled.Store(true)
+	if err := s.swept.backfilled.Do(ctx, s.backfill); err != nil {
+		return 0, err
 	}
 	keep := retention.Resolve(s.opts.Retention.Tracking, retention.DefaultTracking)
 	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{{Name: classOrder, Keep: keep}}, deleteOrder)
@@ -191,7 +187,7 @@ func deleteOrder(tx storage.Tx, key string, e retention.Entry) (bool, error) {
 		return false, err
 	}
 	owned := func(id idRecord) bool { return id.TosID == o.TosID }
-	if err := deleteIfOwned(tx, ordersByExtID, storage.Key(site, o.Request.ExternalID), owned); err != nil {
+	if err := ordersByExtID.DeleteIf(tx, storage.Key(site, o.Request.ExternalID), owned); err != nil {
 		return false, err
 	}
 	if email := strings.ToLower(receiverEmail(&o)); email != "" {
@@ -209,7 +205,7 @@ func deleteOrder(tx storage.Tx, key string, e retention.Entry) (bool, error) {
 	}
 	for _, ixKey := range toks {
 		token := ixKey[strings.LastIndex(ixKey, storage.KeySep)+len(storage.KeySep):]
-		if err := deleteIfOwned(tx, tokens, token, func(t tokenRecord) bool { return t.Site == site && t.TosID == o.TosID }); err != nil {
+		if err := tokens.DeleteIf(tx, token, func(t tokenRecord) bool { return t.Site == site && t.TosID == o.TosID }); err != nil {
 			return false, err
 		}
 		if err := orderTokens.Delete(tx, ixKey, storage.AnyVersion); err != nil {
@@ -217,20 +213,4 @@ func deleteOrder(tx storage.Tx, key string, e retention.Entry) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-// deleteIfOwned deletes the entry at key of c when it belongs to the
-// order being deleted: an entry another order holds stays.
-func deleteIfOwned[T any](tx storage.Tx, c storage.Collection[T], key string, owned func(T) bool) error {
-	it, err := c.Get(tx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !owned(it.Value) {
-		return nil
-	}
-	return c.Delete(tx, key, storage.VersionIs(it.Version))
 }
