@@ -48,11 +48,24 @@ func (s *deliveringStore) Update(ctx context.Context, fn func(storage.Tx) error)
 	if len(t.added) == 0 {
 		return nil
 	}
-	defer s.d.release(t.added)
 	// The cause is committed; its effects are delivered with a context
 	// that outlives the caller's, as the caller has its answer already.
-	if _, derr := s.d.deliverAll(context.WithoutCancel(ctx), t.added); derr != nil {
-		s.d.opts.Logger.WarnContext(ctx, "outbox: delivering after commit failed; the dispatcher retries", "err", derr)
+	// An event whose subject has an earlier event being delivered by this
+	// process waits for it, for as long as the caller's context and at most
+	// a lease; one behind an event pending elsewhere is left to Run.
+	wait, cancel := context.WithTimeout(ctx, s.d.opts.Lease)
+	defer cancel()
+	deliverCtx := context.WithoutCancel(ctx)
+	for i, seq := range t.added {
+		_, derr := s.d.deliver(deliverCtx, seq, wait)
+		// Released one by one: a later event of this Update waits for
+		// this one only while it is being delivered.
+		s.d.release(t.added[i : i+1])
+		if derr != nil {
+			s.d.release(t.added[i+1:])
+			s.d.opts.Logger.WarnContext(ctx, "outbox: delivering after commit failed; the dispatcher retries", "err", derr)
+			break
+		}
 	}
 	return nil
 }

@@ -1,0 +1,224 @@
+package outboxtest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// runOrder runs the cases of order per subject: an event is delivered only
+// after every earlier event of its site and subject is settled.
+func runOrder(t *testing.T, newStores NewStores) {
+	t.Run("OrderAfterBackoff", func(t *testing.T) { testOrderAfterBackoff(t, newStores) })
+	t.Run("OrderAfterLeaseElsewhere", func(t *testing.T) { testOrderAfterLeaseElsewhere(t, newStores) })
+	t.Run("OrderWaitsForOwnDelivery", func(t *testing.T) { testOrderWaitsForOwnDelivery(t, newStores) })
+	t.Run("OrderDeadSettles", func(t *testing.T) { testOrderDeadSettles(t, newStores) })
+}
+
+// addOn writes one event per id, all about subject, in one transaction.
+func addOn(t *testing.T, s storage.Store, site, subject string, ids ...string) {
+	t.Helper()
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
+		for _, id := range ids {
+			ev, err := event.New(id, site, subject, start, event.ParcelChanged{TrackingNumber: subject})
+			if err != nil {
+				return err
+			}
+			if err := outbox.Add(tx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("adding %v: %v", ids, err)
+	}
+}
+
+// testOrderAfterBackoff: the first event of a subject fails once and waits
+// for its retry; a later event of that subject, written through
+// Dispatcher.Store(), is not delivered on commit but after the first,
+// while other subjects (and other sites with the same subject) go on.
+func testOrderAfterBackoff(t *testing.T, newStores NewStores) {
+	store, _ := newStores(t)
+	f := newFixture(t, store, outbox.Options{RetryBase: time.Second})
+	ok := f.idempotent("a")
+	failOnce := true
+	f.d.Handle(event.TypeParcelChanged, "a", func(ctx context.Context, e event.Event) error {
+		if e.ID == "evt_1" && failOnce {
+			failOnce = false
+			return errors.New("unavailable")
+		}
+		return ok(ctx, e)
+	})
+	addOn(t, f.d.Store(), "site1", "TN1", "evt_1") // fails: retried in 1s
+	addOn(t, f.d.Store(), "site1", "TN1", "evt_2")
+	addOn(t, f.d.Store(), "site1", "TN2", "evt_3")
+	addOn(t, f.d.Store(), "site2", "TN1", "evt_4")
+	if diff := cmp.Diff([]string{"evt_3", "evt_4"}, f.applied("a")); diff != "" {
+		t.Errorf("on commit, with evt_1 backing off (-want +got):\n%s", diff)
+	}
+	if n := dispatch(t, f.d); n != 0 {
+		t.Errorf("Dispatch before evt_1's retry delivered %d", n)
+	}
+	f.clock.Advance(time.Second)
+	if n := dispatch(t, f.d); n != 2 {
+		t.Errorf("Dispatch at evt_1's retry delivered %d, want 2", n)
+	}
+	if diff := cmp.Diff([]string{"evt_3", "evt_4", "evt_1", "evt_2"}, f.applied("a")); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
+
+// testOrderAfterLeaseElsewhere is a crash: the previous process claimed
+// evt_1 and hangs (or died); this process writes evt_2 of the same
+// subject. evt_2 waits until evt_1 is settled, by the lease's holder or
+// after ReleaseLeases, and goes out at once when it is.
+func testOrderAfterLeaseElsewhere(t *testing.T, newStores NewStores) {
+	for _, settle := range []string{"holder succeeds", "lease released"} {
+		t.Run(settle, func(t *testing.T) {
+			a, b := newStores(t)
+			clock := deliverykit.NewManualClock(start)
+			opts := outbox.Options{Lease: time.Hour, Clock: clock, Jitter: func() float64 { return 0 }, Logger: slog.New(slog.DiscardHandler)}
+			prev := outbox.New(a, opts)
+			effects := &fixture{store: b, effects: map[string][]string{}}
+			entered, release := make(chan struct{}), make(chan struct{})
+			prevEffect := effects.idempotent("a")
+			prev.Handle(event.TypeParcelChanged, "a", func(ctx context.Context, e event.Event) error {
+				close(entered)
+				<-release
+				if settle == "holder succeeds" {
+					return prevEffect(ctx, e)
+				}
+				return errors.New("the process died")
+			})
+			addOn(t, a, "site1", "TN1", "evt_1")
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				prev.Dispatch(context.Background())
+			}()
+			<-entered
+
+			next := outbox.New(b, opts)
+			next.Handle(event.TypeParcelChanged, "a", effects.idempotent("a"))
+			addOn(t, next.Store(), "site1", "TN1", "evt_2")
+			if got := effects.applied("a"); len(got) != 0 {
+				t.Errorf("on commit, with evt_1 under another's lease: applied %v", got)
+			}
+			if n := dispatch(t, next); n != 0 {
+				t.Errorf("Dispatch under evt_1's lease delivered %d", n)
+			}
+			want := 1
+			if settle == "holder succeeds" {
+				close(release)
+				<-done
+			} else {
+				if n, err := next.ReleaseLeases(t.Context()); err != nil || n != 2 {
+					t.Fatalf("ReleaseLeases = %d, %v; want 2 (evt_1's lease, evt_2's wait)", n, err)
+				}
+				want = 2
+			}
+			// No clock advance: settling evt_1 makes evt_2 due.
+			if n := dispatch(t, next); n != want {
+				t.Errorf("Dispatch after evt_1 settled delivered %d, want %d", n, want)
+			}
+			if diff := cmp.Diff([]string{"evt_1", "evt_2"}, effects.applied("a")); diff != "" {
+				t.Errorf("effects (-want +got):\n%s", diff)
+			}
+			if settle != "holder succeeds" {
+				close(release)
+				<-done
+			}
+		})
+	}
+}
+
+// testOrderWaitsForOwnDelivery: evt_1 is being delivered by this process
+// (the dispatcher's loop) when a request writes evt_2 of the same subject
+// through Dispatcher.Store(): the request waits for evt_1, so evt_2 is
+// still applied before its Update returns, and after evt_1.
+func testOrderWaitsForOwnDelivery(t *testing.T, newStores NewStores) {
+	store, _ := newStores(t)
+	f := newFixture(t, store, outbox.Options{})
+	ok := f.idempotent("a")
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f.d.Handle(event.TypeParcelChanged, "a", func(ctx context.Context, e event.Event) error {
+		if e.ID == "evt_1" {
+			once.Do(func() { close(entered) })
+			<-release
+		}
+		return ok(ctx, e)
+	})
+	addOn(t, store, "site1", "TN1", "evt_1")
+	dispatched := make(chan int)
+	go func() {
+		n, _ := f.d.Dispatch(context.Background())
+		dispatched <- n
+	}()
+	<-entered
+	written := make(chan []string)
+	go func() {
+		addOn(t, f.d.Store(), "site1", "TN1", "evt_2")
+		written <- f.applied("a")
+	}()
+	close(release)
+	if diff := cmp.Diff([]string{"evt_1", "evt_2"}, <-written); diff != "" {
+		t.Errorf("when the Update of evt_2 returned (-want +got):\n%s", diff)
+	}
+	if n := <-dispatched; n != 1 {
+		t.Errorf("Dispatch delivered %d, want 1", n)
+	}
+	if n := dispatch(t, f.d); n != 0 {
+		t.Errorf("Dispatch found %d events left", n)
+	}
+}
+
+// testOrderDeadSettles: a dead event does not hold up its subject; a
+// retried one is delivered, and the events written after it wait for it
+// again.
+func testOrderDeadSettles(t *testing.T, newStores NewStores) {
+	store, _ := newStores(t)
+	f := newFixture(t, store, outbox.Options{RetryBase: time.Second})
+	ok := f.idempotent("a")
+	broken := true
+	f.d.Handle(event.TypeParcelChanged, "a", func(ctx context.Context, e event.Event) error {
+		if e.ID == "evt_1" && broken {
+			return deliverykit.InvalidField("payload", "valid", "cannot be applied")
+		}
+		if e.ID == "evt_3" && broken {
+			return errors.New("unavailable")
+		}
+		return ok(ctx, e)
+	})
+	addOn(t, f.d.Store(), "site1", "TN1", "evt_1") // dead at once
+	addOn(t, f.d.Store(), "site1", "TN1", "evt_2")
+	if diff := cmp.Diff([]string{"evt_2"}, f.applied("a")); diff != "" {
+		t.Errorf("after evt_1 died (-want +got):\n%s", diff)
+	}
+	broken = false
+	if err := f.d.Retry(t.Context(), "site1", "evt_1"); err != nil {
+		t.Fatal(err)
+	}
+	addOn(t, f.d.Store(), "site1", "TN1", "evt_3")
+	if diff := cmp.Diff([]string{"evt_2"}, f.applied("a")); diff != "" {
+		t.Errorf("evt_3 overtook the retried evt_1 (-want +got):\n%s", diff)
+	}
+	if n := dispatch(t, f.d); n != 2 {
+		t.Errorf("Dispatch delivered %d, want 2", n)
+	}
+	if diff := cmp.Diff([]string{"evt_2", "evt_1", "evt_3"}, f.applied("a")); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
