@@ -23,6 +23,7 @@ func runOrder(t *testing.T, newStores NewStores) {
 	t.Run("OrderAfterLeaseElsewhere", func(t *testing.T) { testOrderAfterLeaseElsewhere(t, newStores) })
 	t.Run("OrderWaitsForOwnDelivery", func(t *testing.T) { testOrderWaitsForOwnDelivery(t, newStores) })
 	t.Run("OrderDeadSettles", func(t *testing.T) { testOrderDeadSettles(t, newStores) })
+	t.Run("OrderHeldUpDoNotStarve", func(t *testing.T) { testOrderNoStarving(t, newStores) })
 }
 
 // addOn writes one event per id, all about subject, in one transaction.
@@ -220,5 +221,39 @@ func testOrderDeadSettles(t *testing.T, newStores NewStores) {
 	}
 	if diff := cmp.Diff([]string{"evt_2", "evt_1", "evt_3"}, f.applied("a")); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
+
+// testOrderNoStarving: more events held up behind one subject's backoff
+// than a Dispatch looks at do not keep the events of other subjects
+// waiting: each is parked once, and the next Dispatch looks further.
+func testOrderNoStarving(t *testing.T, newStores NewStores) {
+	store, _ := newStores(t)
+	f := newFixture(t, store, outbox.Options{Batch: 2, RetryBase: time.Hour})
+	ok := f.idempotent("a")
+	f.d.Handle(event.TypeParcelChanged, "a", func(ctx context.Context, e event.Event) error {
+		if e.ID == "evt_1" {
+			return errors.New("unavailable")
+		}
+		return ok(ctx, e)
+	})
+	addOn(t, f.d.Store(), "site1", "TN1", "evt_1") // backs off for an hour
+	addOn(t, store, "site1", "TN1", "evt_2", "evt_3", "evt_4")
+	addOn(t, store, "site1", "TN2", "evt_5")
+	steps := []struct {
+		delivered int
+		applied   []string
+	}{
+		{0, nil},               // evt_2, evt_3 parked
+		{1, []string{"evt_5"}}, // evt_4 parked, evt_5 delivered
+		{0, []string{"evt_5"}}, // nothing due
+	}
+	for i, s := range steps {
+		if n := dispatch(t, f.d); n != s.delivered {
+			t.Errorf("Dispatch %d delivered %d, want %d", i, n, s.delivered)
+		}
+		if diff := cmp.Diff(s.applied, f.applied("a")); diff != "" {
+			t.Errorf("after Dispatch %d (-want +got):\n%s", i, diff)
+		}
 	}
 }
