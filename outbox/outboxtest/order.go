@@ -148,9 +148,12 @@ func testOrderAfterLeaseElsewhere(t *testing.T, newStores NewStores) {
 // testOrderWaitsForOwnDelivery: evt_1 is being delivered by this process
 // (the dispatcher's loop) when a request writes evt_2 of the same subject
 // through Dispatcher.Store(): the request waits for evt_1, so evt_2 is
-// still applied before its Update returns, and after evt_1.
+// still applied before its Update returns, and after evt_1. evt_1 is let
+// go only once the request has tried to claim evt_2, so the test takes
+// the waiting path every time.
 func testOrderWaitsForOwnDelivery(t *testing.T, newStores NewStores) {
-	store, _ := newStores(t)
+	raw, _ := newStores(t)
+	store := &countingStore{Store: raw}
 	f := newFixture(t, store, outbox.Options{})
 	ok := f.idempotent("a")
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -169,11 +172,14 @@ func testOrderWaitsForOwnDelivery(t *testing.T, newStores NewStores) {
 		dispatched <- n
 	}()
 	<-entered
+	// The request's Updates: its own commit, then the claim of evt_2.
+	claimed := store.after(2)
 	written := make(chan []string)
 	go func() {
 		addOn(t, f.d.Store(), "site1", "TN1", "evt_2")
 		written <- f.applied("a")
 	}()
+	<-claimed
 	close(release)
 	if diff := cmp.Diff([]string{"evt_1", "evt_2"}, <-written); diff != "" {
 		t.Errorf("when the Update of evt_2 returned (-want +got):\n%s", diff)
@@ -184,6 +190,35 @@ func testOrderWaitsForOwnDelivery(t *testing.T, newStores NewStores) {
 	if n := dispatch(t, f.d); n != 0 {
 		t.Errorf("Dispatch found %d events left", n)
 	}
+}
+
+// countingStore closes a channel once a given number of Updates returned.
+type countingStore struct {
+	storage.Store
+	mu     sync.Mutex
+	left   int
+	notify chan struct{}
+}
+
+// after returns a channel closed when n more Updates have returned.
+func (s *countingStore) after(n int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.left, s.notify = n, make(chan struct{})
+	return s.notify
+}
+
+func (s *countingStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	err := s.Store.Update(ctx, fn)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.notify != nil {
+		if s.left--; s.left == 0 {
+			close(s.notify)
+			s.notify = nil
+		}
+	}
+	return err
 }
 
 // testOrderDeadSettles: a dead event does not hold up its subject; a
