@@ -28,6 +28,12 @@
 // errors are retried until Options.MaxAttempts, then the event is dead.
 // Every dead event is logged at level ERROR; Dead lists them per site and
 // Retry queues one again.
+//
+// An event is delivered only after every earlier event of its site and
+// subject is settled, that is applied by all its consumers or dead:
+// consumers see one subject's events in the order they were written, also
+// across backoffs, leases and restarts. A dead event does not hold its
+// subject up; Retry makes it one to wait for again.
 package outbox
 
 import (

@@ -11,7 +11,10 @@ import (
 // goroutine, before Update returns: a completed checkout is a tracking
 // order by the time its response is written, as a direct call would make
 // it. Delivery failures are not the caller's: the events stay in the
-// outbox and Run retries them. Producers are built on this store;
+// outbox and Run retries them. An event whose subject has an earlier
+// event pending is delivered after it: Update waits when this process is
+// delivering that one right now (bounded by ctx and Options.Lease), and
+// otherwise leaves the event to Run. Producers are built on this store;
 // everything else may use either.
 func (d *Dispatcher) Store() storage.Store { return &deliveringStore{Store: d.store, d: d} }
 
