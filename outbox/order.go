@@ -148,8 +148,19 @@ func park(tx storage.Tx, r *record, version uint64, blocker *record, now time.Ti
 // Local deliveries: the events this process is delivering now, by a
 // producer's Update (held) or by Dispatch (busy). A producer's delivery
 // held up by one of them waits for it to settle rather than leave its
-// event to the loop; waits only ever go to an earlier seq, so they cannot
-// form a cycle.
+// event to the loop. Waits cannot form a cycle: a producer waits only for
+// an event earlier than the one it delivers, while holding only later
+// ones, and an Update made by a consumer (a delivery within a delivery,
+// which holds the outer event) never waits.
+
+// deliveringKey marks the context of a consumer's call.
+type deliveringKey struct{}
+
+func withinDelivery(ctx context.Context) context.Context {
+	return context.WithValue(ctx, deliveringKey{}, true)
+}
+
+func isWithinDelivery(ctx context.Context) bool { return ctx.Value(deliveringKey{}) != nil }
 
 func (d *Dispatcher) markBusy(seq uint64) {
 	d.heldMu.Lock()

@@ -422,7 +422,7 @@ func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) 
 	}
 	d.markBusy(seq)
 	defer d.unmarkBusy(seq)
-	done, failure := d.apply(ctx, &claimed)
+	done, failure := d.apply(withinDelivery(ctx), &claimed)
 	// Settle with a fresh context: the consumers ran, so what they did is
 	// recorded even when the caller's context ended meanwhile.
 	allDone := false

@@ -56,8 +56,13 @@ func (s *deliveringStore) Update(ctx context.Context, fn func(storage.Tx) error)
 	// An event whose subject has an earlier event being delivered by this
 	// process waits for it, for as long as the caller's context and at most
 	// a lease; one behind an event pending elsewhere is left to Run.
+	// A consumer's own Update (a delivery within a delivery) does not
+	// wait: the event it is applying is held meanwhile.
 	wait, cancel := context.WithTimeout(ctx, s.d.opts.Lease)
 	defer cancel()
+	if isWithinDelivery(ctx) {
+		wait = nil
+	}
 	deliverCtx := context.WithoutCancel(ctx)
 	for i, seq := range t.added {
 		_, derr := s.d.deliver(deliverCtx, seq, wait)

@@ -24,6 +24,18 @@ func runOrder(t *testing.T, newStores NewStores) {
 	t.Run("OrderWaitsForOwnDelivery", func(t *testing.T) { testOrderWaitsForOwnDelivery(t, newStores) })
 	t.Run("OrderDeadSettles", func(t *testing.T) { testOrderDeadSettles(t, newStores) })
 	t.Run("OrderHeldUpDoNotStarve", func(t *testing.T) { testOrderNoStarving(t, newStores) })
+	t.Run("OrderConsumerWritesDoNotWait", func(t *testing.T) { testOrderNested(t, newStores) })
+}
+
+// addOnCtx writes one event about subject with ctx (a consumer's).
+func addOnCtx(ctx context.Context, s storage.Store, site, subject, id string) error {
+	return s.Update(ctx, func(tx storage.Tx) error {
+		ev, err := event.New(id, site, subject, start, event.ParcelChanged{TrackingNumber: subject})
+		if err != nil {
+			return err
+		}
+		return outbox.Add(tx, ev)
+	})
 }
 
 // addOn writes one event per id, all about subject, in one transaction.
@@ -292,3 +304,63 @@ func testOrderNoStarving(t *testing.T, newStores NewStores) {
 		}
 	}
 }
+
+// testOrderConsumerWritesDoNotWait: two events of subjects Z and Y are
+// being delivered at once in one process, and each one's consumer writes,
+// through Dispatcher.Store(), an event of the other's subject. Those
+// writes return without waiting for the other delivery (which waits for
+// them: waiting would deadlock until a lease runs out); their events are
+// delivered after the earlier events of their subjects settle.
+func testOrderNested(t *testing.T, newStores NewStores) {
+	store, _ := newStores(t)
+	f := newFixture(t, store, outbox.Options{Lease: time.Hour})
+	ok := f.idempotent("a")
+	enteredM, enteredQ := make(chan struct{}), make(chan struct{})
+	var nested [2]error
+	// Neither outer delivery settles before both writes returned.
+	var writes sync.WaitGroup
+	writes.Add(2)
+	f.d.Handle(event.TypeParcelChanged, "a", func(ctx context.Context, e event.Event) error {
+		switch e.ID {
+		case "evt_M":
+			close(enteredM)
+			<-enteredQ
+			nested[0] = addOnCtx(ctx, f.d.Store(), "site1", "Y", "evt_P")
+			writes.Done()
+			writes.Wait()
+		case "evt_Q":
+			close(enteredQ)
+			<-enteredM
+			nested[1] = addOnCtx(ctx, f.d.Store(), "site1", "Z", "evt_P2")
+			writes.Done()
+			writes.Wait()
+		}
+		return ok(ctx, e)
+	})
+	addOn(t, store, "site1", "Z", "evt_M")
+	dispatched := make(chan int)
+	go func() {
+		n, _ := f.d.Dispatch(context.Background())
+		dispatched <- n
+	}()
+	<-enteredM
+	addOn(t, f.d.Store(), "site1", "Y", "evt_Q") // delivered in this goroutine
+	if n := <-dispatched; n != 1 {
+		t.Errorf("Dispatch delivered %d, want 1 (evt_M)", n)
+	}
+	if diff := cmp.Diff([2]error{}, nested, cmpErrors); diff != "" {
+		t.Errorf("consumers' writes (-want +got):\n%s", diff)
+	}
+	got := f.applied("a")
+	if diff := cmp.Diff([]string{"evt_M", "evt_Q"}, sortStrings(got)); diff != "" {
+		t.Errorf("before the next Dispatch (-want +got):\n%s", diff)
+	}
+	if n := dispatch(t, f.d); n != 2 {
+		t.Errorf("Dispatch after both settled delivered %d, want 2", n)
+	}
+	if diff := cmp.Diff([]string{"evt_M", "evt_P", "evt_P2", "evt_Q"}, sortStrings(f.applied("a"))); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
+
+var cmpErrors = cmp.Comparer(func(a, b error) bool { return errors.Is(a, b) || errors.Is(b, a) })
