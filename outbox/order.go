@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit/storage"
@@ -153,14 +154,42 @@ func park(tx storage.Tx, r *record, version uint64, blocker *record, now time.Ti
 // ones, and an Update made by a consumer (a delivery within a delivery,
 // which holds the outer event) never waits.
 
-// deliveringKey marks the context of a consumer's call.
+// deliveringKey marks the context of a consumer's call; its value
+// collects the events the consumer's Updates wrote and could not deliver
+// at once (typically: of the subject being delivered, so held up by it),
+// which the delivery tries again once it has settled.
 type deliveringKey struct{}
 
-func withinDelivery(ctx context.Context) context.Context {
-	return context.WithValue(ctx, deliveringKey{}, true)
+type followers struct {
+	mu   sync.Mutex
+	seqs []uint64
 }
 
-func isWithinDelivery(ctx context.Context) bool { return ctx.Value(deliveringKey{}) != nil }
+func (f *followers) add(seq uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seqs = append(f.seqs, seq)
+}
+
+func (f *followers) take() []uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.seqs
+	f.seqs = nil
+	return s
+}
+
+func withinDelivery(ctx context.Context) (context.Context, *followers) {
+	f := &followers{}
+	return context.WithValue(ctx, deliveringKey{}, f), f
+}
+
+// delivering returns the followers of the delivery whose consumer ctx is
+// the context of, or nil outside a delivery.
+func delivering(ctx context.Context) *followers {
+	f, _ := ctx.Value(deliveringKey{}).(*followers)
+	return f
+}
 
 func (d *Dispatcher) markBusy(seq uint64) {
 	d.heldMu.Lock()

@@ -422,7 +422,8 @@ func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) 
 	}
 	d.markBusy(seq)
 	defer d.unmarkBusy(seq)
-	done, failure := d.apply(withinDelivery(ctx), &claimed)
+	cctx, next := withinDelivery(ctx)
+	done, failure := d.apply(cctx, &claimed)
 	// Settle with a fresh context: the consumers ran, so what they did is
 	// recorded even when the caller's context ended meanwhile.
 	allDone := false
@@ -446,9 +447,26 @@ func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) 
 		return d.fail(ctx, tx, &r, it.Version, failure, now)
 	})
 	if errors.Is(err, storage.ErrNotFound) {
-		return false, 0, nil
+		err = nil
+	}
+	if err == nil {
+		d.deliverFollowers(ctx, next.take())
 	}
 	return allDone && err == nil, 0, err
+}
+
+// deliverFollowers delivers, now that the event they waited for is
+// settled, the events its consumers wrote: a chain of effects (a carrier
+// event, the parcel change it makes) is applied before the first Update
+// returns, as without order. Those still held up are parked and left to
+// Run.
+func (d *Dispatcher) deliverFollowers(ctx context.Context, seqs []uint64) {
+	for _, seq := range seqs {
+		if _, err := d.deliver(ctx, seq, nil); err != nil {
+			d.opts.Logger.WarnContext(ctx, "outbox: delivering a consumer's event failed; the dispatcher retries", "err", err)
+			return
+		}
+	}
 }
 
 // apply calls the consumers that have not applied the event yet, in

@@ -57,15 +57,20 @@ func (s *deliveringStore) Update(ctx context.Context, fn func(storage.Tx) error)
 	// process waits for it, for as long as the caller's context and at most
 	// a lease; one behind an event pending elsewhere is left to Run.
 	// A consumer's own Update (a delivery within a delivery) does not
-	// wait: the event it is applying is held meanwhile.
+	// wait: the event it is applying is held meanwhile. What it cannot
+	// deliver now, that delivery tries again once it has settled.
 	wait, cancel := context.WithTimeout(ctx, s.d.opts.Lease)
 	defer cancel()
-	if isWithinDelivery(ctx) {
+	outer := delivering(ctx)
+	if outer != nil {
 		wait = nil
 	}
 	deliverCtx := context.WithoutCancel(ctx)
 	for i, seq := range t.added {
-		_, derr := s.d.deliver(deliverCtx, seq, wait)
+		ok, derr := s.d.deliver(deliverCtx, seq, wait)
+		if !ok && derr == nil && outer != nil {
+			outer.add(seq)
+		}
 		// Released one by one: a later event of this Update waits for
 		// this one only while it is being delivered.
 		s.d.release(t.added[i : i+1])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ func runOrder(t *testing.T, newStores NewStores) {
 	t.Run("OrderDeadSettles", func(t *testing.T) { testOrderDeadSettles(t, newStores) })
 	t.Run("OrderHeldUpDoNotStarve", func(t *testing.T) { testOrderNoStarving(t, newStores) })
 	t.Run("OrderConsumerWritesDoNotWait", func(t *testing.T) { testOrderNested(t, newStores) })
+	t.Run("OrderConsumerWritesSameSubject", func(t *testing.T) { testOrderChain(t, newStores) })
 }
 
 // addOnCtx writes one event about subject with ctx (a consumer's).
@@ -351,15 +353,44 @@ func testOrderNested(t *testing.T, newStores NewStores) {
 	if diff := cmp.Diff([2]error{}, nested, cmpErrors); diff != "" {
 		t.Errorf("consumers' writes (-want +got):\n%s", diff)
 	}
+	// evt_P and evt_P2 went out after their blockers settled, or are due.
+	dispatch(t, f.d)
 	got := f.applied("a")
-	if diff := cmp.Diff([]string{"evt_M", "evt_Q"}, sortStrings(got)); diff != "" {
-		t.Errorf("before the next Dispatch (-want +got):\n%s", diff)
-	}
-	if n := dispatch(t, f.d); n != 2 {
-		t.Errorf("Dispatch after both settled delivered %d, want 2", n)
-	}
-	if diff := cmp.Diff([]string{"evt_M", "evt_P", "evt_P2", "evt_Q"}, sortStrings(f.applied("a"))); diff != "" {
+	if diff := cmp.Diff([]string{"evt_M", "evt_P", "evt_P2", "evt_Q"}, sortStrings(slices.Clone(got))); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+	if i, j := slices.Index(got, "evt_Q"), slices.Index(got, "evt_P"); i > j {
+		t.Errorf("evt_P (subject Y) before evt_Q: %v", got)
+	}
+	if i, j := slices.Index(got, "evt_M"), slices.Index(got, "evt_P2"); i > j {
+		t.Errorf("evt_P2 (subject Z) before evt_M: %v", got)
+	}
+}
+
+// testOrderChain: a consumer of evt_1 writes evt_2 of the same subject
+// through Dispatcher.Store() (tracking applying a carrier event makes a
+// parcel change): evt_2 waits for evt_1, and is still applied, after it,
+// before the Update that wrote evt_1 returns.
+func testOrderChain(t *testing.T, newStores NewStores) {
+	store, _ := newStores(t)
+	f := newFixture(t, store, outbox.Options{})
+	ok := f.idempotent("a")
+	var nested error
+	f.d.Handle(event.TypeParcelChanged, "a", func(ctx context.Context, e event.Event) error {
+		if e.ID == "evt_1" {
+			nested = addOnCtx(ctx, f.d.Store(), "site1", "TN1", "evt_2")
+		}
+		return ok(ctx, e)
+	})
+	addOn(t, f.d.Store(), "site1", "TN1", "evt_1")
+	if nested != nil {
+		t.Fatalf("the consumer's write: %v", nested)
+	}
+	if diff := cmp.Diff([]string{"evt_1", "evt_2"}, f.applied("a")); diff != "" {
+		t.Errorf("when the Update of evt_1 returned (-want +got):\n%s", diff)
+	}
+	if n := dispatch(t, f.d); n != 0 {
+		t.Errorf("Dispatch found %d events left", n)
 	}
 }
 
