@@ -90,7 +90,11 @@ func (d *Dispatcher) Retry(ctx context.Context, site, id string) error {
 		if err := expiry.Remove(tx, storage.Uint64Key(r.Seq), deadEntry(&r)); err != nil {
 			return err
 		}
-		r.DeadAt, r.Attempts, r.NextAttempt = time.Time{}, 0, now
+		r.DeadAt, r.Attempts, r.NextAttempt, r.Waiting = time.Time{}, 0, now, 0
+		// Pending again: the subject's events written from now on wait for it.
+		if err := enqueueSubject(tx, &r); err != nil {
+			return err
+		}
 		_, err = put(tx, &r, "", storage.VersionIs(it.Version))
 		return err
 	})

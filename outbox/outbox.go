@@ -28,6 +28,12 @@
 // errors are retried until Options.MaxAttempts, then the event is dead.
 // Every dead event is logged at level ERROR; Dead lists them per site and
 // Retry queues one again.
+//
+// An event is delivered only after every earlier event of its site and
+// subject is settled, that is applied by all its consumers or dead:
+// consumers see one subject's events in the order they were written, also
+// across backoffs, leases and restarts. A dead event does not hold its
+// subject up; Retry makes it one to wait for again.
 package outbox
 
 import (
@@ -106,6 +112,10 @@ type Dispatcher struct {
 	// the events of one cause go out in the order they were written.
 	heldMu sync.Mutex
 	held   map[uint64]int
+	// busy are the events a Dispatch of this process is delivering, and
+	// changed is closed when held or busy shrink (order.go).
+	busy    map[uint64]int
+	changed chan struct{}
 	// backfilled: Sweep indexed the dead events stored before their time
 	// index (retention.go).
 	backfilled atomic.Bool
@@ -168,6 +178,9 @@ type record struct {
 	Done      []string  `json:"done,omitempty"`
 	LastError string    `json:"last_error,omitempty"`
 	DeadAt    time.Time `json:"dead_at,omitzero"`
+	// Waiting is the seq of the earlier event of the subject this one is
+	// parked behind (order.go).
+	Waiting uint64 `json:"waiting,omitempty"`
 }
 
 var (
@@ -214,6 +227,9 @@ func Add(tx storage.Tx, e event.Event) error {
 	if _, err := due.Put(tx, dueKey(&r), seq, storage.AnyVersion); err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
+	if err := enqueueSubject(tx, &r); err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
 	if t, ok := tx.(*deliveringTx); ok {
 		t.d.hold(seq)
 		t.added = append(t.added, seq)
@@ -239,12 +255,21 @@ func (d *Dispatcher) release(seqs []uint64) {
 			delete(d.held, seq)
 		}
 	}
+	d.signalLocked()
 }
 
 func (d *Dispatcher) isHeld(seq uint64) bool {
 	d.heldMu.Lock()
 	defer d.heldMu.Unlock()
 	return d.held[seq] > 0
+}
+
+// isLocal reports whether this process is delivering seq now: held for a
+// producer's Update, or claimed by a Dispatch.
+func (d *Dispatcher) isLocal(seq uint64) bool {
+	d.heldMu.Lock()
+	defer d.heldMu.Unlock()
+	return d.held[seq] > 0 || d.busy[seq] > 0
 }
 
 // Applied records, inside the consumer's transaction, that consumer applied
@@ -291,7 +316,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context) (int, error) {
 func (d *Dispatcher) deliverAll(ctx context.Context, seqs []uint64) (int, error) {
 	n := 0
 	for _, seq := range seqs {
-		ok, err := d.deliver(ctx, seq)
+		ok, err := d.deliver(ctx, seq, nil)
 		if err != nil {
 			return n, err
 		}
@@ -330,15 +355,33 @@ func (d *Dispatcher) Run(ctx context.Context, interval time.Duration) error {
 
 // deliver claims, delivers and settles one event. It reports whether the
 // event was delivered to all its consumers; an event not due (claimed by
-// another dispatcher, or settled meanwhile) is skipped.
-func (d *Dispatcher) deliver(ctx context.Context, seq uint64) (bool, error) {
+// another dispatcher, or settled meanwhile) is skipped, and so is one
+// whose subject has an earlier event pending (order.go), unless that event
+// is being delivered by this process and wait is not nil: then deliver
+// waits, until wait ends, for it to settle.
+func (d *Dispatcher) deliver(ctx context.Context, seq uint64, wait context.Context) (bool, error) {
+	for {
+		ok, blocker, err := d.deliverOnce(ctx, seq, wait != nil)
+		if err != nil || blocker == 0 {
+			return ok, err
+		}
+		if !d.waitLocal(wait, blocker) {
+			wait = nil // no longer ours to wait for: park it, or deliver it
+		}
+	}
+}
+
+// deliverOnce is one try of deliver. It returns the seq of the earlier
+// event of the subject, being delivered by this process, that the event
+// must wait for (only when mayWait).
+func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) (bool, uint64, error) {
 	now := d.opts.Clock.Now().UTC()
 	var claimed record
-	var version uint64
+	var version, blocker uint64
 	skip := false
 	key := storage.Uint64Key(seq)
 	err := d.store.Update(ctx, func(tx storage.Tx) error {
-		skip = false
+		skip, blocker = false, 0
 		it, err := events.Get(tx, key)
 		if errors.Is(err, storage.ErrNotFound) {
 			skip = true
@@ -352,19 +395,35 @@ func (d *Dispatcher) deliver(ctx context.Context, seq uint64) (bool, error) {
 			skip = true
 			return nil
 		}
+		earlier, err := earlierPending(tx, &r)
+		if err != nil {
+			return err
+		}
+		if earlier != nil {
+			skip = true
+			if mayWait && d.isLocal(earlier.Seq) {
+				blocker = earlier.Seq
+				return nil
+			}
+			return park(tx, &r, it.Version, earlier, now)
+		}
 		old := dueKey(&r)
 		r.NextAttempt = now.Add(d.opts.Lease)
+		r.Waiting = 0
 		version, err = put(tx, &r, old, storage.VersionIs(it.Version))
 		claimed = r
 		return err
 	})
 	if errors.Is(err, deliverykit.ErrConflict) {
-		return false, nil // another dispatcher claimed it first
+		return false, 0, nil // another dispatcher claimed it first
 	}
 	if err != nil || skip {
-		return false, err
+		return false, blocker, err
 	}
-	done, failure := d.apply(ctx, &claimed)
+	d.markBusy(seq)
+	defer d.unmarkBusy(seq)
+	cctx, next := withinDelivery(ctx)
+	done, failure := d.apply(cctx, &claimed)
 	// Settle with a fresh context: the consumers ran, so what they did is
 	// recorded even when the caller's context ended meanwhile.
 	allDone := false
@@ -380,14 +439,34 @@ func (d *Dispatcher) deliver(ctx context.Context, seq uint64) (bool, error) {
 		r.Done = done
 		allDone = failure == nil
 		if allDone {
+			if err := settleSubject(tx, &r, d.opts.Clock.Now().UTC()); err != nil {
+				return err
+			}
 			return remove(tx, &r)
 		}
 		return d.fail(ctx, tx, &r, it.Version, failure, now)
 	})
 	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
+		err = nil
 	}
-	return allDone && err == nil, err
+	if err == nil {
+		d.deliverFollowers(ctx, next.take())
+	}
+	return allDone && err == nil, 0, err
+}
+
+// deliverFollowers delivers, now that the event they waited for is
+// settled, the events its consumers wrote: a chain of effects (a carrier
+// event, the parcel change it makes) is applied before the first Update
+// returns, as without order. Those still held up are parked and left to
+// Run.
+func (d *Dispatcher) deliverFollowers(ctx context.Context, seqs []uint64) {
+	for _, seq := range seqs {
+		if _, err := d.deliver(ctx, seq, nil); err != nil {
+			d.opts.Logger.WarnContext(ctx, "outbox: delivering a consumer's event failed; the dispatcher retries", "err", err)
+			return
+		}
+	}
 }
 
 // apply calls the consumers that have not applied the event yet, in
@@ -442,6 +521,10 @@ func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version
 	if r.Attempts >= d.opts.MaxAttempts || permanent(failure) {
 		r.DeadAt = now
 		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
+			return err
+		}
+		// Dead counts as settled: the subject's later events go on.
+		if err := settleSubject(tx, r, now); err != nil {
 			return err
 		}
 		if _, err := dead.Put(tx, storage.Key(r.Event.Site, storage.Uint64Key(r.Seq)), r.Seq, storage.AnyVersion); err != nil {

@@ -11,7 +11,10 @@ import (
 // goroutine, before Update returns: a completed checkout is a tracking
 // order by the time its response is written, as a direct call would make
 // it. Delivery failures are not the caller's: the events stay in the
-// outbox and Run retries them. Producers are built on this store;
+// outbox and Run retries them. An event whose subject has an earlier
+// event pending is delivered after it: Update waits when this process is
+// delivering that one right now (bounded by ctx and Options.Lease), and
+// otherwise leaves the event to Run. Producers are built on this store;
 // everything else may use either.
 func (d *Dispatcher) Store() storage.Store { return &deliveringStore{Store: d.store, d: d} }
 
@@ -48,11 +51,34 @@ func (s *deliveringStore) Update(ctx context.Context, fn func(storage.Tx) error)
 	if len(t.added) == 0 {
 		return nil
 	}
-	defer s.d.release(t.added)
 	// The cause is committed; its effects are delivered with a context
 	// that outlives the caller's, as the caller has its answer already.
-	if _, derr := s.d.deliverAll(context.WithoutCancel(ctx), t.added); derr != nil {
-		s.d.opts.Logger.WarnContext(ctx, "outbox: delivering after commit failed; the dispatcher retries", "err", derr)
+	// An event whose subject has an earlier event being delivered by this
+	// process waits for it, for as long as the caller's context and at most
+	// a lease; one behind an event pending elsewhere is left to Run.
+	// A consumer's own Update (a delivery within a delivery) does not
+	// wait: the event it is applying is held meanwhile. What it cannot
+	// deliver now, that delivery tries again once it has settled.
+	wait, cancel := context.WithTimeout(ctx, s.d.opts.Lease)
+	defer cancel()
+	outer := delivering(ctx)
+	if outer != nil {
+		wait = nil
+	}
+	deliverCtx := context.WithoutCancel(ctx)
+	for i, seq := range t.added {
+		ok, derr := s.d.deliver(deliverCtx, seq, wait)
+		if !ok && derr == nil && outer != nil {
+			outer.add(seq)
+		}
+		// Released one by one: a later event of this Update waits for
+		// this one only while it is being delivered.
+		s.d.release(t.added[i : i+1])
+		if derr != nil {
+			s.d.release(t.added[i+1:])
+			s.d.opts.Logger.WarnContext(ctx, "outbox: delivering after commit failed; the dispatcher retries", "err", derr)
+			break
+		}
 	}
 	return nil
 }

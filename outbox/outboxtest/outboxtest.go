@@ -47,6 +47,7 @@ func Run(t *testing.T, newStores NewStores) {
 	t.Run("TwoDispatchers", func(t *testing.T) { testTwoDispatchers(t, newStores) })
 	t.Run("ReleaseLeases", func(t *testing.T) { testReleaseLeases(t, newStores) })
 	t.Run("DeadEventsSwept", func(t *testing.T) { testDeadSweep(t, newStores) })
+	runOrder(t, newStores)
 }
 
 type fixture struct {
