@@ -45,7 +45,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -118,7 +117,7 @@ type Dispatcher struct {
 	changed chan struct{}
 	// backfilled: Sweep indexed the dead events stored before their time
 	// index (retention.go).
-	backfilled atomic.Bool
+	backfilled retention.Once
 }
 
 // New returns a Dispatcher of store's outbox.

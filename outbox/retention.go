@@ -34,18 +34,8 @@ func deadEntry(r *record) retention.Entry {
 // deleted. The first Sweep of a store whose dead events have no time
 // index entry indexes them first (retention.Index.Backfill).
 func (d *Dispatcher) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
-	if !d.backfilled.Load() {
-		err := expiry.Backfill(ctx, d.store, events.Name, func(rec storage.Record) (retention.Entry, error) {
-			it, err := events.Decode(rec)
-			if err != nil {
-				return retention.Entry{}, err
-			}
-			return deadEntry(&it.Value), nil
-		})
-		if err != nil {
-			return 0, fmt.Errorf("outbox: indexing dead events: %w", err)
-		}
-		d.backfilled.Store(true)
+	if err := d.backfilled.Do(ctx, d.backfill); err != nil {
+		return 0, fmt.Errorf("outbox: indexing dead events: %w", err)
 	}
 	keep := retention.Resolve(d.opts.DeadRetention, DefaultDeadRetention)
 	n, err := expiry.SweepClasses(ctx, d.store, now, limit, []retention.Class{{Name: classDead, Keep: keep}}, deleteDead)
@@ -53,6 +43,16 @@ func (d *Dispatcher) Sweep(ctx context.Context, now time.Time, limit int) (int, 
 		return n, fmt.Errorf("outbox: %w", err)
 	}
 	return n, nil
+}
+
+func (d *Dispatcher) backfill(ctx context.Context) error {
+	return expiry.Backfill(ctx, d.store, events.Name, func(rec storage.Record) (retention.Entry, error) {
+		it, err := events.Decode(rec)
+		if err != nil {
+			return retention.Entry{}, err
+		}
+		return deadEntry(&it.Value), nil
+	})
 }
 
 // deleteDead deletes the dead event at key found by its entry e, unless it
