@@ -78,10 +78,7 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 	if err := s.swept.backfilled.Do(ctx, s.backfill); err != nil {
 		return 0, fmt.Errorf("checkout: indexing stored sessions: %w", err)
 	}
-	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{
-		{Name: classActive, Keep: retention.Resolve(s.retention.ActiveSessions, retention.DefaultActiveSessions)},
-		{Name: classCompleted, Keep: retention.Resolve(s.retention.CompletedSessions, retention.DefaultCompletedSessions)},
-	}, deleteSession)
+	n, err := expiry.SweepClasses(ctx, s.store, now, limit, s.retention.SessionClasses(classActive, classCompleted), deleteSession)
 	if err != nil {
 		return n, fmt.Errorf("checkout: %w", err)
 	}
@@ -89,13 +86,7 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 }
 
 func (s *Service) backfill(ctx context.Context) error {
-	return expiry.Backfill(ctx, s.store, sessions.Name, func(rec storage.Record) (retention.Entry, error) {
-		it, err := sweepRecords.Decode(rec)
-		if err != nil {
-			return retention.Entry{}, err
-		}
-		return it.Value.entry(), nil
-	})
+	return expiry.Backfill(ctx, s.store, sessions.Name, retention.EntryOf(sweepRecords, func(r sweepRecord) retention.Entry { return r.entry() }))
 }
 
 // deleteSession deletes the session at key, found by its time index entry

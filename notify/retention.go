@@ -95,13 +95,7 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 const backfillParcels = "notify.expiry.parcels"
 
 func (s *Service) backfill(ctx context.Context) error {
-	err := expiry.Backfill(ctx, s.store, notifications.Name, func(rec storage.Record) (retention.Entry, error) {
-		it, err := notifications.Decode(rec)
-		if err != nil {
-			return retention.Entry{}, err
-		}
-		return it.Value.expiryEntry(), nil
-	})
+	err := expiry.Backfill(ctx, s.store, notifications.Name, retention.EntryOf(notifications, func(r record) retention.Entry { return r.expiryEntry() }))
 	if err != nil {
 		return fmt.Errorf("notify: indexing stored notifications: %w", err)
 	}

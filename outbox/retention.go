@@ -46,13 +46,7 @@ func (d *Dispatcher) Sweep(ctx context.Context, now time.Time, limit int) (int, 
 }
 
 func (d *Dispatcher) backfill(ctx context.Context) error {
-	return expiry.Backfill(ctx, d.store, events.Name, func(rec storage.Record) (retention.Entry, error) {
-		it, err := events.Decode(rec)
-		if err != nil {
-			return retention.Entry{}, err
-		}
-		return deadEntry(&it.Value), nil
-	})
+	return expiry.Backfill(ctx, d.store, events.Name, retention.EntryOf(events, func(r record) retention.Entry { return deadEntry(&r) }))
 }
 
 // deleteDead deletes the dead event at key found by its entry e, unless it

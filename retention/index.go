@@ -206,6 +206,18 @@ type backfillState struct {
 // EntryFunc is the index entry of a stored record (zero: not indexed).
 type EntryFunc func(rec storage.Record) (Entry, error)
 
+// EntryOf is the EntryFunc of the records of c: each decoded, its entry
+// what entry says of it.
+func EntryOf[T any](c storage.Collection[T], entry func(T) Entry) EntryFunc {
+	return func(rec storage.Record) (Entry, error) {
+		it, err := c.Decode(rec)
+		if err != nil {
+			return Entry{}, err
+		}
+		return entry(it.Value), nil
+	}
+}
+
 // Backfill gives every record of the collection records an entry in the
 // index, once: records written before the index existed have none. It
 // walks the collection in key order, Batch records per transaction, and

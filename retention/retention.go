@@ -85,6 +85,17 @@ func Resolve(d, def time.Duration) time.Duration {
 	return d
 }
 
+// SessionClasses are the classes of a session area (checkout, delivery
+// session) under p: active sessions, named active, kept ActiveSessions,
+// and completed ones, named completed, kept CompletedSessions, defaults
+// applied.
+func (p Policy) SessionClasses(active, completed string) []Class {
+	return []Class{
+		{Name: active, Keep: Resolve(p.ActiveSessions, DefaultActiveSessions)},
+		{Name: completed, Keep: Resolve(p.CompletedSessions, DefaultCompletedSessions)},
+	}
+}
+
 // Sweepable deletes at most limit records that are due at now and returns
 // how many it deleted. Areas implement it as their Sweep method.
 type Sweepable interface {

@@ -53,10 +53,7 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 	if err := s.backfilled.Do(ctx, s.backfill); err != nil {
 		return 0, fmt.Errorf("session: indexing stored sessions: %w", err)
 	}
-	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{
-		{Name: classActive, Keep: retention.Resolve(s.retention.ActiveSessions, retention.DefaultActiveSessions)},
-		{Name: classCompleted, Keep: retention.Resolve(s.retention.CompletedSessions, retention.DefaultCompletedSessions)},
-	}, deleteSession)
+	n, err := expiry.SweepClasses(ctx, s.store, now, limit, s.retention.SessionClasses(classActive, classCompleted), deleteSession)
 	if err != nil {
 		return n, fmt.Errorf("session: %w", err)
 	}
@@ -64,13 +61,7 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 }
 
 func (s *Service) backfill(ctx context.Context) error {
-	return expiry.Backfill(ctx, s.store, sessions.Name, func(rec storage.Record) (retention.Entry, error) {
-		it, err := sweepRecords.Decode(rec)
-		if err != nil {
-			return retention.Entry{}, err
-		}
-		return entryOf(it.Value.State, it.Value.UpdateTime), nil
-	})
+	return expiry.Backfill(ctx, s.store, sessions.Name, retention.EntryOf(sweepRecords, func(r sweepRecord) retention.Entry { return entryOf(r.State, r.UpdateTime) }))
 }
 
 // deleteSession deletes the session at key found by its entry e, unless
