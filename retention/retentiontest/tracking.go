@@ -147,26 +147,38 @@ func testTracking(t *testing.T, store storage.Store) {
 	}
 }
 
+// storedOrder is what the checks read of a stored tracking order.
+type storedOrder struct {
+	TosID     string    `json:"tos_id"`
+	CreatedAt time.Time `json:"created_at"`
+	ActiveAt  time.Time `json:"active_at"`
+	Request   struct {
+		ExternalID string `json:"external_id"`
+		Receiver   struct {
+			Email string `json:"email"`
+		} `json:"receiver"`
+	} `json:"request"`
+	Parcels []struct {
+		TrackingNumber string `json:"tracking_number"`
+		CarrierID      string `json:"carrier_id"`
+	} `json:"parcels"`
+}
+
 // checkTrackingIndexes checks that every order has exactly one time index
 // entry, at its last activity as stored, and that every index entry, token
 // and parcel leads to a stored order that holds it.
 func checkTrackingIndexes(t *testing.T, store storage.Store) {
 	t.Helper()
-	type storedOrder struct {
-		TosID     string    `json:"tos_id"`
-		CreatedAt time.Time `json:"created_at"`
-		ActiveAt  time.Time `json:"active_at"`
-		Request   struct {
-			ExternalID string `json:"external_id"`
-			Receiver   struct {
-				Email string `json:"email"`
-			} `json:"receiver"`
-		} `json:"request"`
-		Parcels []struct {
-			TrackingNumber string `json:"tracking_number"`
-			CarrierID      string `json:"carrier_id"`
-		} `json:"parcels"`
-	}
+	orders := checkTrackingExpiry(t, store)
+	checkTrackingParcels(t, store, orders)
+	checkTrackingTokens(t, store, orders)
+	checkTrackingLookups(t, store, orders)
+}
+
+// checkTrackingExpiry checks every stored order has exactly its time
+// index entry, and returns the orders by key.
+func checkTrackingExpiry(t *testing.T, store storage.Store) map[string]storedOrder {
+	t.Helper()
 	orders := map[string]storedOrder{}
 	var want, got []string
 	for _, rec := range scan(t, store, "tracking.orders") {
@@ -187,6 +199,12 @@ func checkTrackingIndexes(t *testing.T, store storage.Store) {
 	if diff := cmp.Diff(sorted(want), sorted(got)); diff != "" {
 		t.Errorf("tracking.expiry (-want +got):\n%s", diff)
 	}
+	return orders
+}
+
+// checkTrackingParcels checks parcels and orders point at each other.
+func checkTrackingParcels(t *testing.T, store storage.Store, orders map[string]storedOrder) {
+	t.Helper()
 	parcels := map[string]bool{}
 	for _, rec := range scan(t, store, "tracking.parcels") {
 		var p struct {
@@ -209,6 +227,12 @@ func checkTrackingIndexes(t *testing.T, store storage.Store) {
 			}
 		}
 	}
+}
+
+// checkTrackingTokens checks every token has its order and its entry in
+// the order's token list, and every list entry its order.
+func checkTrackingTokens(t *testing.T, store storage.Store, orders map[string]storedOrder) {
+	t.Helper()
 	listed := map[string]bool{}
 	for _, rec := range scan(t, store, "tracking.order_tokens") {
 		parts := strings.Split(rec.Key, storage.KeySep)
@@ -232,6 +256,12 @@ func checkTrackingIndexes(t *testing.T, store storage.Store) {
 			t.Errorf("token %q is not in tracking.order_tokens", rec.Key)
 		}
 	}
+}
+
+// checkTrackingLookups checks the lookups by external id and e-mail
+// point at stored orders.
+func checkTrackingLookups(t *testing.T, store storage.Store, orders map[string]storedOrder) {
+	t.Helper()
 	for _, coll := range []string{"tracking.orders_by_external_id", "tracking.orders_by_email"} {
 		for _, rec := range scan(t, store, coll) {
 			var id struct {
