@@ -340,10 +340,11 @@ func (k *Kit) AdvanceTo(ctx context.Context, t time.Time) error {
 // RunDue runs everything due at the clock's time, without moving it,
 // until nothing is left.
 func (k *Kit) RunDue(ctx context.Context) error {
-	runs := []struct {
+	type run struct {
 		name string
 		f    func(context.Context) (int, error)
-	}{
+	}
+	runs := []run{
 		{"the carrier simulator", k.Simulator.Dispatch},
 		{"the outbox", k.Services.Outbox.Dispatch},
 		{"pickup reminders", func(ctx context.Context) (int, error) { return k.Services.Notify.RemindPickups(ctx, k.Clock.Now()) }},
@@ -351,10 +352,7 @@ func (k *Kit) RunDue(ctx context.Context) error {
 		{"webhooks", k.Services.Webhooks.Dispatch},
 	}
 	if d := k.refunds; d != nil {
-		runs = append(runs, struct {
-			name string
-			f    func(context.Context) (int, error)
-		}{"the demo refunds", d.Settle})
+		runs = append(runs, run{"the demo refunds", d.Settle})
 	}
 	for range maxRounds {
 		busy := false

@@ -90,6 +90,13 @@ type TimeRange struct {
 	Latest   time.Time `json:"latest"`
 }
 
+// The directions of a parcel (ParcelBooked.Direction,
+// ParcelChanged.Direction), tracking's and shipments' values.
+const (
+	DirectionOutbound = "OUTBOUND"
+	DirectionReturn   = "RETURN"
+)
+
 // ParcelBooked is one shipment delivery booked with its carrier: a parcel
 // to track.
 type ParcelBooked struct {
@@ -103,7 +110,8 @@ type ParcelBooked struct {
 	Reference       string `json:"reference,omitempty"`
 	TrackingNumber  string `json:"tracking_number"`
 	ProductRef      string `json:"product_ref"`
-	// Direction is OUTBOUND or RETURN; DeliveryType the product's.
+	// Direction is DirectionOutbound or DirectionReturn; DeliveryType the
+	// product's.
 	Direction    string `json:"direction"`
 	DeliveryType string `json:"delivery_type"`
 	// Sender and Receiver are this leg's ends.
@@ -149,8 +157,8 @@ type ParcelChanged struct {
 	TrackingLink string `json:"tracking_link,omitempty"`
 	// Locale is the order's, empty when it was registered without one.
 	Locale string `json:"locale,omitempty"`
-	// Direction is the parcel's: OUTBOUND, or RETURN for a customer's
-	// return parcel (whose receiver is the merchant); empty in events
+	// Direction is the parcel's: DirectionOutbound, or DirectionReturn
+	// for a customer's return parcel (whose receiver is the merchant); empty in events
 	// written before it was added, which were all outbound.
 	Direction string `json:"direction,omitempty"`
 }

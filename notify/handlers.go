@@ -17,7 +17,7 @@ func (s *Service) HandleParcelChanged(ctx context.Context, e outboxevent.Event) 
 	if err != nil {
 		return err
 	}
-	if c.Direction == "RETURN" {
+	if c.Direction == outboxevent.DirectionReturn {
 		// A customer's return parcel goes to the merchant: its steps are
 		// the return's (its status page, the returns webhooks), not
 		// deliveries to tell the customer about.

@@ -120,7 +120,7 @@ func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
 		return err
 	}
 	id, ok := returnOfShipment(p.ShipmentExternalID)
-	if p.Direction != "RETURN" || !ok || p.TrackingNumber == "" {
+	if p.Direction != event.DirectionReturn || !ok || p.TrackingNumber == "" {
 		return nil
 	}
 	site := e.Site
