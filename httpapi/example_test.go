@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"time"
 
 	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/httpapi"
@@ -35,4 +37,31 @@ func ExampleNewInProcessClient() {
 	// 401 Unauthorized
 	// true true
 	// true
+}
+
+// Serving the handler through Listener, with ConnContext, sends every
+// answer in one write, however large its header and body.
+func ExampleListener() {
+	var keys auth.Keyring
+	keys.Add("demo-site", auth.HashKey("demo-key"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	srv := &http.Server{
+		Handler:           httpapi.New(httpapi.Options{Keys: &keys}),
+		ConnContext:       httpapi.ConnContext,
+		ReadHeaderTimeout: 5 * time.Second,
+	}
+	go srv.Serve(httpapi.Listener(ln))
+	defer srv.Close()
+
+	resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.Status)
+	// Output:
+	// 200 OK
 }

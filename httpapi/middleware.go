@@ -146,6 +146,13 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			r.Body = http.MaxBytesReader(w, r.Body, info.maxBody)
 		}
 		sw := &statusWriter{ResponseWriter: w, info: info}
+		// The connection (when served through Listener) holds the answer
+		// until it is whole; an abandoned request lets it go too.
+		cc := heldConn(r)
+		if cc != nil {
+			cc.hold()
+			defer cc.release()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -158,6 +165,8 @@ func (s *server) middleware(next http.Handler) http.Handler {
 					s.writeWire(sw, r, info.style, wireError{status: http.StatusInternalServerError, kind: "internal", rpcCode: rpcInternal, message: "internal error"})
 				}
 			}
+			// The answer goes out before the access log is written.
+			finishHeld(cc, sw)
 			attrs := logAttrs(r, sw.status, time.Since(start))
 			if info.site != "" {
 				attrs = append(attrs, slog.String("site", info.site))

@@ -196,6 +196,11 @@ func serve(mode string, stdin io.Reader, stdout io.Writer) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
+	if mode != modeBaseline {
+		// As the example server: answers leave in one write.
+		srv.ConnContext = httpapi.ConnContext
+		ln = httpapi.Listener(ln)
+	}
 	go srv.Serve(ln)
 	fmt.Fprintf(stdout, "listening %s\n", ln.Addr())
 	io.Copy(io.Discard, stdin) // until the parent closes it or exits

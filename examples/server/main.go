@@ -375,7 +375,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		return err
 	}
 	defer stopMetrics()
-	return serve(ctx, newServer(handler, log), ln, readiness, f, h, log)
+	return serve(ctx, newServer(handler, log), httpapi.Listener(ln), readiness, f, h, log)
 }
 
 // runOffline runs the commands that serve nothing: -check-config, and
@@ -531,10 +531,13 @@ func runLoops(svcs *wiring.Services, refunds returns.RefundExecutor, f flags, lo
 	}
 }
 
-// newServer is the HTTP server with the example's timeouts and limits.
+// newServer is the HTTP server with the example's timeouts and limits. It
+// serves a listener made by httpapi.Listener, so that answers leave in one
+// write (httpapi.ConnContext).
 func newServer(handler http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           handler,
+		ConnContext:       httpapi.ConnContext,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -1,0 +1,185 @@
+package httpapi
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// net/http writes an HTTP/1.x answer through a connection buffer of 4 KiB
+// that no setting changes. When the header and the body are larger
+// together, which a checkout session with its options and widget snippet
+// is, the answer leaves in two writes: the full buffer while the body is
+// being written, the rest when the handler returns. Each write is a TCP
+// segment the client must wait for and a wake-up on both sides; on a
+// loopback benchmark the second write costs as much as the whole handler.
+//
+// Listener and ConnContext let this package's handler hold a connection's
+// writes while it answers and send the answer in one write: the handler
+// holds the connection when a request starts, and when its answer has a
+// Content-Length it flushes net/http's buffers and releases the
+// connection, which writes what it held at once. Answers without a
+// Content-Length (streamed ones) are released as they were written.
+
+// maxHeld bounds what a held connection keeps: past it, what is held is
+// written out at once and the rest of the answer passes through, so that a
+// large answer is never copied whole.
+const maxHeld = 64 << 10
+
+// Listener returns ln whose connections this package's handler can hold
+// while it answers, so that an answer leaves in one write rather than two
+// when its header and body exceed net/http's 4 KiB connection buffer. Use
+// it with ConnContext:
+//
+//	srv := &http.Server{Handler: h, ConnContext: httpapi.ConnContext}
+//	err := srv.Serve(httpapi.Listener(ln))
+//
+// A listener that wraps this one (tls.NewListener) keeps the effect for
+// HTTP/1.1; HTTP/2 connections are never held. Without ConnContext the
+// connections behave as ln's.
+func Listener(ln net.Listener) net.Listener { return coalescingListener{ln} }
+
+// ConnContext is the http.Server ConnContext that makes connections
+// accepted through Listener known to this package's handler. It returns
+// ctx unchanged for any other connection.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if tc, ok := c.(interface{ NetConn() net.Conn }); ok {
+		c = tc.NetConn() // a *tls.Conn over our connection
+	}
+	if cc, ok := c.(*coalescingConn); ok {
+		return context.WithValue(ctx, connKey{}, cc)
+	}
+	return ctx
+}
+
+type connKey struct{}
+
+// heldConn returns the connection of r when it can be held: accepted by
+// Listener, made known by ConnContext, and speaking HTTP/1.x, where one
+// request at a time is answered on a connection.
+func heldConn(r *http.Request) *coalescingConn {
+	if r.ProtoMajor != 1 {
+		return nil
+	}
+	cc, _ := r.Context().Value(connKey{}).(*coalescingConn)
+	return cc
+}
+
+type coalescingListener struct{ net.Listener }
+
+func (l coalescingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &coalescingConn{Conn: c}, nil
+}
+
+// heldBuffers recycles the buffers of held answers, so that an idle
+// connection keeps none.
+var heldBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+// coalescingConn is a connection whose writes can be held and sent as one.
+type coalescingConn struct {
+	net.Conn
+
+	mu   sync.Mutex
+	held bool
+	buf  *[]byte // what is held; nil when nothing is
+}
+
+// hold makes the writes that follow wait for release.
+func (c *coalescingConn) hold() {
+	c.mu.Lock()
+	c.held = true
+	c.mu.Unlock()
+}
+
+// release writes what was held in one write and lets writes through
+// again. It may be called when nothing is held.
+func (c *coalescingConn) release() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = false
+	_, err := c.flushLocked(nil)
+	return err
+}
+
+// flushLocked writes what is held followed by p, in one write when the
+// connection can gather (net.Buffers uses writev on TCP connections), and
+// reports p's bytes written.
+func (c *coalescingConn) flushLocked(p []byte) (int, error) {
+	if c.buf == nil {
+		if p == nil {
+			return 0, nil
+		}
+		return c.Conn.Write(p)
+	}
+	held := *c.buf
+	bufs := net.Buffers{held}
+	if len(p) > 0 {
+		bufs = append(bufs, p)
+	}
+	n, err := bufs.WriteTo(c.Conn)
+	if cap(held) <= maxHeld {
+		*c.buf = held[:0]
+		heldBuffers.Put(c.buf)
+	}
+	c.buf = nil
+	written := int(n) - len(held)
+	if written < 0 {
+		written = 0
+	}
+	return written, err
+}
+
+func (c *coalescingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.held {
+		return c.flushLocked(p)
+	}
+	if c.buf == nil {
+		c.buf = heldBuffers.Get().(*[]byte)
+	}
+	if len(*c.buf)+len(p) > maxHeld {
+		return c.flushLocked(p)
+	}
+	*c.buf = append(*c.buf, p...)
+	return len(p), nil
+}
+
+// Read sends what is held before it waits for the peer: a client that
+// waits for "100 Continue" before it sends a body must receive it.
+func (c *coalescingConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	_, err := c.flushLocked(nil)
+	c.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return c.Conn.Read(p)
+}
+
+// Close sends what is held, then closes.
+func (c *coalescingConn) Close() error {
+	c.mu.Lock()
+	c.held = false
+	c.flushLocked(nil)
+	c.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// finishHeld ends the hold of a request's connection once its handler
+// has answered: an answer with a declared Content-Length is flushed from
+// net/http's buffers first, so that release writes it whole.
+func finishHeld(cc *coalescingConn, sw *statusWriter) {
+	if cc == nil {
+		return
+	}
+	if sw.status != 0 && sw.Header().Get("Content-Length") != "" {
+		http.NewResponseController(sw.ResponseWriter).Flush()
+	}
+	cc.release()
+}
