@@ -12,15 +12,15 @@ import (
 // together, which a checkout session with its options and widget snippet
 // is, the answer leaves in two writes: the full buffer while the body is
 // being written, the rest when the handler returns. Each write is a TCP
-// segment the client must wait for and a wake-up on both sides; on a
-// loopback benchmark the second write costs as much as the whole handler.
+// segment the client must wait for, and a wake-up on both sides.
 //
 // Listener and ConnContext let this package's handler hold a connection's
 // writes while it answers and send the answer in one write: the handler
 // holds the connection when a request starts, and when its answer has a
 // Content-Length it flushes net/http's buffers and releases the
-// connection, which writes what it held at once. Answers without a
-// Content-Length (streamed ones) are released as they were written.
+// connection, which writes what it held at once. An answer without a
+// Content-Length is let go when its handler flushes or returns, and
+// net/http writes the rest as it would.
 
 // maxHeld bounds what a held connection keeps: past it, what is held is
 // written out at once and the rest of the answer passes through, so that a
@@ -57,9 +57,12 @@ type connKey struct{}
 
 // heldConn returns the connection of r when it can be held: accepted by
 // Listener, made known by ConnContext, and speaking HTTP/1.x, where one
-// request at a time is answered on a connection.
+// request at a time is answered on a connection. A request with an
+// Expect header is not held: its client waits for "100 Continue", which
+// net/http writes when the handler reads the body, before it sends the
+// body.
 func heldConn(r *http.Request) *coalescingConn {
-	if r.ProtoMajor != 1 {
+	if r.ProtoMajor != 1 || r.Header.Get("Expect") != "" {
 		return nil
 	}
 	cc, _ := r.Context().Value(connKey{}).(*coalescingConn)
@@ -148,18 +151,6 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 	}
 	*c.buf = append(*c.buf, p...)
 	return len(p), nil
-}
-
-// Read sends what is held before it waits for the peer: a client that
-// waits for "100 Continue" before it sends a body must receive it.
-func (c *coalescingConn) Read(p []byte) (int, error) {
-	c.mu.Lock()
-	_, err := c.flushLocked(nil)
-	c.mu.Unlock()
-	if err != nil {
-		return 0, err
-	}
-	return c.Conn.Read(p)
 }
 
 // Close sends what is held, then closes.

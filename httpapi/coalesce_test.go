@@ -220,3 +220,37 @@ func TestListenerPanic(t *testing.T) {
 		}
 	}
 }
+
+// A handler that flushes is streaming: what it flushed reaches the client
+// before it returns.
+func TestListenerFlushStreams(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	proceed := make(chan struct{})
+	h := s.middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "first\n")
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			t.Errorf("flush: %v", err)
+		}
+		<-proceed
+		io.WriteString(w, "second\n")
+	}))
+	addr, _ := serveCounted(t, h, true)
+	// The timeout bounds a failure (the first line never comes); it is
+	// not a wait for anything to happen.
+	client := &http.Client{Timeout: 10 * time.Second}
+	res, err := client.Get("http://" + addr + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	br := bufio.NewReader(res.Body)
+	first, err := br.ReadString('\n')
+	if err != nil || first != "first\n" {
+		t.Fatalf("before the handler returned: %q, %v", first, err)
+	}
+	close(proceed)
+	rest, _ := io.ReadAll(br)
+	if string(rest) != "second\n" {
+		t.Errorf("then: %q", rest)
+	}
+}

@@ -108,6 +108,7 @@ func newTraceID() string {
 type statusWriter struct {
 	http.ResponseWriter
 	info   *requestInfo
+	held   *coalescingConn // the connection holding the answer, if any
 	status int
 	bytes  int64
 }
@@ -129,6 +130,24 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// FlushError sends what the handler has written so far. A handler that
+// flushes is streaming, so its connection is no longer held.
+func (w *statusWriter) FlushError() error {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	err := http.NewResponseController(w.ResponseWriter).Flush()
+	if w.held != nil {
+		if rerr := w.held.release(); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// Flush is FlushError for handlers that use http.Flusher.
+func (w *statusWriter) Flush() { w.FlushError() }
+
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
@@ -145,7 +164,6 @@ func (s *server) middleware(next http.Handler) http.Handler {
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, info.maxBody)
 		}
-		sw := &statusWriter{ResponseWriter: w, info: info}
 		// The connection (when served through Listener) holds the answer
 		// until it is whole; an abandoned request lets it go too.
 		cc := heldConn(r)
@@ -153,6 +171,7 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			cc.hold()
 			defer cc.release()
 		}
+		sw := &statusWriter{ResponseWriter: w, info: info, held: cc}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
