@@ -37,8 +37,8 @@ type fixture struct {
 
 // endpoint is one measured endpoint.
 type endpoint struct {
-	name    string
-	title   string  // method and path as printed
+	name  string
+	title string // method and path as printed
 	// targets are the minimum ratios of the memory server to the
 	// baseline (BENCHMARKS.md), by load generator; none: no target.
 	targets map[string]float64
