@@ -741,6 +741,11 @@ func (s *Service) loadShared(ctx context.Context, site, id string) (*record, err
 	if err != nil {
 		return nil, err
 	}
+	return s.shared(site, key, raw)
+}
+
+// shared is loadShared once the stored session is read.
+func (s *Service) shared(site, key string, raw storage.Record) (*record, error) {
 	if cached := s.cache.get(key, raw.Version); cached != nil {
 		return cached, nil
 	}
