@@ -13,7 +13,10 @@ const DefaultCacheBytes = 16 << 20
 // recordCache maps a session's key and record version to the record with
 // its computed options, within a budget of bytes. A record version never
 // changes its content, so an entry is never stale: a write makes a new
-// version, which misses. Cached records are shared and read-only.
+// version, which misses. Cached records are shared and read-only. An
+// entry also keeps the answers rendered from its record (GetRendered),
+// which are as never stale as the record and count against the same
+// budget.
 //
 // The budget is of estimated heap, not entries: a session's size depends
 // on its cart and its options, both the client's doing. One session may

@@ -83,8 +83,9 @@ type Options struct {
 	// path, which works only on pages of this service's own origin.
 	WidgetBaseURL string
 	// CacheBytes bounds the cache of recently read sessions (an estimate
-	// of the heap the cached sessions hold). Zero means DefaultCacheBytes;
-	// negative turns the cache off.
+	// of the heap the cached sessions hold, with the answers GetRendered
+	// keeps for them). Zero means DefaultCacheBytes; negative turns the
+	// cache off.
 	CacheBytes int64
 	// Retention says how long sessions are kept once expired or
 	// completed (Sweep); zero durations are retention's defaults.
