@@ -36,8 +36,8 @@ type cachedRecord struct {
 	size    int64 // the record's estimate plus its renderings
 	rec     *record
 	// rendered are answers rendered from rec (GetRendered), at most
-	// maxRenderings, one per Renderer. Readers hold on to the slice they
-	// got: a new rendering makes a new slice, never changes this one.
+	// maxRenderings, one per Renderer, read and replaced under the
+	// cache's lock; only their bytes leave it, and those never change.
 	rendered []rendering
 }
 
