@@ -109,6 +109,12 @@
 // again computes nothing; Options.CacheBytes bounds the cache in bytes
 // (DefaultCacheBytes when zero, off when negative). Writes do not fill it.
 //
+// An adapter that answers reads with bytes (an HTTP body) can have those
+// kept too: GetRendered answers with what a Renderer made of the session's
+// View, rendered once per stored version while the session stays in the
+// cache. The stored version is read each time, so an answer is never
+// older than the session.
+//
 // # The newer API generation
 //
 // The same sessions are served in the checkout API's newer generation

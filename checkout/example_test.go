@@ -3,6 +3,7 @@ package checkout_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -127,4 +128,54 @@ func ExampleService_CompleteCheckout() {
 	// postal code 1182: delivery_address.postal_code: is not a postal code of SE (such as 111 57)
 	// completed: COMPLETE tos_000003 Anna Berg 118 26
 	// in /v1/siw: COMPLETE tos_000003
+}
+
+// An adapter answering session reads with the same bytes while a session
+// is unchanged: it renders the View once per stored version (here a line
+// of text; httpapi renders the JSON body) and writes the kept bytes after
+// that. The Renderer is made once and reused.
+func ExampleService_GetRendered() {
+	ctx := context.Background()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC))
+	engines, err := checkout.NewEngines(config.Demo().Catalogs(), options.Options{Clock: clock})
+	if err != nil {
+		panic(err)
+	}
+	svc, err := checkout.New(memory.New(), checkout.Options{Engines: engines, Clock: clock, IDs: &deliverykit.SequentialIDs{}})
+	if err != nil {
+		panic(err)
+	}
+	renders := 0
+	line := checkout.NewRenderer(func(v *checkout.View) ([]byte, error) {
+		renders++
+		s := v.Session
+		return fmt.Appendf(nil, "%s %s %s %d\n", s.ID, s.Status, s.SelectedShippingOption.ShippingMethod, s.ShippingPrice), nil
+	})
+	v, err := svc.Create(ctx, "demo-site", checkout.CreateRequest{
+		PurchaseCountry: "SE", PurchaseCurrency: "SEK", Locales: []string{"en-US"},
+		Cart:          &checkout.Cart{CartID: "c-1", TotalValue: 45000, Items: []checkout.CartItem{{SKU: "tent", Name: "Tent", Quantity: 1, Price: 45000}}},
+		SearchAddress: &checkout.SearchAddress{PostalCode: "111 57"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	read := func() {
+		a, err := svc.GetRendered(ctx, "demo-site", v.Session.ID, line)
+		if err != nil {
+			panic(err)
+		}
+		a.WriteTo(os.Stdout)
+	}
+	read()
+	read() // unchanged: the kept bytes
+	if _, err := svc.Select(ctx, v.Token, checkout.SelectRequest{OptionID: "home/north-parcel-home"}); err != nil {
+		panic(err)
+	}
+	read() // a new version: rendered again
+	fmt.Println("renders:", renders)
+	// Output:
+	// siw_000001 ACTIVE north-parcel-point 4900
+	// siw_000001 ACTIVE north-parcel-point 4900
+	// siw_000001 ACTIVE north-parcel-home 7900
+	// renders: 2
 }

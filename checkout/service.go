@@ -83,8 +83,9 @@ type Options struct {
 	// path, which works only on pages of this service's own origin.
 	WidgetBaseURL string
 	// CacheBytes bounds the cache of recently read sessions (an estimate
-	// of the heap the cached sessions hold). Zero means DefaultCacheBytes;
-	// negative turns the cache off.
+	// of the heap the cached sessions hold, with the answers GetRendered
+	// keeps for them). Zero means DefaultCacheBytes; negative turns the
+	// cache off.
 	CacheBytes int64
 	// Retention says how long sessions are kept once expired or
 	// completed (Sweep); zero durations are retention's defaults.
@@ -741,6 +742,11 @@ func (s *Service) loadShared(ctx context.Context, site, id string) (*record, err
 	if err != nil {
 		return nil, err
 	}
+	return s.shared(site, key, raw)
+}
+
+// shared is loadShared once the stored session is read.
+func (s *Service) shared(site, key string, raw storage.Record) (*record, error) {
 	if cached := s.cache.get(key, raw.Version); cached != nil {
 		return cached, nil
 	}

@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"net/http"
+	"strconv"
 
 	"github.com/deliverykit/deliverykit/checkout"
 )
@@ -97,13 +99,39 @@ func (h checkoutHandlers) summaries(w http.ResponseWriter, r *http.Request, site
 	return respond(w, r, site, "", r.URL.Query().Get("tos_id"), h.svc.Summaries)
 }
 
+// get answers session.get with the rendering of the session's stored
+// version that the service keeps while the session is unchanged
+// (checkout.Service.GetRendered): the same bytes writeJSON writes for
+// checkoutViewResponse, without building or encoding them again.
 func (h checkoutHandlers) get(w http.ResponseWriter, r *http.Request, site string) error {
-	return respond(w, r, site, "", r.URL.Query().Get("id"), h.getSession)
+	ans, err := h.svc.GetRendered(r.Context(), site, queryValue(r.URL.RawQuery, "id"), checkoutViewRenderer)
+	if err != nil {
+		return err
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Content-Length", strconv.Itoa(ans.Len()))
+	w.WriteHeader(http.StatusOK)
+	ans.WriteTo(w)
+	return nil
 }
 
-func (h checkoutHandlers) getSession(ctx context.Context, site, id string) (*checkoutViewResponse, error) {
-	return viewAnswer(h.svc.Get(ctx, site, id))
-}
+// checkoutViewRenderer renders session.get's answer as writeJSON encodes
+// it (encodeTo, which the package's tests hold to encoding/json).
+var checkoutViewRenderer = checkout.NewRenderer(func(v *checkout.View) ([]byte, error) {
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if err := encodeTo(buf, &checkoutViewResponse{Session: v.Session, HTMLSnippet: v.HTMLSnippet}); err != nil {
+		return nil, err
+	}
+	// The service keeps the bytes; the buffer goes back to the pool.
+	return bytes.Clone(buf.Bytes()), nil
+})
 
 // viewAnswer is the answer of session.update, session.createFromOrder and
 // session.get.
