@@ -1,10 +1,10 @@
 package checkout
 
 import (
+	"context"
 	"errors"
 	"io"
 
-	"context"
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/storage"
 )

@@ -104,7 +104,7 @@ func (h checkoutHandlers) summaries(w http.ResponseWriter, r *http.Request, site
 // (checkout.Service.GetRendered): the same bytes writeJSON writes for
 // checkoutViewResponse, without building or encoding them again.
 func (h checkoutHandlers) get(w http.ResponseWriter, r *http.Request, site string) error {
-	ans, err := h.svc.GetRendered(r.Context(), site, queryValue(r.URL.RawQuery, "id"), checkoutViewRenderer)
+	ans, err := h.svc.GetRendered(r.Context(), site, r.URL.Query().Get("id"), checkoutViewRenderer)
 	if err != nil {
 		return err
 	}

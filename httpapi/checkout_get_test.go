@@ -106,45 +106,6 @@ func TestCheckoutGetAnswers(t *testing.T) {
 	}
 }
 
-// queryValue answers what url.ParseQuery(raw).Get(name) answers, on
-// the queries it scans itself and on those it hands to url.ParseQuery.
-func TestQueryValue(t *testing.T) {
-	tests := []struct{ raw, name, want string }{
-		{"id=siw_1", "id", "siw_1"},
-		{"", "id", ""},
-		{"id", "id", ""},
-		{"id=", "id", ""},
-		{"x=1&id=a&id=b", "id", "a"},
-		{"&&id=a", "id", "a"},
-		{"idx=a&id=b", "id", "b"},
-		{"i%64=a", "id", "a"},
-		{"id=a%2Fb", "id", "a/b"},
-		{"id=a+b", "id", "a b"},
-		{"id=%zz&id=b", "id", "b"},
-		{"id=a;b&id=c", "id", "c"},
-		{"=x&id=a=b", "id", "a=b"},
-		{strings.Repeat("x=1&", 20000) + "id=a", "id", ""},
-	}
-	for _, tt := range tests {
-		v, _ := url.ParseQuery(tt.raw)
-		if got, parsed := queryValue(tt.raw, tt.name), v.Get(tt.name); got != tt.want || parsed != tt.want {
-			t.Errorf("queryValue(%.40q, %q) = %q, url.ParseQuery = %q; want %q", tt.raw, tt.name, got, parsed, tt.want)
-		}
-	}
-}
-
-func FuzzQueryValue(f *testing.F) {
-	for _, s := range []string{"id=siw_1", "x=1&id=a&id=b", "i%64=a", "id=a+b", "id=a;b&id=c", "id", "=&="} {
-		f.Add(s, "id")
-	}
-	f.Fuzz(func(t *testing.T, raw, name string) {
-		v, _ := url.ParseQuery(raw)
-		if got, want := queryValue(raw, name), v.Get(name); got != want {
-			t.Errorf("queryValue(%q, %q) = %q, url.ParseQuery's Get = %q", raw, name, got, want)
-		}
-	})
-}
-
 // The rendering goes through encodeTo, so the package's tests hold it to
 // encoding/json (TestMain) like every other answer: a session.get answer
 // is checked when rendered, and later answers are those bytes.
