@@ -455,6 +455,9 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 		BasePrice:         base,
 		Warehouse:         wh,
 	}
+	if len(cc.Addons) > 0 {
+		cat.Addons = make([]Addon, 0, len(cc.Addons))
+	}
 	for _, a := range cc.Addons {
 		cat.Addons = append(cat.Addons, Addon{ID: a.ID, ExternalID: a.ExternalID, Type: a.Type,
 			Name: e.loc.name(a.DisplayName, q.locale), Description: e.loc.name(a.Description, q.locale),
@@ -488,9 +491,21 @@ func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price in
 	// number.
 	maxLocs := cmp.Or(cc.MaxLocations, DefaultMaxLocations)
 	maxMeters := float64(cmp.Or(cc.MaxDistanceKm, DefaultMaxDistanceKm)) * 1000
-	found := make([]located, 0, len(cc.Products)*maxLocs)
+	var netBuf [4]*network // categories have a few products: no allocation
+	nets := netBuf[:0]
+	if len(cc.Products) > len(netBuf) {
+		nets = make([]*network, 0, len(cc.Products))
+	}
+	nets = nets[:len(cc.Products)]
+	n := 0
 	for sort := range cc.Products {
-		found = e.locations(found, sort, carriers[sort].ID, q.country, *q.at, maxLocs, maxMeters)
+		if nets[sort] = e.networks[carriers[sort].ID+"\x00"+q.country]; nets[sort] != nil {
+			n += min(maxLocs, len(nets[sort].locs))
+		}
+	}
+	found := make([]located, 0, n)
+	for sort, net := range nets {
+		found = e.locations(found, sort, net, *q.at, maxLocs, maxMeters)
 	}
 	opts := make([]Option, len(found))
 	var etd ETD
@@ -568,14 +583,14 @@ type located struct {
 	product int
 }
 
-// locations appends to dst a carrier's locations in a country for the
-// product at position product of its category: the nearest max to at
-// within maxMeters, nearest first, with distances. An address the geocoder
+// locations appends to dst the locations of network n (a carrier's in a
+// country; nil: none) for the product at position product of its
+// category: the nearest max to at within maxMeters, nearest first, with
+// distances. An address the geocoder
 // could not place gets none (the caller checks): offering arbitrary
 // points, or points without distances, misleads more than asking for a
 // postal code does (Result.Unplaced says so).
-func (e *Engine) locations(dst []located, product int, carrier, country string, at catalog.Coordinates, max int, maxMeters float64) []located {
-	n := e.networks[carrier+"\x00"+country]
+func (e *Engine) locations(dst []located, product int, n *network, at catalog.Coordinates, max int, maxMeters float64) []located {
 	if n == nil {
 		return dst
 	}
