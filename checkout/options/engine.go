@@ -491,10 +491,12 @@ func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price in
 	// number.
 	maxLocs := cmp.Or(cc.MaxLocations, DefaultMaxLocations)
 	maxMeters := float64(cmp.Or(cc.MaxDistanceKm, DefaultMaxDistanceKm)) * 1000
-	var netBuf [4]*network // categories have a few products: no allocation
-	nets := netBuf[:0]
+	// Each product's network, on the stack for the few products a
+	// category has.
+	var netBuf [4]*network
+	nets := netBuf[:]
 	if len(cc.Products) > len(netBuf) {
-		nets = make([]*network, 0, len(cc.Products))
+		nets = make([]*network, len(cc.Products))
 	}
 	nets = nets[:len(cc.Products)]
 	n := 0
@@ -586,10 +588,10 @@ type located struct {
 // locations appends to dst the locations of network n (a carrier's in a
 // country; nil: none) for the product at position product of its
 // category: the nearest max to at within maxMeters, nearest first, with
-// distances. An address the geocoder
-// could not place gets none (the caller checks): offering arbitrary
-// points, or points without distances, misleads more than asking for a
-// postal code does (Result.Unplaced says so).
+// distances. An address the geocoder could not place gets none (the
+// caller checks): offering arbitrary points, or points without distances,
+// misleads more than asking for a postal code does (Result.Unplaced says
+// so).
 func (e *Engine) locations(dst []located, product int, n *network, at catalog.Coordinates, max int, maxMeters float64) []located {
 	if n == nil {
 		return dst
