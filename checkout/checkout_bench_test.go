@@ -43,3 +43,15 @@ func BenchmarkCreate(b *testing.B) {
 		benchCreate(b, s)
 	})
 }
+
+// BenchmarkCheck is the validation of a create request by its tags, the
+// first step of Create.
+func BenchmarkCheck(b *testing.B) {
+	req := createRequest()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := check(&req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

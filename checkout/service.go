@@ -261,7 +261,7 @@ func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*
 
 // create stores a new session and returns it with its site's engine.
 func (s *Service) create(ctx context.Context, site string, req CreateRequest) (*record, *options.Engine, error) {
-	if err := check(req); err != nil {
+	if err := check(&req); err != nil {
 		return nil, nil, err
 	}
 	locales, field := req.Locales, "locales"
@@ -348,7 +348,7 @@ func (r *record) setSearchAddress(sa *SearchAddress) {
 // The clone has no choice yet: its options are computed afresh. A tos_id
 // of another site is NotFound.
 func (s *Service) CreateFromOrder(ctx context.Context, site string, req CreateFromOrderRequest) (*View, error) {
-	if err := check(req); err != nil {
+	if err := check(&req); err != nil {
 		return nil, err
 	}
 	locales := req.Locales
@@ -468,7 +468,7 @@ func (s *Service) Get(ctx context.Context, site, id string) (*View, error) {
 // refreshes its options when the cart or the address they are computed for
 // changed. A customer's choice survives when its option is still offered.
 func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*View, error) {
-	if err := check(req); err != nil {
+	if err := check(&req); err != nil {
 		return nil, err
 	}
 	if req.Cart == nil && req.Customer == nil && req.SearchAddress == nil && req.ExternalID == "" && req.Meta == nil {
@@ -519,7 +519,7 @@ func (s *Service) update(ctx context.Context, site string, req UpdateRequest) (*
 // event.OrderCompleted to the outbox, so the order is tracked (and
 // returnable) once it commits, whatever happens after.
 func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest) (*Completed, error) {
-	if err := check(req); err != nil {
+	if err := check(&req); err != nil {
 		return nil, err
 	}
 	rec, engine, err := s.complete(ctx, site, req.ID, "customer.address", func(r *record) error {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout/options"
@@ -33,13 +34,24 @@ func (s *Service) view(engine *options.Engine, r *record) *View {
 
 // result renders the chosen option as the selected option and the result.
 func (s *Service) result(engine *options.Engine, r *record, cat *options.Category, opt *options.Option, addons []options.Addon) (*ShippingOption, *Result) {
+	// The parts of the answer are allocated together: one object for the
+	// garbage collector instead of a dozen. Each part is still a value of
+	// its own, that the caller may change.
+	b := new(resultBlock)
 	loc := location(opt.Location)
 	dt := strings.ToLower(string(cat.DeliveryType))
 	ship := component(PriceComponentShipping, opt.ID, opt.Carrier.ProductName, opt.Price, opt.Carrier.VATRate)
-	pricing := &Pricing{Currency: opt.Currency, Price: ship.Value, NetPrice: ship.Value - ship.VAT, PriceComponents: []PriceComponent{ship}}
+	pricing := &b.pricing
+	*pricing = Pricing{Currency: opt.Currency, Price: ship.Value, NetPrice: ship.Value - ship.VAT, PriceComponents: append(b.components[:0:1], ship)}
 	var addonIDs []string
 	var rAddons []Addon
 	var dAddons []DeliveryAddon
+	if len(addons) > 0 {
+		pricing.PriceComponents = slices.Grow(pricing.PriceComponents, len(addons))
+		addonIDs = make([]string, 0, len(addons))
+		rAddons = make([]Addon, 0, len(addons))
+		dAddons = make([]DeliveryAddon, 0, len(addons))
+	}
 	for _, a := range addons {
 		c := component(PriceComponentAddon, a.ID, a.Name, a.Price, opt.Carrier.VATRate)
 		pricing.PriceComponents = append(pricing.PriceComponents, c)
@@ -49,12 +61,14 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 		rAddons = append(rAddons, Addon{Code: a.ID, Name: a.Name, Description: a.Description})
 		dAddons = append(dAddons, DeliveryAddon{ID: a.ID, ExternalAddonID: a.ExternalID})
 	}
-	slot := &TimeSlot{ID: opt.ID, Start: opt.ETD.Earliest, End: opt.ETD.Latest}
+	slot := &b.slot
+	*slot = TimeSlot{ID: opt.ID, Start: opt.ETD.Earliest, End: opt.ETD.Latest}
 	if !opt.ExpireTime.IsZero() {
-		exp := opt.ExpireTime
-		slot.Expires = &exp
+		b.expires = opt.ExpireTime
+		slot.Expires = &b.expires
 	}
-	selected := &ShippingOption{
+	selected := &b.selected
+	*selected = ShippingOption{
 		ShippingMethod: opt.Carrier.ProductRef, DeliveryType: dt,
 		Carrier: opt.Carrier.Name, Product: opt.Carrier.ProductName,
 		Price: pricing.Price, Currency: opt.Currency, Location: loc, TimeSlot: slot, Addons: addonIDs,
@@ -74,30 +88,49 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 		tags = append(tags, CategoryTag{Name: t})
 	}
 	sup := opt.Carrier.Supports
-	window := &Window{Earliest: opt.ETD.Earliest, Latest: opt.ETD.Latest}
-	res := &Result{
-		Shipping: &ResultShipping{
-			ShippingMethod: opt.Carrier.ProductRef, DeliveryType: dt,
-			Carrier: opt.Carrier.Name, Product: opt.Carrier.ProductName, Location: loc,
-			DeliveryTime:     slot,
-			ExternalMethodID: opt.Carrier.ExternalID,
-			Addons:           rAddons,
-			DeliveryAddons:   dAddons,
-			Supports: Supports{CourierInstructions: sup.CourierInstructions, CustomerNumber: sup.CustomerNumber,
-				DoorCode: sup.DoorCode, Search: sup.Search},
-			Warehouse: &Warehouse{Address: address(cat.Warehouse.Address)},
-		},
-		Category: &ResultCategory{ID: cat.ID, Name: name, PresentedCategoryName: cat.Name, ExternalID: cat.ExternalID,
-			BasePrice: cat.BasePrice, CustomText: cat.CustomText, CustomWarningText: cat.CustomWarningText, Tags: tags},
-		Pricing:   pricing,
-		Selection: r.selection(cat),
-		DeliveryTime: &DeliveryTime{
-			PickupFromMerchant:      &Window{Earliest: opt.ETD.Handover, Latest: opt.ETD.Handover},
-			CustomerDeliveryPromise: window,
-			CarrierDeliveryPromise:  window,
-		},
+	window := &b.window
+	*window = Window{Earliest: opt.ETD.Earliest, Latest: opt.ETD.Latest}
+	b.pickup = Window{Earliest: opt.ETD.Handover, Latest: opt.ETD.Handover}
+	b.warehouse = Warehouse{Address: address(cat.Warehouse.Address)}
+	b.shipping = ResultShipping{
+		ShippingMethod: opt.Carrier.ProductRef, DeliveryType: dt,
+		Carrier: opt.Carrier.Name, Product: opt.Carrier.ProductName, Location: loc,
+		DeliveryTime:     slot,
+		ExternalMethodID: opt.Carrier.ExternalID,
+		Addons:           rAddons,
+		DeliveryAddons:   dAddons,
+		Supports: Supports{CourierInstructions: sup.CourierInstructions, CustomerNumber: sup.CustomerNumber,
+			DoorCode: sup.DoorCode, Search: sup.Search},
+		Warehouse: &b.warehouse,
+	}
+	b.category = ResultCategory{ID: cat.ID, Name: name, PresentedCategoryName: cat.Name, ExternalID: cat.ExternalID,
+		BasePrice: cat.BasePrice, CustomText: cat.CustomText, CustomWarningText: cat.CustomWarningText, Tags: tags}
+	b.deliveryTime = DeliveryTime{PickupFromMerchant: &b.pickup, CustomerDeliveryPromise: window, CarrierDeliveryPromise: window}
+	res := &b.result
+	*res = Result{
+		Shipping:     &b.shipping,
+		Category:     &b.category,
+		Pricing:      pricing,
+		Selection:    r.selection(cat),
+		DeliveryTime: &b.deliveryTime,
 	}
 	return selected, res
+}
+
+// resultBlock holds the parts of a rendered result, allocated at once.
+type resultBlock struct {
+	result       Result
+	selected     ShippingOption
+	shipping     ResultShipping
+	category     ResultCategory
+	pricing      Pricing
+	components   [1]PriceComponent // the shipping component; addons grow it
+	slot         TimeSlot
+	expires      time.Time
+	window       Window
+	pickup       Window
+	deliveryTime DeliveryTime
+	warehouse    Warehouse
 }
 
 // component is a price component of value (VAT included) at rate basis
@@ -113,9 +146,15 @@ func component(t PriceComponentType, id, name string, value int64, rate int) Pri
 }
 
 func address(a catalog.Address) *LocationAddress {
-	la := &LocationAddress{Name: a.Name, AddressLines: slices.Clone(a.AddressLines), City: a.City, PostalCode: a.PostalCode, Country: a.Country}
+	b := new(struct {
+		la LocationAddress
+		c  Coordinates
+	})
+	la := &b.la
+	*la = LocationAddress{Name: a.Name, AddressLines: slices.Clone(a.AddressLines), City: a.City, PostalCode: a.PostalCode, Country: a.Country}
 	if c := a.Coordinates; c != nil {
-		la.Coordinates = &Coordinates{Lat: c.Lat, Lng: c.Lng}
+		b.c = Coordinates{Lat: c.Lat, Lng: c.Lng}
+		la.Coordinates = &b.c
 	}
 	return la
 }
@@ -127,9 +166,15 @@ func location(l *options.Location) *Location {
 	if l == nil {
 		return nil
 	}
-	out := &Location{ExternalID: l.ExternalID, Name: l.Name, Address: address(l.Address), Meta: maps.Clone(l.Meta), LocationType: string(l.Type)}
+	b := new(struct {
+		loc              Location
+		dist             Distance
+		walking, driving DistanceValue
+	})
+	out := &b.loc
+	*out = Location{ExternalID: l.ExternalID, Name: l.Name, Address: address(l.Address), Meta: maps.Clone(l.Meta), LocationType: string(l.Type)}
 	if len(l.Hours) > 0 {
-		out.OperationalHours = map[string]string{}
+		out.OperationalHours = make(map[string]string, len(l.Hours))
 		for day, ranges := range l.Hours {
 			if len(ranges) > 0 {
 				out.OperationalHours[day] = strings.Join(ranges, ", ")
@@ -137,10 +182,10 @@ func location(l *options.Location) *Location {
 		}
 	}
 	if d := l.Distance; d != nil {
-		out.Distance = &Distance{
-			Walking: &DistanceValue{Value: d.WalkingMeters, Duration: d.WalkingMinutes},
-			Driving: &DistanceValue{Value: d.DrivingMeters, Duration: d.DrivingMinutes},
-		}
+		b.walking = DistanceValue{Value: d.WalkingMeters, Duration: d.WalkingMinutes}
+		b.driving = DistanceValue{Value: d.DrivingMeters, Duration: d.DrivingMinutes}
+		b.dist = Distance{Walking: &b.walking, Driving: &b.driving}
+		out.Distance = &b.dist
 	}
 	return out
 }

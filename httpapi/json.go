@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -28,15 +27,24 @@ func decodeJSON(r *http.Request, v any) error {
 	if limit := requestInfoFrom(r.Context()).maxBody; limit > 0 && r.ContentLength > limit {
 		return fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, limit)
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
+	// The body is read into a recycled buffer: both decoders copy what
+	// they keep, so the buffer is free again once v is decoded.
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			buffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if _, err := buf.ReadFrom(r.Body); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, mbe.Limit)
 		}
 		return deliverykit.Errorf(deliverykit.KindInvalidArgument, "reading the request body: %v", err)
 	}
-	return unmarshalJSON(body, v)
+	return unmarshalJSON(buf.Bytes(), v)
 }
 
 // scanListsAbove is the body size from which decodeJSON checks the lists

@@ -48,7 +48,19 @@ type Engine struct {
 	// carriers holds, per category id, the Carrier of each of its
 	// products, made once and shared by every option of the product.
 	carriers map[string][]*Carrier
-	networks map[string]*network // carrier + KeySep + country → locations
+	// optionIDs holds, per category id, the ids of its options by product
+	// position, made once: an Option.ID is the same string for every
+	// computation that offers it.
+	optionIDs map[string][]productOptionIDs
+	networks  map[string]*network // carrier + KeySep + country → locations
+}
+
+// productOptionIDs are the option ids of one product of a category: plain
+// at a category without locations, else per network the id at each of
+// its locations (parallel to network.locs).
+type productOptionIDs struct {
+	plain string
+	at    map[*network][]string
 }
 
 type productEntry struct {
@@ -133,6 +145,28 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 	}
 	for key, n := range e.networks {
 		n.index = NewIndex(coords[key])
+	}
+	e.optionIDs = make(map[string][]productOptionIDs, len(cat.Categories))
+	for _, cc := range cat.Categories {
+		ids := make([]productOptionIDs, len(cc.Products))
+		for sort, ref := range cc.Products {
+			ids[sort].plain = cc.ID + "/" + ref
+			if !cc.DeliveryType.AtLocation() {
+				continue
+			}
+			ids[sort].at = map[*network][]string{}
+			for _, n := range e.networks {
+				if n.locs[0].Carrier != e.products[ref].carrier.ID {
+					continue // another carrier's: never searched for ref
+				}
+				at := make([]string, len(n.locs))
+				for i, l := range n.locs {
+					at[i] = cc.ID + "/" + ref + "/" + l.ID
+				}
+				ids[sort].at[n] = at
+			}
+		}
+		e.optionIDs[cc.ID] = ids
 	}
 	return e, nil
 }
@@ -421,6 +455,9 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 		BasePrice:         base,
 		Warehouse:         wh,
 	}
+	if len(cc.Addons) > 0 {
+		cat.Addons = make([]Addon, 0, len(cc.Addons))
+	}
 	for _, a := range cc.Addons {
 		cat.Addons = append(cat.Addons, Addon{ID: a.ID, ExternalID: a.ExternalID, Type: a.Type,
 			Name: e.loc.name(a.DisplayName, q.locale), Description: e.loc.name(a.Description, q.locale),
@@ -434,45 +471,65 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 // a location category one per nearby location of each product's carrier,
 // nearest first across the products.
 func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price int64) []Option {
+	ids := e.optionIDs[cc.ID]
+	carriers := e.carriers[cc.ID]
+	if !cc.DeliveryType.AtLocation() {
+		opts := make([]Option, len(cc.Products))
+		for sort, ref := range cc.Products {
+			opts[sort] = Option{
+				ID: ids[sort].plain, CategoryID: cc.ID, Carrier: carriers[sort], Price: price, Currency: q.req.Currency,
+				ETD: cal.etd(q.now, q.req.ReadyAt, e.products[ref].plan), ExpireTime: q.expire,
+			}
+		}
+		return opts
+	}
+	if q.at == nil {
+		return nil // see locations
+	}
+	// The locations of every product first, into one slice, so that the
+	// options (a few hundred bytes each) are allocated once, at their
+	// number.
 	maxLocs := cmp.Or(cc.MaxLocations, DefaultMaxLocations)
-	perProduct := 1
-	if cc.DeliveryType.AtLocation() {
-		perProduct = maxLocs
+	maxMeters := float64(cmp.Or(cc.MaxDistanceKm, DefaultMaxDistanceKm)) * 1000
+	// Each product's network, on the stack for the few products a
+	// category has.
+	var netBuf [4]*network
+	nets := netBuf[:]
+	if len(cc.Products) > len(netBuf) {
+		nets = make([]*network, len(cc.Products))
 	}
-	// Options are a few hundred bytes each: the slice is sized once
-	// rather than grown by doubling.
-	opts := make([]Option, 0, len(cc.Products)*perProduct)
-	for sort, ref := range cc.Products {
-		pe := e.products[ref]
-		opt := Option{
-			CategoryID: cc.ID,
-			Carrier:    e.carriers[cc.ID][sort],
-			Price:      price,
-			Currency:   q.req.Currency,
-			ETD:        cal.etd(q.now, q.req.ReadyAt, pe.plan),
-			ExpireTime: q.expire,
-		}
-		if !cc.DeliveryType.AtLocation() {
-			opt.ID = cc.ID + "/" + ref
-			opts = append(opts, opt)
-			continue
-		}
-		locs := e.locations(pe.carrier.ID, q.country, q.at, maxLocs, float64(cmp.Or(cc.MaxDistanceKm, DefaultMaxDistanceKm))*1000)
-		for i := range locs {
-			o := opt
-			o.Location = &locs[i].Location
-			o.ID = cc.ID + "/" + ref + "/" + o.Location.ID
-			o.ETD = cal.collectable(o.ETD, locs[i].avail)
-			opts = append(opts, o)
+	nets = nets[:len(cc.Products)]
+	n := 0
+	for sort := range cc.Products {
+		if nets[sort] = e.networks[carriers[sort].ID+"\x00"+q.country]; nets[sort] != nil {
+			n += min(maxLocs, len(nets[sort].locs))
 		}
 	}
-	if cc.DeliveryType.AtLocation() && q.at != nil {
-		// Nearest first across the category's products: the
-		// customer picks a place, not a carrier.
-		slices.SortStableFunc(opts, func(a, b Option) int {
-			return cmp.Compare(a.Location.Distance.WalkingMeters, b.Location.Distance.WalkingMeters)
-		})
+	found := make([]located, 0, n)
+	for sort, net := range nets {
+		found = e.locations(found, sort, net, *q.at, maxLocs, maxMeters)
 	}
+	opts := make([]Option, len(found))
+	var etd ETD
+	var col collector
+	for i := range found {
+		l := &found[i]
+		if i == 0 || l.product != found[i-1].product {
+			ref := cc.Products[l.product]
+			etd = cal.etd(q.now, q.req.ReadyAt, e.products[ref].plan)
+			col = cal.collector(etd)
+		}
+		l.Location.Distance = &l.dist
+		opts[i] = Option{
+			ID: ids[l.product].at[l.net][l.item], CategoryID: cc.ID, Carrier: carriers[l.product], Price: price,
+			Currency: q.req.Currency, ETD: col.at(l.avail), Location: &l.Location, ExpireTime: q.expire,
+		}
+	}
+	// Nearest first across the category's products: the customer picks a
+	// place, not a carrier.
+	slices.SortStableFunc(opts, func(a, b Option) int {
+		return cmp.Compare(a.Location.Distance.WalkingMeters, b.Location.Distance.WalkingMeters)
+	})
 	return opts
 }
 
@@ -517,36 +574,36 @@ func cartWeight(items []Item) int {
 	return total
 }
 
-// located is a location offered, with when it is open.
+// located is a location offered, with when it is open, found for the
+// product at position product of its category.
 type located struct {
 	Location
-	avail *availability
+	dist    Distance // Location.Distance points here
+	avail   *availability
+	net     *network
+	item    int // in net
+	product int
 }
 
-// locations returns a carrier's locations in a country: the nearest max to
-// at within maxMeters, nearest first, with distances. An address the
-// geocoder could not place (at nil) gets none: offering arbitrary points,
-// or points without distances, misleads more than asking for a postal
-// code does (Result.Unplaced says so).
-func (e *Engine) locations(carrier, country string, at *catalog.Coordinates, max int, maxMeters float64) []located {
-	n := e.networks[carrier+"\x00"+country]
-	if n == nil || at == nil {
-		return nil
+// locations appends to dst the locations of network n (a carrier's in a
+// country; nil: none) for the product at position product of its
+// category: the nearest max to at within maxMeters, nearest first, with
+// distances. An address the geocoder could not place gets none (the
+// caller checks): offering arbitrary points, or points without distances,
+// misleads more than asking for a postal code does (Result.Unplaced says
+// so).
+func (e *Engine) locations(dst []located, product int, n *network, at catalog.Coordinates, max int, maxMeters float64) []located {
+	if n == nil {
+		return dst
 	}
-	near := n.index.Nearest(*at, max)
-	for i, nb := range near {
+	for _, nb := range n.index.Nearest(at, max) {
 		if nb.Meters > maxMeters {
-			near = near[:i]
 			break
 		}
+		dst = append(dst, located{Location: Location{PickupLocation: n.locs[nb.Item]}, dist: estimate(nb.Meters),
+			avail: &n.avail[nb.Item], net: n, item: nb.Item, product: product})
 	}
-	out := make([]located, len(near))
-	dists := make([]Distance, len(near)) // one allocation for all
-	for i, nb := range near {
-		dists[i] = estimate(nb.Meters)
-		out[i] = located{Location: Location{PickupLocation: n.locs[nb.Item], Distance: &dists[i]}, avail: &n.avail[nb.Item]}
-	}
-	return out
+	return dst
 }
 
 // admits applies a category filter.

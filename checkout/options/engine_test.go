@@ -579,3 +579,72 @@ func TestCartWeightSaturates(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsMatchTheirDefinitions checks every option, over a fortnight
+// of computation times, against what it is defined to be: its id the
+// category, product and location ids joined by slashes, and its estimate
+// the product's estimate moved to the days its location is open
+// (collectable). The engine makes the ids once per catalog and finds an
+// estimate's days once per product; this is what they must still add up
+// to at every location. The demo catalog has categories of several
+// products; the test catalog's points open on Mondays only, so that
+// collectable moves most estimates.
+func TestOptionsMatchTheirDefinitions(t *testing.T) {
+	demo, _ := config.Demo().Site("demo-site")
+	tests := []struct {
+		name string
+		cat  *catalog.Catalog
+		addr catalog.Address
+	}{
+		{"demo, Stockholm", demo.Catalog, catalog.Address{Country: "SE", PostalCode: "111 57"}},
+		{"demo, Gothenburg", demo.Catalog, catalog.Address{Country: "SE", PostalCode: "411 05"}},
+		{"demo, unplaced", demo.Catalog, catalog.Address{Country: "SE", PostalCode: "999 99"}},
+		{"open on Mondays", testCatalog(), catalog.Address{Country: "SE", PostalCode: "118 26"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := New(tt.cat, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			locs := map[string]*catalog.PickupLocation{}
+			for i := range tt.cat.PickupLocations {
+				locs[tt.cat.PickupLocations[i].ID] = &tt.cat.PickupLocations[i]
+			}
+			located, moved := 0, 0
+			for h := 0; h < 14*24; h += 7 {
+				now := thursday.Add(time.Duration(h) * time.Hour)
+				res, err := e.ComputeFor(t.Context(), Request{Currency: "SEK", Locales: []string{"sv-SE"}, Address: tt.addr}, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range res.Categories {
+					for _, o := range c.Options {
+						wantID := c.ID + "/" + o.Carrier.ProductRef
+						cal := e.cals[c.Warehouse.ID]
+						want := cal.etd(now, time.Time{}, e.products[o.Carrier.ProductRef].plan)
+						if o.Location != nil {
+							located++
+							wantID += "/" + o.Location.ID
+							a := newAvailability(locs[o.Location.ID])
+							if at := cal.collectable(want, &a); at != want {
+								want = at
+								moved++
+							}
+						}
+						if o.ID != wantID {
+							t.Errorf("%s: option id %q, want %q", now, o.ID, wantID)
+						}
+						if diff := cmp.Diff(want, o.ETD); diff != "" {
+							t.Errorf("%s: %s: ETD (-want +got):\n%s", now, o.ID, diff)
+						}
+					}
+				}
+			}
+			t.Logf("%d options at locations, %d of them moved to an open day", located, moved)
+			if tt.name != "demo, unplaced" && located == 0 {
+				t.Error("no option at a location: the test checks nothing of them")
+			}
+		})
+	}
+}

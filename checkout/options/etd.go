@@ -218,10 +218,29 @@ func (a *availability) openOn(d date) bool {
 // can only be collected on its next open day. A location without hours is
 // always open.
 func (c *calendar) collectable(e ETD, a *availability) ETD {
+	col := c.collector(e)
+	return col.at(a)
+}
+
+// collector is collectable for one estimate and many locations: the days
+// of the estimate, which every location shares, are found once.
+type collector struct {
+	c                       *calendar
+	e                       ETD
+	earliest, latest, today date
+}
+
+func (c *calendar) collector(e ETD) collector {
+	return collector{c: c, e: e, earliest: c.day(e.Earliest), latest: c.day(e.Latest), today: c.day(e.Handover)}
+}
+
+// at is the estimate at a location open as a says.
+func (k *collector) at(a *availability) ETD {
+	e := k.e
 	if a.always {
 		return e
 	}
-	earliest, latest := c.day(e.Earliest), c.day(e.Latest)
+	c, earliest, latest, today := k.c, k.earliest, k.latest, k.today
 	first := earliest
 	for i := 0; !a.openOn(first) && i < maxScan; i++ {
 		first++
@@ -233,7 +252,6 @@ func (c *calendar) collectable(e ETD, a *availability) ETD {
 	if first == earliest && last == latest {
 		return e
 	}
-	today := c.day(e.Handover)
 	e.EarliestDays += c.between(today, first) - c.between(today, earliest)
 	e.LatestDays += c.between(today, last) - c.between(today, latest)
 	e.Earliest, e.Latest = c.midnight(first), c.midnight(last+1).Add(-time.Second)

@@ -1,7 +1,6 @@
 package options
 
 import (
-	"container/heap"
 	"context"
 	"math"
 	"slices"
@@ -252,10 +251,10 @@ func (ix *Index) search(q point, lo, hi, k int, h *maxHeap) {
 		p := ix.pts[mid]
 		d := dist2(q, p)
 		if len(*h) < k {
-			heap.Push(h, cand{d, ix.ids[mid]})
+			h.push(cand{d, ix.ids[mid]})
 		} else if top := (*h)[0]; d < top.d2 || d == top.d2 && ix.ids[mid] < top.id {
 			(*h)[0] = cand{d, ix.ids[mid]}
-			heap.Fix(h, 0)
+			h.down(0)
 		}
 		axis := ix.axes[mid]
 		diff := q[axis] - p[axis]
@@ -278,21 +277,48 @@ type cand struct {
 	id int32
 }
 
-// maxHeap keeps the k best candidates with the worst on top.
+// maxHeap keeps the k best candidates with the worst on top. It sifts
+// itself rather than going through container/heap, whose Push takes an
+// interface: a candidate boxed per point visited, on every search.
 type maxHeap []cand
 
-func (h maxHeap) Len() int { return len(h) }
-func (h maxHeap) Less(i, j int) bool {
+// worse reports whether h[i] is a worse candidate than h[j]: farther, or
+// as far with a larger item number.
+func (h maxHeap) worse(i, j int) bool {
 	if h[i].d2 != h[j].d2 {
 		return h[i].d2 > h[j].d2
 	}
 	return h[i].id > h[j].id
 }
-func (h maxHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *maxHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *maxHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+// push adds c and restores the heap order.
+func (h *maxHeap) push(c cand) {
+	*h = append(*h, c)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !s.worse(i, parent) {
+			break
+		}
+		s[i], s[parent] = s[parent], s[i]
+		i = parent
+	}
+}
+
+// down restores the heap order after h[i] became better.
+func (h maxHeap) down(i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && h.worse(l, worst) {
+			worst = l
+		}
+		if r < len(h) && h.worse(r, worst) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }

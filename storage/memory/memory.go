@@ -138,6 +138,7 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 		return err
 	}
 	t := &tx{ctx: ctx, base: snap, writes: true}
+	t.own = t.ownBuf[:0]
 	err := func() error {
 		// Mark the Tx done even if fn panics, so that a Tx leaked by a
 		// recovered panic cannot write into a later snapshot.
@@ -189,8 +190,9 @@ func (s *Store) Close() error {
 type tx struct {
 	ctx    context.Context
 	base   *snapshot
-	writes bool        // false for a View
-	own    []ownedColl // the collections this transaction copied; a few at most
+	writes bool         // false for a View
+	own    []ownedColl  // the collections this transaction copied; a few at most
+	ownBuf [4]ownedColl // own's first array, allocated with the tx
 	done   atomic.Bool
 	guard  backend.ScanGuard
 	// pivot is the search item of point lookups, kept here because a
