@@ -48,19 +48,12 @@ type Engine struct {
 	// carriers holds, per category id, the Carrier of each of its
 	// products, made once and shared by every option of the product.
 	carriers map[string][]*Carrier
-	// optionIDs holds, per category id, the ids of its options by product
-	// position, made once: an Option.ID is the same string for every
-	// computation that offers it.
-	optionIDs map[string][]productOptionIDs
+	// optionIDs holds, per category id without locations, the ids of its
+	// options by product position, made once. Ids at locations are made
+	// per computation (optionIDsAt): a catalog may have a million
+	// locations, of which a computation offers a few.
+	optionIDs map[string][]string
 	networks  map[string]*network // carrier + KeySep + country → locations
-}
-
-// productOptionIDs are the option ids of one product of a category: plain
-// at a category without locations, else per network the id at each of
-// its locations (parallel to network.locs).
-type productOptionIDs struct {
-	plain string
-	at    map[*network][]string
 }
 
 type productEntry struct {
@@ -146,25 +139,14 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 	for key, n := range e.networks {
 		n.index = NewIndex(coords[key])
 	}
-	e.optionIDs = make(map[string][]productOptionIDs, len(cat.Categories))
+	e.optionIDs = make(map[string][]string, len(cat.Categories))
 	for _, cc := range cat.Categories {
-		ids := make([]productOptionIDs, len(cc.Products))
+		if cc.DeliveryType.AtLocation() {
+			continue
+		}
+		ids := make([]string, len(cc.Products))
 		for sort, ref := range cc.Products {
-			ids[sort].plain = cc.ID + "/" + ref
-			if !cc.DeliveryType.AtLocation() {
-				continue
-			}
-			ids[sort].at = map[*network][]string{}
-			for _, n := range e.networks {
-				if n.locs[0].Carrier != e.products[ref].carrier.ID {
-					continue // another carrier's: never searched for ref
-				}
-				at := make([]string, len(n.locs))
-				for i, l := range n.locs {
-					at[i] = cc.ID + "/" + ref + "/" + l.ID
-				}
-				ids[sort].at[n] = at
-			}
+			ids[sort] = cc.ID + "/" + ref
 		}
 		e.optionIDs[cc.ID] = ids
 	}
@@ -477,7 +459,7 @@ func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price in
 		opts := make([]Option, len(cc.Products))
 		for sort, ref := range cc.Products {
 			opts[sort] = Option{
-				ID: ids[sort].plain, CategoryID: cc.ID, Carrier: carriers[sort], Price: price, Currency: q.req.Currency,
+				ID: ids[sort], CategoryID: cc.ID, Carrier: carriers[sort], Price: price, Currency: q.req.Currency,
 				ETD: cal.etd(q.now, q.req.ReadyAt, e.products[ref].plan), ExpireTime: q.expire,
 			}
 		}
@@ -509,6 +491,7 @@ func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price in
 	for sort, net := range nets {
 		found = e.locations(found, sort, net, *q.at, maxLocs, maxMeters)
 	}
+	ids = optionIDsAt(cc, found)
 	opts := make([]Option, len(found))
 	var etd ETD
 	var col collector
@@ -521,7 +504,7 @@ func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price in
 		}
 		l.Location.Distance = &l.dist
 		opts[i] = Option{
-			ID: ids[l.product].at[l.net][l.item], CategoryID: cc.ID, Carrier: carriers[l.product], Price: price,
+			ID: ids[i], CategoryID: cc.ID, Carrier: carriers[l.product], Price: price,
 			Currency: q.req.Currency, ETD: col.at(l.avail), Location: &l.Location, ExpireTime: q.expire,
 		}
 	}
@@ -531,6 +514,33 @@ func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price in
 		return cmp.Compare(a.Location.Distance.WalkingMeters, b.Location.Distance.WalkingMeters)
 	})
 	return opts
+}
+
+// optionIDsAt returns the ids of the options at the found locations of
+// category cc, "category/product/location", in one allocation: the ids
+// are substrings of one string.
+func optionIDsAt(cc *catalog.Category, found []located) []string {
+	idLen := func(l *located) int { return len(cc.ID) + len(cc.Products[l.product]) + len(l.Location.ID) + 2 }
+	size := 0
+	for i := range found {
+		size += idLen(&found[i])
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i := range found {
+		b.WriteString(cc.ID)
+		b.WriteByte('/')
+		b.WriteString(cc.Products[found[i].product])
+		b.WriteByte('/')
+		b.WriteString(found[i].Location.ID)
+	}
+	all := b.String()
+	ids := make([]string, len(found))
+	for i := range found {
+		n := idLen(&found[i])
+		ids[i], all = all[:n], all[n:]
+	}
+	return ids
 }
 
 // fallback is the catalog's fallback category for a request no category
@@ -580,8 +590,6 @@ type located struct {
 	Location
 	dist    Distance // Location.Distance points here
 	avail   *availability
-	net     *network
-	item    int // in net
 	product int
 }
 
@@ -601,7 +609,7 @@ func (e *Engine) locations(dst []located, product int, n *network, at catalog.Co
 			break
 		}
 		dst = append(dst, located{Location: Location{PickupLocation: n.locs[nb.Item]}, dist: estimate(nb.Meters),
-			avail: &n.avail[nb.Item], net: n, item: nb.Item, product: product})
+			avail: &n.avail[nb.Item], product: product})
 	}
 	return dst
 }
