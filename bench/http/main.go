@@ -6,6 +6,7 @@
 //	go run ./bench/http -duration 5s -rounds 5    # longer, steadier
 //	go run ./bench/http -clients 8 -endpoints siw.create,siw.get
 //	go run ./bench/http -sweep-interval 0          # without the retention sweeper
+//	go run ./bench/http -one-write=false           # without httpapi.Listener
 //
 // It starts three servers, each in its own process (this binary run again
 // in server mode), so that each one's resident memory can be read from
@@ -25,7 +26,10 @@
 // The memory and bolt servers run the retention sweeper (package
 // retention) every -sweep-interval with the demo configuration's
 // retention, as the example server does every minute: the measurement
-// includes the sweeps' reads and the time index every write keeps.
+// includes the sweeps' reads and the time index every write keeps. They
+// serve through httpapi.Listener, as the example server does, so that an
+// answer leaves in one write (-one-write=false: a plain listener); the
+// baseline always serves a plain listener.
 //
 // Before measuring, it seeds the memory and bolt servers over HTTP: a
 // checkout session to read, a booked shipment whose parcel is looked up,
@@ -51,6 +55,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -81,6 +86,7 @@ type options struct {
 	clients   int
 	loader    string // "go" or "wrk"
 	sweep     time.Duration
+	oneWrite  bool // serve through httpapi.Listener
 	endpoints []endpoint
 }
 
@@ -95,6 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	names := fs.String("endpoints", "all", "comma-separated endpoints to measure: "+strings.Join(endpointNames(), ",")+" or all")
 	fs.StringVar(&c.loader, "load", "go", "load generator: go (this program's client) or wrk (Debian's wrk, whole seconds)")
 	fs.DurationVar(&c.sweep, "sweep-interval", time.Second, "how often the memory and bolt servers run their retention sweeper (0: not at all)")
+	fs.BoolVar(&c.oneWrite, "one-write", true, "serve the memory and bolt servers through httpapi.Listener, as the example server does (false: a plain listener, to measure what it buys)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -133,6 +140,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	// The servers read it from their environment.
 	if err := os.Setenv(sweepEnv, cfg.sweep.String()); err != nil {
+		return err
+	}
+	if err := os.Setenv(oneWriteEnv, strconv.FormatBool(cfg.oneWrite)); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "deliverykit-bench-")

@@ -31,10 +31,11 @@ import (
 // Environment variables rather than flags, so the smoke test's binary (whose
 // flags belong to the testing package) can be a server too.
 const (
-	serveEnv = "DELIVERYKIT_BENCH_SERVE" // the mode
-	dbEnv    = "DELIVERYKIT_BENCH_DB"    // the bolt file
-	sizesEnv = "DELIVERYKIT_BENCH_SIZES" // the baseline's response sizes, JSON {path: bytes}
-	sweepEnv = "DELIVERYKIT_BENCH_SWEEP" // the retention sweeper's interval, 0: none
+	serveEnv    = "DELIVERYKIT_BENCH_SERVE"     // the mode
+	dbEnv       = "DELIVERYKIT_BENCH_DB"        // the bolt file
+	sizesEnv    = "DELIVERYKIT_BENCH_SIZES"     // the baseline's response sizes, JSON {path: bytes}
+	sweepEnv    = "DELIVERYKIT_BENCH_SWEEP"     // the retention sweeper's interval, 0: none
+	oneWriteEnv = "DELIVERYKIT_BENCH_ONE_WRITE" // "false": serve without httpapi.Listener
 	// ProfileEnv, when set to a directory, makes every server write a CPU
 	// profile of its whole run to DIR/MODE.pprof, for go tool pprof.
 	profileEnv = "DELIVERYKIT_BENCH_CPUPROFILE"
@@ -196,7 +197,7 @@ func serve(mode string, stdin io.Reader, stdout io.Writer) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-	if mode != modeBaseline {
+	if mode != modeBaseline && os.Getenv(oneWriteEnv) != "false" {
 		// As the example server: answers leave in one write.
 		srv.ConnContext = httpapi.ConnContext
 		ln = httpapi.Listener(ln)
