@@ -119,13 +119,8 @@ func (h checkoutHandlers) get(w http.ResponseWriter, r *http.Request, site strin
 // checkoutViewRenderer renders session.get's answer as writeJSON encodes
 // it (encodeTo, which the package's tests hold to encoding/json).
 var checkoutViewRenderer = checkout.NewRenderer(func(v *checkout.View) ([]byte, error) {
-	buf := buffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledBuffer {
-			buffers.Put(buf)
-		}
-	}()
-	buf.Reset()
+	buf := getBuffer()
+	defer putBuffer(buf)
 	if err := encodeTo(buf, &checkoutViewResponse{Session: v.Session, HTMLSnippet: v.HTMLSnippet}); err != nil {
 		return nil, err
 	}

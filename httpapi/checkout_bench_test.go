@@ -46,9 +46,8 @@ func benchCreate(b *testing.B, s *server) (*http.Request, *httptest.ResponseReco
 	return req, rec
 }
 
-// BenchmarkCheckoutGetHTTP is session.get through the whole handler.
-func BenchmarkCheckoutGetHTTP(b *testing.B) {
-	s := newBenchCheckoutServer(b)
+// benchSessionID creates a session and returns its id.
+func benchSessionID(b *testing.B, s *server) string {
 	_, rec := benchCreate(b, s)
 	var created struct {
 		Session struct {
@@ -58,7 +57,13 @@ func BenchmarkCheckoutGetHTTP(b *testing.B) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil || created.Session.ID == "" {
 		b.Fatalf("create: %v: %s", err, rec.Body)
 	}
-	url := "/v1/siw/session.get?id=" + created.Session.ID
+	return created.Session.ID
+}
+
+// BenchmarkCheckoutGetHTTP is session.get through the whole handler.
+func BenchmarkCheckoutGetHTTP(b *testing.B) {
+	s := newBenchCheckoutServer(b)
+	url := "/v1/siw/session.get?id=" + benchSessionID(b, s)
 	b.ReportAllocs()
 	for b.Loop() {
 		req := httptest.NewRequest("GET", url, nil)

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -16,16 +15,7 @@ import (
 // is the server's own work per request.
 func BenchmarkCheckoutGetHandler(b *testing.B) {
 	s := newBenchCheckoutServer(b)
-	_, rec := benchCreate(b, s)
-	var created struct {
-		Session struct {
-			ID string `json:"id"`
-		} `json:"session"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil || created.Session.ID == "" {
-		b.Fatalf("create: %v: %s", err, rec.Body)
-	}
-	req := httptest.NewRequest("GET", "/v1/siw/session.get?id="+created.Session.ID, nil)
+	req := httptest.NewRequest("GET", "/v1/siw/session.get?id="+benchSessionID(b, s), nil)
 	req.Header.Set("Authorization", siwKey["Authorization"])
 	w := &discardWriter{header: http.Header{}}
 	b.ReportAllocs()

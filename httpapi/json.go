@@ -29,14 +29,8 @@ func decodeJSON(r *http.Request, v any) error {
 	}
 	// The body is read into a recycled buffer: both decoders copy what
 	// they keep, so the buffer is free again once v is decoded.
-	buf := buffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledBuffer {
-			buf.Reset()
-			buffers.Put(buf)
-		}
-	}()
-	buf.Reset()
+	buf := getBuffer()
+	defer putBuffer(buf)
 	if _, err := buf.ReadFrom(r.Body); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -143,17 +137,24 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // shipment with a hundred parcels) from pinning its buffer in the pool.
 const maxPooledBuffer = 64 << 10
 
+// getBuffer returns an empty buffer of the pool; putBuffer gives it back.
+func getBuffer() *bytes.Buffer {
+	buf := buffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	return buf
+}
+
+func putBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooledBuffer {
+		buffers.Put(buf)
+	}
+}
+
 // writeJSON writes v with the status. Encoding errors of our own types are
 // bugs; they are answered as a bare 500 rather than a half-written body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	buf := buffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledBuffer {
-			buf.Reset()
-			buffers.Put(buf)
-		}
-	}()
-	buf.Reset()
+	buf := getBuffer()
+	defer putBuffer(buf)
 	if err := encodeTo(buf, v); err != nil {
 		http.Error(w, `{"error":"internal: internal error"}`, http.StatusInternalServerError)
 		return
