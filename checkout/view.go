@@ -43,24 +43,7 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 	ship := component(PriceComponentShipping, opt.ID, opt.Carrier.ProductName, opt.Price, opt.Carrier.VATRate)
 	pricing := &b.pricing
 	*pricing = Pricing{Currency: opt.Currency, Price: ship.Value, NetPrice: ship.Value - ship.VAT, PriceComponents: append(b.components[:0:1], ship)}
-	var addonIDs []string
-	var rAddons []Addon
-	var dAddons []DeliveryAddon
-	if len(addons) > 0 {
-		pricing.PriceComponents = slices.Grow(pricing.PriceComponents, len(addons))
-		addonIDs = make([]string, 0, len(addons))
-		rAddons = make([]Addon, 0, len(addons))
-		dAddons = make([]DeliveryAddon, 0, len(addons))
-	}
-	for _, a := range addons {
-		c := component(PriceComponentAddon, a.ID, a.Name, a.Price, opt.Carrier.VATRate)
-		pricing.PriceComponents = append(pricing.PriceComponents, c)
-		pricing.Price += c.Value
-		pricing.NetPrice += c.Value - c.VAT
-		addonIDs = append(addonIDs, a.ID)
-		rAddons = append(rAddons, Addon{Code: a.ID, Name: a.Name, Description: a.Description})
-		dAddons = append(dAddons, DeliveryAddon{ID: a.ID, ExternalAddonID: a.ExternalID})
-	}
+	addonIDs, rAddons, dAddons := addAddons(pricing, addons, opt.Carrier.VATRate)
 	slot := &b.slot
 	*slot = TimeSlot{ID: opt.ID, Start: opt.ETD.Earliest, End: opt.ETD.Latest}
 	if !opt.ExpireTime.IsZero() {
@@ -115,6 +98,28 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 		DeliveryTime: &b.deliveryTime,
 	}
 	return selected, res
+}
+
+// addAddons adds the chosen addons to pricing, at VAT rate basis points,
+// and returns them as the selected option and the result name them.
+func addAddons(pricing *Pricing, addons []options.Addon, rate int) ([]string, []Addon, []DeliveryAddon) {
+	if len(addons) == 0 {
+		return nil, nil, nil
+	}
+	pricing.PriceComponents = slices.Grow(pricing.PriceComponents, len(addons))
+	ids := make([]string, 0, len(addons))
+	rAddons := make([]Addon, 0, len(addons))
+	dAddons := make([]DeliveryAddon, 0, len(addons))
+	for _, a := range addons {
+		c := component(PriceComponentAddon, a.ID, a.Name, a.Price, rate)
+		pricing.PriceComponents = append(pricing.PriceComponents, c)
+		pricing.Price += c.Value
+		pricing.NetPrice += c.Value - c.VAT
+		ids = append(ids, a.ID)
+		rAddons = append(rAddons, Addon{Code: a.ID, Name: a.Name, Description: a.Description})
+		dAddons = append(dAddons, DeliveryAddon{ID: a.ID, ExternalAddonID: a.ExternalID})
+	}
+	return ids, rAddons, dAddons
 }
 
 // resultBlock holds the parts of a rendered result, allocated at once.

@@ -1386,15 +1386,7 @@ func testViewsConsistentUnderConcurrentUpdates(t *testing.T, s storage.Store) {
 					}
 					return add(tx, to, acctTo, i+1)
 				}
-				// A store that serializes by retrying (PostgreSQL) may
-				// give up on a hot row with ErrConflict, as its contract
-				// allows; the caller then repeats the transfer. What this
-				// test checks is what the readers see.
-				err := s.Update(context.Background(), transfer)
-				for tries := 1; errors.Is(err, storage.ErrConflict) && tries < 20; tries++ {
-					err = s.Update(context.Background(), transfer)
-				}
-				if err != nil {
+				if err := updateRetryingConflicts(s, transfer); err != nil {
 					t.Errorf("transfer: %v", err)
 					return
 				}
@@ -1432,6 +1424,19 @@ func testViewsConsistentUnderConcurrentUpdates(t *testing.T, s storage.Store) {
 		}
 		return err
 	})
+}
+
+// updateRetryingConflicts runs fn in an Update, again when the store gave
+// up with ErrConflict. A store that serializes by retrying (PostgreSQL) may
+// give up on a hot row, as its contract allows; the caller then repeats
+// the transaction. The tests that use this check what readers see, not
+// how often writers win.
+func updateRetryingConflicts(s storage.Store, fn func(storage.Tx) error) error {
+	err := s.Update(context.Background(), fn)
+	for tries := 1; errors.Is(err, storage.ErrConflict) && tries < 20; tries++ {
+		err = s.Update(context.Background(), fn)
+	}
+	return err
 }
 
 // sumAccounts adds up the balances of every account in colls.
