@@ -41,6 +41,15 @@
 //     Internal errors and panics are logged with the trace id and answered
 //     with "internal error" only.
 //
+// # Serving
+//
+// The handler works under any http.Server. Served through Listener, with
+// ConnContext as the server's ConnContext, every HTTP/1.x answer with a
+// Content-Length leaves in one write, however far its header and body pass
+// net/http's 4 KiB connection buffer (a checkout session with its options
+// does): one TCP segment for the client to wait for rather than two. The
+// example server serves this way.
+//
 // # Authentication
 //
 // Areas A, B, C and F take "Authorization: Bearer <base64(API key)>"; area D
