@@ -153,14 +153,12 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Close sends what is held, then closes.
-func (c *coalescingConn) Close() error {
-	c.mu.Lock()
-	c.held = false
-	c.flushLocked(nil)
-	c.mu.Unlock()
-	return c.Conn.Close()
-}
+// Close closes at once, without taking the lock: a write blocked on a slow
+// client holds it, and closing is what ends such a write. An answer still
+// held is dropped, as one in net/http's own buffer would be; net/http
+// closes a connection only after the handler has let it go, unless it is
+// closing it abruptly.
+func (c *coalescingConn) Close() error { return c.Conn.Close() }
 
 // finishHeld ends the hold of a request's connection once its handler
 // has answered: an answer with a declared Content-Length is flushed from

@@ -254,3 +254,53 @@ func TestListenerFlushStreams(t *testing.T) {
 		t.Errorf("then: %q", rest)
 	}
 }
+
+// Closing the server ends a write blocked on a client that does not read,
+// even while the connection is held.
+func TestListenerCloseEndsBlockedWrite(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	chunk := make([]byte, 1<<20)
+	writing := make(chan struct{})
+	ended := make(chan error, 1)
+	h := s.middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(writing)
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				ended <- err
+				return
+			}
+		}
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ConnContext: ConnContext}
+	go srv.Serve(Listener(ln))
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /x HTTP/1.1\r\nHost: test\r\n\r\n") // and never read
+	<-writing
+	closed := make(chan error, 1)
+	go func() { closed <- srv.Close() }()
+	// The bound is for a failure (a Close that waits for the write); the
+	// test does not wait for anything to happen in time.
+	bound := time.NewTimer(10 * time.Second)
+	defer bound.Stop()
+	for range 2 {
+		select {
+		case <-closed:
+			closed = nil
+		case err := <-ended:
+			if err == nil {
+				t.Error("the handler's write ended without an error")
+			}
+			ended = nil
+		case <-bound.C:
+			t.Fatal("srv.Close or the blocked write did not return")
+		}
+	}
+}
