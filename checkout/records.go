@@ -32,10 +32,15 @@ import (
 //     it did; the number changes so that a release before addresses
 //     refuses a record that holds them instead of dropping them at its
 //     next write.
+//   - 4: shipping dates are objects (shippingDateRecord, "ship_date") on
+//     the cart and its items, the cart keeps its attributes and the
+//     options' inputs when the goods are ready. An item's
+//     "shipping_date" of an earlier schema, a timestamp, becomes a date
+//     starting and ending then.
 //
 // A change of a stored name or meaning needs a new schema number and a
 // step in upgradeSession.
-const sessionSchema = 3
+const sessionSchema = 4
 
 // sessions holds the sessions, keyed by site and session id. Every read
 // goes through upgradeSession.
@@ -101,6 +106,16 @@ func upgradeSession(r *storedSession) error {
 	if r.Schema < 3 {
 		r.Schema = 3 // no addresses yet: nothing else changes
 	}
+	if r.Schema < 4 {
+		for i := range r.Cart.Items {
+			it := &r.Cart.Items[i]
+			if t := it.LegacyShippingDate; t != nil {
+				it.ShippingDate = &shippingDateRecord{Start: t, End: clonePtr(t)}
+			}
+			it.LegacyShippingDate = nil
+		}
+		r.Schema = 4
+	}
 	return nil
 }
 
@@ -113,6 +128,9 @@ type cartRecord struct {
 	Vouchers      []string         `json:"vouchers,omitempty"`
 	Voucher       string           `json:"voucher,omitempty"`
 	Items         []cartItemRecord `json:"items,omitempty"`
+	// Attributes and ShippingDate: schema 4.
+	Attributes   []string            `json:"attributes,omitempty"`
+	ShippingDate *shippingDateRecord `json:"ship_date,omitempty"`
 }
 
 type cartItemRecord struct {
@@ -126,7 +144,46 @@ type cartItemRecord struct {
 	Image        string                `json:"image,omitempty"`
 	Weight       int64                 `json:"weight,omitempty"`
 	Dimensions   *itemDimensionsRecord `json:"dimensions,omitempty"`
-	ShippingDate *time.Time            `json:"shipping_date,omitempty"`
+	ShippingDate *shippingDateRecord   `json:"ship_date,omitempty"`
+	// LegacyShippingDate is the timestamp records of schema 3 and before
+	// stored in place of ShippingDate: read by upgradeSession, never
+	// written.
+	LegacyShippingDate *time.Time `json:"shipping_date,omitempty"`
+}
+
+// shippingDateRecord is a stored ShippingDate.
+type shippingDateRecord struct {
+	Start        *time.Time          `json:"start,omitempty"`
+	End          *time.Time          `json:"end,omitempty"`
+	CategoryTags []shippingTagRecord `json:"category_tags,omitempty"`
+}
+
+type shippingTagRecord struct {
+	Name  string     `json:"name"`
+	Start *time.Time `json:"start,omitempty"`
+	End   *time.Time `json:"end,omitempty"`
+}
+
+func shippingDateRecordOf(d ShippingDate) shippingDateRecord {
+	return shippingDateRecord{Start: clonePtr(d.Start), End: clonePtr(d.End),
+		CategoryTags: stored.Slice(d.CategoryTags, func(t ShippingDateTag) shippingTagRecord {
+			r := shippingTagRecord{Name: t.Name}
+			if t.ShippingDate != nil {
+				r.Start, r.End = clonePtr(t.ShippingDate.Start), clonePtr(t.ShippingDate.End)
+			}
+			return r
+		})}
+}
+
+func (d shippingDateRecord) wire() ShippingDate {
+	return ShippingDate{Start: clonePtr(d.Start), End: clonePtr(d.End),
+		CategoryTags: stored.Slice(d.CategoryTags, func(t shippingTagRecord) ShippingDateTag {
+			w := ShippingDateTag{Name: t.Name}
+			if t.Start != nil || t.End != nil {
+				w.ShippingDate = &DateRange{Start: clonePtr(t.Start), End: clonePtr(t.End)}
+			}
+			return w
+		})}
 }
 
 // itemDimensionsRecord are a cart item's millimetres.
@@ -211,6 +268,9 @@ type inputRecord struct {
 	Dimensions  []*inputDimensionsRecord `json:"dimensions,omitempty"`
 	At          time.Time                `json:"at"`
 	Coordinates *coordinatesRecord       `json:"coordinates,omitempty"`
+	// ReadyAt and TagReady: schema 4.
+	ReadyAt  *time.Time           `json:"ready_at,omitempty"`
+	TagReady map[string]time.Time `json:"tag_ready,omitempty"`
 }
 
 // inputDimensionsRecord are an item's millimetres as the options engine
@@ -271,18 +331,18 @@ func loadStoredSession(r *storedSession) (record, error) {
 
 func cartRecordOf(c Cart) cartRecord {
 	return cartRecord{CartID: c.CartID, TotalValue: c.TotalValue, TotalDiscount: c.TotalDiscount, Currency: c.Currency, PreOrder: c.PreOrder,
-		Vouchers: c.Vouchers, Voucher: c.Voucher, Items: stored.Slice(c.Items, func(it CartItem) cartItemRecord {
+		Vouchers: c.Vouchers, Voucher: c.Voucher, Attributes: c.Attributes, ShippingDate: stored.Ptr(c.ShippingDate, shippingDateRecordOf), Items: stored.Slice(c.Items, func(it CartItem) cartItemRecord {
 			return cartItemRecord{SKU: it.SKU, Name: it.Name, Attributes: it.Attributes, OutOfStock: it.OutOfStock, Quantity: it.Quantity,
-				Price: it.Price, Discount: it.Discount, Image: it.Image, Weight: it.Weight, ShippingDate: it.ShippingDate,
+				Price: it.Price, Discount: it.Discount, Image: it.Image, Weight: it.Weight, ShippingDate: stored.Ptr(it.ShippingDate, shippingDateRecordOf),
 				Dimensions: stored.Ptr(it.Dimensions, func(d Dimensions) itemDimensionsRecord { return itemDimensionsRecord(d) })}
 		})}
 }
 
 func (c cartRecord) wire() Cart {
 	return Cart{CartID: c.CartID, TotalValue: c.TotalValue, TotalDiscount: c.TotalDiscount, Currency: c.Currency, PreOrder: c.PreOrder,
-		Vouchers: c.Vouchers, Voucher: c.Voucher, Items: stored.Slice(c.Items, func(it cartItemRecord) CartItem {
+		Vouchers: c.Vouchers, Voucher: c.Voucher, Attributes: c.Attributes, ShippingDate: stored.Ptr(c.ShippingDate, shippingDateRecord.wire), Items: stored.Slice(c.Items, func(it cartItemRecord) CartItem {
 			return CartItem{SKU: it.SKU, Name: it.Name, Attributes: it.Attributes, OutOfStock: it.OutOfStock, Quantity: it.Quantity,
-				Price: it.Price, Discount: it.Discount, Image: it.Image, Weight: it.Weight, ShippingDate: it.ShippingDate,
+				Price: it.Price, Discount: it.Discount, Image: it.Image, Weight: it.Weight, ShippingDate: stored.Ptr(it.ShippingDate, shippingDateRecord.wire),
 				Dimensions: stored.Ptr(it.Dimensions, func(d itemDimensionsRecord) Dimensions { return Dimensions(d) })}
 		})}
 }
@@ -319,16 +379,32 @@ func (c customerRecord) wire() Customer {
 
 func inputRecordOf(in optionsInput) inputRecord {
 	return inputRecord{Currency: in.Currency, Locales: in.Locales, CartValue: in.CartValue, Attributes: in.Attributes, Vouchers: in.Vouchers,
-		Quantities: in.Quantities, Weights: in.Weights, At: in.At,
+		Quantities: in.Quantities, Weights: in.Weights, At: in.At, ReadyAt: timeRecordOf(in.ReadyAt), TagReady: in.TagReady,
 		Dimensions: stored.Slice(in.Dimensions, func(d *catalog.Dimensions) *inputDimensionsRecord {
 			return stored.Ptr(d, func(d catalog.Dimensions) inputDimensionsRecord { return inputDimensionsRecord(d) })
 		}),
 		Coordinates: stored.Ptr(in.Coordinates, func(c catalog.Coordinates) coordinatesRecord { return coordinatesRecord(c) })}
 }
 
+// timeRecordOf is t, or nil for the zero time, which is then not stored.
+func timeRecordOf(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// timeOf is what timeRecordOf stored.
+func timeOf(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
 func (r inputRecord) input() optionsInput {
 	return optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.CartValue, Attributes: r.Attributes, Vouchers: r.Vouchers,
-		Quantities: r.Quantities, Weights: r.Weights, At: r.At,
+		Quantities: r.Quantities, Weights: r.Weights, At: r.At, ReadyAt: timeOf(r.ReadyAt), TagReady: r.TagReady,
 		Dimensions: stored.Slice(r.Dimensions, func(d *inputDimensionsRecord) *catalog.Dimensions {
 			return stored.Ptr(d, func(d inputDimensionsRecord) catalog.Dimensions { return catalog.Dimensions(d) })
 		}),

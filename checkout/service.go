@@ -192,12 +192,16 @@ type optionsInput struct {
 	// Coordinates are where the geocoder placed OptionsFor (nil: it
 	// could not), kept so that recomputing never geocodes again.
 	Coordinates *catalog.Coordinates
+	// ReadyAt and TagReady are when the goods can ship (the cart's
+	// shipping dates): see ShippingDate.
+	ReadyAt  time.Time
+	TagReady map[string]time.Time
 }
 
 // request is the options request in rebuilds, for the address addr.
 func (in *optionsInput) request(addr catalog.Address) options.Request {
 	req := options.Request{Currency: in.Currency, Locales: in.Locales, CartValue: in.CartValue,
-		Attributes: in.Attributes, Vouchers: in.Vouchers, Address: addr}
+		Attributes: in.Attributes, Vouchers: in.Vouchers, Address: addr, ReadyAt: in.ReadyAt, ReadyAtByTag: in.TagReady}
 	for i, q := range in.Quantities {
 		it := options.Item{Quantity: q}
 		if i < len(in.Weights) {
@@ -842,6 +846,14 @@ func checkCart(c *Cart, currency string) error {
 	if len(vs) > 0 {
 		c.Vouchers = vs
 	}
+	if err := checkShippingDate("cart.shipping_date", c.ShippingDate); err != nil {
+		return err
+	}
+	for i := range c.Items {
+		if err := checkShippingDate(fmt.Sprintf("cart.items[%d].shipping_date", i), c.Items[i].ShippingDate); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -907,7 +919,8 @@ func (r *record) optionsExpired(now time.Time) bool {
 func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record) error {
 	addr := r.optionsAddress()
 	in := &optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, At: engine.Now(),
-		Vouchers: r.Cart.Vouchers}
+		Vouchers: r.Cart.Vouchers, Attributes: slices.Clone(r.Cart.Attributes)}
+	in.ReadyAt, in.TagReady = readiness(&r.Cart)
 	weighed := slices.ContainsFunc(r.Cart.Items, func(it CartItem) bool { return it.Weight > 0 || it.Dimensions != nil })
 	for _, it := range r.Cart.Items {
 		in.Quantities = append(in.Quantities, int(it.Quantity))

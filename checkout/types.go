@@ -58,7 +58,7 @@ type Session struct {
 	SelectedShippingOption *ShippingOption `json:"selected_shipping_option,omitempty"`
 	// ShippingPrice is the selected option's price plus chosen addons,
 	// in minor units.
-	ShippingPrice int64          `json:"shipping_price,omitempty"`
+	ShippingPrice int64          `json:"shipping_price"`
 	ExpiresAt     time.Time      `json:"expires_at"`
 	Customer      *Customer      `json:"customer,omitempty"`
 	SearchAddress *SearchAddress `json:"search_address,omitempty"`
@@ -73,16 +73,21 @@ type Session struct {
 // Cart is the merchant's cart. Amounts are minor units.
 type Cart struct {
 	CartID        string `json:"cart_id,omitempty" validate:"max_ref"`
-	TotalValue    int64  `json:"total_value,omitempty" validate:"gte=0,checkout_amount"`
-	TotalDiscount int64  `json:"total_discount,omitempty" validate:"gte=0,checkout_amount"`
+	TotalValue    int64  `json:"total_value" validate:"gte=0,checkout_amount"`
+	TotalDiscount int64  `json:"total_discount" validate:"gte=0,checkout_amount"`
 	Currency      string `json:"currency,omitempty" validate:"omitempty,iso4217"`
-	PreOrder      bool   `json:"pre_order,omitempty"`
+	PreOrder      bool   `json:"pre_order"`
 	// Vouchers are the purchase's voucher codes, lower-cased; they price
 	// through the catalog's voucher rules. Voucher is the single code
 	// older clients send: it joins Vouchers and is never echoed.
 	Vouchers []string   `json:"vouchers,omitempty" validate:"checkout_vouchers,dive,max_code"`
 	Voucher  string     `json:"voucher,omitempty" validate:"max_code"`
-	Items    []CartItem `json:"items,omitempty" validate:"checkout_cart_items,dive"`
+	Items    []CartItem `json:"items" validate:"checkout_cart_items,dive"`
+	// Attributes are the cart's own attributes; with the items' they
+	// drive the catalog's filter and price rules.
+	Attributes []string `json:"attributes,omitempty" validate:"checkout_attributes,dive,max_id"`
+	// ShippingDate is when the whole cart can ship (see ShippingDate).
+	ShippingDate *ShippingDate `json:"shipping_date,omitempty"`
 }
 
 // CartItem is one cart line.
@@ -90,24 +95,25 @@ type CartItem struct {
 	SKU        string   `json:"sku,omitempty" validate:"required,max_id"`
 	Name       string   `json:"name,omitempty" validate:"max_name"`
 	Attributes []string `json:"attributes,omitempty" validate:"checkout_attributes,dive,max_id"`
-	OutOfStock bool     `json:"out_of_stock,omitempty"`
-	Quantity   int64    `json:"quantity,omitempty" validate:"gte=0,checkout_quantity"`
+	OutOfStock bool     `json:"out_of_stock"`
+	Quantity   int64    `json:"quantity" validate:"gte=0,checkout_quantity"`
 	// Price is the unit price in minor units; Discount the line's discount.
-	Price    int64  `json:"price,omitempty" validate:"gte=0,checkout_amount"`
-	Discount int64  `json:"discount,omitempty" validate:"gte=0,checkout_amount"`
+	Price    int64  `json:"price" validate:"gte=0,checkout_amount"`
+	Discount int64  `json:"discount" validate:"gte=0,checkout_amount"`
 	Image    string `json:"image,omitempty" validate:"omitempty,httpsurl"`
 	// Weight is grams per unit; Dimensions millimetres. Both feed the
 	// catalog's weight bands and size filters.
-	Weight       int64       `json:"weight,omitempty" validate:"gte=0,checkout_weight"`
-	Dimensions   *Dimensions `json:"dimensions,omitempty"`
-	ShippingDate *time.Time  `json:"shipping_date,omitempty"`
+	Weight     int64       `json:"weight,omitempty" validate:"gte=0,checkout_weight"`
+	Dimensions *Dimensions `json:"dimensions,omitempty"`
+	// ShippingDate is when the item can ship: its handling time.
+	ShippingDate *ShippingDate `json:"shipping_date,omitempty"`
 }
 
 // Dimensions are millimetres.
 type Dimensions struct {
-	Height int64 `json:"height,omitempty" validate:"gte=0,checkout_dimension"`
-	Length int64 `json:"length,omitempty" validate:"gte=0,checkout_dimension"`
-	Width  int64 `json:"width,omitempty" validate:"gte=0,checkout_dimension"`
+	Height int64 `json:"height" validate:"gte=0,checkout_dimension"`
+	Length int64 `json:"length" validate:"gte=0,checkout_dimension"`
+	Width  int64 `json:"width" validate:"gte=0,checkout_dimension"`
 }
 
 // SearchAddress is the area options are searched for; it need not be the
@@ -163,7 +169,7 @@ type ShippingOption struct {
 	DeliveryType string    `json:"delivery_type"`
 	Carrier      string    `json:"carrier"`
 	Product      string    `json:"product"`
-	Price        int64     `json:"price,omitempty"`
+	Price        int64     `json:"price"`
 	Currency     string    `json:"currency"`
 	Location     *Location `json:"location,omitempty"`
 	TimeSlot     *TimeSlot `json:"time_slot,omitempty"`
@@ -258,10 +264,10 @@ type DeliveryAddon struct {
 
 // Supports says what the customer may enter for the chosen product.
 type Supports struct {
-	CourierInstructions bool `json:"courier_instructions,omitempty"`
-	CustomerNumber      bool `json:"customer_number,omitempty"`
-	DoorCode            bool `json:"door_code,omitempty"`
-	Search              bool `json:"search,omitempty"`
+	CourierInstructions bool `json:"courier_instructions"`
+	CustomerNumber      bool `json:"customer_number"`
+	DoorCode            bool `json:"door_code"`
+	Search              bool `json:"search"`
 }
 
 // Warehouse is where the goods leave from.
@@ -277,7 +283,7 @@ type ResultCategory struct {
 	Name                  string        `json:"name"`
 	PresentedCategoryName string        `json:"presented_category_name"`
 	ExternalID            string        `json:"external_id,omitempty"`
-	BasePrice             int64         `json:"base_price,omitempty"`
+	BasePrice             int64         `json:"base_price"`
 	CustomText            string        `json:"custom_text,omitempty"`
 	CustomWarningText     string        `json:"custom_warning_text,omitempty"`
 	Tags                  []CategoryTag `json:"tags,omitempty"`
@@ -292,8 +298,8 @@ type CategoryTag struct {
 // includes VAT; NetPrice is Price less the VAT of every component.
 type Pricing struct {
 	Currency        string           `json:"currency"`
-	Price           int64            `json:"price,omitempty"`
-	NetPrice        int64            `json:"net_price,omitempty"`
+	Price           int64            `json:"price"`
+	NetPrice        int64            `json:"net_price"`
 	PriceComponents []PriceComponent `json:"price_components"`
 }
 
@@ -305,9 +311,9 @@ type PriceComponent struct {
 	Type    PriceComponentType `json:"type"`
 	ID      string             `json:"id,omitempty"`
 	Name    string             `json:"name,omitempty"`
-	Value   int64              `json:"value,omitempty"`
-	VAT     int64              `json:"vat,omitempty"`
-	VATRate int                `json:"vat_rate,omitempty"`
+	Value   int64              `json:"value"`
+	VAT     int64              `json:"vat"`
+	VATRate int                `json:"vat_rate"`
 }
 
 // DeliveryTime holds the promises of the chosen option.

@@ -28,6 +28,9 @@ const (
 	MaxShortLength = 32
 	// MaxDimension bounds an item's side in millimetres. Tag: checkout_dimension.
 	MaxDimension = 100_000
+	// MaxShippingDateTags bounds a shipping date's category_tags. Tag:
+	// checkout_shipping_tags.
+	MaxShippingDateTags = 20
 )
 
 // validate checks struct tags with the module's shared validator: field
@@ -43,6 +46,7 @@ var validate = validation.New(
 	validation.Max("checkout_weight", MaxWeight),
 	validation.Max("checkout_dimension", MaxDimension),
 	validation.Max("checkout_short", MaxShortLength),
+	validation.Max("checkout_shipping_tags", MaxShippingDateTags),
 )
 
 // check validates req and turns the violations into an InvalidArgument

@@ -195,11 +195,21 @@ func location(l *options.Location) *Location {
 	return out
 }
 
+// clone copies c for a view; Items is [] rather than null when empty
+// (zero is a value on /v1/siw: clients iterate it without a check).
 func (c Cart) clone() Cart {
 	c.Items = slices.Clone(c.Items)
+	if c.Items == nil {
+		c.Items = []CartItem{}
+	}
 	for i := range c.Items {
 		c.Items[i].Attributes = slices.Clone(c.Items[i].Attributes)
+		c.Items[i].ShippingDate = c.Items[i].ShippingDate.clone()
+		c.Items[i].Dimensions = clonePtr(c.Items[i].Dimensions)
 	}
+	c.Attributes = slices.Clone(c.Attributes)
+	c.Vouchers = slices.Clone(c.Vouchers)
+	c.ShippingDate = c.ShippingDate.clone()
 	return c
 }
 

@@ -187,8 +187,23 @@ type Request struct {
 	Address catalog.Address
 	// ReadyAt is when the goods are ready; zero or past means now.
 	ReadyAt time.Time
+	// ReadyAtByTag moves ReadyAt later for the categories carrying a
+	// tag: a category tagged with a key here is ready at the later of
+	// ReadyAt and the key's time.
+	ReadyAtByTag map[string]time.Time
 	// Categories restricts the answer to these category ids (empty: all).
 	Categories []string
+}
+
+// readyAt is when the goods are ready for a category with tags.
+func (r *Request) readyAt(tags []string) time.Time {
+	ready := r.ReadyAt
+	for _, t := range tags {
+		if at, ok := r.ReadyAtByTag[t]; ok && at.After(ready) {
+			ready = at
+		}
+	}
+	return ready
 }
 
 // Item is one cart line, as far as filters and prices care.
@@ -455,12 +470,13 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price int64) []Option {
 	ids := e.optionIDs[cc.ID]
 	carriers := e.carriers[cc.ID]
+	ready := q.req.readyAt(cc.Tags)
 	if !cc.DeliveryType.AtLocation() {
 		opts := make([]Option, len(cc.Products))
 		for sort, ref := range cc.Products {
 			opts[sort] = Option{
 				ID: ids[sort], CategoryID: cc.ID, Carrier: carriers[sort], Price: price, Currency: q.req.Currency,
-				ETD: cal.etd(q.now, q.req.ReadyAt, e.products[ref].plan), ExpireTime: q.expire,
+				ETD: cal.etd(q.now, ready, e.products[ref].plan), ExpireTime: q.expire,
 			}
 		}
 		return opts
@@ -499,7 +515,7 @@ func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price in
 		l := &found[i]
 		if i == 0 || l.product != found[i-1].product {
 			ref := cc.Products[l.product]
-			etd = cal.etd(q.now, q.req.ReadyAt, e.products[ref].plan)
+			etd = cal.etd(q.now, ready, e.products[ref].plan)
 			col = cal.collector(etd)
 		}
 		l.Location.Distance = &l.dist
