@@ -122,7 +122,12 @@
 // (options computed afresh), UpdateCheckout, CompleteCheckout and
 // CheckoutSummaries answer a CheckoutSession whose one DeliveryGroup holds
 // what /v1/siw calls the result (carrier_product_id is the merchant's
-// external id of the product, else its reference). A session created in
+// external id of the product, else its reference); CheckoutSummaries
+// answers one summary of the order, not a list. This generation leaves
+// out empty values (proto3 JSON) except pricing.price and net_price, which
+// are 0 for free shipping; its cart echoes the merchant's cart attributes
+// and items' image_url. /v1/siw answers every amount, count and flag,
+// zero included. A session created in
 // one generation is read, changed and completed in the other. Sessions of
 // this generation (and /v1/siw sessions created with address_form) have
 // the widget collect the shopper's delivery and billing addresses

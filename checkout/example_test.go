@@ -88,8 +88,8 @@ func ExampleService_CompleteCheckout() {
 	}
 	v, err := svc.CreateCheckout(ctx, "demo-site", checkout.CheckoutCreateRequest{
 		PurchaseCountry: "SE", PurchaseCurrency: "SEK", Locales: []string{"sv-SE"},
-		Cart: &checkout.Cart{CartID: "c-1", TotalValue: 45000, Vouchers: []string{"WELCOME10"},
-			Items: []checkout.CartItem{{SKU: "tent", Name: "Tent", Quantity: 1, Price: 45000}}},
+		Cart: &checkout.CheckoutCart{CartID: "c-1", TotalValue: 45000, Vouchers: []string{"WELCOME10"},
+			Items: []checkout.CheckoutItem{{SKU: "tent", Name: "Tent", Quantity: 1, Price: 45000}}},
 	})
 	if err != nil {
 		panic(err)

@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/storage"
 )
 
 // The newer generation of the checkout API (served under
@@ -50,7 +52,7 @@ type CheckoutSession struct {
 	Status            Status          `json:"status"`
 	UpdatedAt         time.Time       `json:"updated_at"`
 	PurchaseCountry   string          `json:"purchase_country"`
-	Cart              Cart            `json:"cart"`
+	Cart              CheckoutCart    `json:"cart"`
 	DeliveryGroups    []DeliveryGroup `json:"delivery_groups"`
 }
 
@@ -59,14 +61,14 @@ type CheckoutSession struct {
 type DeliveryGroup struct {
 	GroupID string `json:"group_id"`
 	// ExternalID is the merchant's order number (the session's).
-	ExternalID   string          `json:"external_id,omitempty"`
-	Items        []GroupItem     `json:"items,omitempty"`
-	Shipping     *GroupShipping  `json:"shipping,omitempty"`
-	Category     *ResultCategory `json:"category,omitempty"`
-	Pricing      *Pricing        `json:"pricing,omitempty"`
-	Selection    GroupSelection  `json:"selection"`
-	DeliveryTime *DeliveryTime   `json:"delivery_time,omitempty"`
-	Addresses    GroupAddresses  `json:"addresses"`
+	ExternalID   string         `json:"external_id,omitempty"`
+	Items        []GroupItem    `json:"items,omitempty"`
+	Shipping     *GroupShipping `json:"shipping,omitempty"`
+	Category     *GroupCategory `json:"category,omitempty"`
+	Pricing      *GroupPricing  `json:"pricing,omitempty"`
+	Selection    GroupSelection `json:"selection"`
+	DeliveryTime *DeliveryTime  `json:"delivery_time,omitempty"`
+	Addresses    GroupAddresses `json:"addresses"`
 	// TosID names the order once the session is completed.
 	TosID string `json:"tos_id,omitempty"`
 }
@@ -89,8 +91,134 @@ type GroupShipping struct {
 	Addons           []Addon           `json:"addons,omitempty"`
 	DeliveryAddons   []DeliveryAddon   `json:"delivery_addons,omitempty"`
 	Meta             map[string]string `json:"meta,omitempty"`
-	Supports         Supports          `json:"supports"`
+	Supports         GroupSupports     `json:"supports"`
 	Warehouse        *Warehouse        `json:"warehouse,omitempty"`
+}
+
+// GroupSupports says what the shopper may enter for the chosen product;
+// false is left out, as everywhere in this generation.
+type GroupSupports struct {
+	CourierInstructions bool `json:"courier_instructions,omitempty"`
+	CustomerNumber      bool `json:"customer_number,omitempty"`
+	DoorCode            bool `json:"door_code,omitempty"`
+	Search              bool `json:"search,omitempty"`
+}
+
+// GroupCategory is the chosen category of a group (the /v1/siw result's
+// category, with empty values left out).
+type GroupCategory struct {
+	ID                    string        `json:"id"`
+	Name                  string        `json:"name"`
+	PresentedCategoryName string        `json:"presented_category_name,omitempty"`
+	ExternalID            string        `json:"external_id,omitempty"`
+	BasePrice             int64         `json:"base_price,omitempty"`
+	CustomText            string        `json:"custom_text,omitempty"`
+	CustomWarningText     string        `json:"custom_warning_text,omitempty"`
+	Tags                  []CategoryTag `json:"tags,omitempty"`
+}
+
+// GroupPricing is a group's shipping price. Price and NetPrice are always
+// present, 0 for free shipping: clients read net_price ?? price, and a
+// missing key would be undefined rather than free. Everything else leaves
+// out its zero.
+type GroupPricing struct {
+	Currency        string                `json:"currency"`
+	Price           int64                 `json:"price"`
+	NetPrice        int64                 `json:"net_price"`
+	PriceComponents []GroupPriceComponent `json:"price_components,omitempty"`
+}
+
+// GroupPriceComponent is a PriceComponent with its zeros left out.
+type GroupPriceComponent struct {
+	Type    PriceComponentType `json:"type"`
+	ID      string             `json:"id,omitempty"`
+	Name    string             `json:"name,omitempty"`
+	Value   int64              `json:"value,omitempty"`
+	VAT     int64              `json:"vat,omitempty"`
+	VATRate int                `json:"vat_rate,omitempty"`
+}
+
+// CheckoutCart is the cart of the newer generation: what the merchant
+// sent, echoed as sent (its attributes and the items' image_url
+// included), empty values left out.
+type CheckoutCart struct {
+	CartID        string         `json:"cart_id,omitempty" validate:"max_ref"`
+	TotalValue    int64          `json:"total_value,omitempty" validate:"gte=0,checkout_amount"`
+	TotalDiscount int64          `json:"total_discount,omitempty" validate:"gte=0,checkout_amount"`
+	Currency      string         `json:"currency,omitempty" validate:"omitempty,iso4217"`
+	Vouchers      []string       `json:"vouchers,omitempty" validate:"checkout_vouchers,dive,max_code"`
+	Attributes    []string       `json:"attributes,omitempty" validate:"checkout_attributes,dive,max_id"`
+	Items         []CheckoutItem `json:"items,omitempty" validate:"checkout_cart_items,dive"`
+	ShippingDate  *ShippingDate  `json:"shipping_date,omitempty"`
+}
+
+// CheckoutItem is a cart line of the newer generation.
+type CheckoutItem struct {
+	SKU          string        `json:"sku,omitempty" validate:"required,max_id"`
+	Name         string        `json:"name,omitempty" validate:"max_name"`
+	Quantity     int64         `json:"quantity,omitempty" validate:"gte=0,checkout_quantity"`
+	Price        int64         `json:"price,omitempty" validate:"gte=0,checkout_amount"`
+	Discount     int64         `json:"discount,omitempty" validate:"gte=0,checkout_amount"`
+	Attributes   []string      `json:"attributes,omitempty" validate:"checkout_attributes,dive,max_id"`
+	ImageURL     string        `json:"image_url,omitempty" validate:"omitempty,httpsurl"`
+	OutOfStock   bool          `json:"out_of_stock,omitempty"`
+	Weight       int64         `json:"weight,omitempty" validate:"gte=0,checkout_weight"`
+	Dimensions   *Dimensions   `json:"dimensions,omitempty"`
+	ShippingDate *ShippingDate `json:"shipping_date,omitempty"`
+}
+
+// cart is c as /v1/siw keeps it.
+func (c *CheckoutCart) cart() *Cart {
+	if c == nil {
+		return nil
+	}
+	out := &Cart{CartID: c.CartID, TotalValue: c.TotalValue, TotalDiscount: c.TotalDiscount, Currency: c.Currency,
+		Vouchers: c.Vouchers, Attributes: c.Attributes, ShippingDate: c.ShippingDate, Items: make([]CartItem, len(c.Items))}
+	for i, it := range c.Items {
+		out.Items[i] = CartItem{SKU: it.SKU, Name: it.Name, Quantity: it.Quantity, Price: it.Price, Discount: it.Discount,
+			Attributes: it.Attributes, Image: it.ImageURL, OutOfStock: it.OutOfStock, Weight: it.Weight, Dimensions: it.Dimensions,
+			ShippingDate: it.ShippingDate}
+	}
+	return out
+}
+
+// checkoutCart is c (a view's copy) in the newer generation's shape.
+func checkoutCart(c Cart) CheckoutCart {
+	out := CheckoutCart{CartID: c.CartID, TotalValue: c.TotalValue, TotalDiscount: c.TotalDiscount, Currency: c.Currency,
+		Vouchers: c.Vouchers, Attributes: c.Attributes, ShippingDate: c.ShippingDate}
+	if len(c.Items) > 0 {
+		out.Items = make([]CheckoutItem, len(c.Items))
+	}
+	for i, it := range c.Items {
+		out.Items[i] = CheckoutItem{SKU: it.SKU, Name: it.Name, Quantity: it.Quantity, Price: it.Price, Discount: it.Discount,
+			Attributes: it.Attributes, ImageURL: it.Image, OutOfStock: it.OutOfStock, Weight: it.Weight, Dimensions: it.Dimensions,
+			ShippingDate: it.ShippingDate}
+	}
+	return out
+}
+
+// groupPricing is p in the newer generation's shape.
+func groupPricing(p *Pricing) *GroupPricing {
+	if p == nil {
+		return nil
+	}
+	out := &GroupPricing{Currency: p.Currency, Price: p.Price, NetPrice: p.NetPrice}
+	if len(p.PriceComponents) > 0 {
+		out.PriceComponents = make([]GroupPriceComponent, len(p.PriceComponents))
+	}
+	for i, c := range p.PriceComponents {
+		out.PriceComponents[i] = GroupPriceComponent(c)
+	}
+	return out
+}
+
+// groupCategory is c in the newer generation's shape.
+func groupCategory(c *ResultCategory) *GroupCategory {
+	if c == nil {
+		return nil
+	}
+	g := GroupCategory(*c)
+	return &g
 }
 
 // GroupAddresses are the addresses of a group: what the shopper entered
@@ -131,7 +259,7 @@ type CheckoutCreateRequest struct {
 	PurchaseCountry  string         `json:"purchase_country" validate:"required,iso3166_1_alpha2"`
 	PurchaseCurrency string         `json:"purchase_currency" validate:"required,iso4217"`
 	Locales          []string       `json:"locales,omitempty" validate:"max_locales,dive,max_locale"`
-	Cart             *Cart          `json:"cart" validate:"required"`
+	Cart             *CheckoutCart  `json:"cart" validate:"required"`
 	SearchAddress    *SearchAddress `json:"search_address,omitempty"`
 	ExternalID       string         `json:"external_id,omitempty" validate:"max_ref,keysafe"`
 	Meta             Meta           `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
@@ -141,7 +269,7 @@ type CheckoutCreateRequest struct {
 // search address, external id and meta.
 type CheckoutUpdateRequest struct {
 	CheckoutSessionID string         `json:"checkout_session_id" validate:"required,max_id"`
-	Cart              *Cart          `json:"cart,omitempty"`
+	Cart              *CheckoutCart  `json:"cart,omitempty"`
 	SearchAddress     *SearchAddress `json:"search_address,omitempty"`
 	ExternalID        string         `json:"external_id,omitempty" validate:"max_ref,keysafe"`
 	Meta              Meta           `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
@@ -169,16 +297,25 @@ type CheckoutCompleted struct {
 	Session CheckoutSession `json:"session"`
 }
 
-// CheckoutSummary is one entry of sessions_summaries.list.
+// CheckoutSummary is what the newer generation's sessions_summaries.list
+// answers: one summary of the order, from the session completed with its
+// tos_id (not a list: /v1/siw's list of sessions stays on /v1/siw).
 type CheckoutSummary struct {
-	CheckoutSessionID string          `json:"checkout_session_id"`
-	Status            Status          `json:"status"`
-	DeliveryGroups    []DeliveryGroup `json:"delivery_groups"`
+	ExternalID      string         `json:"external_id,omitempty"`
+	PurchaseCountry string         `json:"purchase_country,omitempty"`
+	TosID           string         `json:"tos_id,omitempty"`
+	Result          *SummaryResult `json:"result,omitempty"`
 }
 
-// CheckoutSummaries is what sessions_summaries.list answers.
-type CheckoutSummaries struct {
-	Results []CheckoutSummary `json:"results"`
+// SummaryResult is the outcome of the order's session: its delivery
+// group's choice.
+type SummaryResult struct {
+	Addresses    *GroupAddresses `json:"addresses,omitempty"`
+	Category     *GroupCategory  `json:"category,omitempty"`
+	DeliveryTime *DeliveryTime   `json:"delivery_time,omitempty"`
+	Pricing      *GroupPricing   `json:"pricing,omitempty"`
+	Selection    GroupSelection  `json:"selection,omitempty"`
+	Shipping     *GroupShipping  `json:"shipping,omitempty"`
 }
 
 // CreateCheckout opens a session whose widget collects the shopper's
@@ -188,7 +325,7 @@ func (s *Service) CreateCheckout(ctx context.Context, site string, req CheckoutC
 		return nil, err
 	}
 	rec, engine, err := s.create(ctx, site, CreateRequest{PurchaseCountry: req.PurchaseCountry, PurchaseCurrency: req.PurchaseCurrency,
-		Locales: req.Locales, Cart: req.Cart, SearchAddress: req.SearchAddress, ExternalID: req.ExternalID, Meta: req.Meta,
+		Locales: req.Locales, Cart: req.Cart.cart(), SearchAddress: req.SearchAddress, ExternalID: req.ExternalID, Meta: req.Meta,
 		AddressForm: true})
 	if err != nil {
 		return nil, err
@@ -240,7 +377,7 @@ func (s *Service) UpdateCheckout(ctx context.Context, site string, req CheckoutU
 	if req.Cart == nil && req.SearchAddress == nil && req.ExternalID == "" && req.Meta == nil {
 		return nil, deliverykit.InvalidField("cart", "required", "one of cart, search_address, external_id and meta is required")
 	}
-	rec, engine, err := s.update(ctx, site, UpdateRequest{ID: req.CheckoutSessionID, Cart: req.Cart, SearchAddress: req.SearchAddress,
+	rec, engine, err := s.update(ctx, site, UpdateRequest{ID: req.CheckoutSessionID, Cart: req.Cart.cart(), SearchAddress: req.SearchAddress,
 		ExternalID: req.ExternalID, Meta: req.Meta})
 	if err != nil {
 		return nil, sessionIDField(err)
@@ -280,27 +417,37 @@ func (s *Service) CompleteCheckout(ctx context.Context, site string, req Checkou
 	return &CheckoutCompleted{Session: s.checkoutView(engine, rec).Session}, nil
 }
 
-// CheckoutSummaries lists the sessions of an order as Summaries does, in
-// the newer generation's shape.
-func (s *Service) CheckoutSummaries(ctx context.Context, site, tosID string) (*CheckoutSummaries, error) {
-	sums, err := s.Summaries(ctx, site, tosID)
+// CheckoutSummaries summarises the order tosID as the newer generation
+// does: the session completed with that tos_id, without the sessions
+// cloned from it. An unknown tos_id is NotFound.
+func (s *Service) CheckoutSummaries(ctx context.Context, site, tosID string) (*CheckoutSummary, error) {
+	if tosID == "" {
+		return nil, deliverykit.InvalidField("tos_id", "required", "is required")
+	}
+	if len(tosID) > 128 {
+		return nil, deliverykit.InvalidField("tos_id", "max", "must be at most 128 characters long")
+	}
+	var id string
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := tosIndex.Get(tx, storage.Key(site, tosID))
+		id = it.Value
+		return err
+	})
+	if errors.Is(err, deliverykit.ErrNotFound) {
+		return nil, deliverykit.Errorf(deliverykit.KindNotFound, "no order with tos_id %q", tosID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkout: finding the order's session: %w", err)
+	}
+	r, err := s.loadShared(ctx, site, id)
 	if err != nil {
 		return nil, err
 	}
-	out := &CheckoutSummaries{Results: []CheckoutSummary{}}
 	engine, _ := s.engines.Engine(site)
-	for _, sum := range sums.Results {
-		r, err := s.loadShared(ctx, site, sum.SessionID)
-		if errors.Is(err, deliverykit.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		sess := s.checkoutView(engine, r).Session
-		out.Results = append(out.Results, CheckoutSummary{CheckoutSessionID: sess.CheckoutSessionID, Status: sess.Status, DeliveryGroups: sess.DeliveryGroups})
-	}
-	return out, nil
+	g := s.checkoutView(engine, r).Session.DeliveryGroups[0]
+	return &CheckoutSummary{ExternalID: r.ExternalID, PurchaseCountry: r.Country, TosID: r.TosID, Result: &SummaryResult{
+		Addresses: &g.Addresses, Category: g.Category, DeliveryTime: g.DeliveryTime, Pricing: g.Pricing,
+		Selection: g.Selection, Shipping: g.Shipping}}, nil
 }
 
 // checkoutView renders the record in the newer generation's shape. It
@@ -308,7 +455,7 @@ func (s *Service) CheckoutSummaries(ctx context.Context, site, tosID string) (*C
 // prices and promises.
 func (s *Service) checkoutView(engine *options.Engine, r *record) *CheckoutView {
 	v := s.view(engine, r)
-	sess := CheckoutSession{CheckoutSessionID: r.ID, Status: r.Status, UpdatedAt: r.UpdatedAt, PurchaseCountry: r.Country, Cart: v.Session.Cart}
+	sess := CheckoutSession{CheckoutSessionID: r.ID, Status: r.Status, UpdatedAt: r.UpdatedAt, PurchaseCountry: r.Country, Cart: checkoutCart(v.Session.Cart)}
 	g := DeliveryGroup{GroupID: GroupID, ExternalID: r.ExternalID, TosID: r.TosID, Selection: GroupSelectionUndefined}
 	for _, it := range r.Cart.Items {
 		g.Items = append(g.Items, GroupItem{SKU: it.SKU, Quantity: it.Quantity})
@@ -317,8 +464,8 @@ func (s *Service) checkoutView(engine *options.Engine, r *record) *CheckoutView 
 		sh := res.Shipping
 		g.Shipping = &GroupShipping{DeliveryType: sh.DeliveryType, Carrier: sh.Carrier, Product: sh.Product,
 			CarrierProductID: cmp.Or(sh.ExternalMethodID, sh.ShippingMethod), Addons: sh.Addons, DeliveryAddons: sh.DeliveryAddons,
-			Meta: sh.Meta, Supports: sh.Supports, Warehouse: sh.Warehouse}
-		g.Category, g.Pricing, g.DeliveryTime = res.Category, res.Pricing, res.DeliveryTime
+			Meta: sh.Meta, Supports: GroupSupports(sh.Supports), Warehouse: sh.Warehouse}
+		g.Category, g.Pricing, g.DeliveryTime = groupCategory(res.Category), groupPricing(res.Pricing), res.DeliveryTime
 		g.Selection = GroupSelection(res.Selection)
 		g.Addresses.Location = sh.Location
 	}

@@ -1,6 +1,7 @@
 package checkout
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 
 func gen2Request() CheckoutCreateRequest {
 	return CheckoutCreateRequest{PurchaseCountry: "SE", PurchaseCurrency: "SEK", Locales: []string{"sv-SE"},
-		Cart: &Cart{CartID: "cart-1", TotalValue: 45000, Vouchers: []string{"WELCOME10"}, Items: []CartItem{
+		Cart: &CheckoutCart{CartID: "cart-1", TotalValue: 45000, Vouchers: []string{"WELCOME10"}, Items: []CheckoutItem{
 			{SKU: "tent-2p", Name: "Tent", Quantity: 1, Price: 40000},
 			{SKU: "pegs", Name: "Pegs", Quantity: 2, Price: 2500},
 		}},
@@ -37,8 +38,8 @@ func TestGenerationsShareSessions(t *testing.T) {
 	want := DeliveryGroup{GroupID: GroupID, Items: []GroupItem{{SKU: "tent-2p", Quantity: 1}, {SKU: "pegs", Quantity: 2}},
 		Shipping: &GroupShipping{DeliveryType: res.Shipping.DeliveryType, Carrier: res.Shipping.Carrier, Product: res.Shipping.Product,
 			CarrierProductID: res.Shipping.ExternalMethodID, Addons: res.Shipping.Addons, DeliveryAddons: res.Shipping.DeliveryAddons,
-			Supports: res.Shipping.Supports, Warehouse: res.Shipping.Warehouse},
-		Category: res.Category, Pricing: res.Pricing, Selection: GroupSelection(res.Selection), DeliveryTime: res.DeliveryTime,
+			Supports: GroupSupports(res.Shipping.Supports), Warehouse: res.Shipping.Warehouse},
+		Category: groupCategory(res.Category), Pricing: groupPricing(res.Pricing), Selection: GroupSelection(res.Selection), DeliveryTime: res.DeliveryTime,
 		Addresses: GroupAddresses{Location: res.Shipping.Location, SearchAddress: siw.Session.SearchAddress}}
 	if diff := cmp.Diff(want, g); diff != "" {
 		t.Errorf("the /v1/siw session as a delivery group (-want +got):\n%s", diff)
@@ -50,7 +51,7 @@ func TestGenerationsShareSessions(t *testing.T) {
 
 	// Updated in the newer generation, read in the older.
 	f.clock.Advance(time.Minute)
-	cart := *createRequest().Cart
+	cart := checkoutCart(*createRequest().Cart)
 	cart.TotalValue = 150000
 	up, err := f.svc.UpdateCheckout(t.Context(), "demo-site", CheckoutUpdateRequest{CheckoutSessionID: siw.Session.ID, Cart: &cart})
 	if err != nil {
@@ -270,6 +271,82 @@ func TestPullAndNotFound(t *testing.T) {
 			if deliverykit.KindOf(err) != deliverykit.KindNotFound || len(vs) != 1 || vs[0].Field != "checkout_session_id" {
 				t.Errorf("%s %s of %s: %v", name, sid, site, err)
 			}
+		}
+	}
+}
+
+// The newer generation as its generated clients read it: the cart echoes
+// what the merchant sent (attributes, image_url), free shipping is a
+// present 0 while other zeros are left out, and sessions_summaries.list
+// answers one summary of the order.
+func TestCheckoutWireAsClientsReadIt(t *testing.T) {
+	f := newFixture(t)
+	req := gen2Request()
+	req.Cart.Vouchers = []string{"freeship"}
+	req.Cart.Attributes = []string{"gift"}
+	req.Cart.Items[0].ImageURL = "https://shop.example/tent.png"
+	v, err := f.svc.CreateCheckout(t.Context(), "demo-site", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Cart struct {
+			Attributes []string `json:"attributes"`
+			Items      []struct {
+				ImageURL string `json:"image_url"`
+			} `json:"items"`
+		} `json:"cart"`
+		DeliveryGroups []struct {
+			Pricing map[string]any `json:"pricing"`
+		} `json:"delivery_groups"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"gift"}, got.Cart.Attributes); diff != "" {
+		t.Errorf("cart.attributes (-sent +echoed):\n%s", diff)
+	}
+	if got.Cart.Items[0].ImageURL != "https://shop.example/tent.png" {
+		t.Errorf("items[0].image_url %q", got.Cart.Items[0].ImageURL)
+	}
+	p := got.DeliveryGroups[0].Pricing
+	if p["price"] != 0.0 || p["net_price"] != 0.0 {
+		t.Errorf("free shipping's pricing %v: price and net_price must be a present 0", p)
+	}
+	for _, c := range p["price_components"].([]any) {
+		if _, ok := c.(map[string]any)["value"]; ok {
+			t.Errorf("a free component shows its zero value: %v (this generation leaves zeros out)", c)
+		}
+	}
+
+	// The order's summary.
+	if _, err := f.svc.SaveAddresses(t.Context(), v.Token, AddressRequest{DeliveryAddress: shopperAddress()}); err != nil {
+		t.Fatal(err)
+	}
+	done, err := f.svc.CompleteCheckout(t.Context(), "demo-site", CheckoutCompleteRequest{CheckoutSessionID: v.Session.CheckoutSessionID, ExternalID: "order-8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := done.Session.DeliveryGroups[0]
+	sum, err := f.svc.CheckoutSummaries(t.Context(), "demo-site", g.TosID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &CheckoutSummary{ExternalID: "order-8", PurchaseCountry: "SE", TosID: g.TosID, Result: &SummaryResult{
+		Addresses: &g.Addresses, Category: g.Category, DeliveryTime: g.DeliveryTime, Pricing: g.Pricing, Selection: g.Selection, Shipping: g.Shipping}}
+	if diff := cmp.Diff(want, sum); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		site, tos string
+		kind      deliverykit.Kind
+	}{{"demo-site", "tos_nosuch", deliverykit.KindNotFound}, {"demo-site-2", g.TosID, deliverykit.KindNotFound}, {"demo-site", "", deliverykit.KindInvalidArgument}} {
+		if _, err := f.svc.CheckoutSummaries(t.Context(), tc.site, tc.tos); deliverykit.KindOf(err) != tc.kind {
+			t.Errorf("summary of %s/%q: %v, want %v", tc.site, tc.tos, err, tc.kind)
 		}
 	}
 }

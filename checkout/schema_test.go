@@ -258,7 +258,7 @@ func TestStoredRecordsGolden(t *testing.T) {
 func storeShopperSession(t *testing.T, f *fixture) {
 	t.Helper()
 	v, err := f.svc.CreateCheckout(t.Context(), "demo-site", CheckoutCreateRequest{PurchaseCountry: "SE", PurchaseCurrency: "SEK",
-		Locales: []string{"sv-SE"}, Cart: &Cart{CartID: "cart-9", TotalValue: 45000, Items: []CartItem{{SKU: "tent-2p", Quantity: 1, Price: 45000}}}})
+		Locales: []string{"sv-SE"}, Cart: &CheckoutCart{CartID: "cart-9", TotalValue: 45000, Items: []CheckoutItem{{SKU: "tent-2p", Quantity: 1, Price: 45000}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

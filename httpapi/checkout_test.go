@@ -373,16 +373,20 @@ func jsonPath(v any, path string) any {
 // (openapi_test.go) does catch what it is meant to catch in this document.
 func TestCheckoutDocValidator(t *testing.T) {
 	e := newSiwEnv(t)
-	valid := map[string]any{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": map[string]any{}, "expires_at": "2026-11-20T09:00:00Z"}, "html_snippet": ""}
+	cart := map[string]any{"total_value": 0, "total_discount": 0, "pre_order": false, "items": []any{}}
+	valid := map[string]any{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": cart, "expires_at": "2026-11-20T09:00:00Z", "shipping_price": 0}, "html_snippet": ""}
 	if err := e.doc.checkJSON("GET", "/v1/siw/session.get?id=x", 200, valid); err != nil {
 		t.Errorf("valid body refused: %v", err)
 	}
 	bad := []map[string]any{
-		{"session": map[string]any{"id": "x", "status": "DONE", "cart": map[string]any{}, "expires_at": "2026-11-20T09:00:00Z"}, "html_snippet": ""},
+		{"session": map[string]any{"id": "x", "status": "DONE", "cart": cart, "expires_at": "2026-11-20T09:00:00Z", "shipping_price": 0}, "html_snippet": ""},
 		{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": map[string]any{}, "expires_at": "tomorrow"}, "html_snippet": ""},
-		{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": map[string]any{"total_value": 1.5}, "expires_at": "2026-11-20T09:00:00Z"}, "html_snippet": ""},
-		{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": map[string]any{}, "expires_at": "2026-11-20T09:00:00Z", "secret": 1}, "html_snippet": ""},
-		{"session": map[string]any{"status": "ACTIVE", "cart": map[string]any{}, "expires_at": "2026-11-20T09:00:00Z"}, "html_snippet": ""},
+		{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": map[string]any{"total_value": 1.5, "total_discount": 0, "pre_order": false, "items": []any{}}, "expires_at": "2026-11-20T09:00:00Z", "shipping_price": 0}, "html_snippet": ""},
+		{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": cart, "expires_at": "2026-11-20T09:00:00Z", "shipping_price": 0, "secret": 1}, "html_snippet": ""},
+		{"session": map[string]any{"status": "ACTIVE", "cart": cart, "expires_at": "2026-11-20T09:00:00Z", "shipping_price": 0}, "html_snippet": ""},
+		// Zero is a value: a missing amount is refused.
+		{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": cart, "expires_at": "2026-11-20T09:00:00Z"}, "html_snippet": ""},
+		{"session": map[string]any{"id": "x", "status": "ACTIVE", "cart": map[string]any{"total_value": 0, "pre_order": false, "items": []any{}}, "expires_at": "2026-11-20T09:00:00Z", "shipping_price": 0}, "html_snippet": ""},
 	}
 	for i, b := range bad {
 		if err := e.doc.checkJSON("GET", "/v1/siw/session.get", 200, b); err == nil {
