@@ -41,8 +41,9 @@ var (
 )
 
 // areaDeliveryCheckout is area C's newer API generation: the same
-// sessions, authentication and error shape under another base.
-var areaDeliveryCheckout = area{name: "delivery_checkout", base: "/v1/delivery_checkout", style: styleREST, scheme: schemeBearerBase64}
+// sessions and authentication under another base, with the generation's
+// error body (details is an object).
+var areaDeliveryCheckout = area{name: "delivery_checkout", base: "/v1/delivery_checkout", style: styleCheckout2, scheme: schemeBearerBase64}
 
 // endpoint handles one method of one path. site is the authenticated
 // caller's site ("" on public routes). A returned error is written in the

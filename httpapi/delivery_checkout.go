@@ -35,7 +35,7 @@ type deliveryCheckoutViewResponse struct {
 }
 
 // registerDeliveryCheckout serves the newer generation with area C's
-// authentication and error shape. Its widget is area C's (the snippet
+// authentication and the generation's error shape (styleCheckout2). Its widget is area C's (the snippet
 // loads it from the service's widget base).
 func (s *server) registerDeliveryCheckout(svc *checkout.Service) {
 	h := deliveryCheckoutHandlers{svc}

@@ -119,9 +119,26 @@ var deliveryCheckoutSpec = openAPISpec{
 	server:        areaDeliveryCheckout.base,
 	security:      "bearer",
 	securityDoc:   "`Authorization: Bearer <base64(API key)>`",
-	errorSchema:   trackingSpec.errorSchema,
+	errorSchema: map[string]any{
+		"type": "object",
+		"description": "Every failure (status 400, 401, 403, 404, 405, 409, 413, 429, 500, 503; 429 and 503 carry Retry-After in seconds). error is `<kind>: <message>`; " +
+			"details is one object naming the first problem (the model generated clients of this generation decode); violations lists every field problem (at most 20, as in the other areas).",
+		"required": []string{"error", "trace_id", "details"},
+		"properties": map[string]any{
+			"error":    map[string]any{"type": "string", "example": "invalid argument: invalid request: cart.items[0].shipping_date: expected an object, got number"},
+			"trace_id": map[string]any{"type": "string", "description": "also in the X-Trace-Id header"},
+			"details": map[string]any{"type": "object", "required": []string{"msg", "cause", "cause_text"},
+				"properties": map[string]any{
+					"msg":        map[string]any{"type": "string", "description": "the first violation's message, else the error's"},
+					"cause":      map[string]any{"type": "integer", "description": "the canonical RPC code of the error (3 invalid argument, 5 not found, 10 a concurrent change, …)"},
+					"source":     map[string]any{"type": "string", "description": "the JSON path of the first offending field, when a field is at fault"},
+					"cause_text": map[string]any{"type": "string", "description": "the code's name, e.g. INVALID_ARGUMENT"},
+				}},
+			"violations": trackingSpec.errorSchema["properties"].(map[string]any)["details"],
+		},
+	},
 	okDescription: "success",
-	errorExamples: restErrorExamples(
+	errorExamples: errorExamplesAs(func(we wireError) any { return checkout2Body(we, exampleTraceID) },
 		deliverykit.InvalidField("delivery_address", "required", "the shopper has not entered a delivery address in the widget yet"),
 		&deliverykit.Error{Kind: deliverykit.KindNotFound, Message: "no such session",
 			Violations: []deliverykit.FieldViolation{{Field: "checkout_session_id", Rule: "exists", Message: `no session has id "dcs_2al2q"`}}},

@@ -129,7 +129,8 @@ func TestDeliveryCheckoutHTTPFlow(t *testing.T) {
 	// Complete before the shopper entered an address: 400 naming it.
 	code, body := st.do(t, dcCall{method: "POST", path: "/v1/delivery_checkout/session.complete", header: siwKey,
 		body: `{"checkout_session_id": "` + id + `"}`})
-	if code != 400 || jsonPath(body, "details.0.field") != "delivery_address" {
+	if code != 400 || jsonPath(body, "details.source") != "delivery_address" || jsonPath(body, "details.cause_text") != "INVALID_ARGUMENT" ||
+		jsonPath(body, "violations.0.field") != "delivery_address" {
 		t.Errorf("complete without an address: %d %v", code, body)
 	}
 
@@ -302,7 +303,7 @@ func TestDeliveryCheckoutBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := st.do(t, tc.call)
-			if code != tc.status || tc.field != "" && jsonPath(body, "details.0.field") != tc.field {
+			if code != tc.status || tc.field != "" && errorField(body) != tc.field {
 				t.Errorf("%d %v; want %d naming %q", code, body, tc.status, tc.field)
 			}
 		})
@@ -345,4 +346,14 @@ func TestWidgetAddressRateLimit(t *testing.T) {
 	if code, _ := st.do(t, dcCall{method: "GET", path: "/v1/siw/_/widget/state", header: widget}); code != 429 {
 		t.Errorf("widget state after the token's budget went on addresses: %d", code)
 	}
+}
+
+// errorField is the field an error body names: details.source in the
+// newer generation (details is an object), the first violation's field in
+// area C's widget endpoints (details is a list).
+func errorField(body map[string]any) any {
+	if d, ok := body["details"].(map[string]any); ok {
+		return d["source"]
+	}
+	return jsonPath(body, "details.0.field")
 }

@@ -26,6 +26,11 @@ const (
 	// styleSpring is area E, a Java-style service:
 	// {"timestamp", "status", "error", "message", "path"}.
 	styleSpring
+	// styleCheckout2 is area C's newer generation (/v1/delivery_checkout):
+	// styleREST whose "details" is one object naming the first violation,
+	// {"msg", "cause", "source", "cause_text"}, the model its generated
+	// clients decode; the full list travels in "violations".
+	styleCheckout2
 )
 
 // wireError is an error ready to be written: the status, the kind text and
@@ -156,6 +161,8 @@ func (s *server) writeWire(w http.ResponseWriter, r *http.Request, style errorSt
 	switch style {
 	case styleRPC:
 		writeJSON(w, we.status, rpcBody(we))
+	case styleCheckout2:
+		writeJSON(w, we.status, checkout2Body(we, traceID(r.Context())))
 	case styleSpring:
 		writeJSON(w, we.status, springBody{
 			Timestamp: s.now().UTC().Format("2006-01-02T15:04:05.000Z07:00"),
@@ -177,6 +184,42 @@ type restBody struct {
 	Error   string                       `json:"error"`
 	TraceID string                       `json:"trace_id"`
 	Details []deliverykit.FieldViolation `json:"details,omitempty"`
+}
+
+// checkout2Body is we as the newer checkout generation writes it.
+func checkout2Body(we wireError, trace string) checkout2ErrorBody {
+	b := checkout2ErrorBody{Error: we.kind + ": " + we.message, TraceID: trace, Violations: we.violations,
+		Details: checkout2Details{Msg: we.message, Cause: we.rpcCode, CauseText: rpcCodeNames[we.rpcCode]}}
+	if len(we.violations) > 0 {
+		b.Details.Source, b.Details.Msg = we.violations[0].Field, we.violations[0].Message
+	}
+	return b
+}
+
+type checkout2ErrorBody struct {
+	Error   string           `json:"error"`
+	TraceID string           `json:"trace_id"`
+	Details checkout2Details `json:"details"`
+	// Violations are every field problem; clients of this generation
+	// read details and ignore this member.
+	Violations []deliverykit.FieldViolation `json:"violations,omitempty"`
+}
+
+// checkout2Details names the first problem: source is its field's JSON
+// path (empty when no field is at fault), msg its message, cause the
+// canonical RPC code of the error's kind and cause_text that code's name.
+type checkout2Details struct {
+	Msg       string `json:"msg"`
+	Cause     int    `json:"cause"`
+	Source    string `json:"source,omitempty"`
+	CauseText string `json:"cause_text"`
+}
+
+// rpcCodeNames are the names of the canonical RPC codes.
+var rpcCodeNames = map[int]string{
+	0: "OK", 1: "CANCELLED", 2: "UNKNOWN", 3: "INVALID_ARGUMENT", 4: "DEADLINE_EXCEEDED", 5: "NOT_FOUND", 6: "ALREADY_EXISTS",
+	7: "PERMISSION_DENIED", 8: "RESOURCE_EXHAUSTED", 9: "FAILED_PRECONDITION", 10: "ABORTED", 11: "OUT_OF_RANGE",
+	12: "UNIMPLEMENTED", 13: "INTERNAL", 14: "UNAVAILABLE", 15: "DATA_LOSS", 16: "UNAUTHENTICATED",
 }
 
 type springBody struct {

@@ -108,16 +108,21 @@ func restExample(we wireError) restBody {
 // and conflict are errors the area's services return (conflict nil when
 // no operation answers 409); the others are the same in every area.
 func restErrorExamples(bad, notFound, conflict error) map[string]any {
+	return errorExamplesAs(func(we wireError) any { return restExample(we) }, bad, notFound, conflict)
+}
+
+// errorExamplesAs is restErrorExamples with the bodies example writes.
+func errorExamplesAs(example func(wireError) any, bad, notFound, conflict error) map[string]any {
 	m := map[string]any{
-		"400": restExample(toWire(bad)),
-		"401": restExample(toWire(deliverykit.E(deliverykit.KindUnauthenticated, "missing or invalid API key"))),
-		"403": restExample(toWire(checkSite("demo-site", "other-site"))),
-		"404": restExample(toWire(notFound)),
-		"413": restExample(toWire(fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, DefaultMaxBodyBytes))),
-		"429": restExample(tooManyRequests(time.Second)),
+		"400": example(toWire(bad)),
+		"401": example(toWire(deliverykit.E(deliverykit.KindUnauthenticated, "missing or invalid API key"))),
+		"403": example(toWire(checkSite("demo-site", "other-site"))),
+		"404": example(toWire(notFound)),
+		"413": example(toWire(fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, DefaultMaxBodyBytes))),
+		"429": example(tooManyRequests(time.Second)),
 	}
 	if conflict != nil {
-		m["409"] = restExample(toWire(conflict))
+		m["409"] = example(toWire(conflict))
 	}
 	return m
 }
