@@ -116,9 +116,9 @@ var deliveryCheckoutSpec = openAPISpec{
 			"shown as a session with one delivery group. The widget of html_snippet collects the shopper's delivery and billing addresses, so session.complete needs no customer. " +
 			"Amounts are integers in minor units; empty values are omitted.",
 	},
-	server:        areaDeliveryCheckout.base,
-	security:      "bearer",
-	securityDoc:   "`Authorization: Bearer <base64(API key)>`",
+	server:      areaDeliveryCheckout.base,
+	security:    "bearer",
+	securityDoc: "`Authorization: Bearer <base64(API key)>`",
 	errorSchema: map[string]any{
 		"type": "object",
 		"description": "Every failure (status 400, 401, 403, 404, 405, 409, 413, 429, 500, 503; 429 and 503 carry Retry-After in seconds). error is `<kind>: <message>`; " +
