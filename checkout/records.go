@@ -32,10 +32,14 @@ import (
 //     it did; the number changes so that a release before addresses
 //     refuses a record that holds them instead of dropping them at its
 //     next write.
+//   - 4: the session's snippet_configuration (the names of its widget's
+//     container and global). A schema 3 record has none: its snippet
+//     uses the defaults, as it did. The number changes for the reason
+//     schema 3's did.
 //
 // A change of a stored name or meaning needs a new schema number and a
 // step in upgradeSession.
-const sessionSchema = 3
+const sessionSchema = 4
 
 // sessions holds the sessions, keyed by site and session id. Every read
 // goes through upgradeSession.
@@ -75,6 +79,8 @@ type storedSession struct {
 	ExpiresAt     time.Time       `json:"expires_at"`
 	CompletedAt   time.Time       `json:"completed_at,omitzero"`
 	Revision      int             `json:"revision"`
+	// Snippet is nil for the default names.
+	Snippet *snippetRecord `json:"snippet_configuration,omitempty"`
 
 	// options are FirstOptions decoded by upgradeSession.
 	options *options.Result
@@ -101,7 +107,31 @@ func upgradeSession(r *storedSession) error {
 	if r.Schema < 3 {
 		r.Schema = 3 // no addresses yet: nothing else changes
 	}
+	if r.Schema < 4 {
+		r.Schema = 4 // no snippet configuration: the default names
+	}
 	return nil
+}
+
+// snippetRecord is a session's SnippetConfiguration.
+type snippetRecord struct {
+	ContainerID string `json:"container_id,omitempty"`
+	ObjectID    string `json:"object_id,omitempty"`
+}
+
+// snippetRecordOf is nil for the defaults, which records need not hold.
+func snippetRecordOf(c SnippetConfiguration) *snippetRecord {
+	if c == (SnippetConfiguration{}) {
+		return nil
+	}
+	return &snippetRecord{ContainerID: c.ContainerID, ObjectID: c.ObjectID}
+}
+
+func (r *snippetRecord) configuration() SnippetConfiguration {
+	if r == nil {
+		return SnippetConfiguration{}
+	}
+	return SnippetConfiguration{ContainerID: r.ContainerID, ObjectID: r.ObjectID}
 }
 
 type cartRecord struct {
@@ -247,6 +277,7 @@ func storeSession(r *record) storedSession {
 		OptionsInput:   stored.Ptr(r.OptionsInput, inputRecordOf), OptionsFor: addressRecordOf(r.OptionsFor),
 		Choice: r.Choice, Addons: r.Addons, ChoiceDropped: r.ChoiceDropped, TosID: r.TosID, WidgetToken: r.WidgetToken,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt, Revision: r.Revision,
+		Snippet: snippetRecordOf(r.Snippet),
 	}
 }
 
@@ -266,6 +297,7 @@ func loadStoredSession(r *storedSession) (record, error) {
 		Options:        r.options, OptionsInput: stored.Ptr(r.OptionsInput, inputRecord.input), OptionsFor: r.OptionsFor.catalog(),
 		Choice: r.Choice, Addons: r.Addons, ChoiceDropped: r.ChoiceDropped, TosID: r.TosID, WidgetToken: r.WidgetToken,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt, Revision: r.Revision,
+		Snippet: r.Snippet.configuration(),
 	}, nil
 }
 

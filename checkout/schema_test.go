@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,8 @@ func richRequest() CreateRequest {
 
 // storeRichSessions stores, through the service, an ACTIVE session with
 // the customer's choice and an addon (siw_000001), a COMPLETE one
-// (siw_000003) and one created from its order (siw_000006).
+// (siw_000003) and one created from its order with a snippet
+// configuration (siw_000006).
 func storeRichSessions(t *testing.T, f *fixture) {
 	t.Helper()
 	ctx := t.Context()
@@ -103,7 +105,8 @@ func storeRichSessions(t *testing.T, f *fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.CreateFromOrder(ctx, "demo-site", CreateFromOrderRequest{TosID: completed.TosID, ExternalID: "web-1003", Locales: []string{"en-GB"}}); err != nil {
+	if _, err := f.svc.CreateFromOrder(ctx, "demo-site", CreateFromOrderRequest{TosID: completed.TosID, ExternalID: "web-1003", Locales: []string{"en-GB"},
+		SnippetConfiguration: &SnippetConfiguration{ContainerID: "widget-container-1", ObjectID: "widget_1"}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -124,11 +127,30 @@ func golden[T any](t *testing.T, name string, got T, err error) {
 		t.Fatal(err)
 	}
 	// The golden file is JSON, which writes an empty list as it writes
-	// none: the two compare equal.
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+	// none: the two compare equal. A snippet's markup is this release's;
+	// what the record decides in it is compared (snippetFacts).
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), snippetFacts); diff != "" {
 		t.Errorf("%s (-old release +now):\n%s", name, diff)
 	}
 }
+
+// snippetFacts compares html_snippet by what a session decides in it: its
+// container's attributes (an old snippet without data-deliverykit-object
+// defined _sw) and texts.
+var snippetFacts = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".HTMLSnippet" },
+	cmp.Transformer("snippetFacts", func(s string) map[string]string {
+		tag, rest, _ := strings.Cut(s, ">")
+		facts := map[string]string{"data-deliverykit-object": DefaultObjectID}
+		for _, m := range snippetAttr.FindAllStringSubmatch(tag, -1) {
+			facts[m[1]] = m[2]
+		}
+		facts["loading"], _, _ = strings.Cut(strings.TrimPrefix(rest, `<div class="dk-skeleton" role="status" aria-busy="true">`), "<")
+		_, noscript, _ := strings.Cut(rest, "<noscript>")
+		facts["noscript"], _, _ = strings.Cut(noscript, "<")
+		return facts
+	}))
+
+var snippetAttr = regexp.MustCompile(`([a-z-]+)="([^"]*)"`)
 
 // Records as earlier releases wrote them read as those releases read them:
 // testdata/schema1/active.json, complete.json and clone.json as the
@@ -215,7 +237,7 @@ func TestSchema1RecordsRead(t *testing.T) {
 	}
 }
 
-// The stored documents are the record types' (testdata/schema3/store.json):
+// The stored documents are the record types' (testdata/schema4/store.json):
 // changing a wire or catalog type's JSON tags changes none of their bytes,
 // and a change to a record type shows here.
 func TestStoredRecordsGolden(t *testing.T) {
@@ -223,7 +245,7 @@ func TestStoredRecordsGolden(t *testing.T) {
 	storeRichSessions(t, f)
 	storeShopperSession(t, f)
 	got := recordtest.Dump(t, f.store, sessions.Name)
-	const path = "testdata/schema3/store.json"
+	const path = "testdata/schema4/store.json"
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -260,48 +282,63 @@ func shopperAddress() *DeliveryAddress {
 		PostalCode: "118 26", City: "Stockholm", Country: "SE", Email: "anna@example.com", Phone: "+46701234567", DoorCode: "1234"}
 }
 
-// Records of schema 2 (testdata/schema2/store.json, as the release before
-// shopper addresses stored them) read as they were: the upgrade changes
-// the schema number only, and the service reads and completes them.
-func TestSchema2RecordsRead(t *testing.T) {
-	f := newFixture(t)
-	for range 20 { // the ids the stored records use are taken
-		f.svc.ids.NewID("")
-	}
-	entries := recordtest.Load(t, f.store, "testdata/schema2/store.json")
-	for _, e := range entries {
-		var old map[string]any
-		if err := json.Unmarshal(e.Value, &old); err != nil {
-			t.Fatal(err)
-		}
-		it, err := sessions.Decode(storage.Record{Key: storage.Key(e.Key...), Value: e.Value, Version: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := gojson.Marshal(storeSession(&it.Value))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var now map[string]any
-		if err := json.Unmarshal(b, &now); err != nil {
-			t.Fatal(err)
-		}
-		old["schema"] = float64(sessionSchema)
-		if diff := cmp.Diff(old, now); diff != "" {
-			t.Errorf("%v read and stored again (-schema 2 +now):\n%s", e.Key, diff)
-		}
-		if _, err := f.svc.Get(t.Context(), e.Key[0], e.Key[1]); err != nil {
-			t.Errorf("get %v: %v", e.Key, err)
-		}
-		if _, err := f.svc.GetCheckout(t.Context(), e.Key[0], e.Key[1], ""); err != nil {
-			t.Errorf("newer generation's get %v: %v", e.Key, err)
-		}
-	}
-	if len(entries) != 3 {
-		t.Fatalf("%d schema 2 records, want 3", len(entries))
-	}
-	if _, err := f.svc.Complete(t.Context(), "demo-site", CompleteRequest{ID: "siw_000001", ExternalID: "web-3000"}); err != nil {
-		t.Errorf("completing the schema 2 record: %v", err)
+// Records of earlier schemas read as they were: testdata/schema2/store.json
+// (as the release before shopper addresses stored them) and
+// testdata/schema3/store.json (as the release before snippet
+// configurations did). The upgrade changes the schema number only, and the
+// service reads and completes them.
+func TestOldSchemaRecordsRead(t *testing.T) {
+	for _, tc := range []struct {
+		path    string
+		records int
+	}{
+		{"testdata/schema2/store.json", 3},
+		{"testdata/schema3/store.json", 4},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			f := newFixture(t)
+			for range 20 { // the ids the stored records use are taken
+				f.svc.ids.NewID("")
+			}
+			entries := recordtest.Load(t, f.store, tc.path)
+			for _, e := range entries {
+				var old map[string]any
+				if err := json.Unmarshal(e.Value, &old); err != nil {
+					t.Fatal(err)
+				}
+				it, err := sessions.Decode(storage.Record{Key: storage.Key(e.Key...), Value: e.Value, Version: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := gojson.Marshal(storeSession(&it.Value))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var now map[string]any
+				if err := json.Unmarshal(b, &now); err != nil {
+					t.Fatal(err)
+				}
+				old["schema"] = float64(sessionSchema)
+				if diff := cmp.Diff(old, now); diff != "" {
+					t.Errorf("%v read and stored again (-old +now):\n%s", e.Key, diff)
+				}
+				v, err := f.svc.Get(t.Context(), e.Key[0], e.Key[1])
+				if err != nil {
+					t.Errorf("get %v: %v", e.Key, err)
+				} else if !strings.HasPrefix(v.HTMLSnippet, `<div id="shipwallet-container"`) || !strings.Contains(v.HTMLSnippet, `data-deliverykit-object="_sw"`) {
+					t.Errorf("get %v: the snippet does not have the default names: %s", e.Key, v.HTMLSnippet)
+				}
+				if _, err := f.svc.GetCheckout(t.Context(), e.Key[0], e.Key[1], ""); err != nil {
+					t.Errorf("newer generation's get %v: %v", e.Key, err)
+				}
+			}
+			if len(entries) != tc.records {
+				t.Fatalf("%d records, want %d", len(entries), tc.records)
+			}
+			if _, err := f.svc.Complete(t.Context(), "demo-site", CompleteRequest{ID: "siw_000001", ExternalID: "web-3000"}); err != nil {
+				t.Errorf("completing an old record: %v", err)
+			}
+		})
 	}
 }
 
