@@ -140,8 +140,10 @@
 //
 // # Widget
 //
-// html_snippet is a container bound to the session's widget token plus a
-// script tag loading WidgetJS from Options.WidgetBaseURL. The token is
+// html_snippet is a container bound to the session's widget token holding a
+// script tag that loads WidgetJS from Options.WidgetBaseURL. A session's
+// SnippetConfiguration names the container and the page's global function
+// (DefaultContainerID and DefaultObjectID otherwise). The token is
 // unguessable (RandomIDs), separate from API keys, and reaches only its own
 // session: WidgetState, Select and SaveAddresses. The script fires the DOM event
 // "deliverykit:shipping-option-change" on every choice and offers

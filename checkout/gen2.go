@@ -263,6 +263,10 @@ type CheckoutCreateRequest struct {
 	SearchAddress    *SearchAddress `json:"search_address,omitempty"`
 	ExternalID       string         `json:"external_id,omitempty" validate:"max_ref,keysafe"`
 	Meta             Meta           `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
+
+	// SnippetConfiguration renames html_snippet's container and global
+	// (see /v1/siw's CreateRequest and UpdateRequest).
+	SnippetConfiguration *SnippetConfiguration `json:"snippet_configuration,omitempty"`
 }
 
 // CheckoutUpdateRequest is the body of session.update: any of cart,
@@ -273,6 +277,10 @@ type CheckoutUpdateRequest struct {
 	SearchAddress     *SearchAddress `json:"search_address,omitempty"`
 	ExternalID        string         `json:"external_id,omitempty" validate:"max_ref,keysafe"`
 	Meta              Meta           `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
+
+	// SnippetConfiguration renames html_snippet's container and global
+	// (see /v1/siw's CreateRequest and UpdateRequest).
+	SnippetConfiguration *SnippetConfiguration `json:"snippet_configuration,omitempty"`
 }
 
 // CheckoutCompleteRequest is the body of session.complete. Customer is
@@ -326,7 +334,7 @@ func (s *Service) CreateCheckout(ctx context.Context, site string, req CheckoutC
 	}
 	rec, engine, err := s.create(ctx, site, CreateRequest{PurchaseCountry: req.PurchaseCountry, PurchaseCurrency: req.PurchaseCurrency,
 		Locales: req.Locales, Cart: req.Cart.cart(), SearchAddress: req.SearchAddress, ExternalID: req.ExternalID, Meta: req.Meta,
-		AddressForm: true})
+		AddressForm: true, SnippetConfiguration: req.SnippetConfiguration})
 	if err != nil {
 		return nil, err
 	}
@@ -374,11 +382,11 @@ func (s *Service) UpdateCheckout(ctx context.Context, site string, req CheckoutU
 	if err := check(req); err != nil {
 		return nil, err
 	}
-	if req.Cart == nil && req.SearchAddress == nil && req.ExternalID == "" && req.Meta == nil {
-		return nil, deliverykit.InvalidField("cart", "required", "one of cart, search_address, external_id and meta is required")
+	if req.Cart == nil && req.SearchAddress == nil && req.ExternalID == "" && req.Meta == nil && req.SnippetConfiguration == nil {
+		return nil, deliverykit.InvalidField("cart", "required", "one of cart, search_address, external_id, meta and snippet_configuration is required")
 	}
 	rec, engine, err := s.update(ctx, site, UpdateRequest{ID: req.CheckoutSessionID, Cart: req.Cart.cart(), SearchAddress: req.SearchAddress,
-		ExternalID: req.ExternalID, Meta: req.Meta})
+		ExternalID: req.ExternalID, Meta: req.Meta, SnippetConfiguration: req.SnippetConfiguration})
 	if err != nil {
 		return nil, sessionIDField(err)
 	}

@@ -36,7 +36,9 @@ import (
 //     the cart and its items, the cart keeps its attributes and the
 //     options' inputs when the goods are ready. An item's
 //     "shipping_date" of an earlier schema, a timestamp, becomes a date
-//     starting and ending then.
+//     starting and ending then. And the session's snippet_configuration
+//     (the names of its widget's container and global): a schema 3
+//     record has none, and its snippet uses the defaults, as it did.
 //
 // A change of a stored name or meaning needs a new schema number and a
 // step in upgradeSession.
@@ -80,6 +82,8 @@ type storedSession struct {
 	ExpiresAt     time.Time       `json:"expires_at"`
 	CompletedAt   time.Time       `json:"completed_at,omitzero"`
 	Revision      int             `json:"revision"`
+	// Snippet is nil for the default names.
+	Snippet *snippetRecord `json:"snippet_configuration,omitempty"`
 
 	// options are FirstOptions decoded by upgradeSession.
 	options *options.Result
@@ -117,6 +121,27 @@ func upgradeSession(r *storedSession) error {
 		r.Schema = 4
 	}
 	return nil
+}
+
+// snippetRecord is a session's SnippetConfiguration.
+type snippetRecord struct {
+	ContainerID string `json:"container_id,omitempty"`
+	ObjectID    string `json:"object_id,omitempty"`
+}
+
+// snippetRecordOf is nil for the defaults, which records need not hold.
+func snippetRecordOf(c SnippetConfiguration) *snippetRecord {
+	if c == (SnippetConfiguration{}) {
+		return nil
+	}
+	return &snippetRecord{ContainerID: c.ContainerID, ObjectID: c.ObjectID}
+}
+
+func (r *snippetRecord) configuration() SnippetConfiguration {
+	if r == nil {
+		return SnippetConfiguration{}
+	}
+	return SnippetConfiguration{ContainerID: r.ContainerID, ObjectID: r.ObjectID}
 }
 
 type cartRecord struct {
@@ -307,6 +332,7 @@ func storeSession(r *record) storedSession {
 		OptionsInput:   stored.Ptr(r.OptionsInput, inputRecordOf), OptionsFor: addressRecordOf(r.OptionsFor),
 		Choice: r.Choice, Addons: r.Addons, ChoiceDropped: r.ChoiceDropped, TosID: r.TosID, WidgetToken: r.WidgetToken,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt, Revision: r.Revision,
+		Snippet: snippetRecordOf(r.Snippet),
 	}
 }
 
@@ -326,6 +352,7 @@ func loadStoredSession(r *storedSession) (record, error) {
 		Options:        r.options, OptionsInput: stored.Ptr(r.OptionsInput, inputRecord.input), OptionsFor: r.OptionsFor.catalog(),
 		Choice: r.Choice, Addons: r.Addons, ChoiceDropped: r.ChoiceDropped, TosID: r.TosID, WidgetToken: r.WidgetToken,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt, Revision: r.Revision,
+		Snippet: r.Snippet.configuration(),
 	}, nil
 }
 

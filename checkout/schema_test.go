@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,8 @@ func richRequest() CreateRequest {
 
 // storeRichSessions stores, through the service, an ACTIVE session with
 // the customer's choice and an addon (siw_000001), a COMPLETE one
-// (siw_000003) and one created from its order (siw_000006).
+// (siw_000003) and one created from its order with a snippet
+// configuration (siw_000006).
 func storeRichSessions(t *testing.T, f *fixture) {
 	t.Helper()
 	ctx := t.Context()
@@ -107,7 +109,8 @@ func storeRichSessions(t *testing.T, f *fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.CreateFromOrder(ctx, "demo-site", CreateFromOrderRequest{TosID: completed.TosID, ExternalID: "web-1003", Locales: []string{"en-GB"}}); err != nil {
+	if _, err := f.svc.CreateFromOrder(ctx, "demo-site", CreateFromOrderRequest{TosID: completed.TosID, ExternalID: "web-1003", Locales: []string{"en-GB"},
+		SnippetConfiguration: &SnippetConfiguration{ContainerID: "widget-container-1", ObjectID: "widget_1"}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -139,11 +142,30 @@ func golden[T any](t *testing.T, name string, got T, err error) {
 		t.Fatal(err)
 	}
 	// The golden file is JSON, which writes an empty list as it writes
-	// none: the two compare equal.
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+	// none: the two compare equal. A snippet's markup is this release's;
+	// what the record decides in it is compared (snippetFacts).
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), snippetFacts); diff != "" {
 		t.Errorf("%s (-old release +now):\n%s", name, diff)
 	}
 }
+
+// snippetFacts compares html_snippet by what a session decides in it: its
+// container's attributes (an old snippet without data-deliverykit-object
+// defined _sw) and texts.
+var snippetFacts = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".HTMLSnippet" },
+	cmp.Transformer("snippetFacts", func(s string) map[string]string {
+		tag, rest, _ := strings.Cut(s, ">")
+		facts := map[string]string{"data-deliverykit-object": DefaultObjectID}
+		for _, m := range snippetAttr.FindAllStringSubmatch(tag, -1) {
+			facts[m[1]] = m[2]
+		}
+		facts["loading"], _, _ = strings.Cut(strings.TrimPrefix(rest, `<div class="dk-skeleton" role="status" aria-busy="true">`), "<")
+		_, noscript, _ := strings.Cut(rest, "<noscript>")
+		facts["noscript"], _, _ = strings.Cut(noscript, "<")
+		return facts
+	}))
+
+var snippetAttr = regexp.MustCompile(`([a-z-]+)="([^"]*)"`)
 
 // Records as earlier releases wrote them read as those releases read them:
 // testdata/schema1/active.json, complete.json and clone.json as the
@@ -277,7 +299,8 @@ func shopperAddress() *DeliveryAddress {
 
 // Records of schema 2 (testdata/schema2/store.json, as the release before
 // shopper addresses stored them) and schema 3 (before shipping dates were
-// objects) read as they were: the upgrade changes the schema number and
+// objects and snippet configurations) read as they were (their snippets
+// with the default names): the upgrade changes the schema number and
 // writes an item's shipping date, a timestamp, as a date starting and
 // ending then; the service reads and completes them.
 func TestSchema2And3RecordsRead(t *testing.T) {
@@ -325,8 +348,11 @@ func testOldRecordsRead(t *testing.T, path string) {
 		if diff := cmp.Diff(old, now); diff != "" {
 			t.Errorf("%v read and stored again (-old schema +now):\n%s", e.Key, diff)
 		}
-		if _, err := f.svc.Get(t.Context(), e.Key[0], e.Key[1]); err != nil {
+		v, err := f.svc.Get(t.Context(), e.Key[0], e.Key[1])
+		if err != nil {
 			t.Errorf("get %v: %v", e.Key, err)
+		} else if !strings.HasPrefix(v.HTMLSnippet, `<div id="shipwallet-container"`) || !strings.Contains(v.HTMLSnippet, `data-deliverykit-object="_sw"`) {
+			t.Errorf("get %v: the snippet does not have the default names: %s", e.Key, v.HTMLSnippet)
 		}
 		if _, err := f.svc.GetCheckout(t.Context(), e.Key[0], e.Key[1], ""); err != nil {
 			t.Errorf("newer generation's get %v: %v", e.Key, err)

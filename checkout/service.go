@@ -172,6 +172,9 @@ type record struct {
 	ExpiresAt     time.Time
 	CompletedAt   time.Time
 	Revision      int // counts committed writes
+	// Snippet names the container and global of the session's
+	// html_snippet (zero: the defaults).
+	Snippet SnippetConfiguration
 }
 
 // optionsInput is what a session's options were computed from, besides
@@ -296,6 +299,9 @@ func (s *Service) create(ctx context.Context, site string, req CreateRequest) (*
 		Cart: cart, Customer: req.Customer, ExternalID: req.ExternalID, Meta: req.Meta, WidgetToken: s.ids.NewID("wt_"),
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.ttl), Revision: 1, CollectAddresses: req.AddressForm,
 	}
+	if c := req.SnippetConfiguration; c != nil {
+		rec.Snippet = *c
+	}
 	rec.setSearchAddress(req.SearchAddress)
 	if err := s.insert(ctx, engine, &rec); err != nil {
 		return nil, nil, err
@@ -397,6 +403,10 @@ func (s *Service) CreateFromOrder(ctx context.Context, site string, req CreateFr
 		ExternalID: req.ExternalID, Meta: meta, WidgetToken: s.ids.NewID("wt_"),
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(s.ttl), Revision: 1,
 		CollectAddresses: origin.CollectAddresses, DeliveryAddress: origin.DeliveryAddress.clone(), BillingAddress: origin.BillingAddress.clone(),
+		Snippet: origin.Snippet,
+	}
+	if c := req.SnippetConfiguration; c != nil {
+		rec.Snippet = *c
 	}
 	if c := origin.SearchCoordinates; c != nil {
 		cc := *c
@@ -475,8 +485,8 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateRequest) (*
 	if err := check(&req); err != nil {
 		return nil, err
 	}
-	if req.Cart == nil && req.Customer == nil && req.SearchAddress == nil && req.ExternalID == "" && req.Meta == nil {
-		return nil, deliverykit.InvalidField("cart", "required", "one of cart, customer, search_address, external_id and meta is required")
+	if req.Cart == nil && req.Customer == nil && req.SearchAddress == nil && req.ExternalID == "" && req.Meta == nil && req.SnippetConfiguration == nil {
+		return nil, deliverykit.InvalidField("cart", "required", "one of cart, customer, search_address, external_id, meta and snippet_configuration is required")
 	}
 	rec, engine, err := s.update(ctx, site, req)
 	if err != nil {
@@ -511,6 +521,9 @@ func (s *Service) update(ctx context.Context, site string, req UpdateRequest) (*
 		}
 		if req.Meta != nil {
 			r.Meta = req.Meta
+		}
+		if req.SnippetConfiguration != nil {
+			r.Snippet = *req.SnippetConfiguration
 		}
 		return changed, nil
 	}, nil)

@@ -13,22 +13,32 @@ import (
 )
 
 // Snippet's spliced markup is byte for byte what the template renders, for
-// plain tokens and for tokens and bases the template has to escape.
+// plain tokens and names and for tokens, names and bases the template has
+// to escape.
 func TestSnippetMatchesTemplate(t *testing.T) {
-	for _, tc := range []struct{ base, token string }{
-		{"/v1/siw/_/", "wt_000002"},
-		{"/v1/siw/_/", "wt_AbC-9"},
-		{"https://shop.example/v1/siw/_/", "wt_000002"},
-		{`https://x.example/"><script>`, "wt_1"},
-		{"javascript:alert(1)//", "wt_1"},
-		{"/v1/siw/_/", `t"><b>`},
-		{"/v1/siw/_/", "wt 1"},
-		{"/v1/siw/_/", ""},
-		{"/" + snippetPlaceholder + "/", "wt_1"},
+	two := SnippetConfiguration{ContainerID: "widget-container-2", ObjectID: "$widget_2"}
+	for _, tc := range []struct {
+		base, token string
+		cfg         SnippetConfiguration
+	}{
+		{"/v1/siw/_/", "wt_000002", SnippetConfiguration{}},
+		{"/v1/siw/_/", "wt_AbC-9", SnippetConfiguration{}},
+		{"/v1/siw/_/", "wt_AbC-9", two},
+		{"/v1/siw/_/", "wt_AbC-9", SnippetConfiguration{ObjectID: "widget_1"}},
+		{"https://shop.example/v1/siw/_/", "wt_000002", two},
+		{`https://x.example/"><script>`, "wt_1", SnippetConfiguration{}},
+		{"javascript:alert(1)//", "wt_1", two},
+		{"/v1/siw/_/", `t"><b>`, two},
+		{"/v1/siw/_/", "wt 1", SnippetConfiguration{}},
+		{"/v1/siw/_/", "", SnippetConfiguration{}},
+		{"/v1/siw/_/", "wt_1", SnippetConfiguration{ContainerID: `a"><script>`, ObjectID: "x y"}},
+		{"/" + tokenPlaceholder + "/", "wt_1", SnippetConfiguration{}},
+		{"/" + containerPlaceholder + "/", "wt_1", two},
 	} {
+		container, object := tc.cfg.names()
 		for range 2 { // the second call is served from the cache
-			if diff := cmp.Diff(renderSnippet(english, tc.base, tc.token), Snippet(tc.base, tc.token)); diff != "" {
-				t.Errorf("Snippet(%q, %q) (-template +got):\n%s", tc.base, tc.token, diff)
+			if diff := cmp.Diff(renderSnippet(english, tc.base, container, object, tc.token), SnippetFor(language.English, tc.base, tc.token, tc.cfg)); diff != "" {
+				t.Errorf("SnippetFor(%q, %q, %+v) (-template +got):\n%s", tc.base, tc.token, tc.cfg, diff)
 			}
 		}
 	}
@@ -51,25 +61,34 @@ func TestSnippetLanguage(t *testing.T) {
 	}
 }
 
-// The snippet is the container front-ends look up, with the token and base,
-// and one inline script whose text (hence its CSP hash) is the same for
-// every session and base.
+// The snippet is the container front-ends look up, with the token, base
+// and global name, holding one inline script whose text (hence its CSP
+// hash) is the same for every session, configuration and base.
 func TestSnippetContract(t *testing.T) {
-	for _, tc := range []struct{ base, token string }{
-		{"https://shop.example/v1/siw/_/", "wt_000002"},
-		{"/v1/siw/_/", "wt_other"},
+	for _, tc := range []struct {
+		base, token       string
+		cfg               SnippetConfiguration
+		container, object string
+	}{
+		{"https://shop.example/v1/siw/_/", "wt_000002", SnippetConfiguration{}, "shipwallet-container", "_sw"},
+		{"/v1/siw/_/", "wt_other", SnippetConfiguration{ContainerID: "widget-container-1", ObjectID: "widget_1"}, "widget-container-1", "widget_1"},
+		{"/v1/siw/_/", "wt_other", SnippetConfiguration{ObjectID: "widget_1"}, "shipwallet-container", "widget_1"},
 	} {
-		sn := Snippet(tc.base, tc.token)
-		for _, want := range []string{`<div id="shipwallet-container"`, `data-deliverykit-token="` + tc.token + `"`,
-			`data-deliverykit-base="` + tc.base + `"`, `class="dk-skeleton"`, "<noscript>"} {
+		sn := SnippetFor(language.English, tc.base, tc.token, tc.cfg)
+		for _, want := range []string{`<div id="` + tc.container + `"`, `data-deliverykit-object="` + tc.object + `"`,
+			`data-deliverykit-token="` + tc.token + `"`, `data-deliverykit-base="` + tc.base + `"`, `class="dk-skeleton"`, "<noscript>"} {
 			if !strings.Contains(sn, want) {
 				t.Errorf("snippet lacks %s: %s", want, sn)
 			}
 		}
 		_, rest, _ := strings.Cut(sn, "<script>")
-		script, _, ok := strings.Cut(rest, "</script>")
+		script, after, ok := strings.Cut(rest, "</script>")
 		if !ok || strings.Count(sn, "<script") != 1 {
 			t.Fatalf("snippet has no single inline script: %s", sn)
+		}
+		// Inside the container: its closing tag is the snippet's last.
+		if after != "</div>" {
+			t.Errorf("the script is not the container's last child: %s", sn)
 		}
 		sum := sha256.Sum256([]byte(script))
 		if got := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; got != BootstrapScriptHash || script != BootstrapScript {
@@ -82,6 +101,14 @@ func BenchmarkSnippet(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Snippet("/v1/siw/_/", "wt_0123456789abcdef")
+	}
+}
+
+func BenchmarkSnippetConfigured(b *testing.B) {
+	cfg := SnippetConfiguration{ContainerID: "widget-container-1", ObjectID: "widget_1"}
+	b.ReportAllocs()
+	for b.Loop() {
+		SnippetFor(language.English, "/v1/siw/_/", "wt_0123456789abcdef", cfg)
 	}
 }
 

@@ -349,6 +349,8 @@ type CreateRequest struct {
 	// newer API generation; the session's customer still comes from the
 	// merchant.
 	AddressForm bool `json:"address_form,omitempty"`
+	// SnippetConfiguration renames html_snippet's container and global.
+	SnippetConfiguration *SnippetConfiguration `json:"snippet_configuration,omitempty"`
 }
 
 // Meta is a small map of the merchant's own strings.
@@ -364,6 +366,8 @@ type UpdateRequest struct {
 	SearchAddress *SearchAddress `json:"search_address,omitempty"`
 	ExternalID    string         `json:"external_id,omitempty" validate:"max_ref,keysafe"`
 	Meta          Meta           `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
+	// SnippetConfiguration, when given, replaces the session's.
+	SnippetConfiguration *SnippetConfiguration `json:"snippet_configuration,omitempty"`
 }
 
 // CompleteRequest is the body of session.complete. ExternalID, when given,
@@ -382,6 +386,9 @@ type CreateFromOrderRequest struct {
 	ExternalID string   `json:"external_id,omitempty" validate:"max_ref,keysafe"`
 	Locales    []string `json:"locales,omitempty" validate:"max_locales,dive,max_locale"`
 	Meta       Meta     `json:"meta,omitempty" validate:"checkout_meta,dive,keys,max_code,endkeys,max_ref"`
+	// SnippetConfiguration, when given, is the new session's; otherwise
+	// it keeps the completed session's.
+	SnippetConfiguration *SnippetConfiguration `json:"snippet_configuration,omitempty"`
 }
 
 // Summary is one entry of sessions_summaries.list.

@@ -35,7 +35,7 @@ const (
 
 // validate checks struct tags with the module's shared validator: field
 // paths are JSON paths and messages come from one table for every area.
-var validate = validation.New(
+var validate = validation.New(append([]validation.Rule{
 	validation.Max("checkout_cart_items", MaxCartItems),
 	validation.Max("checkout_vouchers", MaxVouchers),
 	validation.Max("checkout_attributes", MaxAttributes),
@@ -47,7 +47,7 @@ var validate = validation.New(
 	validation.Max("checkout_dimension", MaxDimension),
 	validation.Max("checkout_short", MaxShortLength),
 	validation.Max("checkout_shipping_tags", MaxShippingDateTags),
-)
+}, snippetRules...)...)
 
 // check validates req and turns the violations into an InvalidArgument
 // error naming the JSON fields.

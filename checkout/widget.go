@@ -30,18 +30,25 @@ import (
 //go:embed widget.js
 var WidgetJS []byte
 
-// BootstrapScript is the inline script of every html_snippet. It defines
-// the window._sw queue at once, so a front-end may call
+// BootstrapScript is the inline script of every html_snippet, inside its
+// container. It defines, on window, the queue function of every widget
+// container on the page (its data-deliverykit-object: _sw unless the
+// session's SnippetConfiguration renames it), so a front-end may call
 // window._sw(function (api) { … }) right after inserting the snippet, and
 // loads the widget script from the container's data-deliverykit-base once
-// (when the widget is already loaded it just looks for the new container).
-// Its text is the same for every session and deployment of a release, so a
-// merchant's Content-Security-Policy can allow it by BootstrapScriptHash.
-const BootstrapScript = `window._sw=window._sw||function(){(window._sw.q=window._sw.q||[]).push(arguments)};` +
-	`(function(d){if(window.deliverykitCheckout){window.deliverykitCheckout.scan();return}` +
-	`if(window._sw.loading)return;var c=d.getElementById("shipwallet-container");if(!c)return;` +
-	`window._sw.loading=1;var s=d.createElement("script");s.src=c.getAttribute("data-deliverykit-base")+"widget.js";` +
-	`s.async=true;(d.head||d.body).appendChild(s)})(document);`
+// (when the widget is already loaded it just looks for new containers).
+// It reads the names from the page rather than holding them, so its text
+// is the same for every session, configuration and deployment of a
+// release, and a merchant's Content-Security-Policy can allow it by
+// BootstrapScriptHash.
+const BootstrapScript = `(function(w,d){var c=d.querySelectorAll("[data-deliverykit-object]"),b,i,n,s;` +
+	`function q(){var f=function(){(f.q=f.q||[]).push(arguments)};return f}` +
+	`for(i=0;i<c.length;i++){n=c[i].getAttribute("data-deliverykit-object");` +
+	`if(/^[A-Za-z_$][\w$]{0,63}$/.test(n))w[n]=w[n]||q();b=b||c[i].getAttribute("data-deliverykit-base")}` +
+	`if(w.deliverykitCheckout){w.deliverykitCheckout.scan();return}` +
+	`if(!b||d.querySelector("script[data-deliverykit-widget]"))return;` +
+	`s=d.createElement("script");s.setAttribute("data-deliverykit-widget","");s.src=b+"widget.js";s.async=true;` +
+	`(d.head||d.body).appendChild(s)})(window,document);`
 
 // BootstrapScriptHash is the CSP source expression of BootstrapScript
 // ("'sha256-…'"): add it to script-src beside the widget's origin.
@@ -50,25 +57,29 @@ var BootstrapScriptHash = func() string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 
-// The snippet: the container existing front-ends look up by its id, with a
-// loading skeleton, and the bootstrap script.
+// The snippet: the container front-ends look up by its id, with a loading
+// skeleton and the bootstrap script. The script is inside the container:
+// front-ends that insert the snippet with innerHTML re-create only the
+// script nodes under the container to make them run.
 var snippetTmpl = template.Must(template.New("snippet").Parse(
-	`<div id="shipwallet-container" class="deliverykit-checkout" lang="{{.Lang}}" data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
+	`<div id="{{.Container}}" class="deliverykit-checkout" lang="{{.Lang}}" data-deliverykit-object="{{.Object}}" ` +
+		`data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
 		`<div class="dk-skeleton" role="status" aria-busy="true">{{.Loading}}</div>` +
-		`<noscript>{{.NoScript}}</noscript></div>` +
-		`<script>{{.Bootstrap}}</script>`))
+		`<noscript>{{.NoScript}}</noscript><script>{{.Bootstrap}}</script></div>`))
 
 // Snippet returns the markup a merchant drops into its checkout page: a
 // container bound to one session's widget token and the script that
-// renders the shipping selector into it. Values are escaped by
+// renders the shipping selector into it, with the default names
+// (DefaultContainerID, DefaultObjectID). Values are escaped by
 // html/template.
 //
 // Every session view carries a snippet, so it is on the hot path of
 // session.create and session.get, where executing the template each time
-// showed in the profiles. Tokens made of letters, digits, '_' and '-' (every token
-// the ID sources make) are left as they are by the template's escaping, so
-// the markup around the token is rendered once per base and the token
-// spliced in; any other token goes through the template.
+// showed in the profiles. Tokens and names made of letters, digits, '_',
+// '-' and '$' (every token the ID sources make, every valid
+// SnippetConfiguration) are left as they are by the template's escaping,
+// so the markup around them is rendered once per language and base and
+// they are spliced in; anything else goes through the template.
 //
 // Snippet's texts (the loading line, the no-JavaScript line) are English;
 // SnippetIn writes them in a language of the message catalog.
@@ -77,31 +88,78 @@ func Snippet(base, token string) string { return SnippetIn(language.English, bas
 // SnippetIn is Snippet with its texts in the language of tag (the
 // session's, as the service renders it).
 func SnippetIn(tag language.Tag, base, token string) string {
-	lang, _ := tag.Base()
-	if plainToken(token) {
-		key := lang.String() + "\x00" + base
-		if parts, ok := snippetParts.Load(key); ok {
-			p := parts.([2]string)
-			return p[0] + token + p[1]
-		}
-		rendered := renderSnippet(lang, base, snippetPlaceholder)
-		if before, after, ok := strings.Cut(rendered, snippetPlaceholder); ok && !strings.Contains(after, snippetPlaceholder) {
-			if snippetBases.Add(1) <= maxSnippetBases {
-				snippetParts.Store(key, [2]string{before, after})
-			}
-			return before + token + after
-		}
-	}
-	return renderSnippet(lang, base, token)
+	return SnippetFor(tag, base, token, SnippetConfiguration{})
 }
 
-// snippetPlaceholder stands for the token when Snippet renders the markup
-// around it; it is a plain token, so the template leaves it unchanged.
-const snippetPlaceholder = "deliverykit_token_placeholder_7f3a"
+// SnippetFor is SnippetIn with the container and global that cfg names.
+// cfg is expected to be valid (requests are checked); its names are
+// escaped all the same.
+func SnippetFor(tag language.Tag, base, token string, cfg SnippetConfiguration) string {
+	lang, _ := tag.Base()
+	container, object := cfg.names()
+	if !plainToken(token) || !plainToken(container) || !plainToken(object) {
+		return renderSnippet(lang, base, container, object, token)
+	}
+	key := lang.String() + "\x00" + base
+	if parts, ok := snippetParts.Load(key); ok {
+		return splice(parts.(*[4]string), container, object, token)
+	}
+	parts, ok := cutSnippet(renderSnippet(lang, base, containerPlaceholder, objectPlaceholder, tokenPlaceholder))
+	if !ok {
+		return renderSnippet(lang, base, container, object, token)
+	}
+	if snippetBases.Add(1) <= maxSnippetBases {
+		snippetParts.Store(key, parts)
+	}
+	return splice(parts, container, object, token)
+}
 
-// snippetParts caches, by language and base, the markup before and after
-// the token. Bases are few (one per Service, from configuration) and so
-// are languages; past
+// Placeholders stand for the container id, the object id and the token
+// when SnippetFor renders the markup around them; they are plain, so the
+// template leaves them unchanged.
+const (
+	containerPlaceholder = "deliverykit_container_placeholder_7f3a"
+	objectPlaceholder    = "deliverykit_object_placeholder_7f3a"
+	tokenPlaceholder     = "deliverykit_token_placeholder_7f3a"
+)
+
+// cutSnippet splits markup rendered with the placeholders into the four
+// parts around them. It fails when a placeholder is not where the template
+// puts it exactly once (a base that holds one).
+func cutSnippet(rendered string) (*[4]string, bool) {
+	var parts [4]string
+	rest := rendered
+	for i, ph := range []string{containerPlaceholder, objectPlaceholder, tokenPlaceholder} {
+		if strings.Count(rendered, ph) != 1 {
+			return nil, false
+		}
+		before, after, ok := strings.Cut(rest, ph)
+		if !ok {
+			return nil, false
+		}
+		parts[i], rest = before, after
+	}
+	parts[3] = rest
+	return &parts, true
+}
+
+func splice(p *[4]string, container, object, token string) string {
+	var b strings.Builder
+	b.Grow(len(p[0]) + len(p[1]) + len(p[2]) + len(p[3]) + len(container) + len(object) + len(token))
+	b.WriteString(p[0])
+	b.WriteString(container)
+	b.WriteString(p[1])
+	b.WriteString(object)
+	b.WriteString(p[2])
+	b.WriteString(token)
+	b.WriteString(p[3])
+	return b.String()
+}
+
+// snippetParts caches, by language and base, the markup around the
+// container id, the object id and the token. Bases are few (one per
+// Service, from configuration) and so are languages; the names and the
+// token are spliced in, so sessions' configurations add no entries. Past
 // maxSnippetBases a caller passing bases of its own gets them rendered
 // each time, so the cache cannot grow with traffic.
 var (
@@ -111,14 +169,15 @@ var (
 
 const maxSnippetBases = 64
 
-func renderSnippet(lang language.Base, base, token string) string {
+func renderSnippet(lang language.Base, base, container, object, token string) string {
 	var b bytes.Buffer
 	tag, _ := language.Compose(lang)
 	data := struct {
 		Lang, Base, Token string
+		Container, Object string
 		Loading, NoScript string
 		Bootstrap         template.JS
-	}{lang.String(), base, token, i18n.Text(tag, "widget.loading"), i18n.Text(tag, "widget.noscript"), template.JS(BootstrapScript)}
+	}{lang.String(), base, token, container, object, i18n.Text(tag, "widget.loading"), i18n.Text(tag, "widget.noscript"), template.JS(BootstrapScript)}
 	if err := snippetTmpl.Execute(&b, data); err != nil {
 		panic("checkout: snippet template: " + err.Error()) // static template, string fields: cannot fail
 	}
@@ -169,15 +228,15 @@ var (
 	langCount atomic.Int64
 )
 
-// plainToken reports whether every byte of t is a letter, digit, '_' or
-// '-': characters no HTML escaping changes.
+// plainToken reports whether every byte of t is a letter, digit, '_', '-'
+// or '$': characters no HTML escaping changes.
 func plainToken(t string) bool {
 	if t == "" {
 		return false
 	}
 	for i := 0; i < len(t); i++ {
 		c := t[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '$') {
 			return false
 		}
 	}

@@ -1,10 +1,15 @@
-// deliverykit checkout widget: renders the shipping selector of one
-// checkout session into every element carrying data-deliverykit-token.
+// deliverykit checkout widget: renders the shipping selector of a
+// checkout session into every element carrying data-deliverykit-token
+// (the snippet's container).
 //
 // Front-end API, the one merchant front-ends of this API use:
 //   window._sw(function (api) { … })   run fn with the api (queued calls
 //                                      made before this script loaded run
-//                                      when it starts)
+//                                      when it starts). _sw is the
+//                                      container's data-deliverykit-object:
+//                                      a session's snippet_configuration
+//                                      renames it, and each name has its
+//                                      own api, bound to its containers.
 //   api.on(event, handler)             subscribe to an event
 //   api.suspend()                      freeze the widget while the merchant
 //                                      updates the session
@@ -42,24 +47,46 @@
   }
   var widgets = [];
   var uid = 0;
-  var handlers = {};
+  // The front-end's globals by name (_sw unless renamed): each has its
+  // own handlers and acts on its own containers' widgets only, so two
+  // widgets on one page do not hear each other's events.
+  var globals = {};
 
-  function emit(name) {
-    var args = Array.prototype.slice.call(arguments, 1);
-    (handlers[name] || []).forEach(function (h) {
-      try { h.apply(null, args); } catch (e) { setTimeout(function () { throw e; }); }
-    });
+  // Names the snippet's bootstrap accepts; the server allows fewer.
+  var globalName = /^[A-Za-z_$][\w$]{0,63}$/;
+
+  function globalFor(name) {
+    if (globals[name]) return globals[name];
+    var handlers = {};
+    var mine = function () { return widgets.filter(function (w) { return w.object === name; }); };
+    var api = {
+      on: function (event, handler) {
+        if (typeof handler !== "function") return api;
+        (handlers[event] = handlers[event] || []).push(handler);
+        return api;
+      },
+      suspend: function () { mine().forEach(function (w) { w.suspend(); }); },
+      resume: function () { return Promise.all(mine().map(function (w) { return w.resume(); })); },
+    };
+    var emit = function (event, args) {
+      (handlers[event] || []).forEach(function (h) {
+        try { h.apply(null, args); } catch (e) { setTimeout(function () { throw e; }); }
+      });
+    };
+    return (globals[name] = { api: api, emit: emit });
   }
 
-  var api = {
-    on: function (name, handler) {
-      if (typeof handler !== "function") return api;
-      (handlers[name] = handlers[name] || []).push(handler);
-      return api;
-    },
-    suspend: function () { widgets.forEach(function (w) { w.suspend(); }); },
-    resume: function () { return Promise.all(widgets.map(function (w) { return w.resume(); })); },
-  };
+  // install makes window[name] run its function with the name's api at
+  // once, after running the calls the bootstrap's queue collected.
+  function install(name) {
+    var cur = window[name];
+    if (cur && cur.deliverykit) return;
+    var api = globalFor(name).api;
+    var run = function (fn) { if (typeof fn === "function") fn(api); };
+    run.deliverykit = true;
+    window[name] = run;
+    ((cur && cur.q) || []).forEach(function (args) { run.apply(null, args); });
+  }
 
   // Colours are variables: the site's accent (branding) and a dark
   // scheme when the shopper's system asks for one.
@@ -154,8 +181,15 @@
     this.suspended = false;
     this.state = null;
     this.group = "dk-option-" + ++uid;
+    var name = root.getAttribute("data-deliverykit-object");
+    this.object = globalName.test(name || "") ? name : "_sw";
     root.classList.add("dk-widget");
   }
+
+  // emit fires an event at the handlers of this widget's global.
+  Widget.prototype.emit = function (event) {
+    globalFor(this.object).emit(event, Array.prototype.slice.call(arguments, 1));
+  };
 
   Widget.prototype.request = function (method, path, body) {
     return fetch(this.base + path, {
@@ -193,7 +227,7 @@
     var first = !was;
     was = was || {};
     function changed(k) { return !first && JSON.stringify(was[k]) !== JSON.stringify(now[k]); }
-    emit("data_changed", copy(now), {
+    this.emit("data_changed", copy(now), {
       initial_load: first,
       price_changed: changed("price"),
       delivery_type_changed: changed("delivery_type"),
@@ -207,14 +241,14 @@
     var deliveryMoved = changed("delivery_address");
     var billingMoved = changed("billing_address");
     if (totalMoved || deliveryMoved || billingMoved) {
-      emit("summary_changed", copy(now), {
+      this.emit("summary_changed", copy(now), {
         total_value_changed: totalMoved,
         delivery_address_changed: deliveryMoved,
         billing_address_changed: billingMoved,
       });
     }
     if (deliveryMoved || billingMoved) {
-      emit("address_changed", { delivery_address: copy(now.delivery_address), billing_address: copy(now.billing_address) });
+      this.emit("address_changed", { delivery_address: copy(now.delivery_address), billing_address: copy(now.billing_address) });
     }
   };
 
@@ -242,7 +276,7 @@
         var option = copy(s.summary) || {};
         option.id = s.selected;
         option.addons = s.addons || [];
-        emit("shipping_option_changed", option);
+        w.emit("shipping_option_changed", option);
         w.report(s.summary);
       },
       function (e) { w.fail(e); }
@@ -594,25 +628,32 @@
     return this.load();
   };
 
+  // scan binds a widget to every container not yet bound and installs
+  // its global. Widgets whose container left the page are dropped: a
+  // front-end that renders the snippet again gets a new container.
   function scan() {
     injectStyle();
+    widgets = widgets.filter(function (w) { return w.root.isConnected; });
     document.querySelectorAll("[data-deliverykit-token]").forEach(function (root) {
       if (root.deliverykitWidget) return;
       var w = new Widget(root);
       root.deliverykitWidget = w;
       widgets.push(w);
+      install(w.object);
       w.load();
     });
   }
 
-  window.deliverykitCheckout = { suspend: api.suspend, resume: api.resume, scan: scan };
+  window.deliverykitCheckout = {
+    suspend: function () { widgets.forEach(function (w) { w.suspend(); }); },
+    resume: function () { return Promise.all(widgets.map(function (w) { return w.resume(); })); },
+    scan: scan,
+  };
 
   // The snippet's bootstrap queued the calls made before this script ran
-  // in window._sw.q; from now on _sw runs its function at once.
-  var queued = (window._sw && window._sw.q) || [];
-  window._sw = function (fn) { if (typeof fn === "function") fn(api); };
-  queued.forEach(function (args) { window._sw.apply(null, args); });
-
+  // (window._sw.q, or its renamed global's); scan runs them, and from then
+  // on the global runs its function at once.
+  scan();
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", scan);
-  else scan();
+
 })();

@@ -105,7 +105,13 @@ var deliveryCheckoutFieldDocs = map[string]string{
 	"CheckoutCompleteRequest.external_id":       "The merchant's order number: the tracking order's external id. Another completed session's number is 409.",
 	"CheckoutCreateRequest.locales":             "The shopper's locales, best first (sv-SE); at least one.",
 	"CheckoutCreateRequest.search_address":      "Where options are searched until the shopper enters a delivery address.",
-	"CheckoutUpdateRequest.checkout_session_id": "The session to change: any of cart, search_address, external_id and meta must be given.",
+	"CheckoutUpdateRequest.checkout_session_id": "The session to change: any of cart, search_address, external_id, meta and snippet_configuration must be given.",
+
+	// The widget's names on the merchant's page.
+	"CheckoutCreateRequest.snippet_configuration": "Renames html_snippet's container and global for this session (a page with two widgets gives each its own); kept with the session and used in every html_snippet it answers.",
+	"CheckoutUpdateRequest.snippet_configuration": "Replaces the session's snippet_configuration.",
+	"SnippetConfiguration.container_id":           "The id of html_snippet's container element (default shipwallet-container). 400 naming snippet_configuration.container_id otherwise.",
+	"SnippetConfiguration.object_id":              "The global function the front-end calls, window[object_id](function (api) { … }) (default _sw): a JavaScript identifier that is not a reserved word, a browser global (window, document, eval, fetch, …), an object's own property (constructor, __proto__, …) or an event handler property (onload, …). 400 naming snippet_configuration.object_id otherwise.",
 }
 
 var deliveryCheckoutSpec = openAPISpec{

@@ -184,6 +184,10 @@ func constrain(p map[string]any, t reflect.Type, rules string, all bool) {
 			p["pattern"] = "^[A-Z]{3}$"
 		case k == "email":
 			p["format"] = "email"
+		case k == "checkout_html_id": // checkout's SnippetConfiguration
+			p["pattern"] = "^[A-Za-z][A-Za-z0-9_-]{0,63}$"
+		case k == "checkout_js_name": // less the reserved words and globals the description names
+			p["pattern"] = "^[A-Za-z_$][A-Za-z0-9_$]{0,63}$"
 		}
 	}
 	if rest == nil {
