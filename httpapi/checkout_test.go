@@ -200,7 +200,7 @@ func TestCheckoutHTTPErrors(t *testing.T) {
 		{"locales as a string", "POST", "/v1/siw/session.create", siwKey, strings.Replace(siwCreate, `["sv-SE"]`, `"sv-SE"`, 1), 400, []string{"locales"}},
 		{"null cart", "POST", "/v1/siw/session.create", siwKey, `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"], "cart": null}`, 400, []string{"cart"}},
 		{"items as an object", "POST", "/v1/siw/session.create", siwKey, `{"purchase_country": "SE", "purchase_currency": "SEK", "locales": ["sv-SE"], "cart": {"items": {}}}`, 400, []string{"cart.items"}},
-		{"voucher as a number", "POST", "/v1/siw/session.create", siwKey, strings.Replace(siwCreate, `"total_value": 45000`, `"total_value": 45000, "vouchers": [7]`, 1), 400, []string{"cart.vouchers"}},
+		{"voucher as a number", "POST", "/v1/siw/session.create", siwKey, strings.Replace(siwCreate, `"total_value": 45000`, `"total_value": 45000, "vouchers": [7]`, 1), 400, []string{"cart.vouchers[0]"}},
 		{"vouchers as an object", "POST", "/v1/siw/session.create", siwKey, strings.Replace(siwCreate, `"total_value": 45000`, `"total_value": 45000, "vouchers": {"a": 1}`, 1), 400, []string{"cart.vouchers"}},
 		{"older voucher as a list", "POST", "/v1/siw/session.create", siwKey, strings.Replace(siwCreate, `"total_value": 45000`, `"total_value": 45000, "voucher": ["a"]`, 1), 400, []string{"cart.voucher"}},
 		{"customer email as a number", "POST", "/v1/siw/session.complete", siwKey, `{"id": "` + id + `", "customer": {"email": 5}}`, 400, []string{"customer.email"}},

@@ -158,7 +158,7 @@ func TestEndpointErrorsAndLimits(t *testing.T) {
 		{"ok, unknown fields ignored", call{"POST", "/v1/delivery_tracking/test", auth, `{"name":"x","count":2,"extra":{"a":1}}`}, 200, "", nil},
 		{"empty body is an empty object", call{"POST", "/v1/delivery_tracking/test", auth, ``}, 400, "invalid argument: invalid request: name: is required", []string{"name"}},
 		{"malformed", call{"POST", "/v1/delivery_tracking/test", auth, `{"name":`}, 400, "", []string{""}},
-		{"wrong type", call{"POST", "/v1/delivery_tracking/test", auth, `{"count":"two"}`}, 400, "invalid argument: invalid request: count: expected an integer, got string", []string{"count"}},
+		{"wrong type", call{"POST", "/v1/delivery_tracking/test", auth, `{"count":"two"}`}, 400, "invalid argument: invalid request: count: expected an integer, got string \"two\"", []string{"count"}},
 		{"out of range", call{"POST", "/v1/delivery_tracking/test", auth, `{"count":99999999999}`}, 400, "", []string{"count"}},
 		{"too large", call{"POST", "/v1/delivery_tracking/test", auth, `{"name":"` + strings.Repeat("x", 100) + `"}`}, 413, "request too large: request body too large: the limit is 64 bytes", nil},
 		{"method not allowed", call{"GET", "/v1/delivery_tracking/test", auth, ``}, 405, "method not allowed: GET is not allowed here; allowed: POST", nil},

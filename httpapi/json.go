@@ -71,18 +71,29 @@ var decodeRequest = decodeFast
 func decodeFast(body []byte, v any) error {
 	if err := gojson.Unmarshal(body, v); err != nil {
 		if err := json.Unmarshal(body, v); err != nil {
-			return jsonError(err)
+			return jsonError(body, reflect.TypeOf(v), err)
 		}
 		// Accepted by encoding/json after all: its result stands.
 	}
 	return nil
 }
 
-// jsonError turns an encoding/json error into an InvalidArgument that names
-// the field (for type errors) or the byte offset (for syntax errors).
-func jsonError(err error) error {
+// jsonError turns an encoding/json error of decoding body into a value of
+// type t into an InvalidArgument that names the field by its full JSON
+// path (for a value of the wrong type) or the byte offset (for syntax
+// errors).
+func jsonError(body []byte, t reflect.Type, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &syn) && t != nil {
+		if p, ok := findTypeProblem(body, t); ok {
+			field := p.path
+			if field == "" {
+				field = "(body)"
+			}
+			return deliverykit.InvalidField(field, "type", p.msg)
+		}
+	}
 	switch {
 	case errors.As(err, &syn):
 		return deliverykit.InvalidField("", "json", "malformed JSON at byte "+strconv.FormatInt(syn.Offset, 10)+": "+syn.Error())

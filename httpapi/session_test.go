@@ -222,7 +222,7 @@ func TestSessionHTTPErrors(t *testing.T) {
 			[]string{"deliveries[0].recipient_contact.address.coordinates.lat"}},
 		{"malformed locale", e, "POST", "/delivery/v1/sessions", sessKey, strings.Replace(sessBody, `"sv-SE"`, `"swedish"`, 1), 400, 3, []string{"purchase.locales[0]"}},
 		{"price not a number", e, "POST", "/delivery/v1/sessions", sessKey, strings.Replace(sessBody, `"price": "45000"`, `"price": "cheap"`, 1), 400, 3,
-			[]string{"deliveries.line_items.price"}},
+			[]string{"deliveries[0].line_items[0].price"}},
 		{"malformed JSON", e, "POST", "/delivery/v1/sessions", sessKey, `{"purchase": `, 400, 3, []string{""}},
 		{"no purchase", e, "POST", "/delivery/v1/sessions", sessKey, `{}`, 400, 3, []string{"deliveries", "purchase"}},
 		{"unknown session", e, "GET", "/delivery/v1/sessions/nope", sessKey, "", 404, 5, nil},

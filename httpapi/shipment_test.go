@@ -291,7 +291,7 @@ func TestShipmentErrors(t *testing.T) {
 		{"no key", som("POST", "/shipments.create", "", shipmentBody), 401, "unauthenticated", ""},
 		{"wrong method", som("GET", "/shipments.create", "demo-key", ""), 405, "method not allowed", ""},
 		{"unknown endpoint", som("POST", "/shipments.explode", "demo-key", "{}"), 404, "not found", ""},
-		{"wrong type", som("POST", "/shipments.create", "demo-key", `{"parcels":[{"weight":"heavy"}]}`), 400, "invalid argument", "parcels.weight"},
+		{"wrong type", som("POST", "/shipments.create", "demo-key", `{"parcels":[{"weight":"heavy"}]}`), 400, "invalid argument", "parcels[0].weight"},
 		{"validation", som("POST", "/shipments.create", "demo-key", `{"receiver":{"name":"A","address":{}},"parcels":[{"weight":0,"deliveries":[{"carrier_product_ref":"np-home"}]}]}`), 400, "invalid argument", "parcels[0].weight"},
 		{"other site id", som("POST", "/shipments.create", "demo-key", `{"site_id":"demo-site-2"}`), 403, "permission denied", "site_id"},
 		{"other site id in query", som("GET", "/shipments.get?id="+id+"&site_id=demo-site-2", "demo-key", ""), 403, "permission denied", "site_id"},
