@@ -40,23 +40,38 @@ func TestMerchantCheckoutFlow(t *testing.T) {
 		"locales": ["sv-SE"], "external_id": "web-5001", "meta": {"channel": "web"},
 		"cart": {"cart_id": "cart-5001", "total_value": 45000, "vouchers": ["FREESHIP"], "voucher": "Welcome",
 		         "items": [{"sku": "tent", "name": "Tent", "quantity": 1, "price": 45000, "weight": 2400,
-		                    "dimensions": {"height": 200, "length": 500, "width": 200}}]},
+		                    "dimensions": {"height": 200, "length": 500, "width": 200},
+		                    "shipping_date": {"start": "2026-11-24T00:00:00.000Z", "end": "2026-11-24T23:59:59.999Z",
+		                                      "category_tags": [{"name": "express", "shipping_date": {"start": "2026-11-23T00:00:00.000Z"}}]}}]},
 		"search_address": {"postal_code": "111 57", "country": "SE"}}`)
 	if status != 200 {
 		t.Fatalf("session.create: %d %v", status, body)
 	}
 	id, token := get(body, "session", "id").(string), body["token"].(string)
 	want := map[string]any{
-		"session.external_id":                            "web-5001",
-		"session.meta.channel":                           "web",
-		"session.cart.vouchers":                          []any{"freeship", "welcome"},
-		"session.cart.voucher":                           nil,
-		"session.shipping_price":                         nil, // free through the voucher: 0 is omitted
-		"session.result.shipping.delivery_type":          "pickup",
-		"session.result.shipping.shipping_method":        "north-parcel-point",
-		"session.result.shipping.external_method_id":     "NP-PP",
-		"session.result.selection":                       "PRESELECTED_CHOICE",
-		"session.result.pricing.price_components.0.type": "PRICE_COMPONENT_TYPE_SHIPPING",
+		"session.external_id":   "web-5001",
+		"session.meta.channel":  "web",
+		"session.cart.vouchers": []any{"freeship", "welcome"},
+		"session.cart.voucher":  nil,
+		// Free through the voucher: zero is a value, present as 0.
+		"session.shipping_price":                                  float64(0),
+		"session.selected_shipping_option.price":                  float64(0),
+		"session.result.pricing.price":                            float64(0),
+		"session.result.pricing.net_price":                        float64(0),
+		"session.result.pricing.price_components.0.value":         float64(0),
+		"session.result.pricing.price_components.0.vat":           float64(0),
+		"session.cart.items.0.discount":                           float64(0),
+		"session.cart.items.0.out_of_stock":                       false,
+		"session.cart.pre_order":                                  false,
+		"session.cart.items.0.shipping_date.start":                "2026-11-24T00:00:00Z",
+		"session.cart.items.0.shipping_date.category_tags.0.name": "express",
+		// The goods ship on the 24th: the merchant hands them over then.
+		"session.result.delivery_time.pickup_from_merchant.earliest": "2026-11-24T15:00:00+01:00",
+		"session.result.shipping.delivery_type":                      "pickup",
+		"session.result.shipping.shipping_method":                    "north-parcel-point",
+		"session.result.shipping.external_method_id":                 "NP-PP",
+		"session.result.selection":                                   "PRESELECTED_CHOICE",
+		"session.result.pricing.price_components.0.type":             "PRICE_COMPONENT_TYPE_SHIPPING",
 	}
 	checkPaths(t, "create", body, want)
 
