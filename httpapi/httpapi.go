@@ -103,6 +103,9 @@ type Options struct {
 	// RateLimits limits requests per site, widget token and client
 	// address. The zero value applies the documented defaults.
 	RateLimits RateLimits
+	// Uploads bounds the complaint photo uploads received at once. The
+	// zero value applies the documented defaults.
+	Uploads UploadLimits
 	// Tracking, when set, serves area A under /v1/delivery_tracking and
 	// the customer tracking page.
 	Tracking *tracking.Service
@@ -140,6 +143,7 @@ type server struct {
 	health  func(context.Context) error
 	ready   func(context.Context) error
 	limits  limiters
+	uploads *uploadGate
 	mux     *http.ServeMux
 	metrics *Metrics
 	handler http.Handler // mux behind the middleware
@@ -172,6 +176,7 @@ func newServer(opts Options) *server {
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
+	s.uploads = newUploadGate(opts.Uploads, max(s.maxBody, complaintUploadLimit))
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}
