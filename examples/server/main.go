@@ -61,6 +61,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -157,6 +158,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.store, "store", "bolt", "store: bolt (one file, survives restarts), memory (lost at exit) or postgres (shared by several servers)")
 	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string (with -store postgres), e.g. \"host=db.internal dbname=deliverykit pool_max_conns=16\"")
 	fs.StringVar(&f.configPath, "config", "", "configuration file (JSON); empty uses the embedded demo configuration")
+	fs.BoolVar(&f.dev, "dev", false, "development: let -config use the public API keys and image URL secret of the demo configuration (config/demo.json)")
 	fs.StringVar(&f.checkConfig, "check-config", "", "validate this configuration file, print a summary of it and exit (status 2 when it is invalid)")
 	fs.StringVar(&f.compact, "compact", "", "copy the bolt file -db into this new file, keeping only the pages in use, and exit; run it with the server stopped, then replace -db with the copy")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
@@ -560,13 +562,50 @@ func serveMetrics(handler http.Handler, reg *prometheus.Registry, f flags, h hoo
 }
 
 // loadConfig reads -config, or takes the demo configuration and warns
-// that its keys are public.
+// that its keys are public. A -config file that reuses the demo
+// configuration's keys or secret (a copy of config/demo.json) is refused
+// unless -dev is given: anyone can read them in this repository.
 func loadConfig(f flags, log *slog.Logger) (*config.Config, error) {
 	if f.configPath != "" {
-		return config.Load(f.configPath)
+		cfg, err := config.Load(f.configPath)
+		if err != nil {
+			return nil, err
+		}
+		if f.dev {
+			log.Warn("-dev: the configuration may use the public demo keys and secrets")
+			return cfg, nil
+		}
+		if err := checkNoDemoSecrets(cfg); err != nil {
+			return nil, fmt.Errorf("-config %s: %w", f.configPath, err)
+		}
+		return cfg, nil
 	}
 	log.Warn("using the embedded demo configuration: its API keys are public, use -config outside development")
 	return config.Demo(), nil
+}
+
+// checkNoDemoSecrets refuses a configuration that uses an API key or the
+// image URL secret of the demo configuration, naming the setting to
+// change.
+func checkNoDemoSecrets(cfg *config.Config) error {
+	demo := config.Demo()
+	public := map[string]bool{}
+	for _, st := range demo.Sites {
+		for _, d := range st.APIKeySHA256 {
+			public[strings.ToLower(d)] = true
+		}
+	}
+	for i, st := range cfg.Sites {
+		for j, d := range st.APIKeySHA256 {
+			if public[strings.ToLower(d)] {
+				return fmt.Errorf("sites[%d].api_key_sha256[%d] is the digest of a public demo API key: make a key of your own (openssl rand -hex 32), put its digest there (printf %%s \"$KEY\" | sha256sum), or pass -dev to run with the demo keys", i, j)
+			}
+		}
+	}
+	if secret := cfg.ImageURLSecret(); secret != nil && bytes.Equal(secret, demo.ImageURLSecret()) {
+		return errors.New("returns.image_url_secret is the public demo secret: set a new one (openssl rand -hex 32), or pass -dev to run with it")
+	}
+	return nil
 }
 
 // runLoops starts the loops that send due notifications, retry cross-area

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +24,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
@@ -101,6 +104,15 @@ func TestRunRejectsBadInput(t *testing.T) {
 	dir := t.TempDir()
 	badConfig := filepath.Join(dir, "bad.json")
 	os.WriteFile(badConfig, []byte(`{"sites":[{"id":"s","name":"S","api_key_sha256":["xyz"]}]}`), 0o600)
+	demo, err := os.ReadFile("../../config/demo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demoCopy := filepath.Join(dir, "demo-copy.json")
+	os.WriteFile(demoCopy, demo, 0o600)
+	demoSecret := filepath.Join(dir, "demo-secret.json")
+	os.WriteFile(demoSecret, []byte(`{"sites":[{"id":"s","name":"S","api_key_sha256":["`+hex.EncodeToString(sha256.New().Sum(nil))+`"]}],
+		"returns":{"image_url_secret":"`+config.Demo().Returns.ImageURLSecret+`"}}`), 0o600)
 	tests := []struct {
 		args    []string
 		wantErr string
@@ -112,6 +124,8 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"-config", badConfig}, "sites[0].api_key_sha256[0]"},
 		{[]string{"-config", filepath.Join(dir, "missing.json")}, "missing.json"},
+		{[]string{"-config", demoCopy}, "sites[0].api_key_sha256[0] is the digest of a public demo API key"},
+		{[]string{"-config", demoSecret}, "returns.image_url_secret is the public demo secret"},
 		{[]string{"-store", "memory", "-addr", "256.0.0.1:1"}, "256.0.0.1"},
 		{[]string{"-rate-limits", "site"}, `want class=off, class=RATE or class=RATE:BURST`},
 		{[]string{"-rate-limits", "shop=5"}, `unknown class "shop"`},
@@ -651,6 +665,25 @@ func TestMetrics(t *testing.T) {
 		if v, err := strconv.ParseFloat(got[name], 64); err != nil || v <= 0 {
 			t.Errorf("%s = %q, want more than 0", name, got[name])
 		}
+	}
+}
+
+// TestDevAllowsDemoSecrets: with -dev, a copy of the demo configuration
+// (the README's webhook walkthrough of old) starts.
+func TestDevAllowsDemoSecrets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo.json")
+	demo, err := os.ReadFile("../../config/demo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, demo, 0o600)
+	base, done, stop := start(t, hooks{}, "-config", path, "-dev")
+	if got := get(t, base+"/healthz", nil); got != 200 {
+		t.Errorf("healthz: %d", got)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
 	}
 }
 
