@@ -177,7 +177,8 @@ func (s *server) upload(w http.ResponseWriter, r *http.Request, svc *returns.Ser
 	// A socket deadline is wall-clock time, whatever the handler's clock.
 	// Without a connection to set it on (a handler called directly),
 	// the server's own timeouts are all there is.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.uploads.readTimeout))
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.uploads.readTimeout))
 	var reasonID, text string
 	images := 0
 	for {
@@ -236,6 +237,9 @@ func (s *server) upload(w http.ResponseWriter, r *http.Request, svc *returns.Ser
 			}
 		}
 	}
+	// The body is read: the deadline must not cut the connection's idle
+	// read (which would cancel the request) while the store works.
+	_ = rc.SetReadDeadline(time.Time{})
 	return u.Finish(r.Context(), reasonID, text)
 }
 
