@@ -21,6 +21,9 @@
 //   - An error lists at most 20 field violations, the first in field
 //     order, then one with an empty field and the rule "truncated" that
 //     counts the rest; an error body stays a few KiB whatever the request.
+//   - Complaint photo uploads have limits of their own (Options.Uploads):
+//     per client address, a process-wide budget of body bytes and a read
+//     timeout, checked with the status token before the body is read.
 //   - Requests are rate limited per site, per widget token and per client
 //     address (Options.RateLimits); over a limit the answer is 429 with
 //     Retry-After. A store that cannot write for now (a full disk) makes
