@@ -50,6 +50,9 @@ type Config struct {
 	// Retention says how long records are kept once no longer in use;
 	// missing, every default applies.
 	Retention *Retention `json:"retention,omitempty"`
+	// WebhookPorts are the ports webhook URLs may name besides 443, 80
+	// and 8443 (webhook.DefaultPorts), e.g. a receiver on 9443.
+	WebhookPorts []int `json:"webhook_ports,omitempty"`
 }
 
 // Site is one merchant site. Its id scopes every record the site owns.
@@ -153,6 +156,10 @@ func decodeError(err error) error {
 	return deliverykit.InvalidField("", "json", err.Error())
 }
 
+// maxWebhookPorts bounds webhook_ports: a few receivers' ports, not a
+// range that would undo the limit.
+const maxWebhookPorts = 16
+
 // siteID allows what is safe in a storage key and in a URL.
 var siteID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
@@ -165,6 +172,14 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Sites) == 0 {
 		bad("sites", "required", "at least one site is required")
+	}
+	if len(c.WebhookPorts) > maxWebhookPorts {
+		bad("webhook_ports", "max", fmt.Sprintf("must have at most %d entries", maxWebhookPorts))
+	}
+	for i, port := range c.WebhookPorts {
+		if port < 1 || port > 65535 {
+			bad(fmt.Sprintf("webhook_ports[%d]", i), "port", "must be a port number, 1 to 65535")
+		}
 	}
 	ids := map[string]int{}
 	digests := map[string]string{}
@@ -205,7 +220,7 @@ func (c *Config) Validate() error {
 				bad(p+".catalog."+v.Field, v.Rule, v.Message)
 			}
 		}
-		for _, v := range deliverykit.ViolationsOf(webhook.Validate(s.Webhooks)) {
+		for _, v := range deliverykit.ViolationsOf(webhook.Validate(s.Webhooks, c.WebhookPorts...)) {
 			bad(p+"."+v.Field, v.Rule, v.Message)
 		}
 	}

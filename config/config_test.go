@@ -188,6 +188,45 @@ func TestWebhooks(t *testing.T) {
 	}
 }
 
+// TestWebhookPorts: a webhook URL names 443, 80, 8443, a port of
+// webhook_ports, or any port of a loopback host; anything else is refused
+// at its url, and webhook_ports holds port numbers only.
+func TestWebhookPorts(t *testing.T) {
+	site := func(url, ports string) string {
+		return `{"sites": [{"id": "a", "name": "A", "api_key_sha256": ["` + digestA + `"],
+		  "webhooks": [{"id": "erp", "url": "` + url + `", "secrets": ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], "events": ["parcel.changed"]}]}]` + ports + `}`
+	}
+	tests := []struct {
+		name   string
+		in     string
+		fields []string
+	}{
+		{"no port", site("https://erp.example.com/hooks", ""), nil},
+		{"443", site("https://erp.example.com:443/hooks", ""), nil},
+		{"8443", site("https://erp.example.com:8443/hooks", ""), nil},
+		{"80 over https", site("https://erp.example.com:80/hooks", ""), nil},
+		{"a database's port", site("https://erp.example.com:5432/hooks", ""), []string{"sites[0].webhooks[0].url"}},
+		{"an address and a port", site("https://203.0.113.9:6379/", ""), []string{"sites[0].webhooks[0].url"}},
+		{"allowed", site("https://erp.example.com:9443/hooks", `, "webhook_ports": [9443]`), nil},
+		{"allowed another", site("https://erp.example.com:9444/hooks", `, "webhook_ports": [9443]`), []string{"sites[0].webhooks[0].url"}},
+		{"loopback, development", site("http://127.0.0.1:9000/hooks", ""), nil},
+		{"not a port", site("https://erp.example.com/hooks", `, "webhook_ports": [0, 65536, 8080]`), []string{"webhook_ports[0]", "webhook_ports[1]"}},
+		{"too many", site("https://erp.example.com/hooks", `, "webhook_ports": [`+strings.Repeat("9000, ", maxWebhookPorts)+`9001]`), []string{"webhook_ports"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tt.in))
+			var got []string
+			for _, v := range deliverykit.ViolationsOf(err) {
+				got = append(got, v.Field)
+			}
+			if diff := cmp.Diff(tt.fields, got); diff != "" || (err != nil) != (tt.fields != nil) {
+				t.Errorf("violation fields (-want +got):\n%s\nerror: %v", diff, err)
+			}
+		})
+	}
+}
+
 // TestParseSyntaxPosition: a syntax error says where, by line and column.
 func TestParseSyntaxPosition(t *testing.T) {
 	tests := []struct{ in, want string }{

@@ -349,6 +349,9 @@ func TestSecurityHeaders(t *testing.T) {
 		{"merchant API", req{method: "GET", target: "/v1/delivery_tracking/orders?external_id=ext-1", header: restKey}, 200, api("")},
 		{"merchant API error", req{method: "GET", target: "/delivery/v1/sessions/nope", header: rpcKey}, 404, api("")},
 		{"health", req{method: "GET", target: "/healthz"}, 200, api("")},
+		// A photo keeps its sandbox, also on a refused link.
+		{"complaint photo, bad link", req{method: "GET", target: returns.ComplaintImagePath + "00000000-0000-8000-8000-000000000000?expires=1&signature=x", remote: "192.0.2.9:1"}, 403,
+			map[string]string{"Content-Security-Policy": "sandbox; default-src 'none'", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

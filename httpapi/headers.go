@@ -37,6 +37,11 @@ const (
 	// reads the documents from this server. Nothing from elsewhere loads,
 	// and the page is not framed.
 	policyDocsPage
+	// policyPhoto is a complaint photo a customer uploaded: an image,
+	// never a document, but whatever its bytes a browser that opens it
+	// as a page runs nothing and loads nothing (sandbox), and it is not
+	// framed.
+	policyPhoto
 )
 
 // apiCSP forbids everything: a JSON body opened as a page shows as text.
@@ -48,6 +53,9 @@ const customerPageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 
 
 // docsPageCSP is the policy of the API reference pages (policyDocsPage).
 const docsPageCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// photoCSP is the policy of a complaint photo (policyPhoto).
+const photoCSP = "sandbox; default-src 'none'"
 
 // routeHeaders names the routes whose responses are not policyAPI, by the
 // pattern they are registered with.
@@ -61,6 +69,7 @@ var routeHeaders = map[string]headerPolicy{
 	areaCheckout.base + "/_/widget/address":                      policyAPI,
 	docsReferencePath:                                            policyDocsPage,
 	docsReferencePath + "/{name}":                                policyDocsPage,
+	returns.ComplaintImagePath + "{uuid}":                        policyPhoto,
 }
 
 // The header values, made once: apply runs on every answer, and
@@ -76,6 +85,7 @@ var (
 	hPageCSP     = []string{customerPageCSP}
 	hCrossOrigin = []string{"cross-origin"}
 	hDocsCSP     = []string{docsPageCSP}
+	hPhotoCSP    = []string{photoCSP}
 )
 
 // apply sets p's headers on h.
@@ -99,6 +109,9 @@ func (p headerPolicy) apply(h http.Header) {
 		h["Cross-Origin-Resource-Policy"] = hCrossOrigin
 	case policyDocsPage:
 		h["Content-Security-Policy"] = hDocsCSP
+		h["X-Frame-Options"] = hDeny
+	case policyPhoto:
+		h["Content-Security-Policy"] = hPhotoCSP
 		h["X-Frame-Options"] = hDeny
 	}
 }

@@ -21,6 +21,9 @@
 //   - An error lists at most 20 field violations, the first in field
 //     order, then one with an empty field and the rule "truncated" that
 //     counts the rest; an error body stays a few KiB whatever the request.
+//   - Complaint photo uploads have limits of their own (Options.Uploads):
+//     per client address, a process-wide budget of body bytes and a read
+//     timeout, checked with the status token before the body is read.
 //   - Requests are rate limited per site, per widget token and per client
 //     address (Options.RateLimits); over a limit the answer is 429 with
 //     Retry-After. A store that cannot write for now (a full disk) makes
@@ -103,6 +106,9 @@ type Options struct {
 	// RateLimits limits requests per site, widget token and client
 	// address. The zero value applies the documented defaults.
 	RateLimits RateLimits
+	// Uploads bounds the complaint photo uploads received at once. The
+	// zero value applies the documented defaults.
+	Uploads UploadLimits
 	// Tracking, when set, serves area A under /v1/delivery_tracking and
 	// the customer tracking page.
 	Tracking *tracking.Service
@@ -140,6 +146,7 @@ type server struct {
 	health  func(context.Context) error
 	ready   func(context.Context) error
 	limits  limiters
+	uploads *uploadGate
 	mux     *http.ServeMux
 	metrics *Metrics
 	handler http.Handler // mux behind the middleware
@@ -172,6 +179,7 @@ func newServer(opts Options) *server {
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
+	s.uploads = newUploadGate(opts.Uploads, max(s.maxBody, complaintUploadLimit))
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}

@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -35,7 +37,9 @@ func (s *server) registerComplaints(h returnsHandlers) {
 	s.route(a, base+"/merchant/return/{returnId}/items/{itemId}/complaint", post(h.decideComplaint))
 	// Extension: the customer adds a complaint and photos to a line,
 	// under the status page token (multipart/form-data).
-	s.routePublic(a, returns.StatusPagePath+"{token}/items/{itemId}"+returns.ComplaintPathSuffix, post(h.uploadComplaint))
+	s.routePublic(a, returns.StatusPagePath+"{token}/items/{itemId}"+returns.ComplaintPathSuffix, post(func(w http.ResponseWriter, r *http.Request, _ string) error {
+		return s.uploadComplaint(w, r, h.svc)
+	}))
 	s.routePublic(a, returns.ComplaintImagePath+"{uuid}", methods{http.MethodGet: h.complaintPhoto, http.MethodHead: h.complaintPhoto})
 }
 
@@ -67,20 +71,36 @@ func (h returnsHandlers) decideComplaint(w http.ResponseWriter, r *http.Request,
 
 // uploadComplaint reads a multipart/form-data upload: fields reasonId and
 // text (when the line has no complaint yet) and files "image" (repeated).
-// The body is read as a stream, each photo through a limit one byte past
-// the largest allowed, so nothing past the limits is buffered or written
-// to disk. A form a browser posted (Accept names text/html) is answered
+// Nothing of the body is read before the upload is known to be wanted:
+// the address has fewer than its uploads in progress (429), the token,
+// return and line take photos (404, 400), and the process's upload budget
+// has room for the body (503). The body is then read as a stream under a
+// read deadline (408), each photo sniffed from its first bytes and
+// streamed into the photo store through a limit one byte past the largest
+// allowed. A form a browser posted (Accept names text/html) is answered
 // with a redirect to the status page, which says so next to the form when
 // the upload was refused (?complaint_error=item id); other clients get
 // the line (201) or the error.
-func (h returnsHandlers) uploadComplaint(w http.ResponseWriter, r *http.Request, _ string) error {
+func (s *server) uploadComplaint(w http.ResponseWriter, r *http.Request, svc *returns.Service) error {
 	item, err := returnsPathID(r, "itemId")
 	if err != nil {
 		return err
 	}
+	addr := addressKey(clientAddr(r, s.limits.proxies))
+	if !s.uploads.enter(addr) {
+		w.Header().Set("Connection", "close")
+		s.writeRefusal(w, r, styleSpring, errUploadsFromAddress)
+		return nil
+	}
+	defer s.uploads.leave(addr)
 	browser := strings.Contains(r.Header.Get("Accept"), "text/html")
 	token := r.PathValue("token")
-	ret, err := h.upload(r, token, item)
+	ret, err := s.upload(w, r, svc, token, item)
+	if err != nil {
+		// The body may be unread: closing the connection spares
+		// reading the rest of it just to reuse the connection.
+		w.Header().Set("Connection", "close")
+	}
 	if browser && err != nil && refusedUpload(err) {
 		w.Header().Set("Location", returns.StatusPagePath+token+"?complaint_error="+strconv.FormatUint(item, 10)+"#complaint-"+strconv.FormatUint(item, 10))
 		w.Header().Set("Cache-Control", "no-store")
@@ -88,6 +108,9 @@ func (h returnsHandlers) uploadComplaint(w http.ResponseWriter, r *http.Request,
 		return nil
 	}
 	if err != nil {
+		if s.writeRefusal(w, r, styleSpring, err) {
+			return nil
+		}
 		return err
 	}
 	if browser {
@@ -112,15 +135,20 @@ func refusedUpload(err error) bool {
 	if errors.Is(err, errBodyTooLarge) {
 		return true
 	}
+	var wr *wireRefusal
+	if errors.As(err, &wr) {
+		return false
+	}
 	k := deliverykit.KindOf(err)
 	return k == deliverykit.KindInvalidArgument || k == deliverykit.KindFailedPrecondition
 }
 
 // upload reads the upload of r and adds it to line item of the return of
-// token.
-func (h returnsHandlers) upload(r *http.Request, token string, item uint64) (returns.Return, error) {
+// token. Its checks come before the first read of the body.
+func (s *server) upload(w http.ResponseWriter, r *http.Request, svc *returns.Service, token string, item uint64) (returns.Return, error) {
 	var none returns.Return
-	if limit := requestInfoFrom(r.Context()).maxBody; limit > 0 && r.ContentLength > limit {
+	limit := requestInfoFrom(r.Context()).maxBody
+	if limit > 0 && r.ContentLength > limit {
 		return none, fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, limit)
 	}
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -131,7 +159,28 @@ func (h returnsHandlers) upload(r *http.Request, token string, item uint64) (ret
 	if err != nil {
 		return none, deliverykit.InvalidField("Content-Type", "multipart", "must be multipart/form-data with a boundary")
 	}
-	var in returns.ComplaintUpload
+	u, err := svc.StartComplaintUpload(r.Context(), token, item)
+	if err != nil {
+		return none, err
+	}
+	defer u.Abort(r.Context())
+	// The body takes its declared length of the budget, or the whole
+	// limit when it declares none (it cannot pass either).
+	size := limit
+	if r.ContentLength >= 0 {
+		size = r.ContentLength
+	}
+	if !s.uploads.reserve(size) {
+		return none, errUploadBudget
+	}
+	defer s.uploads.release(size)
+	// A socket deadline is wall-clock time, whatever the handler's clock.
+	// Without a connection to set it on (a handler called directly),
+	// the server's own timeouts are all there is.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.uploads.readTimeout))
+	var reasonID, text string
+	images := 0
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -143,21 +192,30 @@ func (h returnsHandlers) upload(r *http.Request, token string, item uint64) (ret
 		name := part.FormName()
 		switch {
 		case name == "image":
-			field := "image[" + strconv.Itoa(len(in.Images)) + "]"
-			if len(in.Images) == returns.MaxComplaintImages {
-				return none, deliverykit.InvalidField("image", "max", "at most "+strconv.Itoa(returns.MaxComplaintImages)+" photos per complaint")
+			body := io.Reader(&bodyReader{part})
+			if part.FileName() == "" {
+				// A browser form's file input with no file chosen
+				// sends an empty part without a file name.
+				var first [1]byte
+				n, err := io.ReadFull(body, first[:])
+				if errors.Is(err, io.EOF) {
+					continue
+				}
+				if err != nil {
+					return none, uploadReadError(err)
+				}
+				body = io.MultiReader(bytes.NewReader(first[:n]), body)
 			}
-			data, err := io.ReadAll(io.LimitReader(part, returns.MaxComplaintImageBytes+1))
-			if err != nil {
-				return none, uploadReadError(err)
+			field := "image[" + strconv.Itoa(images) + "]"
+			images++
+			if err := u.AddPhoto(r.Context(), field, body); err != nil {
+				// A refused photo or a failing photo store is
+				// answered as it is; a failed read of the body as one.
+				if bre := (*bodyReadError)(nil); errors.As(err, &bre) {
+					return none, uploadReadError(bre.err)
+				}
+				return none, err
 			}
-			if len(data) > returns.MaxComplaintImageBytes {
-				return none, deliverykit.InvalidField(field, "max", "must be at most "+strconv.Itoa(returns.MaxComplaintImageBytes)+" bytes")
-			}
-			if len(data) == 0 && part.FileName() == "" {
-				continue // a browser form's file input with no file chosen
-			}
-			in.Images = append(in.Images, returns.UploadedImage{Field: field, Data: data})
 		case name == "reasonId" || name == "text":
 			data, err := io.ReadAll(io.LimitReader(part, complaintFieldLimit+1))
 			if err != nil {
@@ -167,9 +225,9 @@ func (h returnsHandlers) upload(r *http.Request, token string, item uint64) (ret
 				return none, deliverykit.InvalidField(name, "max", "is too long")
 			}
 			if name == "reasonId" {
-				in.ReasonID = string(data)
+				reasonID = string(data)
 			} else {
-				in.Text = strings.ReplaceAll(string(data), "\r\n", "\n")
+				text = strings.ReplaceAll(string(data), "\r\n", "\n")
 			}
 		default:
 			// Unknown fields are ignored, as in JSON bodies, but not
@@ -179,15 +237,38 @@ func (h returnsHandlers) upload(r *http.Request, token string, item uint64) (ret
 			}
 		}
 	}
-	return h.svc.AddComplaintPhotos(r.Context(), token, item, in)
+	// The body is read: the deadline must not cut the connection's idle
+	// read (which would cancel the request) while the store works.
+	_ = rc.SetReadDeadline(time.Time{})
+	return u.Finish(r.Context(), reasonID, text)
 }
 
+// bodyReader marks the errors of reading the body, so that they are told
+// apart from the photo store's once AddPhoto has wrapped them.
+type bodyReader struct{ r io.Reader }
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = &bodyReadError{err}
+	}
+	return n, err
+}
+
+type bodyReadError struct{ err error }
+
+func (e *bodyReadError) Error() string { return "reading the body: " + e.err.Error() }
+func (e *bodyReadError) Unwrap() error { return e.err }
+
 // uploadReadError is a failed read of an upload: over the body limit is
-// 413, anything else a malformed body.
+// 413, past the read deadline 408, anything else a malformed body.
 func uploadReadError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, mbe.Limit)
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return errUploadTimeout
 	}
 	return deliverykit.InvalidField("body", "multipart", "is not a readable multipart/form-data body")
 }
@@ -195,7 +276,8 @@ func uploadReadError(err error) error {
 // complaintPhoto serves a photo a signed URL names. The signature is the
 // credential: altered or expired URLs are 403. The type is the one sniffed
 // from the bytes, never sniffed again by the browser, and the answer may
-// be cached privately until the URL expires.
+// be cached privately until the URL expires. Its security headers
+// (policyPhoto) sandbox it should a browser open it as a page.
 func (h returnsHandlers) complaintPhoto(w http.ResponseWriter, r *http.Request, _ string) error {
 	q := r.URL.Query()
 	img, err := h.svc.ComplaintPhoto(r.Context(), r.PathValue("uuid"), q.Get("expires"), q.Get("signature"))
@@ -206,7 +288,6 @@ func (h returnsHandlers) complaintPhoto(w http.ResponseWriter, r *http.Request, 
 	hd.Set("Content-Type", img.ContentType)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Disposition", "inline")
-	hd.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	hd.Set("Cache-Control", "private, max-age="+strconv.FormatInt(int64(img.MaxAge/time.Second), 10))
 	hd.Set("Expires", img.Expires.UTC().Format(http.TimeFormat))
 	hd.Set("Content-Length", strconv.Itoa(len(img.Data)))

@@ -1,13 +1,18 @@
 package reliability
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestFloodedKeyIsRateLimited runs the example server with its default
@@ -123,4 +128,73 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+// TestStalledUploadsKeepMemory is the attack on complaint photos: 40
+// connections each start a 25 MiB upload to a status token nobody has
+// and send 4 MiB of a photo, then stall. With no bound per address, every
+// one reaches the token check and is answered 404 without its body read,
+// and the server's resident memory grows by less than the 64 MiB upload
+// budget (it grew by over a GiB when photos were read before the token).
+func TestStalledUploadsKeepMemory(t *testing.T) {
+	t.Parallel()
+	p := startServer(t, filepath.Join(t.TempDir(), "dk.db"), "-uploads-per-address", "-1")
+	rss := func() int64 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/status")
+		if err != nil {
+			t.Skipf("no /proc to read the server's memory from: %v", err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+				return kb << 10
+			}
+		}
+		t.Skip("no VmRSS in /proc")
+		return 0
+	}
+	before := rss()
+	const conns = 40
+	part := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 4<<20)...)
+	head := "POST /returns/customer/return/rt_nobody/items/1/complaint HTTP/1.1\r\nHost: test\r\n" +
+		"Content-Type: multipart/form-data; boundary=XB\r\nContent-Length: 26000000\r\n\r\n" +
+		"--XB\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.png\"\r\n\r\n"
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		statuses = map[int]int{}
+	)
+	for range conns {
+		c, err := net.Dial("tcp", p.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		go func() {
+			if _, err := io.WriteString(c, head); err == nil {
+				c.Write(part)
+			}
+		}()
+		wg.Go(func() {
+			c.SetReadDeadline(time.Now().Add(20 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Errorf("no answer to a stalled upload: %v", err)
+				return
+			}
+			resp.Body.Close()
+			mu.Lock()
+			statuses[resp.StatusCode]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	grown := rss() - before
+	t.Logf("resident memory %d MiB, grew by %d MiB", (before+grown)>>20, grown>>20)
+	if grown >= 64<<20 {
+		t.Errorf("resident memory grew by %d MiB with %d uploads stalled", grown>>20, conns)
+	}
+	if statuses[404] != conns {
+		t.Errorf("answers %v, want %d × 404", statuses, conns)
+	}
 }

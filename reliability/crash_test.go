@@ -666,7 +666,7 @@ func TestCrashSafety(t *testing.T) {
 		// Four writers of one demo site go as fast as the server lets
 		// them: rate limits would refuse most writes, not test them.
 		// Notifications and webhooks are sent at once.
-		p := startServer(t, db, "-rate-limits", "off", "-config", cfg,
+		p := startServer(t, db, "-rate-limits", "off", "-config", cfg, "-dev",
 			"-webhooks-allow-private", "-webhook-interval", "200ms", "-notify-interval", "200ms",
 			"-outbox-lease", crashLease, "-webhook-lease", crashLease)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second+2*effectDeadline)

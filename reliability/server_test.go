@@ -85,7 +85,7 @@ var listening = regexp.MustCompile(`msg="deliverykit listening" addr=(\S+)`)
 func startServer(t *testing.T, db string, extra ...string) *proc {
 	t.Helper()
 	bin := serverBinary(t)
-	args := append([]string{"-addr", "127.0.0.1:0", "-db", db}, extra...)
+	args := append([]string{"-addr", "127.0.0.1:0", "-metrics-addr", "off", "-db", db}, extra...)
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

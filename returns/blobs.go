@@ -1,9 +1,11 @@
 package returns
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,6 +28,31 @@ type Blobs interface {
 	GetBlob(ctx context.Context, key string) ([]byte, error)
 	// DeleteBlob removes key; a missing key is not an error.
 	DeleteBlob(ctx context.Context, key string) error
+}
+
+// BlobStreamer is a Blobs that stores a blob from a reader without holding
+// it whole in memory. The complaint upload streams each photo into it as
+// the photo arrives; other Blobs get the photo as one slice, so a server
+// on them holds each photo in memory while it is stored.
+type BlobStreamer interface {
+	Blobs
+	// PutBlobFrom stores what r yields under key, durably once it returns
+	// nil, and answers its size. When r fails, nothing is stored and the
+	// error wraps r's.
+	PutBlobFrom(ctx context.Context, key string, r io.Reader) (int64, error)
+}
+
+// putBlobFrom stores what r yields under key in b: streamed when b is a
+// BlobStreamer, else read whole first (r must be bounded).
+func putBlobFrom(ctx context.Context, b Blobs, key string, r io.Reader) (int64, error) {
+	if bs, ok := b.(BlobStreamer); ok {
+		return bs.PutBlobFrom(ctx, key, r)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(data)), b.PutBlob(ctx, key, data)
 }
 
 // BlobKeyPattern is what blob keys look like: a lower-case UUID.
@@ -122,22 +149,29 @@ func (b *FileBlobs) path(key string) (dir, name string, err error) {
 
 // PutBlob implements Blobs.
 func (b *FileBlobs) PutBlob(ctx context.Context, key string, data []byte) error {
+	_, err := b.PutBlobFrom(ctx, key, bytes.NewReader(data))
+	return err
+}
+
+// PutBlobFrom implements BlobStreamer: r is copied into the temporary
+// file, so only a copy buffer is in memory.
+func (b *FileBlobs) PutBlobFrom(ctx context.Context, key string, r io.Reader) (int64, error) {
 	dir, name, err := b.path(key)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, err
 	}
 	if err := b.root.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("returns: blob %s: %w", key, err)
+		return 0, fmt.Errorf("returns: blob %s: %w", key, err)
 	}
 	tmp := name + ".tmp"
 	f, err := b.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return fmt.Errorf("returns: blob %s: %w", key, err)
+		return 0, fmt.Errorf("returns: blob %s: %w", key, err)
 	}
-	_, werr := f.Write(data)
+	n, werr := io.Copy(f, r)
 	if werr == nil {
 		werr = f.Sync()
 	}
@@ -149,14 +183,14 @@ func (b *FileBlobs) PutBlob(ctx context.Context, key string, data []byte) error 
 	}
 	if werr != nil {
 		b.root.Remove(tmp)
-		return fmt.Errorf("returns: blob %s: %w", key, werr)
+		return 0, fmt.Errorf("returns: blob %s: %w", key, werr)
 	}
 	// The rename is durable once the directory is synced.
 	if d, err := b.root.Open(dir); err == nil {
 		werr = d.Sync()
 		d.Close()
 	}
-	return werr
+	return n, werr
 }
 
 // GetBlob implements Blobs.
@@ -238,7 +272,7 @@ func (b StoreBlobs) DeleteBlob(ctx context.Context, key string) error {
 }
 
 var (
-	_ Blobs = (*MemoryBlobs)(nil)
-	_ Blobs = (*FileBlobs)(nil)
-	_ Blobs = StoreBlobs{}
+	_ Blobs        = (*MemoryBlobs)(nil)
+	_ BlobStreamer = (*FileBlobs)(nil)
+	_ Blobs        = StoreBlobs{}
 )

@@ -1,12 +1,16 @@
 package returns
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -270,81 +274,237 @@ func (s *Service) newComplaint(site, field string, in ComplaintInput, now time.T
 // complaint holds at most MaxComplaintImages; a complaint the merchant
 // decided, or a completed return, takes none. The photos are stored
 // before the return is updated, and deleted again when the update fails.
+// It is StartComplaintUpload with the photos in memory; every photo is
+// checked before anything is stored.
 func (s *Service) AddComplaintPhotos(ctx context.Context, token string, itemID uint64, in ComplaintUpload) (Return, error) {
-	types, err := checkUpload(in)
+	if err := checkUpload(in); err != nil {
+		return Return{}, err
+	}
+	u, err := s.StartComplaintUpload(ctx, token, itemID)
 	if err != nil {
 		return Return{}, err
 	}
+	defer u.Abort(ctx)
+	for _, im := range in.Images {
+		if err := u.AddPhoto(ctx, im.Field, bytes.NewReader(im.Data)); err != nil {
+			return Return{}, err
+		}
+	}
+	return u.Finish(ctx, in.ReasonID, in.Text)
+}
+
+// PhotoUpload is one upload of complaint photos in progress: each photo
+// is checked and stored as it arrives (AddPhoto), then Finish adds them
+// all to the complaint in one update, or Abort deletes them. It is made
+// by StartComplaintUpload once the token and the line are known to take
+// photos, so that nothing of an upload is read for a stranger's token.
+// A PhotoUpload is not safe for concurrent use.
+type PhotoUpload struct {
+	s      *Service
+	token  string
+	item   uint64
+	now    time.Time
+	images []imageRecord // stored, in the order they came
+	// room is how many photos the line may still take, and roomRule
+	// the refusal once it has none.
+	room     int
+	roomRule string
+	done     bool
+}
+
+// StartComplaintUpload checks that the return of token exists, that its
+// line itemID exists and may take photos (the return is not completed,
+// the complaint not decided), and answers the upload to add them with.
+// The caller must Finish or Abort it.
+func (s *Service) StartComplaintUpload(ctx context.Context, token string, itemID uint64) (*PhotoUpload, error) {
 	now := s.now()
-	images := make([]imageRecord, len(in.Images))
-	for i, im := range in.Images {
-		images[i] = imageRecord{UUID: imageUUID(s.ids.NewID("img_")), ContentType: types[i], Size: len(im.Data), UploadedAt: now}
-	}
-	// Refuse before storing anything when the token or line is wrong.
-	if err := s.store.View(ctx, func(tx storage.Tx) error {
+	u := &PhotoUpload{s: s, token: token, item: itemID, now: now}
+	err := s.store.View(ctx, func(tx storage.Tx) error {
 		_, r, err := s.byToken(tx, token, now)
-		if err == nil {
-			_, err = lineOf(r, itemID)
-		}
-		return err
-	}); err != nil {
-		return Return{}, err
-	}
-	stored := 0
-	for i, im := range in.Images {
-		if err = s.blobs.PutBlob(ctx, images[i].UUID, im.Data); err != nil {
-			break
-		}
-		stored++
-	}
-	var out Return
-	if err == nil {
-		err = s.store.Update(ctx, func(tx storage.Tx) error {
-			site, r, err := s.byToken(tx, token, now)
-			if err != nil {
-				return err
-			}
-			if r, err = s.withPhotos(site, r, itemID, in, images, now); err != nil {
-				return err
-			}
-			cur, err := returnsColl.Get(tx, orderKey(site, r.ID))
-			if err != nil {
-				return err
-			}
-			if _, err := returnsColl.Put(tx, cur.Key, r, storage.VersionIs(cur.Version)); err != nil {
-				return err
-			}
-			o, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
-			if err != nil {
-				return err
-			}
-			out, err = s.returnView(tx, site, o.Value, r)
+		if err != nil {
 			return err
-		})
-	}
-	if err != nil {
-		// Best effort: a photo left behind is unreachable (no record
-		// names it), never shown.
-		for _, im := range images[:stored] {
-			if derr := s.blobs.DeleteBlob(context.WithoutCancel(ctx), im.UUID); derr != nil {
-				s.log.WarnContext(ctx, "returns: deleting an orphaned complaint photo", "uuid", im.UUID, "error", derr)
-			}
 		}
+		idx, err := lineOf(r, itemID)
+		if err != nil {
+			return err
+		}
+		if r.Status == StatusCompleted {
+			return deliverykit.E(deliverykit.KindFailedPrecondition, "the return is COMPLETED and takes no more photos")
+		}
+		have := 0
+		if c := r.Lines[idx].Complaint; c != nil {
+			if c.Status != ComplaintPending {
+				return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the complaint is %s and takes no more photos", c.Status)
+			}
+			have = len(c.Images)
+		}
+		// Photos are never removed, so the highest id is the return's count.
+		n := int(maxImageID(r))
+		u.room = MaxComplaintImages - have
+		u.roomRule = "a complaint holds at most " + strconv.Itoa(MaxComplaintImages) + " photos; it has " + strconv.Itoa(have)
+		if MaxReturnImages-n < u.room {
+			u.room = MaxReturnImages - n
+			u.roomRule = "a return holds at most " + strconv.Itoa(MaxReturnImages) + " photos; it has " + strconv.Itoa(n)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// errPhotoTooLarge is what cappedReader answers past its limit.
+var errPhotoTooLarge = errors.New("photo over the size limit")
+
+// cappedReader passes r on until more than left bytes came, then fails
+// with errPhotoTooLarge, so a store never keeps an oversized photo.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	if int64(n) > c.left {
+		c.over = true
+		return 0, errPhotoTooLarge
+	}
+	c.left -= int64(n)
+	return n, err
+}
+
+// AddPhoto reads one photo from r and stores it; field names it in
+// errors (image[0], …). Its type is sniffed from its first 512 bytes,
+// before the rest is read: a photo that is empty, not an image, over
+// MaxComplaintImageBytes or past the line's room is refused, and nothing
+// of it is kept. An error reading r is returned wrapped. At most one
+// photo is in memory at a time, and none when the service's Blobs is a
+// BlobStreamer.
+func (u *PhotoUpload) AddPhoto(ctx context.Context, field string, r io.Reader) error {
+	if u.done {
+		return deliverykit.E(deliverykit.KindInternal, "the photo upload is finished")
+	}
+	if len(u.images) >= u.room {
+		return deliverykit.InvalidField("image", "max", u.roomRule)
+	}
+	head := make([]byte, 512)
+	n, err := io.ReadFull(r, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("returns: reading %s: %w", field, err)
+	}
+	head = head[:n]
+	ct, ok := SniffImage(head)
+	switch {
+	case n == 0:
+		return deliverykit.InvalidField(field, "required", "is empty")
+	case !ok:
+		return deliverykit.InvalidField(field, "image", "must be a JPEG, PNG, GIF or WebP image")
+	}
+	uuid := imageUUID(u.s.ids.NewID("img_"))
+	body := &cappedReader{r: io.MultiReader(bytes.NewReader(head), r), left: MaxComplaintImageBytes}
+	size, err := putBlobFrom(ctx, u.s.blobs, uuid, body)
+	switch {
+	case body.over:
+		return deliverykit.InvalidField(field, "max", "must be at most "+strconv.Itoa(MaxComplaintImageBytes)+" bytes")
+	case err != nil:
+		// A store that failed after the rename may have kept it.
+		u.s.deletePhotos(ctx, []imageRecord{{UUID: uuid}})
+		return fmt.Errorf("returns: storing %s: %w", field, err)
+	}
+	u.images = append(u.images, imageRecord{UUID: uuid, ContentType: ct, Size: int(size), UploadedAt: u.now})
+	return nil
+}
+
+// Finish adds the stored photos to the line's complaint, making the
+// complaint from reasonID and text when the line has none. An upload
+// with no photo must name a reason. When Finish fails the photos are
+// deleted.
+func (u *PhotoUpload) Finish(ctx context.Context, reasonID, text string) (Return, error) {
+	if u.done {
+		return Return{}, deliverykit.E(deliverykit.KindInternal, "the photo upload is finished")
+	}
+	out, err := u.finish(ctx, reasonID, text)
+	if err != nil {
+		u.Abort(ctx)
 		return Return{}, err
 	}
+	u.done = true
 	return out, nil
 }
 
-// checkUpload checks an upload's photos and fields before anything is
-// stored, and answers the photos' sniffed types.
-func checkUpload(in ComplaintUpload) ([]string, error) {
+func (u *PhotoUpload) finish(ctx context.Context, reasonID, text string) (Return, error) {
+	var vs []deliverykit.FieldViolation
+	if len(u.images) == 0 && reasonID == "" {
+		vs = append(vs, deliverykit.FieldViolation{Field: "image", Rule: "required", Message: "send at least one photo, or a reasonId to make a complaint"})
+	}
+	if len(reasonID) > 128 {
+		vs = append(vs, deliverykit.FieldViolation{Field: "reasonId", Rule: "max", Message: "must be at most 128 bytes"})
+	}
+	if len(vs) > 0 {
+		return Return{}, deliverykit.Invalid(vs...)
+	}
+	s, in := u.s, ComplaintUpload{ReasonID: reasonID, Text: text}
+	var out Return
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		site, r, err := s.byToken(tx, u.token, u.now)
+		if err != nil {
+			return err
+		}
+		if r, err = s.withPhotos(site, r, u.item, in, u.images, u.now); err != nil {
+			return err
+		}
+		cur, err := returnsColl.Get(tx, orderKey(site, r.ID))
+		if err != nil {
+			return err
+		}
+		if _, err := returnsColl.Put(tx, cur.Key, r, storage.VersionIs(cur.Version)); err != nil {
+			return err
+		}
+		o, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
+		if err != nil {
+			return err
+		}
+		out, err = s.returnView(tx, site, o.Value, r)
+		return err
+	})
+	return out, err
+}
+
+// Abort deletes the photos stored so far, unless Finish added them; it
+// may be called any number of times, and after Finish.
+func (u *PhotoUpload) Abort(ctx context.Context) {
+	if u.done {
+		return
+	}
+	u.done = true
+	u.s.deletePhotos(ctx, u.images)
+	u.images = nil
+}
+
+// deletePhotos deletes photos no record names. Best effort: a photo left
+// behind is unreachable, never shown.
+func (s *Service) deletePhotos(ctx context.Context, images []imageRecord) {
+	for _, im := range images {
+		if derr := s.blobs.DeleteBlob(context.WithoutCancel(ctx), im.UUID); derr != nil {
+			s.log.WarnContext(ctx, "returns: deleting an orphaned complaint photo", "uuid", im.UUID, "error", derr)
+		}
+	}
+}
+
+// checkUpload checks all of an upload's photos and fields before
+// anything is stored, so that one answer names every bad photo.
+func checkUpload(in ComplaintUpload) error {
 	var vs []deliverykit.FieldViolation
 	if len(in.Images) > MaxComplaintImages {
 		vs = append(vs, deliverykit.FieldViolation{Field: "image", Rule: "max", Message: "at most " + strconv.Itoa(MaxComplaintImages) + " photos per complaint"})
 	}
-	types := make([]string, len(in.Images))
-	for i, im := range in.Images {
-		ct, ok := SniffImage(im.Data)
+	for _, im := range in.Images {
+		_, ok := SniffImage(im.Data)
 		switch {
 		case len(im.Data) == 0:
 			vs = append(vs, deliverykit.FieldViolation{Field: im.Field, Rule: "required", Message: "is empty"})
@@ -353,7 +513,6 @@ func checkUpload(in ComplaintUpload) ([]string, error) {
 		case !ok:
 			vs = append(vs, deliverykit.FieldViolation{Field: im.Field, Rule: "image", Message: "must be a JPEG, PNG, GIF or WebP image"})
 		}
-		types[i] = ct
 	}
 	if len(in.Images) == 0 && in.ReasonID == "" {
 		vs = append(vs, deliverykit.FieldViolation{Field: "image", Rule: "required", Message: "send at least one photo, or a reasonId to make a complaint"})
@@ -362,9 +521,9 @@ func checkUpload(in ComplaintUpload) ([]string, error) {
 		vs = append(vs, deliverykit.FieldViolation{Field: "reasonId", Rule: "max", Message: "must be at most 128 bytes"})
 	}
 	if len(vs) > 0 {
-		return nil, deliverykit.Invalid(vs...)
+		return deliverykit.Invalid(vs...)
 	}
-	return types, nil
+	return nil
 }
 
 // withPhotos is r with images added to the complaint of its line itemID,

@@ -207,7 +207,10 @@
 // lines of a return), which must sniff as JPEG,
 // PNG, GIF or WebP whatever the client declared. The customer uploads them
 // under the status page token (StatusPagePath + token + "/items/" + item
-// id + ComplaintPathSuffix). Photos are kept in Options.Blobs under a UUID
+// id + ComplaintPathSuffix); StartComplaintUpload checks the token and
+// the line before any photo is read, and its PhotoUpload takes the photos
+// one at a time from readers, sniffing each from its first 512 bytes and
+// streaming it into a BlobStreamer. Photos are kept in Options.Blobs under a UUID
 // the service makes (never a client's file name): MemoryBlobs, FileBlobs
 // (a directory; files written, synced and renamed into place) or
 // StoreBlobs (records of a storage.Store). The complaint is PENDING until

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -67,13 +69,40 @@ func (e Endpoint) Wants(t event.Type) bool {
 
 var endpointID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
+// DefaultPorts are the ports a webhook URL may name without an allow-list:
+// HTTPS, HTTP and HTTPS's usual alternative. Other ports (a database's, an
+// admin console's) are where a URL aimed inside a network would point.
+var DefaultPorts = []int{443, 80, 8443}
+
 // Validate checks a site's endpoints and returns an InvalidArgument error
-// listing every problem, with fields named "webhooks[i].…".
-func Validate(endpoints []Endpoint) error {
-	if vs := violations(endpoints); len(vs) > 0 {
+// listing every problem, with fields named "webhooks[i].…". A URL's port
+// must be one of DefaultPorts or allowPorts; a loopback host (development,
+// see Options.AllowPrivate) may use any.
+func Validate(endpoints []Endpoint, allowPorts ...int) error {
+	vs := violations(endpoints)
+	for i, e := range endpoints {
+		if rule, msg := checkPort(e.URL, allowPorts); rule != "" {
+			vs = append(vs, deliverykit.FieldViolation{Field: fmt.Sprintf("webhooks[%d].url", i), Rule: rule, Message: msg})
+		}
+	}
+	if len(vs) > 0 {
 		return deliverykit.Invalid(vs...)
 	}
 	return nil
+}
+
+// checkPort returns the rule and message the port of a valid URL breaks,
+// or "" (also for an invalid URL, which checkURL reports).
+func checkPort(raw string, allow []int) (rule, msg string) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Port() == "" || loopbackHost(u.Hostname()) {
+		return "", ""
+	}
+	p, err := strconv.Atoi(u.Port())
+	if err == nil && (slices.Contains(DefaultPorts, p) || slices.Contains(allow, p)) {
+		return "", ""
+	}
+	return "port", "the port must be 443, 80 or 8443, or one the configuration allows (webhook_ports)"
 }
 
 func violations(endpoints []Endpoint) []deliverykit.FieldViolation {

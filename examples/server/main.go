@@ -27,6 +27,19 @@
 //	-rate-limits off                     # no rate limits at all
 //	-trusted-proxies 10.0.0.0/8          # read the client address from X-Forwarded-For of these proxies
 //
+// Metrics (Prometheus text at /metrics) are served on a listener of their
+// own, 127.0.0.1:9090 by default, so that they stay private until you
+// choose where to scrape them:
+//
+//	-metrics-addr 10.0.0.5:9090          # an interface only your Prometheus reaches
+//	-metrics-addr main                   # on -addr beside the API: whoever reaches the API reads them
+//	-metrics-addr off                    # none
+//
+// Complaint photo uploads are received at most -upload-budget bytes at once
+// (64MiB) and -uploads-per-address at a time per client address (2); past
+// either an upload is refused before its body is read (see
+// httpapi.UploadLimits).
+//
 // With -demo-carrier simulate, the demo carrier is the carrier simulator:
 // every parcel booked through the shipments API travels on its own along
 // the product's timetable in the catalog (collected at the cut-off,
@@ -48,6 +61,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -126,7 +140,14 @@ type flags struct {
 	refundFailureRate                        float64
 	refundDelay                              time.Duration
 	photoDir                                 string
+	uploads                                  httpapi.UploadLimits
+	dev                                      bool
 }
+
+// defaultMetricsAddr is where metrics are served unless -metrics-addr
+// says otherwise: the loopback interface, so that they are private until
+// an operator chooses where to scrape them.
+const defaultMetricsAddr = "127.0.0.1:9090"
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	var f flags
@@ -137,11 +158,12 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.store, "store", "bolt", "store: bolt (one file, survives restarts), memory (lost at exit) or postgres (shared by several servers)")
 	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string (with -store postgres), e.g. \"host=db.internal dbname=deliverykit pool_max_conns=16\"")
 	fs.StringVar(&f.configPath, "config", "", "configuration file (JSON); empty uses the embedded demo configuration")
+	fs.BoolVar(&f.dev, "dev", false, "development: let -config use the public API keys and image URL secret of the demo configuration (config/demo.json)")
 	fs.StringVar(&f.checkConfig, "check-config", "", "validate this configuration file, print a summary of it and exit (status 2 when it is invalid)")
 	fs.StringVar(&f.compact, "compact", "", "copy the bolt file -db into this new file, keeping only the pages in use, and exit; run it with the server stopped, then replace -db with the copy")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt) or json (one object per line)")
-	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "where Prometheus metrics are served at /metrics: empty serves them on -addr, a host:port on a listener of their own (keep it private), off serves none")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", defaultMetricsAddr, "where Prometheus metrics are served at /metrics: a host:port on a listener of their own (keep it private), main on -addr with the API (public, whoever reaches the API reads them), or off for none")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown")
 	fs.StringVar(&f.publicURL, "public-url", "", "scheme and host customers reach the server at, for tracking and return links; empty: http://<listening address>")
 	fs.DurationVar(&f.notifyInterval, "notify-interval", 10*time.Second, "how often due customer notifications are sent")
@@ -160,6 +182,10 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.Float64Var(&f.refundFailureRate, "refund-failure-rate", 0, "with -refund-executor demo: the share of refunds that fail, 0 to 1")
 	fs.DurationVar(&f.refundDelay, "refund-delay", 0, "with -refund-executor demo: how long a refund stays PENDING before it settles; 0 settles at once")
 	fs.StringVar(&f.photoDir, "photo-dir", "", "directory for the photos of customer complaints (created, mode 0700); empty keeps them in the store. Their download URLs are signed with the configuration's returns.image_url_secret")
+	fs.Func("upload-budget", "bytes of complaint photo uploads received at once, e.g. 64MiB (the default), 256MiB or off; past it an upload is answered 503 before its body is read", func(v string) error {
+		return parseSize(v, &f.uploads.BudgetBytes)
+	})
+	fs.IntVar(&f.uploads.PerAddress, "uploads-per-address", httpapi.DefaultUploadsPerAddress, "complaint photo uploads one client address may have in progress at once; past it 429. Negative: no bound")
 	fs.Func("rate-limits", "rate limits: off, or a comma-separated list of site, widget and address = off, RATE or RATE:BURST (requests a second, requests at once); unlisted classes keep their defaults", func(v string) error {
 		return parseRateLimits(v, &f.rateLimits)
 	})
@@ -201,6 +227,9 @@ func (f flags) check() error {
 		return fmt.Errorf("-refund-delay must not be negative, got %v", f.refundDelay)
 	case f.refundExecutor != "demo" && (f.refundFailureRate != 0 || f.refundDelay != 0):
 		return errors.New("-refund-failure-rate and -refund-delay are for -refund-executor demo")
+	}
+	if f.metricsAddr == "" {
+		return errors.New("-metrics-addr: want a host:port, main or off, got nothing")
 	}
 	if f.logFormat != "text" && f.logFormat != "json" {
 		return fmt.Errorf("-log-format: want text or json, got %q", f.logFormat)
@@ -268,6 +297,31 @@ func parseRateLimits(v string, rl *httpapi.RateLimits) error {
 	return nil
 }
 
+// parseSize reads a byte count for -upload-budget: a whole number with an
+// optional KiB, MiB or GiB, or off (stored as -1).
+func parseSize(v string, dst *int64) error {
+	if v == "off" {
+		*dst = -1
+		return nil
+	}
+	num, unit := v, int64(1)
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			num, unit = n, u.size
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/unit {
+		return fmt.Errorf("%q: want a positive size such as 64MiB, or off", v)
+	}
+	*dst = n * unit
+	return nil
+}
+
 // parseProxies reads -trusted-proxies: addresses or CIDR blocks.
 func parseProxies(v string, dst *[]netip.Prefix) error {
 	for item := range strings.SplitSeq(v, ",") {
@@ -293,6 +347,9 @@ type hooks struct {
 	// listening gets the address once the server accepts connections
 	// (tests listen on port 0).
 	listening func(addr string)
+	// metrics gets the address of the metrics listener once it accepts
+	// connections.
+	metrics func(addr string)
 	// draining is called at shutdown once /readyz answers 503, while the
 	// server still serves, before -drain-delay.
 	draining func()
@@ -364,14 +421,16 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		},
 		Ready:      readiness.Check,
 		RateLimits: f.rateLimits,
+		Uploads:    f.uploads,
 	})
 
 	// Notifications are sent, and cross-area effects that failed are
 	// retried, by loops that end with the server, before the store closes.
 	stopLoops := runLoops(svcs, opts.RefundExecutor, f, log)
 	defer stopLoops()
-	handler, stopMetrics, err := serveMetrics(handler, reg, f, log)
+	handler, stopMetrics, err := serveMetrics(handler, reg, f, h, log)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer stopMetrics()
@@ -472,14 +531,16 @@ func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Regist
 }
 
 // serveMetrics serves reg's metrics at /metrics as -metrics-addr says: on
-// the main handler, on a listener of their own, or not at all. It returns
-// the main handler and the function that stops the metrics listener.
-func serveMetrics(handler http.Handler, reg *prometheus.Registry, f flags, log *slog.Logger) (http.Handler, func(), error) {
+// a listener of their own (the default, on loopback), on the main handler,
+// or not at all. It returns the main handler and the function that stops
+// the metrics listener.
+func serveMetrics(handler http.Handler, reg *prometheus.Registry, f flags, h hooks, log *slog.Logger) (http.Handler, func(), error) {
 	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)})
 	switch f.metricsAddr {
 	case "off":
 		return handler, func() {}, nil
-	case "":
+	case "main":
+		log.Warn("metrics are served on -addr with the API: whoever reaches the API reads them")
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", metrics)
 		mux.Handle("/", handler)
@@ -494,17 +555,57 @@ func serveMetrics(handler http.Handler, reg *prometheus.Registry, f flags, log *
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	log.Info("metrics listening", "addr", ln.Addr().String())
+	if h.metrics != nil {
+		h.metrics(ln.Addr().String())
+	}
 	return handler, func() { srv.Close() }, nil
 }
 
 // loadConfig reads -config, or takes the demo configuration and warns
-// that its keys are public.
+// that its keys are public. A -config file that reuses the demo
+// configuration's keys or secret (a copy of config/demo.json) is refused
+// unless -dev is given: anyone can read them in this repository.
 func loadConfig(f flags, log *slog.Logger) (*config.Config, error) {
 	if f.configPath != "" {
-		return config.Load(f.configPath)
+		cfg, err := config.Load(f.configPath)
+		if err != nil {
+			return nil, err
+		}
+		if f.dev {
+			log.Warn("-dev: the configuration may use the public demo keys and secrets")
+			return cfg, nil
+		}
+		if err := checkNoDemoSecrets(cfg); err != nil {
+			return nil, fmt.Errorf("-config %s: %w", f.configPath, err)
+		}
+		return cfg, nil
 	}
 	log.Warn("using the embedded demo configuration: its API keys are public, use -config outside development")
 	return config.Demo(), nil
+}
+
+// checkNoDemoSecrets refuses a configuration that uses an API key or the
+// image URL secret of the demo configuration, naming the setting to
+// change.
+func checkNoDemoSecrets(cfg *config.Config) error {
+	demo := config.Demo()
+	public := map[string]bool{}
+	for _, st := range demo.Sites {
+		for _, d := range st.APIKeySHA256 {
+			public[strings.ToLower(d)] = true
+		}
+	}
+	for i, st := range cfg.Sites {
+		for j, d := range st.APIKeySHA256 {
+			if public[strings.ToLower(d)] {
+				return fmt.Errorf("sites[%d].api_key_sha256[%d] is the digest of a public demo API key: make a key of your own (openssl rand -hex 32), put its digest there (printf %%s \"$KEY\" | sha256sum), or pass -dev to run with the demo keys", i, j)
+			}
+		}
+	}
+	if secret := cfg.ImageURLSecret(); secret != nil && bytes.Equal(secret, demo.ImageURLSecret()) {
+		return errors.New("returns.image_url_secret is the public demo secret: set a new one (openssl rand -hex 32), or pass -dev to run with it")
+	}
+	return nil
 }
 
 // runLoops starts the loops that send due notifications, retry cross-area

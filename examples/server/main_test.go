@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +24,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
@@ -63,7 +66,7 @@ func TestRunServesAndStops(t *testing.T) {
 			addrc := make(chan string, 1)
 			done := make(chan error, 1)
 			go func() {
-				done <- run(ctx, append(args, "-addr", "127.0.0.1:0"), io.Discard, hooks{listening: func(a string) { addrc <- a }})
+				done <- run(ctx, append(args, "-addr", "127.0.0.1:0", "-metrics-addr", "off"), io.Discard, hooks{listening: func(a string) { addrc <- a }})
 			}()
 			var base string
 			select {
@@ -101,6 +104,15 @@ func TestRunRejectsBadInput(t *testing.T) {
 	dir := t.TempDir()
 	badConfig := filepath.Join(dir, "bad.json")
 	os.WriteFile(badConfig, []byte(`{"sites":[{"id":"s","name":"S","api_key_sha256":["xyz"]}]}`), 0o600)
+	demo, err := os.ReadFile("../../config/demo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demoCopy := filepath.Join(dir, "demo-copy.json")
+	os.WriteFile(demoCopy, demo, 0o600)
+	demoSecret := filepath.Join(dir, "demo-secret.json")
+	os.WriteFile(demoSecret, []byte(`{"sites":[{"id":"s","name":"S","api_key_sha256":["`+hex.EncodeToString(sha256.New().Sum(nil))+`"]}],
+		"returns":{"image_url_secret":"`+config.Demo().Returns.ImageURLSecret+`"}}`), 0o600)
 	tests := []struct {
 		args    []string
 		wantErr string
@@ -112,6 +124,8 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"-config", badConfig}, "sites[0].api_key_sha256[0]"},
 		{[]string{"-config", filepath.Join(dir, "missing.json")}, "missing.json"},
+		{[]string{"-config", demoCopy}, "sites[0].api_key_sha256[0] is the digest of a public demo API key"},
+		{[]string{"-config", demoSecret}, "returns.image_url_secret is the public demo secret"},
 		{[]string{"-store", "memory", "-addr", "256.0.0.1:1"}, "256.0.0.1"},
 		{[]string{"-rate-limits", "site"}, `want class=off, class=RATE or class=RATE:BURST`},
 		{[]string{"-rate-limits", "shop=5"}, `unknown class "shop"`},
@@ -122,6 +136,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"-rate-limits", "site=5:x"}, "the burst must be a positive whole number"},
 		{[]string{"-trusted-proxies", "10.0.0.0/8,proxy.internal"}, `"proxy.internal" is neither an address nor a CIDR block`},
 		{[]string{"-drain-delay", "-1s"}, "-drain-delay must not be negative"},
+		{[]string{"-metrics-addr", ""}, "-metrics-addr: want a host:port, main or off"},
 		{[]string{"-outbox-lease", "-1s"}, "-outbox-lease must not be negative"},
 		{[]string{"-webhook-lease", "-2s"}, "-webhook-lease must not be negative"},
 		{[]string{"-demo-carrier", "teleport"}, `-demo-carrier: want static or simulate, got "teleport"`},
@@ -159,7 +174,7 @@ func TestSIGTERMClosesStore(t *testing.T) {
 	// Data written before the server ever ran must survive its runs.
 	writeMarker(t, db, "before")
 	for round := range 3 {
-		cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-db", db)
+		cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-metrics-addr", "off", "-db", db)
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -306,6 +321,37 @@ func TestRateLimitFlags(t *testing.T) {
 	}
 }
 
+// TestUploadFlags: -upload-budget and -uploads-per-address reach
+// httpapi.Options.Uploads; the zero values there are the defaults.
+func TestUploadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want httpapi.UploadLimits
+	}{
+		{nil, httpapi.UploadLimits{PerAddress: httpapi.DefaultUploadsPerAddress}},
+		{[]string{"-upload-budget", "256MiB", "-uploads-per-address", "4"}, httpapi.UploadLimits{BudgetBytes: 256 << 20, PerAddress: 4}},
+		{[]string{"-upload-budget", "1GiB"}, httpapi.UploadLimits{BudgetBytes: 1 << 30, PerAddress: 2}},
+		{[]string{"-upload-budget", "70000000"}, httpapi.UploadLimits{BudgetBytes: 70000000, PerAddress: 2}},
+		{[]string{"-upload-budget", "off", "-uploads-per-address", "-1"}, httpapi.UploadLimits{BudgetBytes: -1, PerAddress: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			f, err := parseFlags(tt.args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, f.uploads); diff != "" {
+				t.Errorf("upload limits (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, bad := range []string{"", "0", "-5MiB", "12XB", "MiB", "2000GiB"} {
+		if _, err := parseFlags([]string{"-upload-budget", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), "upload-budget") {
+			t.Errorf("-upload-budget %q: %v", bad, err)
+		}
+	}
+}
+
 // start runs the server on a memory store with args and returns its base
 // URL, the channel run's result arrives on and the function that stops it.
 func start(t *testing.T, h hooks, args ...string) (string, <-chan error, context.CancelFunc) {
@@ -321,7 +367,7 @@ func start(t *testing.T, h hooks, args ...string) (string, <-chan error, context
 		addrc <- a
 	}
 	go func() {
-		done <- run(ctx, append([]string{"-store", "memory", "-addr", "127.0.0.1:0"}, args...), io.Discard, h)
+		done <- run(ctx, append([]string{"-store", "memory", "-addr", "127.0.0.1:0", "-metrics-addr", "off"}, args...), io.Discard, h)
 	}()
 	select {
 	case a := <-addrc:
@@ -402,7 +448,7 @@ func TestREADMEMinimalConfig(t *testing.T) {
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-store", "memory", "-config", path, "-addr", "127.0.0.1:0"}, io.Discard, hooks{listening: func(a string) { addrc <- a }})
+		done <- run(ctx, []string{"-store", "memory", "-config", path, "-addr", "127.0.0.1:0", "-metrics-addr", "off"}, io.Discard, hooks{listening: func(a string) { addrc <- a }})
 	}()
 	var base string
 	select {
@@ -465,7 +511,7 @@ func TestLogFormat(t *testing.T) {
 			addrc := make(chan string, 1)
 			done := make(chan error, 1)
 			go func() {
-				done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-log-format", "json", "-log-level", level,
+				done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-metrics-addr", "off", "-log-format", "json", "-log-level", level,
 					"-notify-interval", "10ms"}, &out, hooks{listening: func(a string) { addrc <- a }})
 			}()
 			base := "http://" + <-addrc
@@ -546,14 +592,17 @@ func TestLogFormat(t *testing.T) {
 
 // TestMetrics: after a checkout is created and completed, /metrics counts
 // the requests by route, the store's transactions, and the outbox as
-// drained.
+// drained. They are served on a listener of their own, not beside the
+// API.
 func TestMetrics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan string, 1)
+	addrc, metricsc := make(chan string, 1), make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0"}, io.Discard, hooks{listening: func(a string) { addrc <- a }})
+		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-metrics-addr", "127.0.0.1:0"}, io.Discard,
+			hooks{listening: func(a string) { addrc <- a }, metrics: func(a string) { metricsc <- a }})
 	}()
+	metricsBase := "http://" + <-metricsc
 	base := "http://" + <-addrc
 	defer func() {
 		cancel()
@@ -586,7 +635,10 @@ func TestMetrics(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	resp, err := http.Get(base + "/metrics")
+	if got := get(t, base+"/metrics", nil); got != 404 {
+		t.Errorf("/metrics beside the API: %d, want 404", got)
+	}
+	resp, err := http.Get(metricsBase + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,6 +668,41 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// TestDevAllowsDemoSecrets: with -dev, a copy of the demo configuration
+// (the README's webhook walkthrough of old) starts.
+func TestDevAllowsDemoSecrets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo.json")
+	demo, err := os.ReadFile("../../config/demo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, demo, 0o600)
+	base, done, stop := start(t, hooks{}, "-config", path, "-dev")
+	if got := get(t, base+"/healthz", nil); got != 200 {
+		t.Errorf("healthz: %d", got)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+}
+
+// TestMetricsPlacement: metrics are on the main listener only when asked
+// for with -metrics-addr main; off serves none.
+func TestMetricsPlacement(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		want int
+	}{{"main", 200}, {"off", 404}} {
+		base, done, stop := start(t, hooks{}, "-metrics-addr", tc.addr)
+		if got := get(t, base+"/metrics", nil); got != tc.want {
+			t.Errorf("-metrics-addr %s: /metrics on -addr answers %d, want %d", tc.addr, got, tc.want)
+		}
+		stop()
+		<-done
+	}
+}
+
 // With -demo-carrier simulate a booked parcel travels by itself: at a
 // time scale of a million its days take a fraction of a second, and the
 // server's loops carry it to the end of its route (the server's ids are
@@ -626,7 +713,7 @@ func TestSimulatedCarrier(t *testing.T) {
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-demo-carrier", "simulate", "-time-scale", "1000000",
+		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-metrics-addr", "off", "-demo-carrier", "simulate", "-time-scale", "1000000",
 			"-notify-interval", "50ms"}, io.Discard, hooks{listening: func(a string) { addrc <- a }})
 	}()
 	var base string
@@ -728,7 +815,7 @@ func TestDemoRefundExecutorFlag(t *testing.T) {
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-refund-executor", "demo"}, io.Discard,
+		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-metrics-addr", "off", "-refund-executor", "demo"}, io.Discard,
 			hooks{listening: func(a string) { addrc <- a }})
 	}()
 	var base string

@@ -23,7 +23,7 @@ func TestPhotoDir(t *testing.T) {
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-photo-dir", dir}, io.Discard, hooks{listening: func(a string) { addrc <- a }})
+		done <- run(ctx, []string{"-store", "memory", "-addr", "127.0.0.1:0", "-metrics-addr", "off", "-photo-dir", dir}, io.Discard, hooks{listening: func(a string) { addrc <- a }})
 	}()
 	var base string
 	select {
