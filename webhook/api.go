@@ -80,8 +80,12 @@ type DeliveriesQuery struct {
 }
 
 func view(r *record) Delivery {
+	id := r.ID
+	if id == "" {
+		id = storage.Uint64Key(r.Seq) // stored before ids were random
+	}
 	d := Delivery{
-		ID: storage.Uint64Key(r.Seq), EventID: r.EventID, EventType: r.Type, Subject: r.Subject,
+		ID: id, EventID: r.EventID, EventType: r.Type, Subject: r.Subject,
 		Status: r.Status, Redelivery: r.Redelivery, Attempts: r.Attempts, CreatedAt: r.CreatedAt,
 		LastResponseCode: r.LastCode, LastError: r.LastError, LastResponse: r.LastResponse,
 	}
@@ -189,17 +193,20 @@ func (s *Service) Deliveries(ctx context.Context, site, id string, q DeliveriesQ
 		limit = DefaultPageSize
 	}
 	limit = min(limit, MaxPageSize)
-	rg := storage.Range{Prefix: storage.KeyPrefix(site, id), Reverse: true, Limit: limit + 1}
-	if q.Before != "" {
-		seq, err := storage.ParseUint64Key(q.Before)
-		if err != nil || len(q.Before) != len(storage.Uint64Key(0)) {
-			return DeliveryPage{}, deliverykit.InvalidField("before", "format", "must be the id of a delivery")
-		}
-		rg.After = deliveryKey(site, id, seq)
+	if len(q.Before) > maxIDBytes || strings.Contains(q.Before, storage.KeySep) {
+		return DeliveryPage{}, errBefore
 	}
+	rg := storage.Range{Prefix: storage.KeyPrefix(site, id), Reverse: true, Limit: limit + 1}
 	page := DeliveryPage{Deliveries: []Delivery{}}
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		page.Deliveries, page.NextBefore = page.Deliveries[:0], ""
+		if q.Before != "" {
+			seq, err := deliverySeq(tx, site, id, q.Before)
+			if err != nil {
+				return err
+			}
+			rg.After = deliveryKey(site, id, seq)
+		}
 		for it, err := range deliveries.Scan(tx, rg) {
 			if err != nil {
 				return err
@@ -213,6 +220,30 @@ func (s *Service) Deliveries(ctx context.Context, site, id string, q DeliveriesQ
 		return nil
 	})
 	return page, err
+}
+
+// maxIDBytes bounds an id taken from a caller before it is looked up.
+const maxIDBytes = 100
+
+var errBefore = deliverykit.InvalidField("before", "format", "must be the id of a delivery")
+
+// deliverySeq finds the seq of an endpoint's delivery by the id the list
+// showed: a "dlv_" id through its index, or the seq itself, which was the
+// id of deliveries stored before ids were random (their pages' cursors
+// keep working).
+func deliverySeq(tx storage.Tx, site, endpoint, id string) (uint64, error) {
+	if strings.HasPrefix(id, DeliveryIDPrefix) {
+		it, err := deliveryIDs.Get(tx, storage.Key(site, endpoint, id))
+		if errors.Is(err, storage.ErrNotFound) {
+			return 0, errBefore
+		}
+		return it.Value, err
+	}
+	seq, err := storage.ParseUint64Key(id)
+	if err != nil || len(id) != len(storage.Uint64Key(0)) {
+		return 0, errBefore
+	}
+	return seq, nil
 }
 
 // Redeliver sends an event to an endpoint again, as a new delivery queued
@@ -251,7 +282,7 @@ func (s *Service) Redeliver(ctx context.Context, site, id, eventID string) (Deli
 		p := prev.Value
 		r := record{Site: site, Endpoint: id, EventID: p.EventID, Type: p.Type, Subject: p.Subject, Body: p.Body,
 			Redelivery: true, Status: StatusPending, CreatedAt: now}
-		if err := enqueue(tx, &r, now); err != nil {
+		if err := s.enqueue(tx, &r, now); err != nil {
 			return err
 		}
 		out = view(&r)

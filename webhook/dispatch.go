@@ -485,6 +485,11 @@ func (s *Service) prune(ctx context.Context, now time.Time) error {
 			if err := deliveries.Delete(tx, key, storage.AnyVersion); err != nil {
 				return err
 			}
+			if id := it.Value.ID; id != "" {
+				if err := deliveryIDs.Delete(tx, storage.Key(e.rf.Site, e.rf.Endpoint, id), storage.AnyVersion); err != nil {
+					return err
+				}
+			}
 			// The event's index entry goes with its latest delivery;
 			// an older one leaves it to the newer.
 			ek := storage.Key(e.rf.Site, e.rf.Endpoint, it.Value.EventID)

@@ -19,6 +19,9 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
+// DeliveryIDPrefix starts the id of every delivery.
+const DeliveryIDPrefix = "dlv_"
+
 // Defaults of Options.
 const (
 	DefaultBatch       = 100
@@ -39,6 +42,10 @@ type Options struct {
 	Endpoints map[string][]Endpoint
 	// Clock defaults to the system clock. Tests set a ManualClock.
 	Clock deliverykit.Clock
+	// IDs makes the deliveries' ids ("dlv_…"). Default:
+	// deliverykit.RandomIDs on Clock: random, so that a site learns
+	// nothing of other sites' volume from them, and sorted by time.
+	IDs deliverykit.IDSource
 	// Logger receives dead deliveries (ERROR), disabled endpoints and
 	// dispatch errors. Default: slog.Default().
 	Logger *slog.Logger
@@ -103,6 +110,9 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.IDs == nil {
+		opts.IDs = deliverykit.RandomIDs{Clock: opts.Clock}
 	}
 	opts.Batch = positiveOr(opts.Batch, DefaultBatch)
 	opts.Concurrency = positiveOr(opts.Concurrency, DefaultConcurrency)
@@ -176,7 +186,12 @@ const (
 
 // record is a delivery as stored.
 type record struct {
-	Seq      uint64     `json:"seq"`
+	// Seq orders the deliveries (queues, the list); it is a store-wide
+	// sequence, so it is never shown.
+	Seq uint64 `json:"seq"`
+	// ID is the delivery's id as shown; empty in deliveries stored
+	// before ids were random, which show their Seq (view).
+	ID       string     `json:"id,omitempty"`
 	Site     string     `json:"site"`
 	Endpoint string     `json:"endpoint"`
 	EventID  string     `json:"event_id"`
@@ -236,6 +251,9 @@ var (
 	expiry = storage.Collection[ref]{Name: "webhook.expiry"}
 	// states: site, endpoint → endpointState.
 	states = storage.Collection[endpointState]{Name: "webhook.endpoints"}
+	// deliveryIDs: site, endpoint, delivery id → seq, for the before
+	// cursor of the list.
+	deliveryIDs = storage.Collection[uint64]{Name: "webhook.delivery_ids"}
 )
 
 // timeKey is a fixed-width UTC timestamp that sorts in time order.
@@ -306,7 +324,7 @@ func (s *Service) Handle(ctx context.Context, e event.Event) error {
 				return err
 			}
 			r := record{Site: e.Site, Endpoint: t.ID, EventID: e.ID, Type: e.Type, Subject: e.Subject, Body: b, Status: StatusPending, CreatedAt: now}
-			if err := enqueue(tx, &r, now); err != nil {
+			if err := s.enqueue(tx, &r, now); err != nil {
 				return err
 			}
 			added = true
@@ -324,12 +342,15 @@ func (s *Service) Handle(ctx context.Context, e event.Event) error {
 
 // enqueue stores a new delivery r at the end of its queue; the head of a
 // queue becomes due at now. It points the event's index entry at r.
-func enqueue(tx storage.Tx, r *record, now time.Time) error {
+func (s *Service) enqueue(tx storage.Tx, r *record, now time.Time) error {
 	seq, err := deliveries.NextSequence(tx)
 	if err != nil {
 		return err
 	}
-	r.Seq = seq
+	r.Seq, r.ID = seq, s.opts.IDs.NewID(DeliveryIDPrefix)
+	if _, err := deliveryIDs.Put(tx, storage.Key(r.Site, r.Endpoint, r.ID), seq, storage.MustNotExist()); err != nil {
+		return err
+	}
 	if _, err := byEvent.Put(tx, storage.Key(r.Site, r.Endpoint, r.EventID), seq, storage.AnyVersion); err != nil {
 		return err
 	}
