@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -24,13 +25,17 @@ const DeliveryIDPrefix = "dlv_"
 
 // Defaults of Options.
 const (
-	DefaultBatch       = 100
-	DefaultConcurrency = 4
-	DefaultTimeout     = 10 * time.Second
-	DefaultRetryBase   = 5 * time.Second
-	DefaultRetryMax    = time.Hour
-	DefaultMaxAttempts = 15
-	DefaultRetention   = 30 * 24 * time.Hour
+	DefaultBatch            = 100
+	DefaultConcurrency      = 16
+	DefaultPerEndpoint      = 1
+	DefaultTimeout          = 10 * time.Second
+	DefaultConnectTimeout   = 5 * time.Second
+	DefaultBreakerThreshold = 5
+	DefaultBreakerCooldown  = time.Minute
+	DefaultRetryBase        = 5 * time.Second
+	DefaultRetryMax         = time.Hour
+	DefaultMaxAttempts      = 15
+	DefaultRetention        = 30 * 24 * time.Hour
 	// MaxResponseBytes is how much of a receiver's answer is read and
 	// kept (the excerpt the deliveries list shows).
 	MaxResponseBytes = 4 << 10
@@ -49,14 +54,31 @@ type Options struct {
 	// Logger receives dead deliveries (ERROR), disabled endpoints and
 	// dispatch errors. Default: slog.Default().
 	Logger *slog.Logger
-	// Batch is how many due deliveries one Dispatch call sends at most;
-	// Concurrency how many of them are in flight at once (each is the
-	// oldest pending delivery of its endpoint and subject, so sending
-	// them together keeps every subject in order).
-	Batch, Concurrency int
+	// Batch is how many due deliveries one look at the store takes (and
+	// one Dispatch call sends) at most.
+	Batch int
+	// Concurrency is how many attempts are in flight at once, across all
+	// sites and endpoints: the workers' pool. Each is the oldest pending
+	// delivery of its endpoint and subject, so sending them together
+	// keeps every subject in order.
+	Concurrency int
+	// PerEndpoint is how many attempts one endpoint has in flight at
+	// most (default 1), and PerSite how many one site's endpoints have
+	// together (default half of Concurrency): a receiver that does not
+	// answer holds that many workers, and the others go on.
+	PerEndpoint, PerSite int
 	// Timeout bounds one attempt: connecting, sending and reading the
-	// answer.
-	Timeout time.Duration
+	// answer. ConnectTimeout bounds connecting (default 5 s, at most
+	// Timeout).
+	Timeout, ConnectTimeout time.Duration
+	// BreakerThreshold failed attempts in a row (timeouts, refused
+	// connections, answers other than 2xx) pause an endpoint for
+	// BreakerCooldown: its due deliveries wait for the end of the pause
+	// without an attempt counted, then one attempt probes the endpoint;
+	// its success resumes it, its failure pauses it again. Defaults: 5
+	// and a minute.
+	BreakerThreshold int
+	BreakerCooldown  time.Duration
 	// Lease is how long a claimed delivery is left to its sender before
 	// another may send it again. Default: Timeout plus a minute.
 	Lease time.Duration
@@ -92,6 +114,9 @@ type Service struct {
 	// wake tells Run that Handle queued something.
 	wake   chan struct{}
 	counts attemptCounts
+	// flight is what this process is sending, and the endpoints'
+	// circuits (sender.go).
+	flight *flight
 }
 
 // target is a configured endpoint, parsed once.
@@ -116,7 +141,12 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	}
 	opts.Batch = positiveOr(opts.Batch, DefaultBatch)
 	opts.Concurrency = positiveOr(opts.Concurrency, DefaultConcurrency)
+	opts.PerEndpoint = positiveOr(opts.PerEndpoint, DefaultPerEndpoint)
+	opts.PerSite = positiveOr(opts.PerSite, max(opts.Concurrency/2, 1))
 	opts.Timeout = positiveOr(opts.Timeout, DefaultTimeout)
+	opts.ConnectTimeout = min(positiveOr(opts.ConnectTimeout, DefaultConnectTimeout), opts.Timeout)
+	opts.BreakerThreshold = positiveOr(opts.BreakerThreshold, DefaultBreakerThreshold)
+	opts.BreakerCooldown = positiveOr(opts.BreakerCooldown, DefaultBreakerCooldown)
 	opts.Lease = positiveOr(opts.Lease, opts.Timeout+time.Minute)
 	opts.RetryBase = positiveOr(opts.RetryBase, DefaultRetryBase)
 	opts.RetryMax = positiveOr(opts.RetryMax, DefaultRetryMax)
@@ -125,7 +155,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Jitter == nil {
 		opts.Jitter = rand.Float64
 	}
-	s := &Service{store: store, opts: opts, endpoints: map[string]map[string]*target{}, wake: make(chan struct{}, 1)}
+	s := &Service{store: store, opts: opts, endpoints: map[string]map[string]*target{}, wake: make(chan struct{}, 1), flight: newFlight()}
 	var vs []deliverykit.FieldViolation
 	for site, eps := range opts.Endpoints {
 		for _, v := range violations(eps) {
@@ -154,10 +184,30 @@ func New(store storage.Store, opts Options) (*Service, error) {
 		return nil, deliverykit.Invalid(vs...)
 	}
 	s.client = newClient(opts.AllowPrivate)
+	limitConnect(s.client, opts.ConnectTimeout)
 	if opts.Transport != nil {
 		s.client.Transport = opts.Transport
 	}
 	return s, nil
+}
+
+// limitConnect bounds connecting (dialling and the TLS handshake) to d, so
+// that an address that swallows packets fails an attempt early, within
+// its Timeout.
+func limitConnect(c *http.Client, d time.Duration) {
+	tr, ok := c.Transport.(*http.Transport)
+	if !ok {
+		return
+	}
+	dial := tr.DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		// The deadline ends the dial only: a connection made is not
+		// bound to ctx.
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		return dial(ctx, network, addr)
+	}
+	tr.TLSHandshakeTimeout = d
 }
 
 func positiveOr[T int | time.Duration](v, def T) T {
