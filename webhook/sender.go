@@ -248,6 +248,9 @@ func (p *pump) start(ctx context.Context) {
 					"site", rf.Site, "endpoint", rf.Endpoint, "failures_in_a_row", p.s.opts.BreakerThreshold,
 					"pause", p.s.opts.BreakerCooldown.String(), "err", r.out.err)
 			}
+			if p.s.attempted != nil {
+				p.s.attempted(r)
+			}
 			p.done <- r
 		}()
 	}

@@ -117,6 +117,9 @@ type Service struct {
 	// flight is what this process is sending, and the endpoints'
 	// circuits (sender.go).
 	flight *flight
+	// attempted, when set (by tests), is told of every attempt Run or
+	// Dispatch finished, once it is recorded.
+	attempted func(result)
 }
 
 // target is a configured endpoint, parsed once.
