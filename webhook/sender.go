@@ -173,6 +173,12 @@ func (q *ready) add(rf ref) {
 	q.n++
 }
 
+// has tells whether q holds a delivery of rf's endpoint.
+func (q *ready) has(rf ref) bool {
+	sr := q.bySite[rf.Site]
+	return sr != nil && len(sr.refs[rf.Endpoint]) > 0
+}
+
 // take removes and returns an endpoint's deliveries.
 func (q *ready) take(site, endpoint string) []ref {
 	sr := q.bySite[site]
@@ -350,9 +356,11 @@ func (s *Service) Run(ctx context.Context, interval time.Duration) error {
 				// Due now: no need to look for it.
 				p.ready.add(r.next)
 			}
-			// Retries that came due meanwhile are found by looking
-			// again once the ready set runs low.
-			look = p.ready.n < s.opts.Concurrency
+			// Look again when the ready set ran dry, or has nothing of
+			// this endpoint (a look skips full endpoints): retries that
+			// came due meanwhile are found then. Not after every
+			// attempt: a look reads up to scanFactor × Batch entries.
+			look = p.ready.n == 0 || !p.ready.has(r.rf)
 		case <-t.C:
 			look, prune = true, true
 		case <-s.wake:
@@ -387,8 +395,9 @@ func (s *Service) look(ctx context.Context, p *pump, prune bool) error {
 }
 
 // scan reads the due index up to now: at most Options.Batch deliveries to
-// send, at most scanPerEndpoint of each endpoint (so that one endpoint's
-// backlog does not hide the others'), reading at most scanFactor × Batch
+// send (and as many more of endpoints or sites that are full now), at
+// most a quarter of them (or 16) of one endpoint, so that one endpoint's
+// backlog does not hide the others', reading at most scanFactor × Batch
 // entries. Deliveries in flight here are skipped; those of paused
 // endpoints are added to postpone.
 func (s *Service) scan(ctx context.Context, now time.Time, postpone map[time.Time][]ref) ([]ref, error) {
@@ -398,6 +407,7 @@ func (s *Service) scan(ctx context.Context, now time.Time, postpone map[time.Tim
 		refs = refs[:0]
 		clear(postpone)
 		perEndpoint := map[epKey]int{}
+		ready, waiting := 0, 0
 		for it, err := range due.Scan(tx, storage.Range{Limit: scanFactor * s.opts.Batch}) {
 			if err != nil {
 				return err
@@ -406,21 +416,32 @@ func (s *Service) scan(ctx context.Context, now time.Time, postpone map[time.Tim
 				break
 			}
 			rf := it.Value
-			busy, until := s.held(rf, now)
-			if busy {
+			busy, full, until := s.held(rf, now)
+			switch {
+			case busy:
 				continue
-			}
-			if !until.IsZero() {
+			case !until.IsZero():
 				postpone[until] = append(postpone[until], rf)
 				continue
 			}
 			k := keyOf(rf)
-			if perEndpoint[k] >= max(scanPerEndpoint, s.opts.PerEndpoint) {
+			if perEndpoint[k] >= max(s.opts.Batch/4, min(s.opts.Batch, 16)) {
 				continue
+			}
+			// Deliveries of full endpoints and sites are kept for when
+			// a place frees, but do not fill the batch: the others
+			// behind them in the index are found too.
+			if full {
+				if waiting == s.opts.Batch {
+					continue
+				}
+				waiting++
+			} else {
+				ready++
 			}
 			perEndpoint[k]++
 			refs = append(refs, rf)
-			if len(refs) == s.opts.Batch {
+			if ready == s.opts.Batch {
 				break
 			}
 		}
@@ -429,25 +450,23 @@ func (s *Service) scan(ctx context.Context, now time.Time, postpone map[time.Tim
 	return refs, err
 }
 
-// Bounds of a scan of the due index.
-const (
-	scanFactor      = 10
-	scanPerEndpoint = 4
-)
+// scanFactor bounds a scan of the due index: it reads at most
+// scanFactor × Batch entries.
+const scanFactor = 10
 
-// held tells whether rf is in flight here, or when its endpoint's pause
-// ends.
-func (s *Service) held(rf ref, now time.Time) (busy bool, until time.Time) {
+// held tells whether rf is in flight here, whether its endpoint or site
+// is full, and when its endpoint's pause ends.
+func (s *Service) held(rf ref, now time.Time) (busy, full bool, until time.Time) {
 	f := s.flight
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.busy[rf.Seq]; ok {
-		return true, time.Time{}
+		return true, false, time.Time{}
 	}
 	if b := f.breakers[keyOf(rf)]; b != nil && now.Before(b.openUntil) {
-		return false, b.openUntil
+		return false, false, b.openUntil
 	}
-	return false, time.Time{}
+	return false, f.endpoint[keyOf(rf)] >= s.opts.PerEndpoint || f.site[rf.Site] >= s.opts.PerSite, time.Time{}
 }
 
 // postpone moves the next attempt of deliveries of a paused endpoint to
