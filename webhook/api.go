@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -246,11 +247,32 @@ func deliverySeq(tx storage.Tx, site, endpoint, id string) (uint64, error) {
 	return seq, nil
 }
 
+// RedeliverLimit redeliveries per endpoint are accepted per
+// RedeliverWindow: each stores a copy of the event's body for
+// Options.Retention, so their number is bounded.
+const (
+	RedeliverLimit  = 10
+	RedeliverWindow = time.Minute
+)
+
+// redeliverWindow counts an endpoint's redeliveries of the current window.
+type redeliverWindow struct {
+	Start time.Time `json:"start"`
+	Count int       `json:"count"`
+}
+
+// redeliveries: site, endpoint → redeliverWindow.
+var redeliveries = storage.Collection[redeliverWindow]{Name: "webhook.redeliveries"}
+
 // Redeliver sends an event to an endpoint again, as a new delivery queued
 // behind the endpoint's pending deliveries of the same subject, with the
 // same body and webhook-id as before. The event must have been delivered
 // (or tried) to the endpoint within Options.Retention; else NotFound. A
-// disabled endpoint is FailedPrecondition: enable it first.
+// disabled endpoint is FailedPrecondition: enable it first. While a
+// redelivery of the event is pending, asking again answers that one and
+// queues nothing. At most RedeliverLimit redeliveries per endpoint are
+// queued per RedeliverWindow (of all the servers on one store); more is
+// FailedPrecondition, saying when to try again.
 func (s *Service) Redeliver(ctx context.Context, site, id, eventID string) (Delivery, error) {
 	if _, err := s.target(site, id); err != nil {
 		return Delivery{}, err
@@ -280,6 +302,13 @@ func (s *Service) Redeliver(ctx context.Context, site, id, eventID string) (Deli
 			return err
 		}
 		p := prev.Value
+		if p.Redelivery && !p.settled() {
+			out = view(&p) // asked twice: one is enough
+			return nil
+		}
+		if err := s.countRedelivery(tx, site, id, now); err != nil {
+			return err
+		}
 		r := record{Site: site, Endpoint: id, EventID: p.EventID, Type: p.Type, Subject: p.Subject, Body: p.Body,
 			Redelivery: true, Status: StatusPending, CreatedAt: now}
 		if err := s.enqueue(tx, &r, now); err != nil {
@@ -289,8 +318,31 @@ func (s *Service) Redeliver(ctx context.Context, site, id, eventID string) (Deli
 		return nil
 	})
 	if err != nil {
-		return Delivery{}, err
+		return Delivery{}, fmt.Errorf("webhook: redelivering event %s: %w", eventID, err)
 	}
 	s.poke()
 	return out, nil
+}
+
+// countRedelivery counts one redelivery to an endpoint in the current
+// window, or refuses it when the window's limit is reached.
+func (s *Service) countRedelivery(tx storage.Tx, site, endpoint string, now time.Time) error {
+	key := storage.Key(site, endpoint)
+	w := redeliverWindow{Start: now}
+	it, err := redeliveries.Get(tx, key)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+	case err != nil:
+		return err
+	case now.Before(it.Value.Start.Add(RedeliverWindow)) && !now.Before(it.Value.Start):
+		w = it.Value
+	}
+	if w.Count >= RedeliverLimit {
+		wait := w.Start.Add(RedeliverWindow).Sub(now)
+		return deliverykit.Errorf(deliverykit.KindFailedPrecondition,
+			"the endpoint had %d redeliveries within %s, the limit: try again in %s", w.Count, RedeliverWindow, wait.Round(time.Second))
+	}
+	w.Count++
+	_, err = redeliveries.Put(tx, key, w, storage.AnyVersion)
+	return err
 }

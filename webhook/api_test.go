@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -247,5 +248,58 @@ func TestDeliveryIDs(t *testing.T) {
 	other := e.deliveries(t, "s2", "erp")[0].ID
 	if _, err := e.svc.Deliveries(t.Context(), "s1", "erp", DeliveriesQuery{Before: other}); deliverykit.KindOf(err) != deliverykit.KindInvalidArgument {
 		t.Errorf("before another site's id: err = %v, want invalid argument", err)
+	}
+}
+
+// TestRedeliverLimitAndDedup: a redelivery asked for again while it is
+// pending is answered, not queued twice; an endpoint takes at most
+// RedeliverLimit redeliveries per RedeliverWindow, others are not held to
+// its count.
+func TestRedeliverLimitAndDedup(t *testing.T) {
+	rc := newReceiver(t, nil)
+	e := newEnv(t, nil, map[string][]Endpoint{"s1": {endpoint("erp", rc.URL), endpoint("crm", rc.URL)}}, nil)
+	for i := range RedeliverLimit + 2 {
+		e.handle(t, parcelEvent(t, fmt.Sprintf("evt_%d", i), "s1", fmt.Sprintf("CP%d", i), "IN_TRANSIT"))
+	}
+	e.dispatch(t)
+	redeliver := func(endpoint, eventID string) (Delivery, error) {
+		return e.svc.Redeliver(t.Context(), "s1", endpoint, eventID)
+	}
+	first, err := redeliver("erp", "evt_0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := redeliver("erp", "evt_0")
+	if err != nil || again.ID != first.ID {
+		t.Errorf("asked again while pending: %+v, %v; want the pending %s", again, err, first.ID)
+	}
+	for i := 1; i < RedeliverLimit; i++ {
+		if _, err := redeliver("erp", fmt.Sprintf("evt_%d", i)); err != nil {
+			t.Fatalf("redelivery %d: %v", i+1, err)
+		}
+	}
+	_, err = redeliver("erp", fmt.Sprintf("evt_%d", RedeliverLimit))
+	if deliverykit.KindOf(err) != deliverykit.KindFailedPrecondition || !strings.Contains(err.Error(), "try again in 1m0s") {
+		t.Errorf("redelivery over the limit: %v, want failed precondition saying when to try again", err)
+	}
+	// Still answered at the limit: nothing new is queued.
+	if d, err := redeliver("erp", "evt_0"); err != nil || d.ID != first.ID {
+		t.Errorf("a pending one at the limit: %+v, %v", d, err)
+	}
+	if _, err := redeliver("crm", "evt_0"); err != nil {
+		t.Errorf("another endpoint: %v", err)
+	}
+	wantQueued := RedeliverLimit
+	if n := len(e.deliveries(t, "s1", "erp")) - (RedeliverLimit + 2); n != wantQueued {
+		t.Errorf("%d redeliveries queued to erp, want %d", n, wantQueued)
+	}
+	e.clock.Advance(RedeliverWindow)
+	if _, err := redeliver("erp", fmt.Sprintf("evt_%d", RedeliverLimit)); err != nil {
+		t.Errorf("in the next window: %v", err)
+	}
+	// Once the pending one is sent, asking again is a new redelivery.
+	e.dispatch(t)
+	if d, err := redeliver("erp", "evt_0"); err != nil || d.ID == first.ID || d.Status != StatusPending {
+		t.Errorf("after the redelivery was sent: %+v, %v; want a new pending one", d, err)
 	}
 }
