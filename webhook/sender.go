@@ -96,8 +96,9 @@ func (s *Service) admit(rf ref, now time.Time) (v verdict, until time.Time) {
 }
 
 // release gives rf's place back and tells its endpoint's circuit how the
-// attempt went. It reports whether the circuit opened.
-func (s *Service) release(r result, now time.Time) (opened bool) {
+// attempt went. It reports whether the circuit opened, after how many
+// failures in a row.
+func (s *Service) release(r result, now time.Time) (opened bool, failures int) {
 	f := s.flight
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -113,7 +114,7 @@ func (s *Service) release(r result, now time.Time) (opened bool) {
 	}
 	delete(f.busy, r.rf.Seq)
 	if s.endpoints[k.site][k.endpoint] == nil {
-		return false
+		return false, 0
 	}
 	b := f.breakers[k]
 	if b == nil {
@@ -124,7 +125,7 @@ func (s *Service) release(r result, now time.Time) (opened bool) {
 		// Nothing was asked of the endpoint (another sender had the
 		// delivery): a probe that was not made decides nothing.
 		b.probing = false
-		return false
+		return false, 0
 	}
 	switch {
 	case r.out.ok():
@@ -139,7 +140,7 @@ func (s *Service) release(r result, now time.Time) (opened bool) {
 			b.openUntil, b.probing = now.Add(s.opts.BreakerCooldown), false
 		}
 	}
-	return opened
+	return opened, b.failures
 }
 
 // ready are the due deliveries a sender has found and not started yet,
@@ -249,9 +250,9 @@ func (p *pump) start(ctx context.Context) {
 		p.running++
 		go func() {
 			r := p.s.deliver(ctx, rf)
-			if p.s.release(r, p.s.opts.Clock.Now().UTC()) {
+			if opened, failures := p.s.release(r, p.s.opts.Clock.Now().UTC()); opened {
 				p.s.opts.Logger.WarnContext(ctx, "webhook endpoint paused: its attempts keep failing",
-					"site", rf.Site, "endpoint", rf.Endpoint, "failures_in_a_row", p.s.opts.BreakerThreshold,
+					"site", rf.Site, "endpoint", rf.Endpoint, "failures_in_a_row", failures,
 					"pause", p.s.opts.BreakerCooldown.String(), "err", r.out.err)
 			}
 			if p.s.attempted != nil {
