@@ -2,7 +2,9 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -234,5 +236,61 @@ func TestBreaker(t *testing.T) {
 	}
 	if strings.Contains(e.logs.String(), "level=ERROR") {
 		t.Errorf("errors logged:\n%s", e.logs)
+	}
+}
+
+// TestConnectTimeout: connecting is bounded by ConnectTimeout, apart from
+// the attempt's Timeout: an address that swallows the connection attempt
+// fails early.
+func TestConnectTimeout(t *testing.T) {
+	c := newClient(true)
+	tr := c.Transport.(*http.Transport)
+	tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
+		<-ctx.Done() // a dial that never connects
+		return nil, ctx.Err()
+	}
+	limitConnect(c, 20*time.Millisecond)
+	errs := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://receiver.example/hooks", nil)
+		_, err := c.Do(req)
+		errs <- err
+	}()
+	if err := waitFor(t, errs, 1, "the request")[0]; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the connect deadline", err)
+	}
+}
+
+// TestSenderDefaults: the sender's options and their defaults.
+func TestSenderDefaults(t *testing.T) {
+	type got struct {
+		Concurrency, PerEndpoint, PerSite, BreakerThreshold int
+		Timeout, ConnectTimeout, BreakerCooldown            time.Duration
+	}
+	tests := []struct {
+		name string
+		in   Options
+		want got
+	}{
+		{"defaults", Options{}, got{16, 1, 8, 5, 10 * time.Second, 5 * time.Second, time.Minute}},
+		{"a small pool", Options{Concurrency: 3}, got{3, 1, 1, 5, 10 * time.Second, 5 * time.Second, time.Minute}},
+		{"connect within the timeout", Options{Timeout: 2 * time.Second}, got{16, 1, 8, 5, 2 * time.Second, 2 * time.Second, time.Minute}},
+		{"set", Options{Concurrency: 32, PerEndpoint: 2, PerSite: 4, BreakerThreshold: 3, BreakerCooldown: time.Second, Timeout: time.Second, ConnectTimeout: time.Millisecond},
+			got{32, 2, 4, 3, time.Second, time.Millisecond, time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svc, err := New(memoryStore(t), tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := svc.opts
+			g := got{o.Concurrency, o.PerEndpoint, o.PerSite, o.BreakerThreshold, o.Timeout, o.ConnectTimeout, o.BreakerCooldown}
+			if diff := cmp.Diff(tt.want, g); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
