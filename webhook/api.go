@@ -39,7 +39,8 @@ type EndpointView struct {
 // shows it.
 type Delivery struct {
 	// ID names the delivery among the endpoint's (the before cursor of
-	// the list).
+	// the list): "dlv_" and 36 random characters that sort by time, or,
+	// for deliveries stored before ids were random, 20 digits.
 	ID        string     `json:"id"`
 	EventID   string     `json:"event_id"`
 	EventType event.Type `json:"event_type"`

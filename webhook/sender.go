@@ -318,9 +318,9 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 
 // Run sends due deliveries until ctx ends, and returns ctx's error. It
 // looks for them at once, every interval, whenever Handle or Redeliver
-// queued one, and whenever an attempt ended and it has too few left; a
-// settled delivery's successor in its queue is started as soon as a
-// place is free. Store errors are logged and tried again. Attempts under
+// queued one, and whenever an attempt ended and nothing of its endpoint
+// is left to start; a settled delivery's successor in its queue is
+// started as soon as a place is free. Store errors are logged and tried again. Attempts under
 // way when ctx ends are finished (within Options.Timeout) and recorded.
 // Start it in its own goroutine, one per process.
 func (s *Service) Run(ctx context.Context, interval time.Duration) error {
