@@ -95,7 +95,7 @@ var webhooksSpec = openAPISpec{
 			description: "The endpoint's deliveries, newest first; settled ones are kept 30 days.",
 			query:       []string{"site_id", "limit", "before"}, response: webhook.DeliveryPage{}, extension: true, fails: []string{"404"}},
 		{method: "post", path: "/endpoints/{id}/deliveries/{event_id}:redeliver", summary: "Redeliver an event",
-			description: "Send an event to the endpoint again, with the same body and webhook-id, behind the endpoint's pending deliveries of the same subject. 404 when the event was not delivered to the endpoint within 30 days; 400 failed precondition when the endpoint is disabled.",
+			description: "Send an event to the endpoint again, with the same body and webhook-id, behind the endpoint's pending deliveries of the same subject. 404 when the event was not delivered to the endpoint within 30 days; 400 failed precondition when the endpoint is disabled, or had 10 redeliveries within the last minute (the message says when to try again). Asked again while a redelivery of the event is pending, it answers that one.",
 			query:       []string{"site_id"}, response: webhook.Delivery{}, extension: true, fails: []string{"404"}},
 		{method: "get", path: "/events/dead", summary: "List dead events",
 			description: "The site's dead events, oldest first: effects between areas, and hand-overs to webhooks, that failed for good (after their retries, or at once when the event cannot be applied). The consumers that applied an event are listed in done.",

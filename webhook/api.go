@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -38,7 +39,8 @@ type EndpointView struct {
 // shows it.
 type Delivery struct {
 	// ID names the delivery among the endpoint's (the before cursor of
-	// the list).
+	// the list): "dlv_" and 36 random characters that sort by time, or,
+	// for deliveries stored before ids were random, 20 digits.
 	ID        string     `json:"id"`
 	EventID   string     `json:"event_id"`
 	EventType event.Type `json:"event_type"`
@@ -80,8 +82,12 @@ type DeliveriesQuery struct {
 }
 
 func view(r *record) Delivery {
+	id := r.ID
+	if id == "" {
+		id = storage.Uint64Key(r.Seq) // stored before ids were random
+	}
 	d := Delivery{
-		ID: storage.Uint64Key(r.Seq), EventID: r.EventID, EventType: r.Type, Subject: r.Subject,
+		ID: id, EventID: r.EventID, EventType: r.Type, Subject: r.Subject,
 		Status: r.Status, Redelivery: r.Redelivery, Attempts: r.Attempts, CreatedAt: r.CreatedAt,
 		LastResponseCode: r.LastCode, LastError: r.LastError, LastResponse: r.LastResponse,
 	}
@@ -189,17 +195,20 @@ func (s *Service) Deliveries(ctx context.Context, site, id string, q DeliveriesQ
 		limit = DefaultPageSize
 	}
 	limit = min(limit, MaxPageSize)
-	rg := storage.Range{Prefix: storage.KeyPrefix(site, id), Reverse: true, Limit: limit + 1}
-	if q.Before != "" {
-		seq, err := storage.ParseUint64Key(q.Before)
-		if err != nil || len(q.Before) != len(storage.Uint64Key(0)) {
-			return DeliveryPage{}, deliverykit.InvalidField("before", "format", "must be the id of a delivery")
-		}
-		rg.After = deliveryKey(site, id, seq)
+	if len(q.Before) > maxIDBytes || strings.Contains(q.Before, storage.KeySep) {
+		return DeliveryPage{}, errBefore
 	}
+	rg := storage.Range{Prefix: storage.KeyPrefix(site, id), Reverse: true, Limit: limit + 1}
 	page := DeliveryPage{Deliveries: []Delivery{}}
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		page.Deliveries, page.NextBefore = page.Deliveries[:0], ""
+		if q.Before != "" {
+			seq, err := deliverySeq(tx, site, id, q.Before)
+			if err != nil {
+				return err
+			}
+			rg.After = deliveryKey(site, id, seq)
+		}
 		for it, err := range deliveries.Scan(tx, rg) {
 			if err != nil {
 				return err
@@ -215,11 +224,56 @@ func (s *Service) Deliveries(ctx context.Context, site, id string, q DeliveriesQ
 	return page, err
 }
 
+// maxIDBytes bounds an id taken from a caller before it is looked up.
+const maxIDBytes = 100
+
+var errBefore = deliverykit.InvalidField("before", "format", "must be the id of a delivery")
+
+// deliverySeq finds the seq of an endpoint's delivery by the id the list
+// showed: a "dlv_" id through its index, or the seq itself, which was the
+// id of deliveries stored before ids were random (their pages' cursors
+// keep working).
+func deliverySeq(tx storage.Tx, site, endpoint, id string) (uint64, error) {
+	if strings.HasPrefix(id, DeliveryIDPrefix) {
+		it, err := deliveryIDs.Get(tx, storage.Key(site, endpoint, id))
+		if errors.Is(err, storage.ErrNotFound) {
+			return 0, errBefore
+		}
+		return it.Value, err
+	}
+	seq, err := storage.ParseUint64Key(id)
+	if err != nil || len(id) != len(storage.Uint64Key(0)) {
+		return 0, errBefore
+	}
+	return seq, nil
+}
+
+// RedeliverLimit redeliveries per endpoint are accepted per
+// RedeliverWindow: each stores a copy of the event's body for
+// Options.Retention, so their number is bounded.
+const (
+	RedeliverLimit  = 10
+	RedeliverWindow = time.Minute
+)
+
+// redeliverWindow counts an endpoint's redeliveries of the current window.
+type redeliverWindow struct {
+	Start time.Time `json:"start"`
+	Count int       `json:"count"`
+}
+
+// redeliveries: site, endpoint → redeliverWindow.
+var redeliveries = storage.Collection[redeliverWindow]{Name: "webhook.redeliveries"}
+
 // Redeliver sends an event to an endpoint again, as a new delivery queued
 // behind the endpoint's pending deliveries of the same subject, with the
 // same body and webhook-id as before. The event must have been delivered
 // (or tried) to the endpoint within Options.Retention; else NotFound. A
-// disabled endpoint is FailedPrecondition: enable it first.
+// disabled endpoint is FailedPrecondition: enable it first. While a
+// redelivery of the event is pending, asking again answers that one and
+// queues nothing. At most RedeliverLimit redeliveries per endpoint are
+// queued per RedeliverWindow (of all the servers on one store); more is
+// FailedPrecondition, saying when to try again.
 func (s *Service) Redeliver(ctx context.Context, site, id, eventID string) (Delivery, error) {
 	if _, err := s.target(site, id); err != nil {
 		return Delivery{}, err
@@ -249,17 +303,47 @@ func (s *Service) Redeliver(ctx context.Context, site, id, eventID string) (Deli
 			return err
 		}
 		p := prev.Value
+		if p.Redelivery && !p.settled() {
+			out = view(&p) // asked twice: one is enough
+			return nil
+		}
+		if err := s.countRedelivery(tx, site, id, now); err != nil {
+			return err
+		}
 		r := record{Site: site, Endpoint: id, EventID: p.EventID, Type: p.Type, Subject: p.Subject, Body: p.Body,
 			Redelivery: true, Status: StatusPending, CreatedAt: now}
-		if err := enqueue(tx, &r, now); err != nil {
+		if err := s.enqueue(tx, &r, now); err != nil {
 			return err
 		}
 		out = view(&r)
 		return nil
 	})
 	if err != nil {
-		return Delivery{}, err
+		return Delivery{}, fmt.Errorf("webhook: redelivering event %s: %w", eventID, err)
 	}
 	s.poke()
 	return out, nil
+}
+
+// countRedelivery counts one redelivery to an endpoint in the current
+// window, or refuses it when the window's limit is reached.
+func (s *Service) countRedelivery(tx storage.Tx, site, endpoint string, now time.Time) error {
+	key := storage.Key(site, endpoint)
+	w := redeliverWindow{Start: now}
+	it, err := redeliveries.Get(tx, key)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+	case err != nil:
+		return err
+	case now.Before(it.Value.Start.Add(RedeliverWindow)) && !now.Before(it.Value.Start):
+		w = it.Value
+	}
+	if w.Count >= RedeliverLimit {
+		wait := w.Start.Add(RedeliverWindow).Sub(now)
+		return deliverykit.Errorf(deliverykit.KindFailedPrecondition,
+			"the endpoint had %d redeliveries within %s, the limit: try again in %s", w.Count, RedeliverWindow, wait.Round(time.Second))
+	}
+	w.Count++
+	_, err = redeliveries.Put(tx, key, w, storage.AnyVersion)
+	return err
 }

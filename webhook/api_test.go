@@ -3,11 +3,14 @@ package webhook
 import (
 	"fmt"
 	"net/http"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/storage"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -176,5 +179,127 @@ func TestEndpoints(t *testing.T) {
 	}
 	if _, err := e.svc.Enable(t.Context(), "s2", "a-first"); deliverykit.KindOf(err) != deliverykit.KindNotFound {
 		t.Errorf("enabling another site's endpoint: %v", err)
+	}
+}
+
+// TestDeliveryIDs: delivery ids are random (a site cannot count other
+// sites' deliveries by them), they page the list, and the ids of
+// deliveries stored before ids were random (their seq) still do.
+func TestDeliveryIDs(t *testing.T) {
+	rc := newReceiver(t, nil)
+	e := newEnv(t, nil, map[string][]Endpoint{"s1": {endpoint("erp", rc.URL)}, "s2": {endpoint("erp", rc.URL)}}, nil)
+	for i := range 3 {
+		e.handle(t, parcelEvent(t, fmt.Sprintf("evt_a%d", i), "s1", fmt.Sprintf("CP%d", i), "IN_TRANSIT"))
+		e.handle(t, parcelEvent(t, fmt.Sprintf("evt_b%d", i), "s2", fmt.Sprintf("CP%d", i), "IN_TRANSIT"))
+	}
+	all := append(e.deliveries(t, "s1", "erp"), e.deliveries(t, "s2", "erp")...)
+	format := regexp.MustCompile(`^dlv_[2-7a-z]{36}$`)
+	seen := map[string]bool{}
+	for _, d := range all {
+		if !format.MatchString(d.ID) || seen[d.ID] {
+			t.Errorf("id %q: want a fresh dlv_ and 36 characters of [2-7a-z]", d.ID)
+		}
+		seen[d.ID] = true
+	}
+	// The oldest delivery of s1 as an older release stored it: no id, no
+	// index entry; its seq is its id.
+	legacy := all[0]
+	err := e.store.Update(t.Context(), func(tx storage.Tx) error {
+		seq, err := deliveryIDs.Get(tx, storage.Key("s1", "erp", legacy.ID))
+		if err != nil {
+			return err
+		}
+		if err := deliveryIDs.Delete(tx, storage.Key("s1", "erp", legacy.ID), storage.AnyVersion); err != nil {
+			return err
+		}
+		it, err := deliveries.Get(tx, deliveryKey("s1", "erp", seq.Value))
+		if err != nil {
+			return err
+		}
+		r := it.Value
+		r.ID = ""
+		_, err = deliveries.Put(tx, it.Key, r, storage.VersionIs(it.Version))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := e.deliveries(t, "s1", "erp")
+	if id := list[0].ID; len(id) != len(storage.Uint64Key(0)) {
+		t.Fatalf("legacy delivery shows id %q, want its seq", id)
+	}
+	var pages [][]string
+	for _, before := range []string{list[2].ID, list[1].ID, list[0].ID} {
+		page, err := e.svc.Deliveries(t.Context(), "s1", "erp", DeliveriesQuery{Before: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, d := range page.Deliveries {
+			ids = append(ids, d.EventID)
+		}
+		pages = append(pages, ids)
+	}
+	want := [][]string{{"evt_a1", "evt_a0"}, {"evt_a0"}, nil}
+	if diff := cmp.Diff(want, pages); diff != "" {
+		t.Errorf("pages before each id (-want +got):\n%s", diff)
+	}
+	// An id of another site's endpoint is no cursor here.
+	other := e.deliveries(t, "s2", "erp")[0].ID
+	if _, err := e.svc.Deliveries(t.Context(), "s1", "erp", DeliveriesQuery{Before: other}); deliverykit.KindOf(err) != deliverykit.KindInvalidArgument {
+		t.Errorf("before another site's id: err = %v, want invalid argument", err)
+	}
+}
+
+// TestRedeliverLimitAndDedup: a redelivery asked for again while it is
+// pending is answered, not queued twice; an endpoint takes at most
+// RedeliverLimit redeliveries per RedeliverWindow, others are not held to
+// its count.
+func TestRedeliverLimitAndDedup(t *testing.T) {
+	rc := newReceiver(t, nil)
+	e := newEnv(t, nil, map[string][]Endpoint{"s1": {endpoint("erp", rc.URL), endpoint("crm", rc.URL)}}, nil)
+	for i := range RedeliverLimit + 2 {
+		e.handle(t, parcelEvent(t, fmt.Sprintf("evt_%d", i), "s1", fmt.Sprintf("CP%d", i), "IN_TRANSIT"))
+	}
+	e.dispatch(t)
+	redeliver := func(endpoint, eventID string) (Delivery, error) {
+		return e.svc.Redeliver(t.Context(), "s1", endpoint, eventID)
+	}
+	first, err := redeliver("erp", "evt_0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := redeliver("erp", "evt_0")
+	if err != nil || again.ID != first.ID {
+		t.Errorf("asked again while pending: %+v, %v; want the pending %s", again, err, first.ID)
+	}
+	for i := 1; i < RedeliverLimit; i++ {
+		if _, err := redeliver("erp", fmt.Sprintf("evt_%d", i)); err != nil {
+			t.Fatalf("redelivery %d: %v", i+1, err)
+		}
+	}
+	_, err = redeliver("erp", fmt.Sprintf("evt_%d", RedeliverLimit))
+	if deliverykit.KindOf(err) != deliverykit.KindFailedPrecondition || !strings.Contains(err.Error(), "try again in 1m0s") {
+		t.Errorf("redelivery over the limit: %v, want failed precondition saying when to try again", err)
+	}
+	// Still answered at the limit: nothing new is queued.
+	if d, err := redeliver("erp", "evt_0"); err != nil || d.ID != first.ID {
+		t.Errorf("a pending one at the limit: %+v, %v", d, err)
+	}
+	if _, err := redeliver("crm", "evt_0"); err != nil {
+		t.Errorf("another endpoint: %v", err)
+	}
+	wantQueued := RedeliverLimit
+	if n := len(e.deliveries(t, "s1", "erp")) - (RedeliverLimit + 2); n != wantQueued {
+		t.Errorf("%d redeliveries queued to erp, want %d", n, wantQueued)
+	}
+	e.clock.Advance(RedeliverWindow)
+	if _, err := redeliver("erp", fmt.Sprintf("evt_%d", RedeliverLimit)); err != nil {
+		t.Errorf("in the next window: %v", err)
+	}
+	// Once the pending one is sent, asking again is a new redelivery.
+	e.dispatch(t)
+	if d, err := redeliver("erp", "evt_0"); err != nil || d.ID == first.ID || d.Status != StatusPending {
+		t.Errorf("after the redelivery was sent: %+v, %v; want a new pending one", d, err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -59,95 +58,6 @@ func newClient(allowPrivate bool) *http.Client {
 	}
 }
 
-// Dispatch sends the deliveries due at the clock's time, at most
-// Options.Batch of them and Options.Concurrency at once, deletes settled
-// deliveries past their retention, and returns how many were delivered.
-// Each delivery is claimed first (its next attempt moved a lease ahead,
-// so another sender skips it), then sent outside any transaction, then
-// settled. A send cut short by a crash is sent again when the lease runs
-// out: delivery is at least once. Failed sends are not errors of
-// Dispatch; its error is the store's.
-func (s *Service) Dispatch(ctx context.Context) (int, error) {
-	now := s.opts.Clock.Now().UTC()
-	if err := s.prune(ctx, now); err != nil {
-		return 0, err
-	}
-	limit := timeKey(now)
-	var refs []ref
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		refs = refs[:0]
-		for it, err := range due.Scan(tx, storage.Range{Limit: s.opts.Batch}) {
-			if err != nil {
-				return err
-			}
-			if at, _, _ := strings.Cut(it.Key, storage.KeySep); at > limit {
-				break
-			}
-			refs = append(refs, it.Value)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	var (
-		mu        sync.Mutex
-		delivered int
-		firstErr  error
-		wg        sync.WaitGroup
-	)
-	sem := make(chan struct{}, s.opts.Concurrency)
-	for _, r := range refs {
-		if ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			ok, err := s.deliver(ctx, r)
-			mu.Lock()
-			defer mu.Unlock()
-			if ok {
-				delivered++
-			}
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-		}()
-	}
-	wg.Wait()
-	return delivered, firstErr
-}
-
-// Run calls Dispatch now, then every interval and whenever Handle queued
-// a delivery, until ctx ends; it returns ctx's error. Dispatch errors (an
-// unavailable store) are logged and tried again at the next tick. Sends
-// under way when ctx ends are finished (within Options.Timeout) and
-// recorded. Start it in its own goroutine, one per process.
-func (s *Service) Run(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		for {
-			n, err := s.Dispatch(ctx)
-			if err != nil && ctx.Err() == nil {
-				s.opts.Logger.ErrorContext(ctx, "webhook dispatch failed", "err", err)
-			}
-			// A full batch of successes means more may be due.
-			if err != nil || n < s.opts.Batch || ctx.Err() != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		case <-s.wake:
-		}
-	}
-}
-
 // outcome is what one attempt gave.
 type outcome struct {
 	code     int    // HTTP status, 0 when there was no answer
@@ -157,18 +67,35 @@ type outcome struct {
 
 func (o outcome) ok() bool { return o.code >= 200 && o.code < 300 }
 
-// deliver claims, sends and settles one delivery. It reports whether the
-// endpoint took it; a delivery not due (claimed by another sender, or
-// settled meanwhile) is skipped.
-func (s *Service) deliver(ctx context.Context, rf ref) (bool, error) {
+// result is what deliver did with one delivery.
+type result struct {
+	rf ref
+	// sent: a request was made (the delivery was claimed); out is its
+	// outcome.
+	sent bool
+	out  outcome
+	// next is the delivery of the same queue that settling this one
+	// made due, when there is one (hasNext).
+	next    ref
+	hasNext bool
+	err     error
+}
+
+// delivered tells whether the endpoint took the delivery and it was
+// recorded.
+func (r result) delivered() bool { return r.sent && r.out.ok() && r.err == nil }
+
+// deliver claims, sends and settles one delivery. A delivery not due
+// (claimed by another sender, or settled meanwhile) is skipped: sent is
+// false.
+func (s *Service) deliver(ctx context.Context, rf ref) result {
 	now := s.opts.Clock.Now().UTC()
 	key := deliveryKey(rf.Site, rf.Endpoint, rf.Seq)
 	t := s.endpoints[rf.Site][rf.Endpoint]
-	claimed, version, ok, err := s.claim(ctx, rf, t, now)
+	claimed, version, ok, n, err := s.claim(ctx, rf, t, now)
 	if err != nil || !ok {
-		return false, err
+		return result{rf: rf, next: n.next, hasNext: n.hasNext, err: err}
 	}
-	var n note
 	out := s.send(ctx, t, &claimed, now)
 	// Settle with a fresh context: the request was made, so its outcome
 	// is recorded even when the caller's context ended meanwhile.
@@ -185,7 +112,7 @@ func (s *Service) deliver(ctx context.Context, rf ref) (bool, error) {
 		return s.settle(tx, &r, it.Version, out, now, &n)
 	})
 	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
+		return result{rf: rf}
 	}
 	s.log(ctx, n, err)
 	if err == nil {
@@ -198,7 +125,7 @@ func (s *Service) deliver(ctx context.Context, rf ref) (bool, error) {
 			s.counts.retrying.Add(1)
 		}
 	}
-	return out.ok() && err == nil, err
+	return result{rf: rf, sent: true, out: out, next: n.next, hasNext: n.hasNext, err: err}
 }
 
 // attemptCounts are the attempts of this Service by outcome.
@@ -219,9 +146,8 @@ func (s *Service) Attempts() Attempts {
 // ok is false when there is nothing to send: the delivery is not due
 // (another sender claimed it, or it was settled), or its endpoint is no
 // longer configured or disabled, in which case it dies here.
-func (s *Service) claim(ctx context.Context, rf ref, t *target, now time.Time) (claimed record, version uint64, ok bool, err error) {
+func (s *Service) claim(ctx context.Context, rf ref, t *target, now time.Time) (claimed record, version uint64, ok bool, n note, err error) {
 	key := deliveryKey(rf.Site, rf.Endpoint, rf.Seq)
-	var n note
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		ok, n = false, note{}
 		it, err := deliveries.Get(tx, key)
@@ -247,7 +173,7 @@ func (s *Service) claim(ctx context.Context, rf ref, t *target, now time.Time) (
 		}
 		if reason != "" {
 			r.LastError = reason
-			err := s.kill(tx, &r, it.Version, now)
+			err := s.kill(tx, &r, it.Version, now, &n)
 			n.dead = r
 			return err
 		}
@@ -264,10 +190,13 @@ func (s *Service) claim(ctx context.Context, rf ref, t *target, now time.Time) (
 		return err
 	})
 	if errors.Is(err, storage.ErrConflict) {
-		return record{}, 0, false, nil // another sender claimed it first
+		return record{}, 0, false, note{}, nil // another sender claimed it first
 	}
 	s.log(ctx, n, err)
-	return claimed, version, ok && err == nil, err
+	if err != nil {
+		n = note{}
+	}
+	return claimed, version, ok && err == nil, n, err
 }
 
 // send makes one attempt. It runs outside any transaction, with its own
@@ -327,10 +256,13 @@ func attemptError(err error, timeout time.Duration) string {
 }
 
 // note is what a settling transaction has to log once it committed (an
-// Update function may run more than once, so it logs nothing itself).
+// Update function may run more than once, so it logs nothing itself),
+// and the delivery it made due.
 type note struct {
 	dead     record
 	disabled bool
+	next     ref
+	hasNext  bool
 }
 
 func (s *Service) log(ctx context.Context, n note, err error) {
@@ -352,7 +284,7 @@ func (s *Service) settle(tx storage.Tx, r *record, version uint64, out outcome, 
 	switch {
 	case out.ok():
 		r.Status = StatusDelivered
-		return s.finish(tx, r, version, now)
+		return s.finish(tx, r, version, now, n)
 	case out.code == http.StatusGone:
 		// The receiver says it is gone for good: stop sending to it
 		// until the merchant enables it again.
@@ -361,11 +293,11 @@ func (s *Service) settle(tx storage.Tx, r *record, version uint64, out outcome, 
 			return err
 		}
 		n.disabled = true
-		err := s.kill(tx, r, version, now)
+		err := s.kill(tx, r, version, now, n)
 		n.dead = *r
 		return err
 	case r.Attempts >= s.opts.MaxAttempts:
-		err := s.kill(tx, r, version, now)
+		err := s.kill(tx, r, version, now, n)
 		n.dead = *r
 		return err
 	}
@@ -384,14 +316,15 @@ func (s *Service) settle(tx storage.Tx, r *record, version uint64, out outcome, 
 
 // kill makes r dead and lets its queue go on; the caller logs it at
 // ERROR once the transaction committed.
-func (s *Service) kill(tx storage.Tx, r *record, version uint64, now time.Time) error {
+func (s *Service) kill(tx storage.Tx, r *record, version uint64, now time.Time, n *note) error {
 	r.Status = StatusDead
-	return s.finish(tx, r, version, now)
+	return s.finish(tx, r, version, now, n)
 }
 
 // finish stores a settled r, takes it off its queue and the due index,
-// makes the next delivery of its queue due, and schedules r's expiry.
-func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time) error {
+// makes the next delivery of its queue due (n.next), and schedules r's
+// expiry.
+func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time, n *note) error {
 	if r.Due {
 		if err := due.Delete(tx, dueKey(r), storage.AnyVersion); err != nil {
 			return err
@@ -407,11 +340,13 @@ func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time
 	if _, err := expiry.Put(tx, expiryKey(now.Add(s.opts.Retention), r.Seq), ref{r.Site, r.Endpoint, r.Seq}, storage.AnyVersion); err != nil {
 		return err
 	}
-	return promote(tx, r.Site, r.Endpoint, r.Subject, now)
+	n.next, n.hasNext = ref{}, false
+	return promote(tx, r.Site, r.Endpoint, r.Subject, now, n)
 }
 
-// promote makes the first delivery of a queue due now, if it is not.
-func promote(tx storage.Tx, site, endpoint, subject string, now time.Time) error {
+// promote makes the first delivery of a queue due now, if it is not, and
+// names it in n.
+func promote(tx storage.Tx, site, endpoint, subject string, now time.Time, n *note) error {
 	prefix := queuePrefix(site, endpoint, subject)
 	var next string
 	for it, err := range queues.Scan(tx, storage.Range{Prefix: prefix, Limit: 1}) {
@@ -439,8 +374,11 @@ func promote(tx storage.Tx, site, endpoint, subject string, now time.Time) error
 	if _, err := due.Put(tx, dueKey(&r), ref{site, endpoint, seq}, storage.AnyVersion); err != nil {
 		return err
 	}
-	_, err = deliveries.Put(tx, it.Key, r, storage.VersionIs(it.Version))
-	return err
+	if _, err = deliveries.Put(tx, it.Key, r, storage.VersionIs(it.Version)); err != nil {
+		return err
+	}
+	n.next, n.hasNext = ref{site, endpoint, seq}, true
+	return nil
 }
 
 // prune deletes settled deliveries past their retention, at most a batch
@@ -484,6 +422,11 @@ func (s *Service) prune(ctx context.Context, now time.Time) error {
 			}
 			if err := deliveries.Delete(tx, key, storage.AnyVersion); err != nil {
 				return err
+			}
+			if id := it.Value.ID; id != "" {
+				if err := deliveryIDs.Delete(tx, storage.Key(e.rf.Site, e.rf.Endpoint, id), storage.AnyVersion); err != nil {
+					return err
+				}
 			}
 			// The event's index entry goes with its latest delivery;
 			// an older one leaves it to the newer.

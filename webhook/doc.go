@@ -27,7 +27,35 @@
 // retried with exponential backoff and jitter, up to Options.MaxAttempts;
 // then the delivery is dead, logged at ERROR, and listed as such
 // (Deliveries) until Redeliver sends it again. Each attempt has
-// Options.Timeout; at most MaxResponseBytes of an answer are read.
+// Options.Timeout (10 s, of which Options.ConnectTimeout, 5 s, to
+// connect); at most MaxResponseBytes of an answer are read.
+//
+// # Fairness
+//
+// No endpoint's slowness delays another's deliveries. Run keeps
+// Options.Concurrency attempts (16) in flight, refilling the pool as each
+// one ends, and picks what is due round-robin across sites, then across
+// each site's endpoints. An endpoint has at most Options.PerEndpoint
+// attempts in flight (1), a site's endpoints together at most
+// Options.PerSite (half the pool): a receiver that takes requests and
+// never answers holds one worker until the timeout, not the others.
+// After Options.BreakerThreshold failed attempts in a row (5) an endpoint
+// is paused for Options.BreakerCooldown (a minute): its due deliveries
+// move to the end of the pause without an attempt counted, then one
+// attempt probes it; success resumes it, failure pauses it again. Pauses
+// are per process. When a delivery is settled, the next one of its
+// subject starts at once; retries are found when they are due, at the
+// latest at Run's interval. Dispatch applies the same limits to one
+// look at what is due and waits for it.
+//
+// Redeliver answers a redelivery of the event that is still pending
+// instead of queueing another, and queues at most RedeliverLimit (10)
+// per endpoint per RedeliverWindow (a minute): each keeps a copy of the
+// body for Options.Retention.
+//
+// Event ids the outbox gives and delivery ids ("dlv_…") are random and
+// sorted by time: a receiver learns nothing from them about other
+// sites.
 //
 // Requests go only to configured endpoints, through a dialer that refuses
 // loopback, private, link-local and other non-public addresses (checked on

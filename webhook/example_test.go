@@ -82,7 +82,7 @@ func ExampleService() {
 		fmt.Println(err)
 		return
 	}
-	n, err := svc.Dispatch(ctx) // what Run calls
+	n, err := svc.Dispatch(ctx) // once; Run sends continuously
 	fmt.Println("delivered:", n, err)
 	page, _ := svc.Deliveries(ctx, "demo-site", "erp", webhook.DeliveriesQuery{})
 	d := page.Deliveries[0]

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -19,15 +20,22 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
+// DeliveryIDPrefix starts the id of every delivery.
+const DeliveryIDPrefix = "dlv_"
+
 // Defaults of Options.
 const (
-	DefaultBatch       = 100
-	DefaultConcurrency = 4
-	DefaultTimeout     = 10 * time.Second
-	DefaultRetryBase   = 5 * time.Second
-	DefaultRetryMax    = time.Hour
-	DefaultMaxAttempts = 15
-	DefaultRetention   = 30 * 24 * time.Hour
+	DefaultBatch            = 100
+	DefaultConcurrency      = 16
+	DefaultPerEndpoint      = 1
+	DefaultTimeout          = 10 * time.Second
+	DefaultConnectTimeout   = 5 * time.Second
+	DefaultBreakerThreshold = 5
+	DefaultBreakerCooldown  = time.Minute
+	DefaultRetryBase        = 5 * time.Second
+	DefaultRetryMax         = time.Hour
+	DefaultMaxAttempts      = 15
+	DefaultRetention        = 30 * 24 * time.Hour
 	// MaxResponseBytes is how much of a receiver's answer is read and
 	// kept (the excerpt the deliveries list shows).
 	MaxResponseBytes = 4 << 10
@@ -39,17 +47,38 @@ type Options struct {
 	Endpoints map[string][]Endpoint
 	// Clock defaults to the system clock. Tests set a ManualClock.
 	Clock deliverykit.Clock
+	// IDs makes the deliveries' ids ("dlv_…"). Default:
+	// deliverykit.RandomIDs on Clock: random, so that a site learns
+	// nothing of other sites' volume from them, and sorted by time.
+	IDs deliverykit.IDSource
 	// Logger receives dead deliveries (ERROR), disabled endpoints and
 	// dispatch errors. Default: slog.Default().
 	Logger *slog.Logger
-	// Batch is how many due deliveries one Dispatch call sends at most;
-	// Concurrency how many of them are in flight at once (each is the
-	// oldest pending delivery of its endpoint and subject, so sending
-	// them together keeps every subject in order).
-	Batch, Concurrency int
+	// Batch is how many due deliveries one look at the store takes (and
+	// one Dispatch call sends) at most.
+	Batch int
+	// Concurrency is how many attempts are in flight at once, across all
+	// sites and endpoints: the workers' pool. Each is the oldest pending
+	// delivery of its endpoint and subject, so sending them together
+	// keeps every subject in order.
+	Concurrency int
+	// PerEndpoint is how many attempts one endpoint has in flight at
+	// most (default 1), and PerSite how many one site's endpoints have
+	// together (default half of Concurrency): a receiver that does not
+	// answer holds that many workers, and the others go on.
+	PerEndpoint, PerSite int
 	// Timeout bounds one attempt: connecting, sending and reading the
-	// answer.
-	Timeout time.Duration
+	// answer. ConnectTimeout bounds connecting (default 5 s, at most
+	// Timeout).
+	Timeout, ConnectTimeout time.Duration
+	// BreakerThreshold failed attempts in a row (timeouts, refused
+	// connections, answers other than 2xx) pause an endpoint for
+	// BreakerCooldown: its due deliveries wait for the end of the pause
+	// without an attempt counted, then one attempt probes the endpoint;
+	// its success resumes it, its failure pauses it again. Defaults: 5
+	// and a minute.
+	BreakerThreshold int
+	BreakerCooldown  time.Duration
 	// Lease is how long a claimed delivery is left to its sender before
 	// another may send it again. Default: Timeout plus a minute.
 	Lease time.Duration
@@ -85,6 +114,12 @@ type Service struct {
 	// wake tells Run that Handle queued something.
 	wake   chan struct{}
 	counts attemptCounts
+	// flight is what this process is sending, and the endpoints'
+	// circuits (sender.go).
+	flight *flight
+	// attempted, when set (by tests), is told of every attempt Run or
+	// Dispatch finished, once it is recorded.
+	attempted func(result)
 }
 
 // target is a configured endpoint, parsed once.
@@ -104,9 +139,17 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.IDs == nil {
+		opts.IDs = deliverykit.RandomIDs{Clock: opts.Clock}
+	}
 	opts.Batch = positiveOr(opts.Batch, DefaultBatch)
 	opts.Concurrency = positiveOr(opts.Concurrency, DefaultConcurrency)
+	opts.PerEndpoint = positiveOr(opts.PerEndpoint, DefaultPerEndpoint)
+	opts.PerSite = positiveOr(opts.PerSite, max(opts.Concurrency/2, 1))
 	opts.Timeout = positiveOr(opts.Timeout, DefaultTimeout)
+	opts.ConnectTimeout = min(positiveOr(opts.ConnectTimeout, DefaultConnectTimeout), opts.Timeout)
+	opts.BreakerThreshold = positiveOr(opts.BreakerThreshold, DefaultBreakerThreshold)
+	opts.BreakerCooldown = positiveOr(opts.BreakerCooldown, DefaultBreakerCooldown)
 	opts.Lease = positiveOr(opts.Lease, opts.Timeout+time.Minute)
 	opts.RetryBase = positiveOr(opts.RetryBase, DefaultRetryBase)
 	opts.RetryMax = positiveOr(opts.RetryMax, DefaultRetryMax)
@@ -115,7 +158,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Jitter == nil {
 		opts.Jitter = rand.Float64
 	}
-	s := &Service{store: store, opts: opts, endpoints: map[string]map[string]*target{}, wake: make(chan struct{}, 1)}
+	s := &Service{store: store, opts: opts, endpoints: map[string]map[string]*target{}, wake: make(chan struct{}, 1), flight: newFlight()}
 	var vs []deliverykit.FieldViolation
 	for site, eps := range opts.Endpoints {
 		for _, v := range violations(eps) {
@@ -144,10 +187,30 @@ func New(store storage.Store, opts Options) (*Service, error) {
 		return nil, deliverykit.Invalid(vs...)
 	}
 	s.client = newClient(opts.AllowPrivate)
+	limitConnect(s.client, opts.ConnectTimeout)
 	if opts.Transport != nil {
 		s.client.Transport = opts.Transport
 	}
 	return s, nil
+}
+
+// limitConnect bounds connecting (dialling and the TLS handshake) to d, so
+// that an address that swallows packets fails an attempt early, within
+// its Timeout.
+func limitConnect(c *http.Client, d time.Duration) {
+	tr, ok := c.Transport.(*http.Transport)
+	if !ok {
+		return
+	}
+	dial := tr.DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		// The deadline ends the dial only: a connection made is not
+		// bound to ctx.
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		return dial(ctx, network, addr)
+	}
+	tr.TLSHandshakeTimeout = d
 }
 
 func positiveOr[T int | time.Duration](v, def T) T {
@@ -176,7 +239,12 @@ const (
 
 // record is a delivery as stored.
 type record struct {
-	Seq      uint64     `json:"seq"`
+	// Seq orders the deliveries (queues, the list); it is a store-wide
+	// sequence, so it is never shown.
+	Seq uint64 `json:"seq"`
+	// ID is the delivery's id as shown; empty in deliveries stored
+	// before ids were random, which show their Seq (view).
+	ID       string     `json:"id,omitempty"`
 	Site     string     `json:"site"`
 	Endpoint string     `json:"endpoint"`
 	EventID  string     `json:"event_id"`
@@ -236,6 +304,9 @@ var (
 	expiry = storage.Collection[ref]{Name: "webhook.expiry"}
 	// states: site, endpoint → endpointState.
 	states = storage.Collection[endpointState]{Name: "webhook.endpoints"}
+	// deliveryIDs: site, endpoint, delivery id → seq, for the before
+	// cursor of the list.
+	deliveryIDs = storage.Collection[uint64]{Name: "webhook.delivery_ids"}
 )
 
 // timeKey is a fixed-width UTC timestamp that sorts in time order.
@@ -306,7 +377,7 @@ func (s *Service) Handle(ctx context.Context, e event.Event) error {
 				return err
 			}
 			r := record{Site: e.Site, Endpoint: t.ID, EventID: e.ID, Type: e.Type, Subject: e.Subject, Body: b, Status: StatusPending, CreatedAt: now}
-			if err := enqueue(tx, &r, now); err != nil {
+			if err := s.enqueue(tx, &r, now); err != nil {
 				return err
 			}
 			added = true
@@ -324,12 +395,15 @@ func (s *Service) Handle(ctx context.Context, e event.Event) error {
 
 // enqueue stores a new delivery r at the end of its queue; the head of a
 // queue becomes due at now. It points the event's index entry at r.
-func enqueue(tx storage.Tx, r *record, now time.Time) error {
+func (s *Service) enqueue(tx storage.Tx, r *record, now time.Time) error {
 	seq, err := deliveries.NextSequence(tx)
 	if err != nil {
 		return err
 	}
-	r.Seq = seq
+	r.Seq, r.ID = seq, s.opts.IDs.NewID(DeliveryIDPrefix)
+	if _, err := deliveryIDs.Put(tx, storage.Key(r.Site, r.Endpoint, r.ID), seq, storage.MustNotExist()); err != nil {
+		return err
+	}
 	if _, err := byEvent.Put(tx, storage.Key(r.Site, r.Endpoint, r.EventID), seq, storage.AnyVersion); err != nil {
 		return err
 	}

@@ -1,10 +1,17 @@
 package webhook
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
 )
 
@@ -65,4 +72,63 @@ func newEnvB(b *testing.B, endpoints map[string][]Endpoint) *Service {
 		b.Fatal(err)
 	}
 	return svc
+}
+
+// BenchmarkRun sends deliveries to four endpoints on loopback with Run,
+// 100 events (400 deliveries, one per endpoint and subject) per
+// iteration: what the sender costs per delivery, HTTP included.
+func BenchmarkRun(b *testing.B) {
+	var mu sync.Mutex
+	got := 0
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		got++
+		mu.Unlock()
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+	}))
+	b.Cleanup(srv.Close)
+	var eps []Endpoint
+	for i := range 4 {
+		eps = append(eps, endpoint("e"+strconv.Itoa(i), srv.URL))
+	}
+	svc, err := New(memoryStore(b), Options{Endpoints: map[string][]Endpoint{"s1": eps}, Clock: deliverykit.NewManualClock(testTime),
+		Logger: slog.New(slog.DiscardHandler), Jitter: func() float64 { return 0 }, AllowPrivate: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(b.Context())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx, time.Hour) }()
+	defer func() { cancel(); <-done }()
+	payload := Catalogue()[2].Example
+	const perIteration = 100
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for range perIteration {
+			n++
+			ev, err := event.New("evt_"+strconv.Itoa(n), "s1", "CP"+strconv.Itoa(n), testTime, payload)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := svc.Handle(ctx, ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for {
+			mu.Lock()
+			all := got == 4*n
+			mu.Unlock()
+			if all {
+				break
+			}
+			<-arrived
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(4*n), "ns/delivery")
 }

@@ -130,6 +130,8 @@ type flags struct {
 	sweepInterval                            time.Duration
 	webhooksAllowPrivate                     bool
 	outboxLease, webhookLease                time.Duration
+	webhookTimeout, webhookConnectTimeout    time.Duration
+	webhookWorkers, webhookPerEndpoint       int
 	trackingLinkLifetime, statusLinkLifetime time.Duration
 	drainDelay                               time.Duration
 	rateLimits                               httpapi.RateLimits
@@ -170,7 +172,11 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.DurationVar(&f.webhookInterval, "webhook-interval", 10*time.Second, "how often due webhook deliveries are retried (new ones are sent at once)")
 	fs.DurationVar(&f.sweepInterval, "sweep-interval", time.Minute, "how often records the configuration's retention no longer keeps are deleted")
 	fs.DurationVar(&f.outboxLease, "outbox-lease", 0, "how long a cross-area event being delivered is left to its delivery before it is delivered again, e.g. after a crash; 0: 1 minute. Keep it longer than the slowest delivery")
-	fs.DurationVar(&f.webhookLease, "webhook-lease", 0, "how long a webhook being sent is left to its attempt before it is sent again, e.g. after a crash; 0: the attempt timeout (10s) plus 1 minute. Keep it longer than the timeout")
+	fs.DurationVar(&f.webhookLease, "webhook-lease", 0, "how long a webhook being sent is left to its attempt before it is sent again, e.g. after a crash; 0: -webhook-timeout plus 1 minute. Keep it longer than the timeout")
+	fs.DurationVar(&f.webhookTimeout, "webhook-timeout", 0, "how long one webhook attempt may take, connecting, sending and reading the answer; 0: 10s")
+	fs.DurationVar(&f.webhookConnectTimeout, "webhook-connect-timeout", 0, "how long connecting to a webhook endpoint may take (within -webhook-timeout); 0: 5s")
+	fs.IntVar(&f.webhookWorkers, "webhook-workers", 0, "how many webhook attempts are in flight at once, across all sites; a site's endpoints together take at most half; 0: 16")
+	fs.IntVar(&f.webhookPerEndpoint, "webhook-per-endpoint", 0, "how many attempts one webhook endpoint has in flight at most, so a slow receiver holds no more workers; 0: 1")
 	fs.BoolVar(&f.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints resolve to loopback and private addresses (development only: otherwise a webhook URL could reach internal services)")
 	fs.DurationVar(&f.trackingLinkLifetime, "tracking-link-lifetime", 0, "how long a customer tracking link works after it was last handed out; 0: 90 days")
 	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
@@ -201,6 +207,12 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	return f, f.check()
 }
 
+// Bounds of the webhook sender's flags: each worker may hold a connection.
+const (
+	maxWebhookWorkers     = 1024
+	maxWebhookPerEndpoint = 8
+)
+
 // check refuses flag values the server cannot run with, naming the flag.
 func (f flags) check() error {
 	if f.drainDelay < 0 {
@@ -211,6 +223,18 @@ func (f flags) check() error {
 	}
 	if f.webhookLease < 0 {
 		return fmt.Errorf("-webhook-lease must not be negative, got %v", f.webhookLease)
+	}
+	switch {
+	case f.webhookTimeout < 0:
+		return fmt.Errorf("-webhook-timeout must not be negative, got %v", f.webhookTimeout)
+	case f.webhookConnectTimeout < 0:
+		return fmt.Errorf("-webhook-connect-timeout must not be negative, got %v", f.webhookConnectTimeout)
+	case f.webhookTimeout > 0 && f.webhookConnectTimeout > f.webhookTimeout:
+		return fmt.Errorf("-webhook-connect-timeout (%v) must not exceed -webhook-timeout (%v)", f.webhookConnectTimeout, f.webhookTimeout)
+	case f.webhookWorkers < 0 || f.webhookWorkers > maxWebhookWorkers:
+		return fmt.Errorf("-webhook-workers must be between 0 and %d, got %d", maxWebhookWorkers, f.webhookWorkers)
+	case f.webhookPerEndpoint < 0 || f.webhookPerEndpoint > maxWebhookPerEndpoint:
+		return fmt.Errorf("-webhook-per-endpoint must be between 0 and %d, got %d", maxWebhookPerEndpoint, f.webhookPerEndpoint)
 	}
 	switch {
 	case f.demoCarrier != "static" && f.demoCarrier != "simulate":
@@ -514,8 +538,10 @@ func checkConfig(path string, w io.Writer) error {
 func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Registerer) wiring.Options {
 	opts := wiring.Options{PublicURL: cmp.Or(f.publicURL, base), Logger: log, Metrics: reg,
 		TrackingLinkLifetime: f.trackingLinkLifetime, StatusLinkLifetime: f.statusLinkLifetime,
-		Outbox:    outbox.Options{Lease: f.outboxLease},
-		Webhooks:  webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease},
+		Outbox: outbox.Options{Lease: f.outboxLease},
+		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease,
+			Timeout: f.webhookTimeout, ConnectTimeout: f.webhookConnectTimeout,
+			Concurrency: f.webhookWorkers, PerEndpoint: f.webhookPerEndpoint},
 		Retention: retention.Options{Interval: f.sweepInterval}}
 	if f.demoCarrier == "simulate" {
 		opts.Simulate = &carrier.SimulatorOptions{TimeScale: f.timeScale, Seed: f.simulatorSeed}
