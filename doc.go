@@ -4,18 +4,68 @@
 // merchant returns API and shipment order management, all in-process.
 //
 // The module is a set of small packages, one per area, on one storage
-// contract:
+// contract. By layer, from the top: a package imports from its own layer
+// and those below it only (docs/ARCHITECTURE.md draws the graph).
 //
-//	tracking   tracking orders, parcels, progress, alerts, tracking links
-//	notify     notifications to end customers
-//	checkout   the checkout shipping session, the delivery-options engine, the widget
-//	session    the resource-style delivery session (etags, complete, convert)
-//	returns    the merchant returns API (orders, returns, refunds, pages)
-//	shipment   shipments, parcels, deliveries, booking, labels, pickups
-//	storage    the Store contract; storage/memory, storage/bolt; storage/storagetest
-//	httpapi    the optional net/http adapter serving the documented endpoints
-//	config     sites, API key digests and the delivery catalog
-//	auth       API keys to sites, compared in constant time
+// Programs, test kits and evidence:
+//
+//	examples/server            every area over HTTP, on a bbolt file, memory or PostgreSQL
+//	examples/checkoutmerchant  a merchant's checkout backend in miniature
+//	examples/webhookreceiver   a merchant's webhook endpoint in a few lines
+//	deliverykittest            the whole of deliverykit inside a test, with parcels that travel
+//	reliability                the areas together under faults, load, bad input and hostile tenants
+//	bench/http                 HTTP serving measured against a net/http baseline
+//	bench/commit               the bolt store's group commit measured against raw bbolt
+//	retention/retentiontest    the areas' retention sweeps checked on a storage backend
+//
+// Assembly and adapters:
+//
+//	wiring                     builds every area on one store and connects them through events
+//	httpapi                    the optional net/http adapter serving the documented endpoints
+//	metrics                    a deployment's figures as Prometheus collectors
+//
+// Areas (they never import each other; effects between them are events):
+//
+//	tracking                   A: tracking orders, parcels, progress, alerts, tracking links
+//	tracking/page              A: the customer's tracking page
+//	notify                     B: notifications to end customers
+//	checkout                   C: the checkout shipping session and its widget
+//	checkout/options           the delivery-options engine (checkout and session share it)
+//	session                    D: the resource-style delivery session (etags, complete, convert)
+//	returns                    E: the merchant returns API (orders, returns, refunds, pages)
+//	returns/page               E: the customer's return status page
+//	shipment                   F: shipments, parcels, deliveries, booking, pickups
+//	shipment/carrier           the built-in carriers (static and the simulator)
+//	shipment/label             A6 PDF and ZPL shipping labels
+//	shipment/label/labeltest   reads rendered labels as a scanner and a PDF reader would
+//
+// Shared below the areas:
+//
+//	config                     sites, API key digests and their delivery catalogs
+//	auth                       API keys to sites, compared in constant time
+//	catalog                    a site's delivery offering and return policy
+//	outbox                     cross-area events, written in the cause's transaction
+//	outbox/outboxtest          the outbox's suite for a storage backend
+//	webhook                    signed POSTs of events to each site's endpoints
+//	webhook/webhooktest        the webhook service's suite for a storage backend
+//	retention                  deletes records once they are no longer needed
+//	event                      the events' vocabulary and payloads
+//	internal/i18n              the one catalog of texts shown to shoppers and customers
+//	internal/validation        struct tags to field violations
+//	internal/checked           integer arithmetic that reports overflow
+//	internal/retry             the waits between attempts of retrying loops
+//	internal/stored            stored records of an area's own private types
+//	internal/recordtest        golden snapshots of stored records, for tests
+//
+// Storage:
+//
+//	storage                    the transactional document store contract
+//	storage/memory             in process, for tests and embedding without durability
+//	storage/bolt               one bbolt file: the example server's default
+//	storage/postgres           PostgreSQL, shared by several servers
+//	storage/storagetest        the Store conformance suite
+//	storage/internal/backend   the rules every shipped store applies alike
+//	storage/postgres/internal/pgtest  a schema per test on the environment's PostgreSQL
 //
 // This root package holds what they share: the error vocabulary (Kind, Error,
 // FieldViolation and the Err* sentinels for errors.Is), Clock and IDSource.

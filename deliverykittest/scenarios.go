@@ -133,7 +133,19 @@ func (k *Kit) CompleteCheckout(ctx context.Context, o Order) (Checkout, error) {
 // warehouse does: one parcel with the cart, from the site's first
 // warehouse, with the chosen product (to the chosen pickup point). The
 // parcel is tracked under the checkout's order and starts travelling.
+//
+// c is what CompleteCheckout returned, or names any completed checkout
+// session of the kit's site by its SessionID or its TosID alone (one
+// completed over HTTP, in the widget or in the newer generation): Ship
+// then reads the cart, the receiver and the chosen delivery from the
+// session (see CompletedCheckout).
 func (k *Kit) Ship(ctx context.Context, c Checkout) (Parcel, error) {
+	if c.ShippingMethod == "" {
+		var err error
+		if c, err = k.CompletedCheckout(ctx, c.SessionID, c.TosID); err != nil {
+			return Parcel{}, err
+		}
+	}
 	site, ok := k.Config.Site(k.Site)
 	if !ok || site.Catalog == nil {
 		return Parcel{}, fmt.Errorf("deliverykittest: site %s has no catalog", k.Site)
@@ -177,6 +189,75 @@ func (k *Kit) Ship(ctx context.Context, c Checkout) (Parcel, error) {
 	}
 	d := sh.Parcels[0].Deliveries[0]
 	return Parcel{Checkout: c, ShipmentID: sh.ID, TrackingNumber: d.TrackingNumber, TrackingLink: d.TrackingLink}, nil
+}
+
+// CompletedCheckout reads a completed checkout session of the kit's site,
+// named by its id or, when sessionID is empty, by its order's tos_id:
+// what was bought (Order: the order number, the cart, the receiver), and
+// the delivery the shopper chose. The receiver is the session's customer,
+// else the delivery address the shopper entered in the widget. A session
+// that is not completed is a failed precondition.
+func (k *Kit) CompletedCheckout(ctx context.Context, sessionID, tosID string) (Checkout, error) {
+	if sessionID == "" && tosID == "" {
+		return Checkout{}, deliverykit.InvalidField("SessionID", "required_without", "a checkout is named by its SessionID or its TosID")
+	}
+	byTos := sessionID == ""
+	if byTos {
+		sums, err := k.Services.Checkout.Summaries(ctx, k.Site, tosID)
+		if err != nil {
+			return Checkout{}, fmt.Errorf("deliverykittest: the checkout of %s: %w", tosID, err)
+		}
+		// The order's own session comes first; the others were created
+		// from it (CreateFromOrder) and carry their own tos_id once done.
+		if len(sums.Results) == 0 {
+			return Checkout{}, deliverykit.E(deliverykit.KindNotFound, fmt.Sprintf("deliverykittest: no checkout has the tos_id %s", tosID))
+		}
+		sessionID = sums.Results[0].SessionID
+	}
+	v, err := k.Services.Checkout.Get(ctx, k.Site, sessionID)
+	if err != nil {
+		return Checkout{}, fmt.Errorf("deliverykittest: the checkout %s: %w", sessionID, err)
+	}
+	s := v.Session
+	switch {
+	case s.Status != checkout.StatusComplete:
+		return Checkout{}, deliverykit.E(deliverykit.KindFailedPrecondition, fmt.Sprintf("deliverykittest: the checkout %s is %s, not completed", s.ID, s.Status))
+	case byTos && s.TosID != tosID: // the order's own session is gone; what is left are sessions made from it
+		return Checkout{}, deliverykit.E(deliverykit.KindNotFound, fmt.Sprintf("deliverykittest: no checkout has the tos_id %s", tosID))
+	case tosID != "" && s.TosID != tosID:
+		return Checkout{}, deliverykit.InvalidField("TosID", "eqfield", fmt.Sprintf("is %s, the checkout %s's order is %s", tosID, s.ID, s.TosID))
+	}
+	// The newer generation's view names the receiver whichever way it was
+	// given, and the purchase country.
+	g, err := k.Services.Checkout.GetCheckout(ctx, k.Site, s.ID, "")
+	if err != nil {
+		return Checkout{}, fmt.Errorf("deliverykittest: the checkout %s: %w", s.ID, err)
+	}
+	c := Checkout{SessionID: s.ID, TosID: s.TosID, Order: Order{
+		// The tracking order's external id (checkout: the session's, else
+		// the cart's id, else the tos_id).
+		ExternalID: cmp.Or(s.ExternalID, s.Cart.CartID, s.TosID),
+		Country:    g.Session.PurchaseCountry, Currency: s.Cart.Currency,
+		Items: s.Cart.Items, Customer: s.Customer,
+	}}
+	if len(g.Session.DeliveryGroups) > 0 {
+		if gc := g.Session.DeliveryGroups[0].Addresses.Customer; gc != nil && (c.Order.Customer == nil || c.Order.Customer.Address == nil) {
+			c.Order.Customer = &checkout.Customer{Email: gc.Email, Phone: gc.Phone, Address: &checkout.CustomerAddress{
+				Name: gc.Name, AddressLines: gc.AddressLines, Street: gc.Street, StreetNumber: gc.StreetNumber, ApartmentNumber: gc.ApartmentNumber,
+				City: gc.City, PostalCode: gc.PostalCode, Region: gc.Region, Country: gc.Country, CareOf: gc.CareOf, Attn: gc.Attn,
+				DoorCode: gc.DoorCode, Coordinates: gc.Coordinates}}
+		}
+	}
+	if r := s.Result; r != nil && r.Shipping != nil {
+		c.ShippingMethod, c.DeliveryType, c.Location = r.Shipping.ShippingMethod, r.Shipping.DeliveryType, r.Shipping.Location
+		if r.DeliveryTime != nil {
+			c.Promise = r.DeliveryTime.CustomerDeliveryPromise
+		}
+	}
+	if c.ShippingMethod == "" {
+		return c, deliverykit.E(deliverykit.KindFailedPrecondition, fmt.Sprintf("deliverykittest: the checkout %s has no shipping method", s.ID))
+	}
+	return c, nil
 }
 
 // CheckoutAndShip completes a checkout and ships it: CompleteCheckout,

@@ -54,6 +54,11 @@ func TestOpenAPIDocumentsLint(t *testing.T) {
 			if doc.Info.Title == "" || doc.Info.Version == "" || doc.Info.Description == "" {
 				t.Errorf("info needs a title, a version and a description")
 			}
+			// The module's licence (LICENSE), as the generated documents
+			// name it (openAPILicense).
+			if l := doc.Info.License; l == nil || l.Name != openAPILicense["name"] || l.URL != openAPILicense["url"] {
+				t.Errorf("info.license is %+v, want %v", l, openAPILicense)
+			}
 			if len(doc.Servers) != 1 || !strings.HasPrefix(d.path, doc.Servers[0].URL+"/") {
 				t.Errorf("servers must be the one base of %s", d.path)
 			}

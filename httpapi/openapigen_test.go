@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -21,6 +22,11 @@ import (
 // area's *_openapi_test.go file describes its document as data (an
 // openAPISpec: paths, enums, field docs, which types are responses); the
 // schemas come from the types' json and validate tags.
+
+// openAPILicense is info.license of every document: the module's licence
+// (LICENSE). OpenAPI 3.0 has no SPDX identifier field, so the name is the
+// SPDX identifier and the url the licence's text.
+var openAPILicense = map[string]any{"name": "Apache-2.0", "url": "https://www.apache.org/licenses/LICENSE-2.0"}
 
 // openAPISchemas turns Go types into the schemas of components/schemas.
 type openAPISchemas struct {
@@ -325,9 +331,11 @@ func buildOpenAPI(spec openAPISpec) ([]byte, error) {
 		}
 		paths[op.path].(map[string]any)[op.method] = o
 	}
+	info := maps.Clone(spec.info)
+	info["license"] = openAPILicense
 	doc := map[string]any{
 		"openapi":  "3.0.3",
-		"info":     spec.info,
+		"info":     info,
 		"servers":  []any{map[string]any{"url": spec.server}},
 		"security": []any{map[string]any{spec.security: []any{}}},
 		"paths":    paths,
