@@ -65,7 +65,7 @@ func TestShipAnyCompletedCheckout(t *testing.T) {
 	// customer and no external id: the order is the cart's id.
 	gen2 := func() (id, tos string) {
 		v, err := kit.Services.Checkout.CreateCheckout(ctx, kit.Site, checkout.CheckoutCreateRequest{PurchaseCountry: "SE", PurchaseCurrency: "SEK", Locales: []string{"sv-SE"},
-			Cart: &checkout.Cart{CartID: "cart-88", TotalValue: 89900, Items: []checkout.CartItem{{SKU: "bag-3s", Name: "Sleeping bag", Quantity: 1, Price: 89900, Weight: 1200}}}})
+			Cart: &checkout.CheckoutCart{CartID: "cart-88", TotalValue: 89900, Items: []checkout.CheckoutItem{{SKU: "bag-3s", Name: "Sleeping bag", Quantity: 1, Price: 89900, Weight: 1200}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
