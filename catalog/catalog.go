@@ -220,7 +220,19 @@ type Product struct {
 	// Supports says what the customer may enter for this product; a
 	// checkout result reports it as shipping.supports.
 	Supports Supports `json:"supports,omitzero"`
+	// Meta is the merchant's own data about the product (a service code
+	// its warehouse system uses, say): a checkout result reports it in
+	// shipping.meta, with the session's meta. At most MaxProductMeta
+	// entries, keys MaxMetaKey and values MaxMetaValue bytes long.
+	Meta map[string]string `json:"meta,omitempty"`
 }
+
+// The bounds of a product's Meta.
+const (
+	MaxProductMeta = 32
+	MaxMetaKey     = 64
+	MaxMetaValue   = 256
+)
 
 // Supports lists what a customer can add to a delivery of a product.
 type Supports struct {

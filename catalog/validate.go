@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -316,6 +317,17 @@ func validateProduct(v *validator, q string, pr Product) {
 	for k, d := range pr.Days {
 		if dayIndex(d) < 0 {
 			v.Add(fmt.Sprintf("%s.days[%d]", q, k), "oneof", "must be one of mon, tue, wed, thu, fri, sat, sun")
+		}
+	}
+	if len(pr.Meta) > MaxProductMeta {
+		v.Addf(q+".meta", "max", "must have at most %d entries", MaxProductMeta)
+	}
+	for _, k := range slices.Sorted(maps.Keys(pr.Meta)) {
+		switch {
+		case k == "" || len(k) > MaxMetaKey:
+			v.Addf(q+".meta", "key", "keys must be 1 to %d bytes long", MaxMetaKey)
+		case len(pr.Meta[k]) > MaxMetaValue:
+			v.Addf(q+".meta."+k, "max", "must be at most %d bytes long", MaxMetaValue)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"fmt"
 	"slices"
 	"strings"
@@ -60,6 +61,9 @@ type CheckoutSession struct {
 // chose for it. A session has exactly one.
 type DeliveryGroup struct {
 	GroupID string `json:"group_id"`
+	// Header is the merchant's data for the group: the session's meta
+	// (an empty object when it has none).
+	Header map[string]string `json:"header"`
 	// ExternalID is the merchant's order number (the session's).
 	ExternalID   string         `json:"external_id,omitempty"`
 	Items        []GroupItem    `json:"items,omitempty"`
@@ -90,9 +94,21 @@ type GroupShipping struct {
 	CarrierProductID string            `json:"carrier_product_id"`
 	Addons           []Addon           `json:"addons,omitempty"`
 	DeliveryAddons   []DeliveryAddon   `json:"delivery_addons,omitempty"`
-	Meta             map[string]string `json:"meta,omitempty"`
-	Supports         GroupSupports     `json:"supports"`
+	// Meta is the result's shipping.meta: the catalog product's meta and
+	// the session's (an empty object when neither has any).
+	Meta map[string]string `json:"meta"`
+	// Route is the way the goods take: the warehouse they leave from
+	// (origin), the carrier and its product's reference.
+	Route    GroupRoute    `json:"route"`
+	Supports GroupSupports `json:"supports"`
 	Warehouse        *Warehouse        `json:"warehouse,omitempty"`
+}
+
+// GroupRoute is the way a group's goods take.
+type GroupRoute struct {
+	Origin  string `json:"origin,omitempty"`
+	Carrier string `json:"carrier,omitempty"`
+	Product string `json:"product,omitempty"`
 }
 
 // GroupSupports says what the shopper may enter for the chosen product;
@@ -464,7 +480,11 @@ func (s *Service) CheckoutSummaries(ctx context.Context, site, tosID string) (*C
 func (s *Service) checkoutView(engine *options.Engine, r *record) *CheckoutView {
 	v := s.view(engine, r)
 	sess := CheckoutSession{CheckoutSessionID: r.ID, Status: r.Status, UpdatedAt: r.UpdatedAt, PurchaseCountry: r.Country, Cart: checkoutCart(v.Session.Cart)}
-	g := DeliveryGroup{GroupID: GroupID, ExternalID: r.ExternalID, TosID: r.TosID, Selection: GroupSelectionUndefined}
+	g := DeliveryGroup{GroupID: GroupID, ExternalID: r.ExternalID, TosID: r.TosID, Selection: GroupSelectionUndefined,
+		Header: maps.Clone(r.Meta)}
+	if g.Header == nil {
+		g.Header = map[string]string{}
+	}
 	for _, it := range r.Cart.Items {
 		g.Items = append(g.Items, GroupItem{SKU: it.SKU, Quantity: it.Quantity})
 	}
@@ -472,7 +492,8 @@ func (s *Service) checkoutView(engine *options.Engine, r *record) *CheckoutView 
 		sh := res.Shipping
 		g.Shipping = &GroupShipping{DeliveryType: sh.DeliveryType, Carrier: sh.Carrier, Product: sh.Product,
 			CarrierProductID: cmp.Or(sh.ExternalMethodID, sh.ShippingMethod), Addons: sh.Addons, DeliveryAddons: sh.DeliveryAddons,
-			Meta: sh.Meta, Supports: GroupSupports(sh.Supports), Warehouse: sh.Warehouse}
+			Meta: sh.Meta, Supports: GroupSupports(sh.Supports), Warehouse: sh.Warehouse,
+			Route: routeOf(r)}
 		g.Category, g.Pricing, g.DeliveryTime = groupCategory(res.Category), groupPricing(res.Pricing), res.DeliveryTime
 		g.Selection = GroupSelection(res.Selection)
 		g.Addresses.Location = sh.Location
@@ -486,6 +507,15 @@ func (s *Service) checkoutView(engine *options.Engine, r *record) *CheckoutView 
 	g.Addresses.Customer = groupCustomer(v.Session.Customer, r.DeliveryAddress)
 	sess.DeliveryGroups = []DeliveryGroup{g}
 	return &CheckoutView{Session: sess, HTMLSnippet: v.HTMLSnippet}
+}
+
+// routeOf is the route of r's chosen option.
+func routeOf(r *record) GroupRoute {
+	cat, opt, _ := r.chosen()
+	if opt == nil {
+		return GroupRoute{}
+	}
+	return GroupRoute{Origin: cat.Warehouse.ID, Carrier: opt.Carrier.ID, Product: opt.Carrier.ProductRef}
 }
 
 // groupCustomer is the receiver the newer generation shows: the

@@ -36,9 +36,11 @@ func TestGenerationsShareSessions(t *testing.T) {
 	g := dc.Session.DeliveryGroups[0]
 	res := siw.Session.Result
 	want := DeliveryGroup{GroupID: GroupID, Items: []GroupItem{{SKU: "tent-2p", Quantity: 1}, {SKU: "pegs", Quantity: 2}},
+		Header: map[string]string{},
 		Shipping: &GroupShipping{DeliveryType: res.Shipping.DeliveryType, Carrier: res.Shipping.Carrier, Product: res.Shipping.Product,
 			CarrierProductID: res.Shipping.ExternalMethodID, Addons: res.Shipping.Addons, DeliveryAddons: res.Shipping.DeliveryAddons,
-			Supports: GroupSupports(res.Shipping.Supports), Warehouse: res.Shipping.Warehouse},
+			Supports: GroupSupports(res.Shipping.Supports), Warehouse: res.Shipping.Warehouse, Meta: map[string]string{},
+			Route: GroupRoute{Origin: "stockholm", Carrier: "north-parcel", Product: res.Shipping.ShippingMethod}},
 		Category: groupCategory(res.Category), Pricing: groupPricing(res.Pricing), Selection: GroupSelection(res.Selection), DeliveryTime: res.DeliveryTime,
 		Addresses: GroupAddresses{Location: res.Shipping.Location, SearchAddress: siw.Session.SearchAddress}}
 	if diff := cmp.Diff(want, g); diff != "" {
@@ -348,5 +350,55 @@ func TestCheckoutWireAsClientsReadIt(t *testing.T) {
 		if _, err := f.svc.CheckoutSummaries(t.Context(), tc.site, tc.tos); deliverykit.KindOf(err) != tc.kind {
 			t.Errorf("summary of %s/%q: %v, want %v", tc.site, tc.tos, err, tc.kind)
 		}
+	}
+}
+
+// shipping.meta carries the catalog product's meta and the session's (the
+// session's winning), in both generations; the newer generation's header
+// is the session's meta and its route names origin, carrier and product.
+func TestShippingMetaHeaderAndRoute(t *testing.T) {
+	f := newFixture(t)
+	req := createRequest()
+	req.Meta = Meta{"channel": "web", "service_code": "override"}
+	v, err := f.svc.Create(t.Context(), "demo-site", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Select(t.Context(), v.Token, SelectRequest{OptionID: "home/north-parcel-home"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.svc.Get(t.Context(), "demo-site", v.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"channel": "web", "service_code": "override"}, got.Session.Result.Shipping.Meta); diff != "" {
+		t.Errorf("siw shipping.meta (-want +got):\n%s", diff)
+	}
+	dc, err := f.svc.GetCheckout(t.Context(), "demo-site", v.Session.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := dc.Session.DeliveryGroups[0]
+	if diff := cmp.Diff(map[string]string{"channel": "web", "service_code": "override"}, g.Header); diff != "" {
+		t.Errorf("header (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(GroupRoute{Origin: "stockholm", Carrier: "north-parcel", Product: "north-parcel-home"}, g.Shipping.Route); diff != "" {
+		t.Errorf("route (-want +got):\n%s", diff)
+	}
+
+	// Without session meta: the product's alone.
+	plain, err := f.svc.Create(t.Context(), "demo-site", createRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Select(t.Context(), plain.Token, SelectRequest{OptionID: "home/north-parcel-home"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = f.svc.Get(t.Context(), "demo-site", plain.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"service_code": "NP-17"}, got.Session.Result.Shipping.Meta); diff != "" {
+		t.Errorf("product meta alone (-want +got):\n%s", diff)
 	}
 }

@@ -235,18 +235,21 @@ type Result struct {
 // ShippingMethod is the carrier product's reference and ExternalMethodID the
 // merchant's id for that product: the two identities a product has.
 type ResultShipping struct {
-	ShippingMethod   string            `json:"shipping_method"`
-	DeliveryType     string            `json:"delivery_type"`
-	Carrier          string            `json:"carrier"`
-	Product          string            `json:"product"`
-	Location         *Location         `json:"location,omitempty"`
-	DeliveryTime     *TimeSlot         `json:"delivery_time,omitempty"`
-	ExternalMethodID string            `json:"external_method_id,omitempty"`
-	Addons           []Addon           `json:"addons,omitempty"`
-	DeliveryAddons   []DeliveryAddon   `json:"delivery_addons,omitempty"`
-	Meta             map[string]string `json:"meta,omitempty"`
-	Supports         Supports          `json:"supports"`
-	Warehouse        *Warehouse        `json:"warehouse,omitempty"`
+	ShippingMethod   string          `json:"shipping_method"`
+	DeliveryType     string          `json:"delivery_type"`
+	Carrier          string          `json:"carrier"`
+	Product          string          `json:"product"`
+	Location         *Location       `json:"location,omitempty"`
+	DeliveryTime     *TimeSlot       `json:"delivery_time,omitempty"`
+	ExternalMethodID string          `json:"external_method_id,omitempty"`
+	Addons           []Addon         `json:"addons,omitempty"`
+	DeliveryAddons   []DeliveryAddon `json:"delivery_addons,omitempty"`
+	// Meta is the catalog product's meta and the session's, the
+	// session's winning a key both have; an empty object when neither
+	// has any.
+	Meta      map[string]string `json:"meta"`
+	Supports  Supports          `json:"supports"`
+	Warehouse *Warehouse        `json:"warehouse,omitempty"`
 }
 
 // Addon is a chosen addon as the result shows it: Code is its id.

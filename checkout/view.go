@@ -85,6 +85,7 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 		Supports: Supports{CourierInstructions: sup.CourierInstructions, CustomerNumber: sup.CustomerNumber,
 			DoorCode: sup.DoorCode, Search: sup.Search},
 		Warehouse: &b.warehouse,
+		Meta:      shippingMeta(opt.Carrier.Meta, r.Meta),
 	}
 	b.category = ResultCategory{ID: cat.ID, Name: name, PresentedCategoryName: cat.Name, ExternalID: cat.ExternalID,
 		BasePrice: cat.BasePrice, CustomText: cat.CustomText, CustomWarningText: cat.CustomWarningText, Tags: tags}
@@ -98,6 +99,16 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 		DeliveryTime: &b.deliveryTime,
 	}
 	return selected, res
+}
+
+// shippingMeta is the result's shipping.meta: the product's meta and the
+// session's, the session's winning; never nil, so that it is {} on the
+// wire.
+func shippingMeta(product, session map[string]string) map[string]string {
+	out := make(map[string]string, len(product)+len(session))
+	maps.Copy(out, product)
+	maps.Copy(out, session)
+	return out
 }
 
 // addAddons adds the chosen addons to pricing, at VAT rate basis points,

@@ -162,7 +162,7 @@ func (e *Engine) carrier(ref string, sort int) Carrier {
 	pe := e.products[ref]
 	return Carrier{ID: pe.carrier.ID, Name: pe.carrier.Name, ProductID: pe.product.ID,
 		ProductName: pe.product.Name, ProductRef: ref, ExternalID: pe.product.ExternalID, SortOrder: sort,
-		VATRate: cmp.Or(pe.product.VATRate, e.cat.VATRate), Supports: pe.product.Supports}
+		VATRate: cmp.Or(pe.product.VATRate, e.cat.VATRate), Supports: pe.product.Supports, Meta: pe.product.Meta}
 }
 
 // Catalog returns the engine's catalog (read-only).
@@ -295,6 +295,8 @@ type Carrier struct {
 	// VATRate is the VAT included in the price, in basis points.
 	VATRate  int              `json:"vat_rate,omitempty"`
 	Supports catalog.Supports `json:"supports,omitzero"`
+	// Meta is the catalog product's, shared: read-only.
+	Meta map[string]string `json:"meta,omitempty"`
 }
 
 // Location is a pickup location with its distance from the address, when
