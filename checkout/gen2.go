@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"maps"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -88,20 +88,20 @@ type GroupItem struct {
 // /v1/siw result's external_method_id), else the product's reference
 // (shipping_method).
 type GroupShipping struct {
-	DeliveryType     string            `json:"delivery_type"`
-	Carrier          string            `json:"carrier"`
-	Product          string            `json:"product"`
-	CarrierProductID string            `json:"carrier_product_id"`
-	Addons           []Addon           `json:"addons,omitempty"`
-	DeliveryAddons   []DeliveryAddon   `json:"delivery_addons,omitempty"`
+	DeliveryType     string          `json:"delivery_type"`
+	Carrier          string          `json:"carrier"`
+	Product          string          `json:"product"`
+	CarrierProductID string          `json:"carrier_product_id"`
+	Addons           []Addon         `json:"addons,omitempty"`
+	DeliveryAddons   []DeliveryAddon `json:"delivery_addons,omitempty"`
 	// Meta is the result's shipping.meta: the catalog product's meta and
 	// the session's (an empty object when neither has any).
 	Meta map[string]string `json:"meta"`
 	// Route is the way the goods take: the warehouse they leave from
 	// (origin), the carrier and its product's reference.
-	Route    GroupRoute    `json:"route"`
-	Supports GroupSupports `json:"supports"`
-	Warehouse        *Warehouse        `json:"warehouse,omitempty"`
+	Route     GroupRoute    `json:"route"`
+	Supports  GroupSupports `json:"supports"`
+	Warehouse *Warehouse    `json:"warehouse,omitempty"`
 }
 
 // GroupRoute is the way a group's goods take.
