@@ -56,7 +56,8 @@
 //	| BookPickup     | BOOKED, PICKUP_BOOKED              | every BOOKED or PICKUP_BOOKED delivery gets the window  |
 //	| (shipment_id)  |                                    | → PICKUP_BOOKED                                         |
 //	| AddParcel      | CREATED, BOOKED                    | parcel added (and booked when BOOKED); also added to a  |
-//	|                |                                    | connected return shipment that is not cancelled         |
+//	|                |                                    | connected return shipment that is not cancelled;        |
+//	|                |                                    | without a parcel, a duplicate of the first one          |
 //	| Update         | CREATED: sender, receiver,         | state unchanged                                         |
 //	|                | reference, attributes;             |                                                         |
 //	|                | BOOKED, PICKUP_BOOKED, PICKED_UP:  | (labels are printed and tracking knows the parties)     |

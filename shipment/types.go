@@ -335,14 +335,18 @@ type UpdateShipmentRequest struct {
 	Attributes *map[string]string `json:"attributes,omitempty" validate:"omitempty,max_shipment_attributes,dive,keys,max_id,endkeys,max_name"`
 }
 
-// AddParcelRequest adds a parcel to a shipment. ReturnParcel, when set, is
-// the parcel added to the connected return shipment; by default that one
-// gets a copy of Parcel with the deliveries (carrier products) of the
-// return shipment's first parcel.
+// AddParcelRequest adds a parcel to a shipment. Without Parcel the new
+// parcel duplicates the shipment's first parcel: its weight, dimensions
+// and deliveries (carrier products, delivery types, legs' ends, pickup
+// points), not its external_id nor its line items, which name goods
+// already packed. ReturnParcel, when set, is the parcel added to the
+// connected return shipment; by default that one gets a copy of the new
+// parcel with the deliveries (carrier products) of the return shipment's
+// first parcel.
 type AddParcelRequest struct {
 	SiteID       string       `json:"site_id,omitempty" validate:"max_id"`
 	ShipmentID   string       `json:"shipment_id" validate:"required,max_id"`
-	Parcel       *ParcelInput `json:"parcel" validate:"required"`
+	Parcel       *ParcelInput `json:"parcel,omitempty" validate:"omitempty"`
 	ReturnParcel *ParcelInput `json:"return_parcel,omitempty" validate:"omitempty"`
 }
 
