@@ -97,6 +97,16 @@
 //     subject, as tracking's parcel.changed has, so a merchant's webhooks
 //     get a parcel's events in the order they happened.
 //
+// # Shipments for an order
+//
+// A create request with a tos_id names the order it ships (Options.Orders
+// answers it; wiring reads tracking's orders). What the request leaves out
+// comes from the order: the receiver, the sender, the shipping method, the
+// reference (the order number), the pickup point of the deliveries carried
+// by the order's product, and the line items of a shipment of one parcel;
+// what the request says wins. The shipment shows the tos_id, and its
+// booked parcels are tracked with that order.
+//
 // # Idempotency
 //
 // Create with an external_id already used by the site returns that
