@@ -118,7 +118,7 @@ var shipmentSpec = openAPISpec{
 var somOps = []openAPIOp{
 	{method: "post", path: "/shipments.create", summary: "Create a shipment",
 		description: "Create a shipment with its parcels and deliveries, all CREATED. Idempotent by external_id.",
-		request:     shipment.CreateShipmentRequest{}, response: shipment.Shipment{}, fails: []string{"409"}},
+		request:     shipment.CreateShipmentRequest{}, response: shipment.Shipment{}, fails: []string{"404", "409"}},
 	{method: "post", path: "/shipments.bookParcels", summary: "Book a shipment's parcels",
 		description: "Book every CREATED delivery: tracking number, label, tracking link each; the shipment becomes BOOKED. Repeating the call books nothing again and never assigns a second tracking number. The answer wraps the shipment: {\"shipment\": …}.",
 		request:     shipment.ShipmentRef{}, response: shipment.BookParcelsResponse{}, fails: []string{"404", "409"}},
@@ -130,7 +130,7 @@ var somOps = []openAPIOp{
 		query:       []string{"site_id", "tracking_number"}, response: shipment.Delivery{}, fails: []string{"404"}},
 	{method: "post", path: "/shipments.createAndBook", summary: "Create and book a shipment",
 		description: "Create, book and (with pickup_window) book the pickup in one atomic call: on any failure the carrier bookings of the attempt are cancelled and nothing is stored. Repeating it with the same external_id continues with the stored shipment.",
-		request:     shipment.CreateShipmentRequest{}, response: shipment.Shipment{}, fails: []string{"409"}},
+		request:     shipment.CreateShipmentRequest{}, response: shipment.Shipment{}, fails: []string{"404", "409"}},
 	{method: "get", path: "/shipments.get", summary: "Read a shipment",
 		description: "Read a shipment by exactly one of id, external_id, tracking_number.",
 		query:       []string{"site_id", "id", "external_id", "tracking_number"}, response: shipment.Shipment{}, fails: []string{"404"}},
