@@ -11,12 +11,12 @@ import (
 
 // AddParcel adds a parcel to a shipment (POST /shipments.addParcel); a
 // request without a parcel adds a duplicate of the shipment's first
-// parcel (see AddParcelRequest). When the shipment is booked, the new parcel's deliveries are booked and
-// labelled in the same call; when the shipment has a connected return
-// shipment that is not cancelled, the parcel is added there too (as
-// return_parcel, or by default as a copy carried by the products of the
-// return shipment's first parcel), and booked if that one is booked. Both
-// shipments change in one transaction.
+// parcel (see AddParcelRequest). When the shipment is booked, the new
+// parcel's deliveries are booked and labelled in the same call; when the
+// shipment has a connected return shipment that is not cancelled, the
+// parcel is added there too (as return_parcel, or by default as a copy
+// carried by the products of the return shipment's first parcel), and
+// booked if that one is booked. Both shipments change in one transaction.
 //
 // Carrier keys derive from the parcel's position, so a call repeated after
 // a failure books the same keys and gets the same tracking numbers.
@@ -32,11 +32,6 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 	if err != nil {
 		return nil, err
 	}
-	if req.Parcel == nil {
-		if prods, err = s.duplicateFirst(site, &req, &out.Value.Shipment); err != nil {
-			return nil, err
-		}
-	}
 	if err := shipmentAllow(&out.Value.Shipment, opShipAddParcel); err != nil {
 		return nil, err
 	}
@@ -45,6 +40,11 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 	for _, sh := range []*Shipment{&out.Value.Shipment, &ret.Value.Shipment} {
 		if len(sh.Parcels) >= MaxParcels {
 			return nil, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "shipment %s already has %d parcels, the most a shipment may have", sh.ID, MaxParcels)
+		}
+	}
+	if req.Parcel == nil {
+		if prods, err = s.duplicateFirst(site, &req, &out.Value.Shipment); err != nil {
+			return nil, err
 		}
 	}
 	var retIn ParcelInput

@@ -83,10 +83,13 @@ func TestAddParcelWithoutParcel(t *testing.T) {
 }
 
 // Without a parcel, an unknown shipment is still NotFound naming
-// shipment_id, and another site's shipment is not duplicated.
+// shipment_id, another site's shipment is not duplicated, and a cancelled
+// one is FailedPrecondition naming its state.
 func TestAddParcelWithoutParcelErrors(t *testing.T) {
 	f := newFixture(t)
 	sh := must[*shipment.Shipment](t)(f.svc.Create(ctx, site, request("")))
+	gone := must[*shipment.Shipment](t)(f.svc.Create(ctx, site, request("")))
+	must[*shipment.Shipment](t)(f.svc.CancelShipment(ctx, site, shipment.ShipmentRef{ShipmentID: gone.ID}))
 	tests := []struct {
 		name string
 		site string
@@ -95,6 +98,7 @@ func TestAddParcelWithoutParcelErrors(t *testing.T) {
 	}{
 		{"unknown shipment", site, "shp_nope", deliverykit.KindNotFound},
 		{"another site's", "other-site", sh.ID, deliverykit.KindNotFound},
+		{"cancelled", site, gone.ID, deliverykit.KindFailedPrecondition},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
