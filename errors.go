@@ -23,6 +23,7 @@ const (
 	KindPermissionDenied               // the caller is known but may not do this
 	KindUnauthenticated                // the caller could not be identified
 	KindUnavailable                    // a dependency cannot take the request now (a full disk); the caller may retry later; details are not shown to callers
+	KindAlreadyExists                  // what the request would create exists already (an order number taken); repeating the call cannot help; Violations name the field
 )
 
 var kindNames = [...]string{
@@ -34,6 +35,7 @@ var kindNames = [...]string{
 	KindPermissionDenied:   "permission denied",
 	KindUnauthenticated:    "unauthenticated",
 	KindUnavailable:        "unavailable",
+	KindAlreadyExists:      "already exists",
 }
 
 // String returns the kind's lower-case name, as used in error messages.
@@ -126,6 +128,7 @@ var (
 	ErrUnauthenticated    error = &kindSentinel{KindUnauthenticated}
 	ErrInternal           error = &kindSentinel{KindInternal}
 	ErrUnavailable        error = &kindSentinel{KindUnavailable}
+	ErrAlreadyExists      error = &kindSentinel{KindAlreadyExists}
 )
 
 // E returns an error of the given kind with a caller-safe message.

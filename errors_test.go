@@ -24,6 +24,7 @@ func TestKinds(t *testing.T) {
 		deliverykit.KindPermissionDenied:   deliverykit.ErrPermissionDenied,
 		deliverykit.KindUnauthenticated:    deliverykit.ErrUnauthenticated,
 		deliverykit.KindUnavailable:        deliverykit.ErrUnavailable,
+		deliverykit.KindAlreadyExists:      deliverykit.ErrAlreadyExists,
 	}
 	for kind, sentinel := range sentinels {
 		err := fmt.Errorf("outer: %w", fmt.Errorf("middle: %w", deliverykit.E(kind, "inner")))

@@ -167,6 +167,9 @@ type Carrier struct {
 //	{tracking_number}  the parcel's tracking number (required)
 //	{postal_code}      the postal code of the parcel's destination (empty when unknown)
 //	{locale}           the language of the page that shows the link, e.g. "sv-SE" (empty when unknown)
+//
+// A query parameter whose value is only an unknown placeholder is left
+// out of the link (see CarrierLink).
 var TrackingURLPlaceholders = []string{"{tracking_number}", "{postal_code}", "{locale}"}
 
 // LogoPlaceholders are the placeholders a Carrier.LogoPattern may hold,
@@ -177,17 +180,52 @@ var TrackingURLPlaceholders = []string{"{tracking_number}", "{postal_code}", "{l
 var LogoPlaceholders = []string{"{size}", "{format}"}
 
 // CarrierLink fills a tracking URL template: each placeholder of
-// TrackingURLPlaceholders becomes the query-escaped value. An empty
-// template gives "".
+// TrackingURLPlaceholders becomes the query-escaped value. A query
+// parameter whose whole value is a placeholder with an empty value is left
+// out ("?n={tracking_number}&lang={locale}" without a locale gives
+// "?n=TN1"): carrier pages read "lang=" as a language of that name, not as
+// none. An empty template gives "".
 func CarrierLink(template, trackingNumber, postalCode, locale string) string {
 	if template == "" {
 		return ""
 	}
-	return strings.NewReplacer(
-		"{tracking_number}", url.QueryEscape(trackingNumber),
-		"{postal_code}", url.QueryEscape(postalCode),
-		"{locale}", url.QueryEscape(locale),
-	).Replace(template)
+	return FillURL(template,
+		"{tracking_number}", trackingNumber,
+		"{postal_code}", postalCode,
+		"{locale}", locale)
+}
+
+// FillURL replaces each placeholder of a URL template by its
+// query-escaped value; placeholderValue lists placeholders and values in
+// pairs, as strings.NewReplacer does. A query parameter whose whole value
+// is one of the placeholders with an empty value is left out, and so is
+// the "?" when no parameter remains.
+func FillURL(template string, placeholderValue ...string) string {
+	empty := make(map[string]bool, len(placeholderValue)/2)
+	pairs := make([]string, 0, len(placeholderValue))
+	for i := 0; i+1 < len(placeholderValue); i += 2 {
+		empty[placeholderValue[i]] = placeholderValue[i+1] == ""
+		pairs = append(pairs, placeholderValue[i], url.QueryEscape(placeholderValue[i+1]))
+	}
+	base, query, hasQuery := strings.Cut(template, "?")
+	if hasQuery {
+		params, fragment, hasFragment := strings.Cut(query, "#")
+		var kept []string
+		for _, p := range strings.Split(params, "&") {
+			if _, v, ok := strings.Cut(p, "="); ok && empty[v] {
+				continue
+			}
+			kept = append(kept, p)
+		}
+		template = base
+		if len(kept) > 0 {
+			template += "?" + strings.Join(kept, "&")
+		}
+		if hasFragment {
+			template += "#" + fragment
+		}
+	}
+	return strings.NewReplacer(pairs...).Replace(template)
 }
 
 // Product is one service of a carrier. Its Ref is what other areas name it

@@ -242,7 +242,14 @@ func TestCarrierLink(t *testing.T) {
 		{"none", "", "TN1", "", "", ""},
 		{"number", "https://np.example/t?n={tracking_number}", "TN 1&x", "", "", "https://np.example/t?n=TN+1%26x"},
 		{"all", "https://np.example/{locale}/t?n={tracking_number}&zip={postal_code}", "TN1", "111 57", "sv-SE", "https://np.example/sv-SE/t?n=TN1&zip=111+57"},
-		{"unknown postal code", "https://np.example/t?n={tracking_number}&zip={postal_code}", "TN1", "", "", "https://np.example/t?n=TN1&zip="},
+		{"unknown postal code", "https://np.example/t?n={tracking_number}&zip={postal_code}", "TN1", "", "", "https://np.example/t?n=TN1"},
+		{"no locale, last", "https://np.example/t?n={tracking_number}&lang={locale}", "TN1", "", "", "https://np.example/t?n=TN1"},
+		{"no locale, first", "https://np.example/t?lang={locale}&n={tracking_number}", "TN1", "", "", "https://np.example/t?n=TN1"},
+		{"no locale, only parameter", "https://np.example/t/{tracking_number}?lang={locale}", "TN1", "", "", "https://np.example/t/TN1"},
+		{"no locale, fragment", "https://np.example/t?lang={locale}&n={tracking_number}#map", "TN1", "", "", "https://np.example/t?n=TN1#map"},
+		{"no locale in the path", "https://np.example/{locale}/t?n={tracking_number}", "TN1", "", "", "https://np.example//t?n=TN1"},
+		{"locale", "https://np.example/t?n={tracking_number}&lang={locale}", "TN1", "", "sv-SE", "https://np.example/t?n=TN1&lang=sv-SE"},
+		{"placeholder inside a value", "https://np.example/t?n={tracking_number}&q=x{locale}", "TN1", "", "", "https://np.example/t?n=TN1&q=x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -134,7 +134,8 @@
 // (SaveAddresses): each is checked for its country (the postal code's
 // format from catalog.PostalFormatOf, a region where the country needs
 // one); the search address follows the delivery address, so options are
-// computed for it; CompleteCheckout needs no customer, and the order's
+// computed for it; CompleteCheckout (and Complete, once the shopper
+// saved an address) needs no customer, and the order's
 // receiver (event.OrderCompleted's customer) is the shopper's delivery
 // address when the merchant gave no customer address.
 //

@@ -530,7 +530,12 @@ func (s *Service) update(ctx context.Context, site string, req UpdateRequest) (*
 }
 
 // Complete freezes the session (ACTIVE → COMPLETE) with the customer
-// (given here or by an earlier update) and returns its tos_id. When the
+// (given here or by an earlier update) and returns its tos_id. A session
+// whose shopper entered the delivery address in the widget (created with
+// address_form, or by the newer generation) completes without a customer
+// address, as CompleteCheckout does: the order's receiver is then the
+// widget's address. Without either it is InvalidArgument naming customer
+// (or customer.address). When the
 // customer made no choice, the preselected option for the customer's
 // address is taken. The completing write also writes an
 // event.OrderCompleted to the outbox, so the order is tracked (and
@@ -545,6 +550,11 @@ func (s *Service) Complete(ctx context.Context, site string, req CompleteRequest
 		}
 		if req.ExternalID != "" {
 			r.ExternalID = req.ExternalID
+		}
+		if c := r.Customer; (c == nil || c.Address == nil) && r.DeliveryAddress != nil {
+			// The shopper's own address, checked by the widget's
+			// form, is the receiver (see orderCompleted).
+			return nil
 		}
 		return customerComplete(r.Customer)
 	})

@@ -107,9 +107,12 @@ type ParcelBooked struct {
 	// attributes name the outbound order (order_external_id, as a return
 	// parcel booked for the returns area does), that order's.
 	OrderExternalID string `json:"order_external_id"`
-	Reference       string `json:"reference,omitempty"`
-	TrackingNumber  string `json:"tracking_number"`
-	ProductRef      string `json:"product_ref"`
+	// TosID is the order the shipment was made for (its tos_id), when
+	// it names one: the consumer tracks the parcel with that order.
+	TosID          string `json:"tos_id,omitempty"`
+	Reference      string `json:"reference,omitempty"`
+	TrackingNumber string `json:"tracking_number"`
+	ProductRef     string `json:"product_ref"`
 	// Direction is DirectionOutbound or DirectionReturn; DeliveryType the
 	// product's.
 	Direction    string `json:"direction"`

@@ -50,6 +50,7 @@ type wireError struct {
 const (
 	rpcInvalidArgument    = 3
 	rpcNotFound           = 5
+	rpcAlreadyExists      = 6
 	rpcPermissionDenied   = 7
 	rpcResourceExhausted  = 8
 	rpcFailedPrecondition = 9
@@ -67,11 +68,14 @@ const unavailableRetryAfter = 30 * time.Second
 // kindStatus is the one table from error kind to HTTP status and RPC code.
 // FailedPrecondition is 400, not 409: 409 tells checkout clients that a
 // concurrent call won and the same call should be repeated, which would loop
-// forever on a completed session.
+// forever on a completed session. AlreadyExists is 409 too, as the REST
+// areas always answered a taken order number, but RPC clients tell it
+// (code 6) from a stale etag (code 10, ABORTED).
 var kindStatus = map[deliverykit.Kind]struct{ status, rpc int }{
 	deliverykit.KindNotFound:           {http.StatusNotFound, rpcNotFound},
 	deliverykit.KindInvalidArgument:    {http.StatusBadRequest, rpcInvalidArgument},
 	deliverykit.KindConflict:           {http.StatusConflict, rpcAborted},
+	deliverykit.KindAlreadyExists:      {http.StatusConflict, rpcAlreadyExists},
 	deliverykit.KindFailedPrecondition: {http.StatusBadRequest, rpcFailedPrecondition},
 	deliverykit.KindPermissionDenied:   {http.StatusForbidden, rpcPermissionDenied},
 	deliverykit.KindUnauthenticated:    {http.StatusUnauthorized, rpcUnauthenticated},

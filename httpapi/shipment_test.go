@@ -28,7 +28,10 @@ type shipmentEnv struct {
 	track *tracking.Service
 }
 
-func newShipmentEnv(t *testing.T) *shipmentEnv {
+func newShipmentEnv(t *testing.T) *shipmentEnv { return newShipmentEnvOrders(t, nil) }
+
+// newShipmentEnvOrders is newShipmentEnv whose shipments may name orders.
+func newShipmentEnvOrders(t *testing.T, orders shipment.Orders) *shipmentEnv {
 	t.Helper()
 	store := memory.New()
 	t.Cleanup(func() { store.Close() })
@@ -60,6 +63,7 @@ func newShipmentEnv(t *testing.T) *shipmentEnv {
 		DefaultCarrier: demo,
 		TrackingLink:   func(token string) string { return ts.PortalLink(token, "en-US") },
 		LabelBaseURL:   "http://api.test",
+		Orders:         orders,
 		Clock:          clock, IDs: ids,
 	})
 	if err != nil {

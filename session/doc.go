@@ -35,7 +35,10 @@
 // string. Every successful write changes it; reads and Convert never do.
 // Patch and Complete with an etag that is not the current one are refused
 // with Conflict, which the HTTP adapter answers as RPC code 10 ABORTED
-// (HTTP 409): the client reads the session again and decides. Without an
+// (HTTP 409): the client reads the session again and decides. A choice
+// whose external_id is already an order of the site is AlreadyExists, RPC
+// code 6 ALREADY_EXISTS (also HTTP 409) naming the choice's external_id:
+// reading again cannot help, so it is never ABORTED. Without an
 // etag there is no check: the read of the current state and the
 // compare-and-set write happen in one storage transaction, so the call
 // applies to the latest state and is never refused for a concurrent change.

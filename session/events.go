@@ -94,7 +94,9 @@ func (a *Address) postal() *deliverykit.Address {
 
 // OrderChecker is asked, before a session completes, whether an order with
 // the given external id may be recorded for the site; its error (a
-// Conflict naming external_id) fails the completion and nothing changes.
+// Conflict or AlreadyExists naming external_id, which Complete answers as
+// AlreadyExists naming the choice's external_id) fails the completion and
+// nothing changes.
 // wiring answers it from tracking.
 type OrderChecker interface {
 	CheckOrder(ctx context.Context, site, externalID string) error
@@ -119,9 +121,13 @@ func (s *Service) checkOrders(ctx context.Context, site string, choices []Delive
 			continue
 		}
 		if err := s.orders.CheckOrder(ctx, site, ch.ExternalID); err != nil {
+			// A taken order number is AlreadyExists, never Conflict:
+			// Conflict is ABORTED on the wire, which clients read as a
+			// stale etag and answer by reading and repeating, which
+			// can never succeed here.
 			var e *deliverykit.Error
-			if errors.As(err, &e) && e.Kind == deliverykit.KindConflict {
-				return &deliverykit.Error{Kind: e.Kind, Message: e.Message,
+			if errors.As(err, &e) && (e.Kind == deliverykit.KindConflict || e.Kind == deliverykit.KindAlreadyExists) {
+				return &deliverykit.Error{Kind: deliverykit.KindAlreadyExists, Message: e.Message, Err: err,
 					Violations: []deliverykit.FieldViolation{{Field: field, Rule: "unique", Message: "is already the external id of an order of this site"}}}
 			}
 			return err

@@ -320,7 +320,9 @@ func checkActive(name string, st State) error {
 // external_id. Each delivery must be chosen exactly once; an unknown
 // delivery, option or addon is InvalidArgument naming the choice's field;
 // an option past its expire_time is FailedPrecondition (patch the session
-// to refresh the options). The etag rule is Patch's. The completing write
+// to refresh the options); an external_id that is already an order of the
+// site (see OrderChecker) is AlreadyExists naming the choice's
+// external_id. The etag rule is Patch's. The completing write
 // also writes an event.OrderCompleted per delivery to the outbox.
 func (s *Service) Complete(ctx context.Context, site, name string, req CompleteRequest) (*CompleteResponse, error) {
 	id, err := checkName(name)
@@ -334,7 +336,7 @@ func (s *Service) Complete(ctx context.Context, site, name string, req CompleteR
 		// The order may be this very session's, completed by a
 		// concurrent call: that call won, and this one hears what any
 		// call on a completed session hears.
-		if deliverykit.KindOf(err) == deliverykit.KindConflict {
+		if deliverykit.KindOf(err) == deliverykit.KindAlreadyExists {
 			if st, serr := s.state(ctx, site, id); serr == nil && st != StateActive {
 				return nil, checkActive(name, st)
 			}

@@ -894,3 +894,61 @@ func TestCompleteRacingItsOwnOrder(t *testing.T) {
 		t.Errorf("the losing completion: %v, want the session is COMPLETED", err)
 	}
 }
+
+// TestCompleteTakenExternalID: an order number that is already an order
+// of the site is AlreadyExists naming the choice's external_id, whichever
+// of the two kinds the checker reports, so that RPC clients never read it
+// as a stale etag; other checker errors pass through, and nothing is
+// completed.
+func TestCompleteTakenExternalID(t *testing.T) {
+	taken := func(kind deliverykit.Kind) error {
+		return &deliverykit.Error{Kind: kind, Message: "external_id is already a tracking order",
+			Violations: []deliverykit.FieldViolation{{Field: "external_id", Rule: "unique", Message: "taken"}}}
+	}
+	want := []deliverykit.FieldViolation{{Field: "delivery_choices[0].external_id", Rule: "unique", Message: "is already the external id of an order of this site"}}
+	tests := []struct {
+		name           string
+		checker        error
+		wantKind       deliverykit.Kind
+		wantViolations []deliverykit.FieldViolation
+	}{
+		{"free", nil, 0, nil},
+		{"taken, checker says conflict", taken(deliverykit.KindConflict), deliverykit.KindAlreadyExists, want},
+		{"taken, checker says already exists", taken(deliverykit.KindAlreadyExists), deliverykit.KindAlreadyExists, want},
+		{"checker unavailable", deliverykit.E(deliverykit.KindUnavailable, "disk full"), deliverykit.KindUnavailable, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := deliverykit.NewManualClock(testNow)
+			svc, err := session.New(memory.New(), session.Options{Engines: demoEngines(t, clock), Clock: clock, IDs: &deliverykit.SequentialIDs{},
+				Orders: checkerFunc(func(string) error { return tt.checker })})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := svc.Create(t.Context(), "demo-site", input(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = svc.Complete(t.Context(), "demo-site", s.Name, completeReq(session.DeliveryChoice{DeliveryID: "d1", OptionID: "home/north-parcel-home", ExternalID: "web-9"}))
+			if tt.checker == nil {
+				if err != nil {
+					t.Fatalf("Complete: %v", err)
+				}
+				return
+			}
+			if got := deliverykit.KindOf(err); got != tt.wantKind {
+				t.Errorf("kind = %v (%v), want %v", got, err, tt.wantKind)
+			}
+			if diff := cmp.Diff(tt.wantViolations, deliverykit.ViolationsOf(err)); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+			got, err := svc.Get(t.Context(), "demo-site", s.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.State != session.StateActive {
+				t.Errorf("state after the refused completion = %v, want ACTIVE", got.State)
+			}
+		})
+	}
+}

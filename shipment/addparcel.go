@@ -9,13 +9,14 @@ import (
 	"github.com/deliverykit/deliverykit/storage"
 )
 
-// AddParcel adds a parcel to a shipment (POST /shipments.addParcel). When
-// the shipment is booked, the new parcel's deliveries are booked and
-// labelled in the same call; when the shipment has a connected return
-// shipment that is not cancelled, the parcel is added there too (as
-// return_parcel, or by default as a copy carried by the products of the
-// return shipment's first parcel), and booked if that one is booked. Both
-// shipments change in one transaction.
+// AddParcel adds a parcel to a shipment (POST /shipments.addParcel); a
+// request without a parcel adds a duplicate of the shipment's first
+// parcel (see AddParcelRequest). When the shipment is booked, the new
+// parcel's deliveries are booked and labelled in the same call; when the
+// shipment has a connected return shipment that is not cancelled, the
+// parcel is added there too (as return_parcel, or by default as a copy
+// carried by the products of the return shipment's first parcel), and
+// booked if that one is booked. Both shipments change in one transaction.
 //
 // Carrier keys derive from the parcel's position, so a call repeated after
 // a failure books the same keys and gets the same tracking numbers.
@@ -39,6 +40,11 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 	for _, sh := range []*Shipment{&out.Value.Shipment, &ret.Value.Shipment} {
 		if len(sh.Parcels) >= MaxParcels {
 			return nil, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "shipment %s already has %d parcels, the most a shipment may have", sh.ID, MaxParcels)
+		}
+	}
+	if req.Parcel == nil {
+		if prods, err = s.duplicateFirst(site, &req, &out.Value.Shipment); err != nil {
+			return nil, err
 		}
 	}
 	var retIn ParcelInput
@@ -91,6 +97,28 @@ func (s *Service) checkAddParcel(site string, req *AddParcelRequest) (prods, ret
 		retProds = s.checkParcel(&vs, site, "return_parcel", req.ReturnParcel)
 	}
 	return prods, retProds, check(req, vs)
+}
+
+// duplicateFirst makes req's parcel a duplicate of sh's first parcel and
+// answers its carrier products, checked as a requested parcel's are (the
+// catalog may have changed since).
+func (s *Service) duplicateFirst(site string, req *AddParcelRequest, sh *Shipment) ([]Product, error) {
+	if len(sh.Parcels) == 0 {
+		return nil, deliverykit.InvalidField("parcel", "required", "is required: the shipment has no parcel to duplicate")
+	}
+	first := sh.Parcels[0]
+	in := ParcelInput{Weight: first.Weight, Deliveries: deliveryInputs(first)}
+	if d := first.Dimensions; d != nil {
+		dims := *d
+		in.Dimensions = &dims
+	}
+	var vs validation.Violations
+	prods := s.checkParcel(&vs, site, "parcel", &in)
+	if len(vs) > 0 {
+		return nil, deliverykit.Invalid(vs...)
+	}
+	req.Parcel = &in
+	return prods, nil
 }
 
 // loadWithReturn reads a shipment and its connected return shipment, if
@@ -167,9 +195,16 @@ func (s *Service) addTo(ctx context.Context, site string, rec *shipmentRecord, i
 // returnCopy is the default parcel for a connected return shipment: the
 // same goods, carried like the return shipment's first parcel.
 func returnCopy(in ParcelInput, like Parcel) ParcelInput {
-	out := ParcelInput{ExternalID: in.ExternalID, Weight: in.Weight, Dimensions: in.Dimensions, LineItems: in.LineItems}
-	for _, d := range like.Deliveries {
-		out.Deliveries = append(out.Deliveries, DeliveryInput{
+	return ParcelInput{ExternalID: in.ExternalID, Weight: in.Weight, Dimensions: in.Dimensions, LineItems: in.LineItems,
+		Deliveries: deliveryInputs(like)}
+}
+
+// deliveryInputs are the deliveries of p as a new parcel's: the same
+// carrier products, delivery types, legs' ends and pickup points.
+func deliveryInputs(p Parcel) []DeliveryInput {
+	var out []DeliveryInput
+	for _, d := range p.Deliveries {
+		out = append(out, DeliveryInput{
 			CarrierProductRef: d.CarrierProductRef, DeliveryType: d.DeliveryType,
 			Sender: d.Sender, Receiver: d.Receiver, Pickup: d.Pickup,
 		})

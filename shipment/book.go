@@ -144,7 +144,7 @@ func parcelBooked(sh *Shipment, i, j int, token string, now time.Time) event.Par
 	d := &p.Deliveries[j]
 	snd, rcv := legSender(sh, d), legReceiver(sh, d)
 	out := event.ParcelBooked{
-		ShipmentID: sh.ID, DeliveryID: d.ID, OrderExternalID: orderExternalID(sh), Reference: sh.Reference,
+		ShipmentID: sh.ID, DeliveryID: d.ID, OrderExternalID: orderExternalID(sh), TosID: sh.TosID, Reference: sh.Reference,
 		TrackingNumber: d.TrackingNumber, ProductRef: d.CarrierProductRef,
 		Direction: string(sh.DirectionType), DeliveryType: string(d.DeliveryType),
 		Sender:        deliverykit.Contact{Name: snd.Name, Email: snd.Email, Phone: snd.PhoneNumber},

@@ -51,8 +51,12 @@ func (s *Service) checkParcel(vs *validation.Violations, site, field string, p *
 	return prods
 }
 
-func (s *Service) checkCreate(site string, req CreateShipmentRequest) (*plan, error) {
+func (s *Service) checkCreate(ctx context.Context, site string, req CreateShipmentRequest) (*plan, error) {
 	if err := checkSite(site, req.SiteID); err != nil {
+		return nil, err
+	}
+	req, err := s.withOrder(ctx, site, req)
+	if err != nil {
 		return nil, err
 	}
 	req = withShippingMethod(req)
@@ -65,6 +69,12 @@ func (s *Service) checkCreate(site string, req CreateShipmentRequest) (*plan, er
 	}
 	for i := range pl.products {
 		pl.products[i] = s.checkParcel(&vs, site, fmt.Sprintf("parcels[%d]", i), &req.Parcels[i])
+	}
+	if req.Sender == nil {
+		vs.Add("sender", "required", "is required")
+	}
+	if req.Receiver == nil {
+		vs.Add("receiver", "required", "is required")
 	}
 	if req.OutboundShipmentID != "" && req.DirectionType != DirectionReturn {
 		vs.Add("outbound_shipment_id", "direction", "is only allowed with direction_type RETURN")
@@ -142,7 +152,7 @@ func (s *Service) newRecord(site string, pl *plan, now time.Time) *shipmentRecor
 	req := pl.req
 	sh := Shipment{
 		ID: s.opts.IDs.NewID("shp_"), SiteID: site, ExternalID: req.ExternalID, State: ShipmentCreated,
-		DirectionType: req.DirectionType, Reference: req.Reference, Attributes: req.Attributes,
+		DirectionType: req.DirectionType, TosID: req.TosID, Reference: req.Reference, Attributes: req.Attributes,
 		Sender: *req.Sender, Receiver: *req.Receiver, OutboundShipmentID: req.OutboundShipmentID,
 		CreatedAt: now, UpdatedAt: now,
 	}
@@ -248,7 +258,7 @@ func indexTrackingNumbers(tx storage.Tx, site string, sh *Shipment) error {
 // external_id is a Conflict.
 func (s *Service) Create(ctx context.Context, site string, req CreateShipmentRequest) (*Shipment, error) {
 	req.PickupWindow = nil // only createAndBook books pickups
-	pl, err := s.checkCreate(site, req)
+	pl, err := s.checkCreate(ctx, site, req)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +294,7 @@ func (s *Service) Create(ctx context.Context, site string, req CreateShipmentReq
 // shipment instead (booking and pickup are idempotent), so a retry never
 // assigns a second tracking number.
 func (s *Service) CreateAndBook(ctx context.Context, site string, req CreateShipmentRequest) (*Shipment, error) {
-	pl, err := s.checkCreate(site, req)
+	pl, err := s.checkCreate(ctx, site, req)
 	if err != nil {
 		return nil, err
 	}

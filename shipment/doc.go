@@ -56,7 +56,8 @@
 //	| BookPickup     | BOOKED, PICKUP_BOOKED              | every BOOKED or PICKUP_BOOKED delivery gets the window  |
 //	| (shipment_id)  |                                    | → PICKUP_BOOKED                                         |
 //	| AddParcel      | CREATED, BOOKED                    | parcel added (and booked when BOOKED); also added to a  |
-//	|                |                                    | connected return shipment that is not cancelled         |
+//	|                |                                    | connected return shipment that is not cancelled;        |
+//	|                |                                    | without a parcel, a duplicate of the first one          |
 //	| Update         | CREATED: sender, receiver,         | state unchanged                                         |
 //	|                | reference, attributes;             |                                                         |
 //	|                | BOOKED, PICKUP_BOOKED, PICKED_UP:  | (labels are printed and tracking knows the parties)     |
@@ -95,6 +96,16 @@
 //     event.DeliveryPickedUp. Both have the tracking number as their
 //     subject, as tracking's parcel.changed has, so a merchant's webhooks
 //     get a parcel's events in the order they happened.
+//
+// # Shipments for an order
+//
+// A create request with a tos_id names the order it ships (Options.Orders
+// answers it; wiring reads tracking's orders). What the request leaves out
+// comes from the order: the receiver, the sender, the shipping method, the
+// reference (the order number), the pickup point of the deliveries carried
+// by the order's product, and the line items of a shipment of one parcel;
+// what the request says wins. The shipment shows the tos_id, and its
+// booked parcels are tracked with that order.
 //
 // # Idempotency
 //

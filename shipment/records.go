@@ -59,6 +59,7 @@ type shipmentBody struct {
 	ExternalID         string            `json:"external_id,omitempty"`
 	State              ShipmentState     `json:"state"`
 	DirectionType      DirectionType     `json:"direction_type"`
+	TosID              string            `json:"tos_id,omitempty"`
 	Reference          string            `json:"reference,omitempty"`
 	Attributes         map[string]string `json:"attributes,omitempty"`
 	Sender             contactRecord     `json:"sender"`
@@ -152,6 +153,7 @@ type timeSpanRecord struct {
 type requestRecord struct {
 	ExternalID         string              `json:"external_id,omitempty"`
 	DirectionType      DirectionType       `json:"direction_type,omitempty"`
+	TosID              string              `json:"tos_id,omitempty"`
 	ShippingMethod     string              `json:"shipping_method,omitempty"`
 	Reference          string              `json:"reference,omitempty"`
 	Attributes         map[string]string   `json:"attributes,omitempty"`

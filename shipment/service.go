@@ -138,6 +138,10 @@ type Options struct {
 	// Clock and IDs default to the system clock and RandomIDs.
 	Clock deliverykit.Clock
 	IDs   deliverykit.IDSource
+	// Orders, when set, answers the orders a create request's tos_id
+	// names (see CreateShipmentRequest.TosID); unset, a tos_id is
+	// refused.
+	Orders Orders
 	// ReturnAddresses says where return parcels requested by the returns
 	// area go (HandleReturnRequested). Default: Products, when it is one
 	// (CatalogProducts is: the site's first warehouse).

@@ -139,12 +139,14 @@ type Shipment struct {
 	ExternalID string        `json:"external_id,omitempty"`
 	State      ShipmentState `json:"state"`
 	// DirectionType is OUTBOUND or RETURN.
-	DirectionType DirectionType     `json:"direction_type"`
-	Reference     string            `json:"reference,omitempty"`
-	Attributes    map[string]string `json:"attributes,omitempty"`
-	Sender        Sender            `json:"sender"`
-	Receiver      Receiver          `json:"receiver"`
-	Parcels       []Parcel          `json:"parcels"`
+	DirectionType DirectionType `json:"direction_type"`
+	// TosID is the order the shipment was made for, if any.
+	TosID      string            `json:"tos_id,omitempty"`
+	Reference  string            `json:"reference,omitempty"`
+	Attributes map[string]string `json:"attributes,omitempty"`
+	Sender     Sender            `json:"sender"`
+	Receiver   Receiver          `json:"receiver"`
+	Parcels    []Parcel          `json:"parcels"`
 	// ReturnShipmentID is the connected return shipment of an outbound
 	// one; OutboundShipmentID is the reverse link.
 	ReturnShipmentID   string     `json:"return_shipment_id,omitempty"`
@@ -241,6 +243,12 @@ type CreateShipmentRequest struct {
 	ExternalID string `json:"external_id,omitempty" validate:"omitempty,max_ref"`
 	// DirectionType is OUTBOUND (the default) or RETURN.
 	DirectionType DirectionType `json:"direction_type,omitempty" validate:"omitempty,oneof=OUTBOUND RETURN"`
+	// TosID names the order (a tracking order's tos_id) the shipment
+	// ships: what the request leaves out is taken from it (receiver,
+	// sender, shipping_method, reference, the pickup point, the line
+	// items of a one-parcel shipment; see Order); what it says wins.
+	// Booked parcels are tracked with that order.
+	TosID string `json:"tos_id,omitempty" validate:"max_id"`
 	// ShippingMethod is a carrier product reference (a checkout's
 	// shipping_method, a delivery session's carrier.product_id) for every
 	// delivery that names none; a parcel without deliveries gets one
@@ -248,9 +256,11 @@ type CreateShipmentRequest struct {
 	ShippingMethod string            `json:"shipping_method,omitempty" validate:"max_id"`
 	Reference      string            `json:"reference,omitempty" validate:"omitempty,max_shipment_reference"`
 	Attributes     map[string]string `json:"attributes,omitempty" validate:"max_shipment_attributes,dive,keys,max_id,endkeys,max_name"`
-	Sender         *Sender           `json:"sender" validate:"required"`
-	Receiver       *Receiver         `json:"receiver" validate:"required"`
-	Parcels        []ParcelInput     `json:"parcels" validate:"required,min=1,max_parcels,dive"`
+	// Sender and Receiver are required; with a TosID they default to the
+	// order's (checkCreate requires them once the order filled them in).
+	Sender   *Sender       `json:"sender" validate:"omitempty"`
+	Receiver *Receiver     `json:"receiver" validate:"omitempty"`
+	Parcels  []ParcelInput `json:"parcels" validate:"required,min=1,max_parcels,dive"`
 	// OutboundShipmentID connects a RETURN shipment to the outbound
 	// shipment it returns: parcels added later to the outbound shipment
 	// are added to it too.
@@ -335,14 +345,18 @@ type UpdateShipmentRequest struct {
 	Attributes *map[string]string `json:"attributes,omitempty" validate:"omitempty,max_shipment_attributes,dive,keys,max_id,endkeys,max_name"`
 }
 
-// AddParcelRequest adds a parcel to a shipment. ReturnParcel, when set, is
-// the parcel added to the connected return shipment; by default that one
-// gets a copy of Parcel with the deliveries (carrier products) of the
-// return shipment's first parcel.
+// AddParcelRequest adds a parcel to a shipment. Without Parcel the new
+// parcel duplicates the shipment's first parcel: its weight, dimensions
+// and deliveries (carrier products, delivery types, legs' ends, pickup
+// points), not its external_id nor its line items, which name goods
+// already packed. ReturnParcel, when set, is the parcel added to the
+// connected return shipment; by default that one gets a copy of the new
+// parcel with the deliveries (carrier products) of the return shipment's
+// first parcel.
 type AddParcelRequest struct {
 	SiteID       string       `json:"site_id,omitempty" validate:"max_id"`
 	ShipmentID   string       `json:"shipment_id" validate:"required,max_id"`
-	Parcel       *ParcelInput `json:"parcel" validate:"required"`
+	Parcel       *ParcelInput `json:"parcel,omitempty" validate:"omitempty"`
 	ReturnParcel *ParcelInput `json:"return_parcel,omitempty" validate:"omitempty"`
 }
 

@@ -18,7 +18,7 @@ func storeShipment(r *shipmentRecord) storedShipment {
 		Schema: shipmentSchema,
 		Shipment: shipmentBody{
 			ID: sh.ID, SiteID: sh.SiteID, ExternalID: sh.ExternalID, State: sh.State, DirectionType: sh.DirectionType,
-			Reference: sh.Reference, Attributes: sh.Attributes,
+			TosID: sh.TosID, Reference: sh.Reference, Attributes: sh.Attributes,
 			Sender:           contactRecord{Name: sh.Sender.Name, Address: addressRecordOf(sh.Sender.Address), Email: sh.Sender.Email, PhoneNumber: sh.Sender.PhoneNumber},
 			Receiver:         contactRecord{Name: sh.Receiver.Name, Address: addressRecordOf(sh.Receiver.Address), Email: sh.Receiver.Email, PhoneNumber: sh.Receiver.PhoneNumber},
 			ReturnShipmentID: sh.ReturnShipmentID, OutboundShipmentID: sh.OutboundShipmentID,
@@ -64,7 +64,7 @@ func loadStoredShipment(r *storedShipment) (shipmentRecord, error) {
 	b := &r.Shipment
 	sh := Shipment{
 		ID: b.ID, SiteID: b.SiteID, ExternalID: b.ExternalID, State: b.State, DirectionType: b.DirectionType,
-		Reference: b.Reference, Attributes: b.Attributes,
+		TosID: b.TosID, Reference: b.Reference, Attributes: b.Attributes,
 		Sender:           Sender{Name: b.Sender.Name, Address: wireAddress(b.Sender.Address), Email: b.Sender.Email, PhoneNumber: b.Sender.PhoneNumber},
 		Receiver:         Receiver{Name: b.Receiver.Name, Address: wireAddress(b.Receiver.Address), Email: b.Receiver.Email, PhoneNumber: b.Receiver.PhoneNumber},
 		ReturnShipmentID: b.ReturnShipmentID, OutboundShipmentID: b.OutboundShipmentID,
@@ -104,7 +104,7 @@ func loadStoredShipment(r *storedShipment) (shipmentRecord, error) {
 // shipment.
 func requestRecordOf(req CreateShipmentRequest) requestRecord {
 	out := requestRecord{
-		ExternalID: req.ExternalID, DirectionType: req.DirectionType, ShippingMethod: req.ShippingMethod,
+		ExternalID: req.ExternalID, DirectionType: req.DirectionType, TosID: req.TosID, ShippingMethod: req.ShippingMethod,
 		Reference: req.Reference, Attributes: req.Attributes,
 		Sender: senderRecord(req.Sender), Receiver: receiverRecord(req.Receiver),
 		OutboundShipmentID: req.OutboundShipmentID,

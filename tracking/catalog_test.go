@@ -144,3 +144,56 @@ func TestCatalogSites(t *testing.T) {
 		t.Errorf("sites (-want +got):\n%s", diff)
 	}
 }
+
+// TestCarrierLinkWithoutLocale: an order without a locale, read without
+// one, has links without an empty "lang=": the carrier page's and the
+// merchant's parameter is left out rather than sent empty.
+func TestCarrierLinkWithoutLocale(t *testing.T) {
+	tests := []struct {
+		name, orderLocale, readLocale string
+		wantCarrier, wantMerchant     string
+	}{
+		{"order locale", "sv-SE", "", "https://np.example/track?n=TN1&zip=111+57&lang=sv-SE", "https://shop.example/o/ORD-C"},
+		{"reader's locale", "", "de-DE", "https://np.example/track?n=TN1&zip=111+57&lang=de-DE", "https://shop.example/o/ORD-C?lang=de-DE"},
+		{"no locale", "", "", "https://np.example/track?n=TN1&zip=111+57", "https://shop.example/o/ORD-C"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			svc, err := New(memory.New(), Options{Products: CatalogProducts{"site-c": testCatalog()}, PortalURL: "https://portal.example",
+				Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{},
+				Sites: map[string]Site{"site-c": {Name: "Shop C", MerchantLink: "https://shop.example/o/{external_id}?lang={locale}"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tos, err := svc.CreateOrder(ctx, "site-c", CreateTrackingOrderRequest{ExternalID: "ORD-C", CarrierProductRef: "np-point",
+				Sender: &Sender{Name: "Shop C"}, Receiver: &Receiver{Name: "Alva Berg"}, Locale: tt.orderLocale,
+				Destination:  &Destination{Address: &Address{Country: "SE", PostalCode: "111 57"}},
+				DeliveryType: OrderDeliveryPickup})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := svc.CreateParcel(ctx, "site-c", CreateParcelRequest{TosID: tos, TrackingNumber: "TN1", CarrierProductRef: "np-point",
+				DirectionType: DirectionOutbound}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := svc.Orders(ctx, "site-c", OrdersQuery{ExternalID: "ORD-C", Locale: tt.readLocale})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := res.Orders[0]
+			if diff := cmp.Diff(tt.wantCarrier, o.Parcels[0].CarrierLink); diff != "" {
+				t.Errorf("carrier_link (-want +got):\n%s", diff)
+			}
+			var merchant string
+			for _, l := range o.TrackingLinks.Links {
+				if l.Type == LinkMerchantProvided {
+					merchant = l.URL
+				}
+			}
+			if diff := cmp.Diff(tt.wantMerchant, merchant); diff != "" {
+				t.Errorf("merchant link (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

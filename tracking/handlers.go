@@ -99,8 +99,9 @@ func (s *Service) orderRequest(site string, o *event.OrderCompleted) (CreateTrac
 }
 
 // HandleParcelBooked is the outbox consumer of event.TypeParcelBooked: the
-// booked delivery becomes a parcel of the tracking order with the
-// shipment's external id (registered from the shipment when no checkout
+// booked delivery becomes a parcel of the tracking order the shipment was
+// made for (its tos_id), else of the one with the shipment's external id
+// (registered from the shipment when no checkout
 // registered it first), and the link token the shipment handed out names
 // that order. A RETURN parcel booked for a return names the outbound
 // order, so it is tracked with that order's external_id and tos_id; when
@@ -112,14 +113,11 @@ func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
 		return err
 	}
 	site := e.Site
-	res, err := s.Orders(ctx, site, OrdersQuery{ExternalID: p.OrderExternalID})
+	tos, err := s.bookedParcelOrder(ctx, site, p)
 	if err != nil {
 		return err
 	}
-	var tos string
-	if len(res.Orders) > 0 {
-		tos = res.Orders[0].TosID
-	} else {
+	if tos == "" {
 		dest, typ := p.ReceiverAddress, OrderDeliveryDelivery
 		if p.PickupAddress != nil {
 			dest, typ = p.PickupAddress, OrderDeliveryPickup
@@ -165,6 +163,26 @@ func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
 		return nil
 	}
 	return s.addLinkToken(ctx, site, tos, p.LinkToken, p.TrackingNumber)
+}
+
+// bookedParcelOrder is the tos_id of the order a booked parcel belongs
+// to: the order the shipment was made for, else the order with its
+// OrderExternalID; "" when tracking has neither.
+func (s *Service) bookedParcelOrder(ctx context.Context, site string, p event.ParcelBooked) (string, error) {
+	if p.TosID != "" {
+		_, err := s.OrderRequest(ctx, site, p.TosID)
+		if err == nil {
+			return p.TosID, nil
+		}
+		if deliverykit.KindOf(err) != deliverykit.KindNotFound {
+			return "", err
+		}
+	}
+	res, err := s.Orders(ctx, site, OrdersQuery{ExternalID: p.OrderExternalID})
+	if err != nil || len(res.Orders) == 0 {
+		return "", err
+	}
+	return res.Orders[0].TosID, nil
 }
 
 // addLinkToken makes token a link to the order, as the order's own link

@@ -562,3 +562,24 @@ func deriveAlerts(o *orderRecord, p *parcelRecord, now time.Time) []Alert {
 	})
 	return out
 }
+
+// OrderRequest returns the order of site with the tos_id as it was
+// registered (its create request), for areas that act on an order: a
+// shipment made for it takes its receiver and items from it. An order the
+// site does not have is NotFound.
+func (s *Service) OrderRequest(ctx context.Context, site, tosID string) (*CreateTrackingOrderRequest, error) {
+	var out *CreateTrackingOrderRequest
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := orders.Get(tx, storage.Key(site, tosID))
+		if errors.Is(err, storage.ErrNotFound) {
+			return errOrderMissing
+		}
+		if err != nil {
+			return err
+		}
+		req := it.Value.Request
+		out = &req
+		return nil
+	})
+	return out, err
+}

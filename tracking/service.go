@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 	"golang.org/x/text/language"
@@ -39,7 +40,9 @@ type Site struct {
 	Name string
 	// MerchantLink, when set, is the merchant's own tracking page; it is
 	// returned as MERCHANT_PROVIDED_LINK. The placeholders {external_id},
-	// {tos_id} and {locale} are replaced by the query-escaped values.
+	// {tos_id} and {locale} are replaced by the query-escaped values; a
+	// query parameter that is only a placeholder without a value is left
+	// out (see catalog.FillURL).
 	MerchantLink string
 	// TimeZone is the IANA zone ("Europe/Stockholm") of the site's
 	// orders whose destination is in no country of the zone table (see
@@ -436,11 +439,10 @@ func (s *Service) links(site string, o *orderRecord, locale string) *TrackingLin
 		// The order's own link wins over the site's template.
 		l.Links = append(l.Links, TrackingLink{Type: LinkMerchantProvided, URL: m})
 	} else if tpl := s.opts.Sites[site].MerchantLink; tpl != "" {
-		m := strings.NewReplacer(
-			"{external_id}", url.QueryEscape(o.Request.ExternalID),
-			"{tos_id}", url.QueryEscape(o.TosID),
-			"{locale}", url.QueryEscape(locale),
-		).Replace(tpl)
+		m := catalog.FillURL(tpl,
+			"{external_id}", o.Request.ExternalID,
+			"{tos_id}", o.TosID,
+			"{locale}", locale)
 		l.Links = append(l.Links, TrackingLink{Type: LinkMerchantProvided, URL: m})
 	}
 	return l

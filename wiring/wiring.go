@@ -232,6 +232,7 @@ func newShipments(store, producers storage.Store, catalogs map[string]*catalog.C
 		Products: shipment.CatalogProducts(catalogs), Carriers: opts.Carriers, DefaultCarrier: fallback,
 		TrackingLink: func(token string) string { return ts.PortalLink(token, "en-US") },
 		LabelBaseURL: opts.PublicURL, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs,
+		Orders: ShipmentOrders{Tracking: ts},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("shipment: %w", err)
