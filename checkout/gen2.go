@@ -377,11 +377,19 @@ func (s *Service) GetCheckout(ctx context.Context, site, id, token string) (*Che
 
 // PullCheckout returns a session with its options computed afresh (prices,
 // estimates and expiry as of now); the choice is kept while it is still
-// offered. A completed or expired session cannot change and is answered as
+// offered. The session is written only when the offer changed: a pull
+// that finds the same options, prices and estimates answers the session
+// as stored (its updated_at and expiry unchanged). A completed or expired session cannot change and is answered as
 // GetCheckout answers it.
 func (s *Service) PullCheckout(ctx context.Context, site, id string) (*CheckoutView, error) {
 	if id == "" {
 		return nil, deliverykit.InvalidField("checkout_session_id", "required", "is required")
+	}
+	// A pull that finds the offer as stored writes nothing: clients pull
+	// on every page view, and a write per read would make every view a
+	// write (and a 409 for a concurrent update).
+	if v, ok, err := s.pullUnchanged(ctx, site, id); err != nil || ok {
+		return v, err
 	}
 	rec, engine, err := s.modify(ctx, site, id, func(*record) (bool, error) { return true, nil }, nil)
 	if errors.Is(err, deliverykit.ErrPermissionDenied) || errors.Is(err, deliverykit.ErrFailedPrecondition) {
@@ -391,6 +399,68 @@ func (s *Service) PullCheckout(ctx context.Context, site, id string) (*CheckoutV
 		return nil, sessionIDField(err)
 	}
 	return s.checkoutView(engine, rec), nil
+}
+
+// pullUnchanged computes the options of session id afresh and reports
+// whether they are what the session holds (the same categories, options,
+// prices, estimates and choice; only their expiry differs): then the
+// session as stored is the answer, and nothing is written. A session that
+// cannot change is answered as GetCheckout answers it.
+func (s *Service) pullUnchanged(ctx context.Context, site, id string) (*CheckoutView, bool, error) {
+	it, err := s.load(ctx, site, id)
+	if err != nil {
+		return nil, false, sessionIDField(err)
+	}
+	stored := it.Value
+	if writable(&stored, s.clock.Now()) != nil {
+		v, err := s.GetCheckout(ctx, site, id, "")
+		return v, true, err
+	}
+	engine, err := s.engines.Engine(site)
+	if err != nil || stored.Options == nil {
+		return nil, false, nil // the write path reports it, or computes the first options
+	}
+	fresh := stored
+	fresh.Addons = slices.Clone(stored.Addons) // refresh trims them in place
+	if err := s.refresh(ctx, engine, &fresh); err != nil {
+		return nil, false, err
+	}
+	if fresh.Choice != stored.Choice || !slices.Equal(fresh.Addons, stored.Addons) || !sameOffer(stored.Options, fresh.Options) {
+		return nil, false, nil
+	}
+	return s.checkoutView(engine, &stored), true, nil
+}
+
+// sameOffer reports whether two computations offer the same: categories,
+// options, prices and estimates, whatever their expiry.
+func sameOffer(a, b *options.Result) bool {
+	if a.Locale != b.Locale || a.Preselected != b.Preselected || a.Unplaced != b.Unplaced || len(a.Categories) != len(b.Categories) {
+		return false
+	}
+	for i := range a.Categories {
+		ca, cb := &a.Categories[i], &b.Categories[i]
+		if ca.ID != cb.ID || ca.BasePrice != cb.BasePrice || ca.Fallback != cb.Fallback || len(ca.Options) != len(cb.Options) ||
+			!slices.Equal(ca.Addons, cb.Addons) {
+			return false
+		}
+		for j := range ca.Options {
+			oa, ob := &ca.Options[j], &cb.Options[j]
+			if oa.ID != ob.ID || oa.Price != ob.Price || oa.Currency != ob.Currency || !sameETD(oa.ETD, ob.ETD) ||
+				(oa.Location == nil) != (ob.Location == nil) || oa.Location != nil && !sameDistance(oa.Location.Distance, ob.Location.Distance) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func sameETD(a, b options.ETD) bool {
+	return a.Handover.Equal(b.Handover) && a.Earliest.Equal(b.Earliest) && a.Latest.Equal(b.Latest) &&
+		a.EarliestDays == b.EarliestDays && a.LatestDays == b.LatestDays
+}
+
+func sameDistance(a, b *options.Distance) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // UpdateCheckout changes an ACTIVE session as Update does.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/storage"
 )
 
 func gen2Request() CheckoutCreateRequest {
@@ -242,13 +243,13 @@ func TestPullAndNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f2.clock.Advance(2 * time.Hour)
+	f2.clock.Advance(6 * time.Hour) // past the day's cut-off: the estimate moves
 	before := v2.Session.DeliveryGroups[0].DeliveryTime.CustomerDeliveryPromise.Earliest
 	pulled, err := f2.svc.PullCheckout(t.Context(), "demo-site", v2.Session.CheckoutSessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !pulled.Session.UpdatedAt.Equal(testNow.Add(2*time.Hour)) || pulled.Session.DeliveryGroups[0].DeliveryTime.CustomerDeliveryPromise.Earliest.Before(before) {
+	if !pulled.Session.UpdatedAt.Equal(testNow.Add(6*time.Hour)) || !pulled.Session.DeliveryGroups[0].DeliveryTime.CustomerDeliveryPromise.Earliest.After(before) {
 		t.Errorf("pull did not compute again: updated %v", pulled.Session.UpdatedAt)
 	}
 	for _, site := range []string{"demo-site-2", "demo-site"} {
@@ -400,5 +401,51 @@ func TestShippingMetaHeaderAndRoute(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]string{"service_code": "NP-17"}, got.Session.Result.Shipping.Meta); diff != "" {
 		t.Errorf("product meta alone (-want +got):\n%s", diff)
+	}
+}
+
+// A pull that finds the offer as stored writes nothing; one that finds a
+// new estimate (past the day's cut-off) writes it.
+func TestPullWritesOnlyChanges(t *testing.T) {
+	f := newFixture(t)
+	v, err := f.svc.CreateCheckout(t.Context(), "demo-site", gen2Request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := v.Session.CheckoutSessionID
+	version := func() uint64 {
+		t.Helper()
+		var ver uint64
+		if err := f.store.View(t.Context(), func(tx storage.Tx) error {
+			rec, err := tx.Get(sessions.Name, storage.Key("demo-site", id))
+			ver = rec.Version
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ver
+	}
+	before := version()
+	f.clock.Advance(time.Minute)
+	pulled, err := f.svc.PullCheckout(t.Context(), "demo-site", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got != before {
+		t.Errorf("an unchanged pull wrote the session: version %d → %d", before, got)
+	}
+	if diff := cmp.Diff(v.Session.DeliveryGroups, pulled.Session.DeliveryGroups); diff != "" {
+		t.Errorf("unchanged pull (-created +pulled):\n%s", diff)
+	}
+	f.clock.Advance(6 * time.Hour) // past the day's cut-off: the estimate moves
+	pulled, err = f.svc.PullCheckout(t.Context(), "demo-site", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got == before {
+		t.Errorf("a pull with new estimates did not write")
+	}
+	if a, b := v.Session.DeliveryGroups[0].DeliveryTime.CustomerDeliveryPromise, pulled.Session.DeliveryGroups[0].DeliveryTime.CustomerDeliveryPromise; a.Earliest.Equal(b.Earliest) {
+		t.Errorf("a day later the promise is still %v", b)
 	}
 }
