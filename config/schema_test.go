@@ -357,3 +357,11 @@ func TestJSONSchemaValidates(t *testing.T) {
 		})
 	}
 }
+
+// join appends key to a dotted path.
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/jsonshape"
 	"github.com/deliverykit/deliverykit/internal/validation"
 	// A drop-in encoding/json that is about twice as fast on our types
 	// (BENCHMARKS.md). Errors still come from encoding/json, whose error
@@ -79,21 +80,16 @@ func decodeFast(body []byte, v any) error {
 }
 
 // jsonError turns an encoding/json error of decoding body into a value of
-// type t into an InvalidArgument that names the field by its full JSON
-// path (for a value of the wrong type) or the byte offset (for syntax
-// errors).
+// type t into an InvalidArgument that names each value of the wrong JSON
+// type by its full path (jsonshape), or the byte offset of a syntax error.
 func jsonError(body []byte, t reflect.Type, err error) error {
 	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
 	if !errors.As(err, &syn) && t != nil {
-		if p, ok := findTypeProblem(body, t); ok {
-			field := p.path
-			if field == "" {
-				field = "(body)"
-			}
-			return deliverykit.InvalidField(field, "type", p.msg)
+		if vs, _ := jsonshape.Check(body, t, jsonshape.Options{}); len(vs) > 0 {
+			return deliverykit.Invalid(vs...)
 		}
 	}
+	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
 		return deliverykit.InvalidField("", "json", "malformed JSON at byte "+strconv.FormatInt(syn.Offset, 10)+": "+syn.Error())

@@ -221,7 +221,7 @@ func TestReturnsHTTPErrors(t *testing.T) {
 		{"unknown return", "GET", "/returns/merchant/return/9", "demo-key", "", 404, "return not found"},
 		{"two selectors", "POST", "/returns/merchant/items/returned", "demo-key", `{"returnId":1,"foreignOrderId":"A-1","items":[{"sku":"X","quantity":1}]}`, 400,
 			"invalid request: foreignOrderId: exactly one of foreignOrderId, returnId and trackingReference must be set"},
-		{"wrong type", "POST", "/returns/merchant/items/returned", "demo-key", `{"returnId":"one"}`, 400, "invalid request: returnId: expected a non-negative integer, got string \"one\""},
+		{"wrong type", "POST", "/returns/merchant/items/returned", "demo-key", `{"returnId":"one"}`, 400, "invalid request: returnId: expected an integer, got string \"one\""},
 		{"malformed JSON", "POST", "/returns/merchant/order", "demo-key", `{"foreignId":`, 400, "invalid request: malformed JSON at byte 13: unexpected end of JSON input"},
 		{"too many decimals", "POST", "/returns/merchant/order", "demo-key",
 			`{"foreignId":"B","currencyCode":"JPY","email":"a@b.se","items":[{"foreignLineItemId":"1","sku":"S","quantity":1,"purchasePriceAmount":{"amount":10.5}}]}`, 400,
