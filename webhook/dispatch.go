@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -29,15 +31,22 @@ const UserAgent = "deliverykit-webhooks/1"
 // address check), and unless allowPrivate a dialer that refuses every
 // address outside the public unicast space, checked on the address
 // actually dialled, after name resolution, so a name that resolves to an
-// internal address is refused too.
-func newClient(allowPrivate bool) *http.Client {
+// internal address is refused too, and every port but DefaultPorts and
+// allowPorts.
+func newClient(allowPrivate bool, allowPorts []int) *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	if !allowPrivate {
 		// The IANA special-purpose registries, kept by the library:
 		// loopback, RFC 1918, link-local, unspecified, carrier-grade
 		// NAT, documentation and benchmarking ranges, IPv4-mapped
-		// forms… Any port: receivers listen where they like.
-		dialer.Control = ssrf.New(ssrf.WithAnyPort()).Safe
+		// forms…
+		ports := make([]uint16, 0, len(DefaultPorts)+len(allowPorts))
+		for _, p := range slices.Concat(DefaultPorts, allowPorts) {
+			if p > 0 && p <= math.MaxUint16 {
+				ports = append(ports, uint16(p))
+			}
+		}
+		dialer.Control = ssrf.New(ssrf.WithPorts(ports...)).Safe
 	}
 	tr := &http.Transport{
 		Proxy:                  nil,
@@ -251,6 +260,8 @@ func attemptError(err error, timeout time.Duration) string {
 		return fmt.Sprintf("no answer within %s", timeout)
 	case errors.Is(err, ssrf.ErrProhibitedIP):
 		return "refused: the endpoint's address is not public (" + validation.TruncateBytes(err.Error(), 300) + ")"
+	case errors.Is(err, ssrf.ErrProhibitedPort):
+		return "refused: the endpoint's port is not allowed (" + validation.TruncateBytes(err.Error(), 300) + ")"
 	}
 	return validation.TruncateBytes(err.Error(), 500)
 }

@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"code.dny.dev/ssrf"
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -324,7 +326,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 			e.handle(t, parcelEvent(t, "evt_1", "s1", "CP1", "IN_TRANSIT"))
 			e.dispatch(t)
 			d := e.deliveries(t, "s1", "erp")[0]
-			if d.Status != StatusRetrying || d.LastResponseCode != 0 || !strings.Contains(d.LastError, "refused: the endpoint's address is not public") {
+			if d.Status != StatusRetrying || d.LastResponseCode != 0 || !strings.HasPrefix(d.LastError, "refused: the endpoint's") {
 				t.Errorf("delivery %+v", d)
 			}
 		})
@@ -336,7 +338,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 
 // TestDialPolicy checks the dialer's address policy on its own.
 func TestDialPolicy(t *testing.T) {
-	dial := newClient(false).Transport.(*http.Transport).DialContext
+	dial := newClient(false, nil).Transport.(*http.Transport).DialContext
 	for _, addr := range []string{"127.0.0.1:443", "[::1]:443", "10.1.2.3:443", "172.16.0.1:8443", "192.168.1.1:80",
 		"169.254.169.254:80", "[fe80::1]:443", "0.0.0.0:443", "[::]:443", "100.64.0.1:443", "[::ffff:127.0.0.1]:443", "[fc00::1]:443"} {
 		t.Run(addr, func(t *testing.T) {
@@ -350,6 +352,44 @@ func TestDialPolicy(t *testing.T) {
 				t.Errorf("dial %s: %v, want a refusal", addr, err)
 			}
 		})
+	}
+}
+
+// TestDialPorts: the dialer refuses ports other than DefaultPorts and the
+// allowed ones before connecting, whatever the address; New refuses an
+// endpoint URL naming one.
+func TestDialPorts(t *testing.T) {
+	dial := newClient(false, []int{9443}).Transport.(*http.Transport).DialContext
+	for _, tc := range []struct {
+		addr    string
+		refused bool
+	}{{"203.0.113.9:22", true}, {"203.0.113.9:5432", true}, {"203.0.113.9:8080", true}} {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		conn, err := dial(ctx, "tcp", tc.addr)
+		cancel()
+		if err == nil {
+			conn.Close()
+		}
+		if got := errors.Is(err, ssrf.ErrProhibitedPort); got != tc.refused {
+			t.Errorf("dial %s: %v, want refused %v", tc.addr, err, tc.refused)
+		}
+	}
+	for _, tc := range []struct {
+		url   string
+		ports []int
+		ok    bool
+	}{
+		{"https://hooks.example.com/x", nil, true},
+		{"https://hooks.example.com:8443/x", nil, true},
+		{"https://hooks.example.com:5432/x", nil, false},
+		{"https://hooks.example.com:9443/x", []int{9443}, true},
+		{"http://127.0.0.1:9000/x", nil, true},
+	} {
+		_, err := New(memory.New(), Options{Endpoints: map[string][]Endpoint{"s1": {endpoint("erp", tc.url)}},
+			AllowPorts: tc.ports})
+		if (err == nil) != tc.ok {
+			t.Errorf("New with %s (ports %v): %v, want ok %v", tc.url, tc.ports, err, tc.ok)
+		}
 	}
 }
 

@@ -256,7 +256,7 @@ func TestBreaker(t *testing.T) {
 // the attempt's Timeout: an address that swallows the connection attempt
 // fails early.
 func TestConnectTimeout(t *testing.T) {
-	c := newClient(true)
+	c := newClient(true, nil)
 	tr := c.Transport.(*http.Transport)
 	tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
 		<-ctx.Done() // a dial that never connects

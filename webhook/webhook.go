@@ -102,6 +102,12 @@ type Options struct {
 	// webhook URL can reach services inside the network. Tests and
 	// development receivers on 127.0.0.1 set it.
 	AllowPrivate bool
+	// AllowPorts are the ports an endpoint URL may name besides
+	// DefaultPorts (configuration: webhook_ports). New refuses an
+	// endpoint on another port, and, unless AllowPrivate, the sender
+	// dials no other port either (a name can resolve anywhere, but the
+	// port is the URL's). A loopback URL may name any port.
+	AllowPorts []int
 }
 
 // Service records the deliveries of events to the merchants' webhook
@@ -161,7 +167,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	s := &Service{store: store, opts: opts, endpoints: map[string]map[string]*target{}, wake: make(chan struct{}, 1), flight: newFlight()}
 	var vs []deliverykit.FieldViolation
 	for site, eps := range opts.Endpoints {
-		for _, v := range violations(eps) {
+		for _, v := range deliverykit.ViolationsOf(Validate(eps, opts.AllowPorts...)) {
 			v.Field = site + "." + v.Field
 			vs = append(vs, v)
 		}
@@ -186,7 +192,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 		slices.SortFunc(vs, func(a, b deliverykit.FieldViolation) int { return strings.Compare(a.Field, b.Field) })
 		return nil, deliverykit.Invalid(vs...)
 	}
-	s.client = newClient(opts.AllowPrivate)
+	s.client = newClient(opts.AllowPrivate, opts.AllowPorts)
 	limitConnect(s.client, opts.ConnectTimeout)
 	if opts.Transport != nil {
 		s.client.Transport = opts.Transport
