@@ -52,6 +52,7 @@
 //	event                      the events' vocabulary and payloads
 //	internal/i18n              the one catalog of texts shown to shoppers and customers
 //	internal/validation        struct tags to field violations
+//	internal/jsonshape         values of the wrong JSON type, named by their full path
 //	internal/checked           integer arithmetic that reports overflow
 //	internal/retry             the waits between attempts of retrying loops
 //	internal/stored            stored records of an area's own private types
