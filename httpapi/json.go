@@ -79,12 +79,18 @@ func decodeFast(body []byte, v any) error {
 	return nil
 }
 
+// walkTypesUpTo is the largest body whose type errors are located by
+// walking it (jsonshape): the walk costs a few copies of the body, and no
+// client writes a request this large by hand. A larger body's type error
+// names the field as encoding/json does, without list indices.
+const walkTypesUpTo = 256 << 10
+
 // jsonError turns an encoding/json error of decoding body into a value of
 // type t into an InvalidArgument that names each value of the wrong JSON
 // type by its full path (jsonshape), or the byte offset of a syntax error.
 func jsonError(body []byte, t reflect.Type, err error) error {
 	var syn *json.SyntaxError
-	if !errors.As(err, &syn) && t != nil {
+	if !errors.As(err, &syn) && t != nil && len(body) <= walkTypesUpTo {
 		if vs, _ := jsonshape.Check(body, t, jsonshape.Options{}); len(vs) > 0 {
 			return deliverykit.Invalid(vs...)
 		}

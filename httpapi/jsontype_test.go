@@ -115,3 +115,15 @@ func TestWrongTypeEveryRequest(t *testing.T) {
 		}
 	}
 }
+
+// A body past walkTypesUpTo is not walked: its type error names the field
+// as encoding/json does, without list indices, and costs no copies.
+func TestWrongTypeInALargeBody(t *testing.T) {
+	pad := strings.Repeat("x", walkTypesUpTo)
+	body := `{"cart":{"cart_id":"` + pad + `","items":[{"sku":"a","price":"12"}]}}`
+	err := unmarshalJSON([]byte(body), &checkout.CreateRequest{})
+	if diff := cmp.Diff([]deliverykit.FieldViolation{{Field: "cart.items.price", Rule: "type", Message: "expected an integer, got string"}},
+		deliverykit.ViolationsOf(err)); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}

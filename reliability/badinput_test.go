@@ -287,7 +287,8 @@ func ruleCases(f fixture) []badCase {
 		set("F update", "reference", strings.Repeat("r", 65), "reference"),
 		anyClient(set("F update", "shipment_id", huge, "shipment_id")),
 		set("F add parcel", "weight", 0, "parcel", "weight"),
-		body("F add parcel", "parcel", `{"shipment_id": "`+f.shipmentID+`"}`),
+		// Without a parcel, addParcel duplicates the first parcel: no error.
+		body("F add parcel", "shipment_id", `{"parcel": {"weight": 100}}`),
 		set("F book pickup", "pickup_window", map[string]any{"start": "2026-11-23T13:00:00Z"}, "pickup_window"),
 		set("F book pickup", "instructions", strings.Repeat("i", 513), "instructions"),
 		body("F book pickup", "tracking_number", `{`+pickupWindow+`}`),
