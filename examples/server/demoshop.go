@@ -149,8 +149,9 @@ func newDemoShop(svcs *wiring.Services, cfg *config.Config, publicURL string, lo
 			"; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"}, nil
 }
 
-// withDemoShop serves the shop at /demo/shop and everything else with next.
+// wrap serves the shop at /demo/shop and everything else with next.
 func (s *demoShop) wrap(next http.Handler) http.Handler {
+	s.log.Info("the demo shop: open it in a browser", "url", s.widgetOrigin+shopPath)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+shopPath, s.servePage)
 	mux.Handle("GET "+shopPath+"/static/", s.static)
@@ -159,8 +160,15 @@ func (s *demoShop) wrap(next http.Handler) http.Handler {
 	mux.HandleFunc("GET "+shopPath+"/api/summary", s.api(s.summary))
 	mux.HandleFunc("POST "+shopPath+"/api/complete", s.api(s.complete))
 	mux.HandleFunc("POST "+shopPath+"/api/return", s.api(s.startReturn))
-	mux.Handle("/", next)
-	return mux
+	shop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		mux.ServeHTTP(w, r)
+	})
+	outer := http.NewServeMux()
+	outer.Handle(shopPath, shop)
+	outer.Handle(shopPath+"/", shop)
+	outer.Handle("/", next)
+	return outer
 }
 
 // shopPage is what the page template renders.
