@@ -573,9 +573,10 @@ func knownLang(lang string) string {
 }
 
 // demoTimeScale is the simulator's time scale when the demo configuration
-// chose it: two days a minute, so that a parcel's journey (waiting for the
-// cut-off, then one to three days of transit) takes about two minutes.
-const demoTimeScale = 2880
+// chose it: a day in two minutes. A parcel booked on a weekday afternoon
+// is collected at the cut-off and delivered the next day: about two
+// minutes; over a weekend, a few more.
+const demoTimeScale = 720
 
 // demoDefaults fills in what the flags leave to the configuration: with
 // the demo configuration (no -config) parcels travel by themselves and

@@ -66,8 +66,9 @@ func screenshotDir(t *testing.T) string {
 // another delivery and sees the total follow (data_changed, then the
 // backend's session.get), adds a second tent (suspend, session.update,
 // resume), fills in the customer form and places the order, opens the
-// tracking page of its parcel and starts a return. Screenshots (shop-*.png)
-// go to screenshotDir.
+// tracking page of its parcel, starts a return, and sees the return parcel
+// on the tracking page as a return. Screenshots (shop-*.png) go to
+// screenshotDir.
 func TestDemoShop(t *testing.T) {
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
@@ -168,6 +169,25 @@ func TestDemoShop(t *testing.T) {
 		t.Errorf("after choosing %s the total reads %q, want %q (was %q)", other, got, want, first)
 	}
 	shot("widget")
+	// On a phone: one column, nothing wider than the screen.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	if eval(`document.documentElement.scrollWidth > window.innerWidth`) == true {
+		t.Error("on a phone the shop is wider than the screen")
+	}
+	// What the phone's screen shows at the cart.
+	eval(`document.getElementById("cart-h").scrollIntoView()`)
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shop-phone.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
 
 	// A second tent: the widget waits while the backend updates the
 	// session, then reloads; the products' sum doubles.
@@ -215,8 +235,7 @@ func TestDemoShop(t *testing.T) {
 	if !strings.Contains(page, order) || !strings.Contains(page, "Tält, 2 personer") {
 		t.Errorf("the tracking page names neither the order %s nor its tents:\n%s", order, page)
 	}
-	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
-	if err != nil {
+	if png, err = chromedp.Run(tab, chromedp.FullScreenshot(100)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "shop-tracking.png"), png, 0o644); err != nil {
@@ -234,6 +253,37 @@ func TestDemoShop(t *testing.T) {
 		t.Errorf("the return page: %q", got)
 	}
 	shot("return")
+
+	// Back on the tracking page, the return parcel (booked by the outbox
+	// right after the return) shows as a return, going back to the
+	// warehouse.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if err := chromedp.Do(tab, chromedp.Navigate(trackURL), chromedp.WaitVisible(chromedp.CSS("h1"))); err != nil {
+			t.Fatal(err)
+		}
+		if found, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.querySelector('[data-direction="return"]') !== null`)); err != nil || found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the return parcel did not reach the tracking page")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ret, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-direction="return"]').innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Returpaket", "Skickas tillbaka till", "Demo Outdoor Warehouse"} {
+		if !strings.Contains(ret, want) {
+			t.Errorf("the return parcel's section lacks %q:\n%s", want, ret)
+		}
+	}
+	if png, err = chromedp.Run(tab, chromedp.FullScreenshot(100)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shop-tracking-return.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // nbsp reads no-break spaces, which Intl.NumberFormat puts in amounts, as

@@ -7,6 +7,13 @@
 // for phones first. It shows one order only, the one the link's token
 // names; it never shows e-mail addresses or phone numbers.
 //
+// # Returns
+//
+// A return parcel (direction RETURN) is headed as a return, numbered
+// apart from the parcels to the customer ("Parcel 1 of 1", "Return
+// parcel"), and shows the address it goes back to instead of a pickup
+// location.
+//
 // # Language
 //
 // Its texts come from the module's one message catalog, in English,
