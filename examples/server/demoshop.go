@@ -17,6 +17,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -226,6 +227,11 @@ func (s *demoShop) api(fn func(ctx context.Context, r *http.Request, body []byte
 	return func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		if r.Method == http.MethodPost {
+			// JSON only: another site's page cannot post a form here.
+			if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				writeShopJSON(w, http.StatusUnsupportedMediaType, map[string]string{"error": "Content-Type: want application/json"})
+				return
+			}
 			b, err := readShopBody(w, r)
 			if err != nil {
 				writeShopJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": err.Error()})
@@ -306,7 +312,7 @@ func (c shopCart) checkoutCart(lang string) (*checkout.Cart, error) {
 		out.TotalValue += p.Price * int64(q)
 	}
 	for sku := range c {
-		if !slicesContainsSKU(sku) {
+		if !slices.ContainsFunc(shopProducts, func(p shopProduct) bool { return p.SKU == sku }) {
 			return nil, deliverykit.InvalidField("cart", "oneof", fmt.Sprintf("the shop sells no %.40q", sku))
 		}
 	}
@@ -314,15 +320,6 @@ func (c shopCart) checkoutCart(lang string) (*checkout.Cart, error) {
 		return nil, deliverykit.InvalidField("cart", "required", "is empty")
 	}
 	return out, nil
-}
-
-func slicesContainsSKU(sku string) bool {
-	for _, p := range shopProducts {
-		if p.SKU == sku {
-			return true
-		}
-	}
-	return false
 }
 
 // shopSummary is the order total the page shows, in minor units.
@@ -573,10 +570,10 @@ func knownLang(lang string) string {
 }
 
 // demoTimeScale is the simulator's time scale when the demo configuration
-// chose it: a day in two minutes. A parcel booked on a weekday afternoon
-// is collected at the cut-off and delivered the next day: about two
-// minutes; over a weekend, a few more.
-const demoTimeScale = 720
+// chose it: a day a minute. A parcel is collected at the product's cut-off
+// and delivered one to three days later (a weekend adds two), so its
+// journey takes a minute or a few, mostly about two.
+const demoTimeScale = 1440
 
 // demoDefaults fills in what the flags leave to the configuration: with
 // the demo configuration (no -config) parcels travel by themselves and

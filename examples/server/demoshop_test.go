@@ -84,7 +84,7 @@ func TestDemoShopAPI(t *testing.T) {
 	}()
 	call := func(method, path, body string) (int, map[string]any) {
 		t.Helper()
-		status, raw := do(t, method, base+path, nil, body)
+		status, raw := do(t, method, base+path, map[string]string{"Content-Type": "application/json"}, body)
 		var out map[string]any
 		if err := json.Unmarshal([]byte(raw), &out); err != nil {
 			t.Fatalf("%s %s: %d %s", method, path, status, raw)
@@ -132,6 +132,11 @@ func TestDemoShopAPI(t *testing.T) {
 		if msg, _ := out["error"].(string); status != tt.status || !strings.Contains(msg, tt.err) {
 			t.Errorf("%s: %d %v, want %d naming %q", tt.name, status, out, tt.status, tt.err)
 		}
+	}
+
+	// A form another site posts is refused before it is read.
+	if status, raw := do(t, "POST", base+"/demo/shop/api/session", map[string]string{"Content-Type": "text/plain"}, `{"cart": {"tent-2p": 1}}`); status != 415 {
+		t.Errorf("a text/plain post: %d %s, want 415", status, raw)
 	}
 
 	// The page, with its policy.

@@ -12,7 +12,7 @@
 // public; the demo configuration is for development only. With it the
 // server also serves a demo shop at /demo/shop (see demoshop.go; -demo-shop
 // serves it with a -config too), and booked parcels travel by themselves,
-// a journey in about two minutes (-demo-carrier simulate -time-scale 720).
+// a journey in about two minutes (-demo-carrier simulate -time-scale 1440).
 //
 // SIGINT or SIGTERM stops the server gracefully: GET /readyz starts
 // answering 503 so that load balancers stop sending traffic, the server
@@ -188,7 +188,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
 	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice")
 	fs.StringVar(&f.demoCarrier, "demo-carrier", "", "the carrier that books shipments: manual (books and reports nothing; carrier events are posted) or simulate (parcels travel by themselves and report their steps); empty: simulate with the demo configuration, manual with -config")
-	fs.Float64Var(&f.timeScale, "time-scale", 0, "with -demo-carrier simulate: how many times faster than real time parcels travel (1440: a day a minute); 0: 1, or 720 when the demo configuration chose the simulator")
+	fs.Float64Var(&f.timeScale, "time-scale", 0, "with -demo-carrier simulate: how many times faster than real time parcels travel (1440: a day a minute); 0: 1, or 1440 when the demo configuration chose the simulator")
 	fs.BoolVar(&f.demoShop, "demo-shop", false, "serve the demo shop at /demo/shop (on by default with the demo configuration): anyone who reaches it places orders on the configuration's demo-site, or first site with a catalog")
 	fs.Uint64Var(&f.simulatorSeed, "simulator-seed", 0, "with -demo-carrier simulate: the seed of the journeys' randomness (delays, failed attempts, parcels sent back)")
 	fs.StringVar(&f.refundExecutor, "refund-executor", "merchant", "who pays refunds out: merchant (refunds wait as AWAITING_EXTERNAL_REFUND until the merchant reports them) or demo (a demo payment provider settles them, failing at -refund-failure-rate)")
