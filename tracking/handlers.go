@@ -152,10 +152,17 @@ func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
 	if c.err != nil {
 		return c.err
 	}
-	err = s.CreateParcel(ctx, site, CreateParcelRequest{
+	req := CreateParcelRequest{
 		SiteID: site, TosID: tos, TrackingNumber: p.TrackingNumber, CarrierProductRef: p.ProductRef,
 		DirectionType: DirectionType(p.Direction), DeliveryType: DeliveryType(p.DeliveryType), LineItems: items,
-	})
+	}
+	if p.Direction == string(DirectionReturn) && p.ReceiverAddress != nil {
+		// Where the return goes (the merchant's warehouse), so that the
+		// customer's page does not show the outbound pickup point.
+		req.Receiver = &ParcelReceiver{Name: cmp.Or(p.Receiver.Name, p.ReceiverAddress.Name, "-"),
+			Destination: &ParcelDestination{Address: copyAddress(p.ReceiverAddress)}}
+	}
+	err = s.CreateParcel(ctx, site, req)
 	if err != nil {
 		return err
 	}

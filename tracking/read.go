@@ -433,8 +433,19 @@ func (s *Service) location(site string, o *orderRecord, p *parcelRecord) *Locati
 // location is where the parcel can be picked up: the parcel's pickup
 // point, with the order destination's hours when the order names the same
 // location; or, for pickup and in-store orders without a parcel pickup, the
-// order destination. Home deliveries have none.
+// order destination. Home deliveries have none. A return parcel's is
+// where it goes back to: its receiver's address (the merchant's), if any.
 func location(o *orderRecord, p *parcelRecord) *Location {
+	if p.Request.DirectionType == DirectionReturn {
+		// A return goes back to the merchant, never to the order's pickup
+		// point: its location is its receiver's address, when known.
+		if r := p.Request.Receiver; r != nil && r.Destination != nil && r.Destination.Address != nil {
+			a := *r.Destination.Address
+			a.Name = cmp.Or(a.Name, r.Name)
+			return &Location{Address: &a}
+		}
+		return nil
+	}
 	d := o.Request.Destination
 	var pick *Pickup
 	if r := p.Request.Receiver; r != nil && r.Destination != nil {

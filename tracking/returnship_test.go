@@ -13,7 +13,8 @@ import (
 // tracked under the outbound order it names (its external_id and tos_id),
 // direction RETURN; when tracking has no such order, the order registered
 // for it is the customer's (found by the customer's e-mail address), with
-// the shop as its sender.
+// the shop as its sender. Its location is the shop's address it goes
+// back to.
 func TestHandleReturnParcelBooked(t *testing.T) {
 	customer := deliverykit.Contact{Name: "Łukasz Żółć", Email: "lukasz@example.com"}
 	home := &deliverykit.Address{AddressLines: []string{"Drottninggatan 5"}, PostalCode: "11151", City: "Stockholm", Country: "SE"}
@@ -64,6 +65,11 @@ func TestHandleReturnParcelBooked(t *testing.T) {
 			}
 			if diff := cmp.Diff([]string{"CP000000001SE RETURN"}, got); diff != "" {
 				t.Errorf("parcels (-want +got):\n%s", diff)
+			}
+			// It goes back to the shop, whatever the order's pickup point.
+			wantLoc := &Location{Address: &Address{Name: "Shop A", AddressLines: []string{"Lagervägen 1"}, PostalCode: "12162", City: "Stockholm", Country: "SE"}}
+			if diff := cmp.Diff(wantLoc, o.Parcels[0].Location); diff != "" {
+				t.Errorf("the return parcel's location (-want +got):\n%s", diff)
 			}
 			if !tc.outbound {
 				byEmail, err := f.svc.Orders(ctx, "site-a", OrdersQuery{Email: "lukasz@example.com"})

@@ -5,11 +5,14 @@
 //	go run ./examples/server -store memory        # nothing kept after exit
 //	go run ./examples/server -store postgres -dsn 'host=db.internal dbname=deliverykit'  # shared by several servers
 //	go run ./examples/server -config sites.json   # your sites, keys and catalog
-//	go run ./examples/server -demo-carrier simulate -time-scale 1440   # booked parcels travel, a day a minute
+//	go run ./examples/server -demo-carrier manual  # parcels move only when carrier events are posted
 //
 // With no -config the embedded demo configuration is used: sites demo-site
 // (API key demo-key) and demo-site-2 (API key demo-key-2). Those keys are
-// public; the demo configuration is for development only.
+// public; the demo configuration is for development only. With it the
+// server also serves a demo shop at /demo/shop (see demoshop.go; -demo-shop
+// serves it with a -config too), and booked parcels travel by themselves,
+// a journey in about two minutes (-demo-carrier simulate -time-scale 1440).
 //
 // SIGINT or SIGTERM stops the server gracefully: GET /readyz starts
 // answering 503 so that load balancers stop sending traffic, the server
@@ -40,14 +43,16 @@
 // either an upload is refused before its body is read (see
 // httpapi.UploadLimits).
 //
-// With -demo-carrier simulate, the demo carrier is the carrier simulator:
+// With -demo-carrier simulate (the default with the demo configuration),
+// the demo carrier is the carrier simulator:
 // every parcel booked through the shipments API travels on its own along
 // the product's timetable in the catalog (collected at the cut-off,
 // delivered within the estimate the checkout showed, mostly), reporting
 // its steps to tracking, which notifies the customer and the merchant's
 // webhooks. -time-scale runs the journeys faster (1440: a day a minute);
-// -simulator-seed makes them repeat. The default demo carrier books and
-// reports nothing: carrier events are posted to /parcel.event.
+// -simulator-seed makes them repeat. -demo-carrier manual (the default
+// with -config) books and reports nothing: carrier events are posted to
+// /parcel.event.
 //
 // With -refund-executor demo, refunds are paid out by a demo payment
 // provider: a new refund is PENDING, then SUCCESS, or FAILED for a share
@@ -144,6 +149,7 @@ type flags struct {
 	photoDir                                 string
 	uploads                                  httpapi.UploadLimits
 	dev                                      bool
+	demoShop                                 bool
 }
 
 // defaultMetricsAddr is where metrics are served unless -metrics-addr
@@ -181,8 +187,9 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.DurationVar(&f.trackingLinkLifetime, "tracking-link-lifetime", 0, "how long a customer tracking link works after it was last handed out; 0: 90 days")
 	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
 	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice")
-	fs.StringVar(&f.demoCarrier, "demo-carrier", "static", "the carrier that books shipments: static (books and reports nothing) or simulate (parcels travel by themselves and report their steps)")
-	fs.Float64Var(&f.timeScale, "time-scale", 1, "with -demo-carrier simulate: how many times faster than real time parcels travel (1440: a day a minute)")
+	fs.StringVar(&f.demoCarrier, "demo-carrier", "", "the carrier that books shipments: manual (books and reports nothing; carrier events are posted) or simulate (parcels travel by themselves and report their steps); empty: simulate with the demo configuration, manual with -config")
+	fs.Float64Var(&f.timeScale, "time-scale", 0, "with -demo-carrier simulate: how many times faster than real time parcels travel (1440: a day a minute); 0: 1, or 1440 when the demo configuration chose the simulator")
+	fs.BoolVar(&f.demoShop, "demo-shop", false, "serve the demo shop at /demo/shop (on by default with the demo configuration): anyone who reaches it places orders on the configuration's demo-site, or first site with a catalog")
 	fs.Uint64Var(&f.simulatorSeed, "simulator-seed", 0, "with -demo-carrier simulate: the seed of the journeys' randomness (delays, failed attempts, parcels sent back)")
 	fs.StringVar(&f.refundExecutor, "refund-executor", "merchant", "who pays refunds out: merchant (refunds wait as AWAITING_EXTERNAL_REFUND until the merchant reports them) or demo (a demo payment provider settles them, failing at -refund-failure-rate)")
 	fs.Float64Var(&f.refundFailureRate, "refund-failure-rate", 0, "with -refund-executor demo: the share of refunds that fail, 0 to 1")
@@ -204,6 +211,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
+	f.demoDefaults(fs)
 	return f, f.check()
 }
 
@@ -237,11 +245,11 @@ func (f flags) check() error {
 		return fmt.Errorf("-webhook-per-endpoint must be between 0 and %d, got %d", maxWebhookPerEndpoint, f.webhookPerEndpoint)
 	}
 	switch {
-	case f.demoCarrier != "static" && f.demoCarrier != "simulate":
-		return fmt.Errorf("-demo-carrier: want static or simulate, got %q", f.demoCarrier)
-	case !(f.timeScale >= 1 && f.timeScale <= 1e6):
+	case f.demoCarrier != "manual" && f.demoCarrier != "simulate":
+		return fmt.Errorf("-demo-carrier: want manual or simulate, got %q", f.demoCarrier)
+	case f.timeScale != 0 && !(f.timeScale >= 1 && f.timeScale <= 1e6):
 		return fmt.Errorf("-time-scale must be between 1 and 1000000, got %v", f.timeScale)
-	case f.demoCarrier != "simulate" && (f.timeScale != 1 || f.simulatorSeed != 0):
+	case f.demoCarrier != "simulate" && (f.timeScale != 0 || f.simulatorSeed != 0):
 		return errors.New("-time-scale and -simulator-seed are for -demo-carrier simulate")
 	case f.refundExecutor != "merchant" && f.refundExecutor != "demo":
 		return fmt.Errorf("-refund-executor: want merchant or demo, got %q", f.refundExecutor)
@@ -447,6 +455,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		RateLimits: f.rateLimits,
 		Uploads:    f.uploads,
 	})
+	if f.demoShop {
+		shop, err := newDemoShop(svcs, cfg, opts.PublicURL, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		handler = shop.wrap(handler)
+	}
 
 	// Notifications are sent, and cross-area effects that failed are
 	// retried, by loops that end with the server, before the store closes.

@@ -60,7 +60,7 @@ func ExampleRender() {
 	// order: Bestellung ORD-1001
 	// time-zone: Alle Zeitangaben in deutscher Zeit (CET).
 	// current-step: Unterwegs 2026-11-21 08:30
-	// alert: Das Paket wird heute zugestellt.
+	// alert: Das Paket wird heute zugestellt. 2026-11-21 08:30
 	// -- the next day:
 	// order: Bestellung ORD-1001
 	// time-zone: Alle Zeitangaben in deutscher Zeit (CET).

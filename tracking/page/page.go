@@ -7,6 +7,13 @@
 // for phones first. It shows one order only, the one the link's token
 // names; it never shows e-mail addresses or phone numbers.
 //
+// # Returns
+//
+// A return parcel (direction RETURN) is headed as a return, numbered
+// apart from the parcels to the customer ("Parcel 1 of 1", "Return
+// parcel"), and shows the address it goes back to instead of a pickup
+// location.
+//
 // # Language
 //
 // Its texts come from the module's one message catalog, in English,
@@ -83,7 +90,10 @@ type view struct {
 }
 
 type parcelView struct {
-	Heading        string
+	Heading string
+	// Return is set for a parcel going back to the merchant: its
+	// Location is where it goes, not where to collect it.
+	Return         bool
 	TrackingNumber string
 	Carrier        string
 	CarrierLink    string
@@ -152,7 +162,7 @@ func lang(tag language.Tag) string {
 }
 
 // labels are the page's fixed texts, by template name.
-var labels = []string{"tracking_number", "carrier", "expected_delivery", "history", "pickup_location", "opening_hours", "carrier_link", "your_items"}
+var labels = []string{"tracking_number", "carrier", "expected_delivery", "history", "pickup_location", "opening_hours", "carrier_link", "your_items", "return_to"}
 
 func build(o *tracking.PrivateOrder, tag language.Tag, opts Options) view {
 	now := opts.Now
@@ -180,15 +190,39 @@ func build(o *tracking.PrivateOrder, tag language.Tag, opts Options) view {
 	if o.Cart != nil {
 		v.Items = o.Cart.Items
 	}
+	// Parcels to the customer are counted apart from returns, which are
+	// headed as such.
+	var outbound, returns int
+	for _, p := range o.Parcels {
+		if p.DirectionType == tracking.DirectionReturn {
+			returns++
+		} else {
+			outbound++
+		}
+	}
+	var nOut, nRet int
 	for i := range o.Parcels {
-		v.Parcels = append(v.Parcels, buildParcel(tag, &o.Parcels[i], i, len(o.Parcels), loc, now))
+		p := &o.Parcels[i]
+		var heading string
+		switch {
+		case p.DirectionType != tracking.DirectionReturn:
+			nOut++
+			heading = i18n.Text(tag, "tracking.parcel_of", nOut, outbound)
+		case returns == 1:
+			heading = i18n.Text(tag, "tracking.return_parcel")
+		default:
+			nRet++
+			heading = i18n.Text(tag, "tracking.return_parcel_of", nRet, returns)
+		}
+		v.Parcels = append(v.Parcels, buildParcel(tag, p, heading, loc, now))
 	}
 	return v
 }
 
-func buildParcel(tag language.Tag, pp *tracking.PrivateParcel, i, n int, loc *time.Location, now time.Time) parcelView {
+func buildParcel(tag language.Tag, pp *tracking.PrivateParcel, heading string, loc *time.Location, now time.Time) parcelView {
 	pv := parcelView{
-		Heading:        i18n.Text(tag, "tracking.parcel_of", i+1, n),
+		Heading:        heading,
+		Return:         pp.DirectionType == tracking.DirectionReturn,
 		TrackingNumber: pp.TrackingNumber,
 		Carrier:        pp.DisplayCarrierName,
 		CarrierLink:    pp.CarrierLink,

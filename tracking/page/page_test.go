@@ -3,6 +3,7 @@ package page
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,19 +80,19 @@ func TestRenderEveryLanguage(t *testing.T) {
 		also []string
 	}{
 		{"en", map[string]string{"order": "Order ORD-1", "time-zone": "All times are Swedish time (CET).", "current-step": "On its way 2026-11-22 10:45",
-			"alert": "Your parcel is out for delivery today.", "eta": "2026-11-23 08:00–18:00"},
+			"alert": "Your parcel is out for delivery today. 2026-11-22 10:50", "eta": "2026-11-23 08:00–18:00"},
 			[]string{`lang="en"`, "from Demo Outdoor Store", "Expected delivery", "Handed to the carrier", "Drottninggatan 5", "11151 Stockholm",
 				"10:00-14:00, 15:00-20:00", "Closed", "Mon", "Follow the parcel at the carrier", "2 × Mug"}},
 		{"sv", map[string]string{"order": "Beställning ORD-1", "time-zone": "Alla tider är svensk tid (CET).", "current-step": "På väg 2026-11-22 10:45",
-			"alert": "Paketet levereras i dag."}, []string{`lang="sv"`, "från Demo Outdoor Store", "Beräknad leverans", "Utlämningsställe", "Öppettider", "Mån", "Stängt"}},
+			"alert": "Paketet levereras i dag. 2026-11-22 10:50"}, []string{`lang="sv"`, "från Demo Outdoor Store", "Beräknad leverans", "Utlämningsställe", "Öppettider", "Mån", "Stängt"}},
 		{"nb", map[string]string{"order": "Bestilling ORD-1", "time-zone": "Alle tider er svensk tid (CET).", "current-step": "På vei 2026-11-22 10:45",
-			"alert": "Pakken blir levert i dag."}, []string{`lang="nb"`, "Forventet levering", "Hentested", "Åpningstider", "Man", "Stengt", "Varene dine"}},
+			"alert": "Pakken blir levert i dag. 2026-11-22 10:50"}, []string{`lang="nb"`, "Forventet levering", "Hentested", "Åpningstider", "Man", "Stengt", "Varene dine"}},
 		{"da", map[string]string{"order": "Ordre ORD-1", "time-zone": "Alle tidspunkter er svensk tid (CET).", "current-step": "På vej 2026-11-22 10:45",
-			"alert": "Pakken bliver leveret i dag."}, []string{`lang="da"`, "Forventet levering", "Afhentningssted", "Åbningstider", "Lukket", "Dine varer"}},
+			"alert": "Pakken bliver leveret i dag. 2026-11-22 10:50"}, []string{`lang="da"`, "Forventet levering", "Afhentningssted", "Åbningstider", "Lukket", "Dine varer"}},
 		{"fi", map[string]string{"order": "Tilaus ORD-1", "time-zone": "Kaikki ajat ovat Ruotsin aikaa (CET).", "current-step": "Matkalla 2026-11-22 10:45",
-			"alert": "Paketti toimitetaan tänään."}, []string{`lang="fi"`, "Arvioitu toimitus", "Noutopiste", "Aukioloajat", "Ma", "Suljettu", "Tuotteesi"}},
+			"alert": "Paketti toimitetaan tänään. 2026-11-22 10:50"}, []string{`lang="fi"`, "Arvioitu toimitus", "Noutopiste", "Aukioloajat", "Ma", "Suljettu", "Tuotteesi"}},
 		{"de", map[string]string{"order": "Bestellung ORD-1", "time-zone": "Alle Zeitangaben in schwedischer Zeit (CET).", "current-step": "Unterwegs 2026-11-22 10:45",
-			"alert": "Das Paket wird heute zugestellt."}, []string{`lang="de"`, "Voraussichtliche Zustellung", "Abholstelle", "Öffnungszeiten", "Geschlossen", "Ihre Artikel"}},
+			"alert": "Das Paket wird heute zugestellt. 2026-11-22 10:50"}, []string{`lang="de"`, "Voraussichtliche Zustellung", "Abholstelle", "Öffnungszeiten", "Geschlossen", "Ihre Artikel"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.lang, func(t *testing.T) {
@@ -345,5 +346,55 @@ func TestPickupInstructionsAndHoursText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReturnParcel: a return parcel is headed as a return in every
+// language, is not counted among the parcels to the customer, and shows
+// where it goes back to (the warehouse), not a pickup location.
+func TestReturnParcel(t *testing.T) {
+	o := sampleOrder()
+	o.Parcels = append(o.Parcels, tracking.PrivateParcel{
+		TrackingNumber: "RT1", DisplayCarrierName: "FastPost", DirectionType: tracking.DirectionReturn,
+		Progress: []tracking.ProgressItem{{Step: tracking.StepSubmittedToCarrier, Time: "2026-11-22T10:00:00Z"}},
+		Location: &tracking.Location{Address: &tracking.Address{Name: "Demo Outdoor Warehouse", AddressLines: []string{"Lagervägen 1"}, PostalCode: "121 62", City: "Stockholm"}},
+	})
+	tests := []struct{ lang, outbound, ret, returnTo string }{
+		{"en", "Parcel 1 of 1", "Return parcel", "Going back to"},
+		{"sv", "Paket 1 av 1", "Returpaket", "Skickas tillbaka till"},
+		{"nb", "Pakke 1 av 1", "Returpakke", "Sendes tilbake til"},
+		{"da", "Pakke 1 af 1", "Returpakke", "Sendes tilbage til"},
+		{"fi", "Paketti 1/1", "Palautuspaketti", "Palautetaan osoitteeseen"},
+		{"de", "Paket 1 von 1", "Rücksendung", "Geht zurück an"},
+	}
+	h2 := regexp.MustCompile(`<h2>([^<]*)</h2>`)
+	h3 := regexp.MustCompile(`<h3>([^<]*)</h3>`)
+	for _, tt := range tests {
+		page := render(t, o, language.MustParse(tt.lang), Options{Now: now})
+		var heads, subs []string
+		for _, m := range h2.FindAllStringSubmatch(page, -1) {
+			heads = append(heads, m[1])
+		}
+		for _, m := range h3.FindAllStringSubmatch(page, -1) {
+			subs = append(subs, m[1])
+		}
+		if len(heads) < 2 || heads[0] != tt.outbound || heads[1] != tt.ret {
+			t.Errorf("%s: parcel headings %q, want %q then %q", tt.lang, heads, tt.outbound, tt.ret)
+		}
+		if !slices.Contains(subs, tt.returnTo) || !strings.Contains(page, "Demo Outdoor Warehouse") || !strings.Contains(page, `data-direction="return"`) {
+			t.Errorf("%s: the return parcel does not say where it goes back to: %q", tt.lang, subs)
+		}
+		if n := strings.Count(page, "Lagervägen 1"); n != 1 {
+			t.Errorf("%s: the warehouse shows %d times", tt.lang, n)
+		}
+	}
+	// Two returns are numbered among themselves.
+	o.Parcels = append(o.Parcels, o.Parcels[1])
+	o.Parcels[2].TrackingNumber = "RT2"
+	page := render(t, o, language.MustParse("en"), Options{Now: now})
+	for _, want := range []string{"<h2>Parcel 1 of 1</h2>", "<h2>Return parcel 1 of 2</h2>", "<h2>Return parcel 2 of 2</h2>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("two returns: the page lacks %s", want)
+		}
 	}
 }
