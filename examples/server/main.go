@@ -80,6 +80,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/outbox"
@@ -144,6 +145,7 @@ type flags struct {
 	photoDir                                 string
 	uploads                                  httpapi.UploadLimits
 	dev                                      bool
+	version                                  bool
 }
 
 // defaultMetricsAddr is where metrics are served unless -metrics-addr
@@ -161,6 +163,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string (with -store postgres), e.g. \"host=db.internal dbname=deliverykit pool_max_conns=16\"")
 	fs.StringVar(&f.configPath, "config", "", "configuration file (JSON); empty uses the embedded demo configuration")
 	fs.BoolVar(&f.dev, "dev", false, "development: let -config use the public API keys and image URL secret of the demo configuration (config/demo.json)")
+	fs.BoolVar(&f.version, "version", false, "print the deliverykit release this server is built from and exit (GET /healthz reports it too)")
 	fs.StringVar(&f.checkConfig, "check-config", "", "validate this configuration file, print a summary of it and exit (status 2 when it is invalid)")
 	fs.StringVar(&f.compact, "compact", "", "copy the bolt file -db into this new file, keeping only the pages in use, and exit; run it with the server stopped, then replace -db with the copy")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
@@ -377,7 +380,7 @@ type hooks struct {
 	// draining is called at shutdown once /readyz answers 503, while the
 	// server still serves, before -drain-delay.
 	draining func()
-	// stdout gets -check-config's summary; nil is os.Stdout.
+	// stdout gets -check-config's summary and -version; nil is os.Stdout.
 	stdout io.Writer
 }
 
@@ -385,6 +388,10 @@ type hooks struct {
 func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	f, err := parseFlags(args, stderr)
 	if err != nil {
+		return err
+	}
+	if f.version {
+		_, err := fmt.Fprintln(cmp.Or[io.Writer](h.stdout, os.Stdout), "deliverykit", deliverykit.Version())
 		return err
 	}
 	if f.checkConfig != "" || f.compact != "" {
@@ -446,6 +453,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		Ready:      readiness.Check,
 		RateLimits: f.rateLimits,
 		Uploads:    f.uploads,
+		Version:    deliverykit.Version(),
 	})
 
 	// Notifications are sent, and cross-area effects that failed are

@@ -857,3 +857,38 @@ func TestDemoRefundExecutorFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestVersion: -version prints the module's release and exits without
+// serving, and GET /healthz reports the same release.
+func TestVersion(t *testing.T) {
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-version", "-addr", "256.0.0.1:bad"}, io.Discard, hooks{stdout: &out}); err != nil {
+		t.Fatalf("-version: %v", err)
+	}
+	want := deliverykit.Version()
+	if want == "" {
+		t.Fatal("deliverykit.Version() is empty")
+	}
+	if diff := cmp.Diff("deliverykit "+want+"\n", out.String()); diff != "" {
+		t.Errorf("-version printed (-want +got):\n%s", diff)
+	}
+
+	base, done, stop := start(t, hooks{})
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var health struct{ Status, Version string }
+	err = json.NewDecoder(resp.Body).Decode(&health)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(struct{ Status, Version string }{"ok", want}, health); diff != "" {
+		t.Errorf("GET /healthz (-want +got):\n%s", diff)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}
