@@ -13,9 +13,10 @@
 //
 // SIGINT or SIGTERM stops the server gracefully: GET /readyz starts
 // answering 503 so that load balancers stop sending traffic, the server
-// keeps serving for -drain-delay while they notice, then stops accepting
-// connections, lets requests in flight finish (up to -shutdown-timeout), and
-// closes the store, so the bolt file is always closed cleanly. GET /healthz
+// keeps serving for -drain-delay (5s by default) while they notice, then
+// stops accepting connections, lets requests in flight finish (up to
+// -shutdown-timeout), and closes the store, so the bolt file is always
+// closed cleanly. GET /healthz
 // answers while the process serves; GET /readyz only while the store takes
 // writes (probed at most every 5 seconds) and the server is not stopping.
 //
@@ -148,6 +149,16 @@ type flags struct {
 	version                                  bool
 }
 
+// defaultDrainDelay is -drain-delay's default: at shutdown /readyz
+// answers 503 this long while everything else is still served, so that a
+// load balancer probing every second or two stops sending requests before
+// the listener closes. Balancers that probe less often need more.
+const defaultDrainDelay = 5 * time.Second
+
+// drainDelayDefault is what -drain-delay defaults to: defaultDrainDelay,
+// except in this package's tests, which stop servers by the dozen.
+var drainDelayDefault = defaultDrainDelay
+
 // defaultMetricsAddr is where metrics are served unless -metrics-addr
 // says otherwise: the loopback interface, so that they are private until
 // an operator chooses where to scrape them.
@@ -183,7 +194,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.BoolVar(&f.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints resolve to loopback and private addresses (development only: otherwise a webhook URL could reach internal services)")
 	fs.DurationVar(&f.trackingLinkLifetime, "tracking-link-lifetime", 0, "how long a customer tracking link works after it was last handed out; 0: 90 days")
 	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
-	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice")
+	fs.DurationVar(&f.drainDelay, "drain-delay", drainDelayDefault, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice; at least their probe interval times the failures they wait for (0: close at once)")
 	fs.StringVar(&f.demoCarrier, "demo-carrier", "static", "the carrier that books shipments: static (books and reports nothing) or simulate (parcels travel by themselves and report their steps)")
 	fs.Float64Var(&f.timeScale, "time-scale", 1, "with -demo-carrier simulate: how many times faster than real time parcels travel (1440: a day a minute)")
 	fs.Uint64Var(&f.simulatorSeed, "simulator-seed", 0, "with -demo-carrier simulate: the seed of the journeys' randomness (delays, failed attempts, parcels sent back)")

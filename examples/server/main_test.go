@@ -170,17 +170,13 @@ func TestSIGTERMClosesStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server binary")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	db := filepath.Join(dir, "dk.db")
+	bin := serverBinary(t)
+	db := filepath.Join(t.TempDir(), "dk.db")
 
 	// Data written before the server ever ran must survive its runs.
 	writeMarker(t, db, "before")
 	for round := range 3 {
-		cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-metrics-addr", "off", "-db", db)
+		cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-metrics-addr", "off", "-db", db, "-drain-delay", "0")
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -210,6 +206,100 @@ func TestSIGTERMClosesStore(t *testing.T) {
 		if got := readMarker(t, db); got != "before" {
 			t.Fatalf("round %d: marker = %q after restart", round, got)
 		}
+	}
+}
+
+// serverBinary builds the server once for the tests that run it as a
+// process, with the defaults it ships with.
+var serverBinary = func() func(t *testing.T) string {
+	var once sync.Once
+	var bin string
+	var err error
+	var out []byte
+	return func(t *testing.T) string {
+		t.Helper()
+		once.Do(func() {
+			if binaryDir, err = os.MkdirTemp("", "deliverykit-server"); err != nil {
+				return
+			}
+			bin = filepath.Join(binaryDir, "server")
+			out, err = exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		})
+		if err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		return bin
+	}
+}()
+
+// binaryDir holds the binary serverBinary built, if it did.
+var binaryDir string
+
+// TestMain removes the binary serverBinary built, and shortens
+// -drain-delay's default for the servers the tests start in process by
+// the dozen (TestDefaultDrainDelay runs the binary with the real one).
+func TestMain(m *testing.M) {
+	drainDelayDefault = 0
+	code := m.Run()
+	if binaryDir != "" {
+		os.RemoveAll(binaryDir)
+	}
+	os.Exit(code)
+}
+
+// TestDefaultDrainDelay: the binary as shipped, stopped by SIGTERM, answers
+// /readyz with 503 while it still serves /healthz, and closes its listener
+// no sooner than defaultDrainDelay after the signal, so a load balancer
+// sees it leave before connections are refused.
+func TestDefaultDrainDelay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	cmd := exec.Command(serverBinary(t), "-store", "memory", "-addr", "127.0.0.1:0", "-metrics-addr", "off")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + waitListening(t, stderr)
+	if got := get(t, base+"/readyz", nil); got != 200 {
+		t.Fatalf("readyz before the signal = %d", got)
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	signalled := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	// Poll until the listener refuses: every answer is 200 until the
+	// drain starts and 503 after it, with /healthz 200 throughout.
+	var draining, healthy int
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		resp, err := client.Get(base + "/readyz")
+		if err != nil {
+			break
+		}
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == 503:
+			draining++
+			if resp, err := client.Get(base + "/healthz"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					healthy++
+				}
+			}
+		case resp.StatusCode != 200 || draining > 0:
+			t.Fatalf("readyz = %d after %d answers 503", resp.StatusCode, draining)
+		}
+	}
+	closed := time.Since(signalled)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("server exited with %v", err)
+	}
+	if draining == 0 || healthy == 0 {
+		t.Errorf("the listener closed after %d answers 503 from /readyz (%d of them with /healthz 200)", draining, healthy)
+	}
+	if closed < defaultDrainDelay {
+		t.Errorf("the listener refused %v after SIGTERM, before the default drain delay %v", closed, defaultDrainDelay)
 	}
 }
 
