@@ -570,7 +570,7 @@ func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Regist
 		// parseFlags has checked the rate and the delay.
 		demo, _ := returns.NewDemoRefunds(returns.DemoRefundsOptions{FailureRate: f.refundFailureRate, Delay: f.refundDelay, Logger: log})
 		opts.RefundExecutor = demo
-		log.Info("refunds are paid out by the demo refund executor", "failure_rate", f.refundFailureRate, "delay", f.refundDelay)
+		log.Info("refunds are paid out by the demo refund executor", "failure_rate", f.refundFailureRate, "delay_ms", f.refundDelay.Milliseconds())
 	}
 	return opts
 }
@@ -711,7 +711,7 @@ func serve(ctx context.Context, srv *http.Server, ln net.Listener, readiness *ht
 	case <-ctx.Done():
 	}
 	readiness.Drain()
-	log.Info("shutting down: /readyz answers 503", "drain_delay", f.drainDelay)
+	log.Info("shutting down: /readyz answers 503", "drain_delay_ms", f.drainDelay.Milliseconds())
 	if h.draining != nil {
 		h.draining()
 	}

@@ -676,6 +676,10 @@ func TestLogFormat(t *testing.T) {
 					t.Fatalf("a line is not JSON: %q", l)
 				}
 				msgs[fmt.Sprint(m["msg"])] = true
+				// Durations carry their unit in their name and are numbers.
+				if _, ok := m["duration_ms"].(float64); m["msg"] == "request" && !ok {
+					t.Errorf("a request line without a number duration_ms: %q", l)
+				}
 			}
 			for _, want := range []string{"deliverykit listening", "request", "notification sent"} {
 				if !msgs[want] {
