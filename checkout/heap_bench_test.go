@@ -12,11 +12,11 @@ import (
 )
 
 // heapSessions is how many active sessions BenchmarkSessionHeap stores:
-// the heap target of BENCHMARKS.md is measured over 100k.
+// the heap target of BENCHMARKS.md ("Targets") is measured over 100k.
 const heapSessions = 100_000
 
 // BenchmarkSessionHeap reports the live heap per stored active checkout
-// session in the memory store (the target in BENCHMARKS.md: ≤ 8 KiB), measured
+// session in the memory store (BENCHMARKS.md, "Targets": ≤ 8 KiB), measured
 // after a full GC over heapSessions sessions, each with its own cart:
 //
 //	go test -run '^$' -bench SessionHeap -benchtime 1x ./checkout

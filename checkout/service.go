@@ -153,8 +153,8 @@ type record struct {
 	// computed from, and load computes them again from that, exactly
 	// (options.Engine.ComputeAt). A stored Result is mostly copies of the
 	// catalog (location addresses and hours), many times the size of its
-	// inputs, and recomputing is cheaper than decoding it (BENCHMARKS.md
-	// has the figures). A record of the
+	// inputs, and recomputing is cheaper than decoding it (BENCHMARKS.md,
+	// "Figures behind the code's choices"). A record of the
 	// first format has the options it stored and no inputs
 	// (upgradeSession); its next change computes them afresh.
 	Options      *options.Result

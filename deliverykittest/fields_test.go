@@ -66,7 +66,7 @@ func populated(v any, path string) bool {
 // (GET /orders, GET /parcels), notifications (GET /notifications) and
 // returns (order and return detail, refund list), as paths into the
 // responses the walk reads. exempt names the ones the walk cannot fill,
-// each with its reason; docs/ARCHITECTURE.md lists the same.
+// each with its reason; docs/decisions/0018-fields-no-walk-fills.md lists the same.
 var (
 	addressFields = []string{"address_lines", "apartment_number", "attn", "building_name", "care_of", "city", "coordinates.lat",
 		"coordinates.lng", "country", "door_code", "floor_number", "name", "po_box_id", "postal_code", "region", "street",
@@ -172,7 +172,7 @@ var (
 )
 
 // exemptFields are the fields the walk cannot fill, by the end of their
-// path, with the reason; docs/ARCHITECTURE.md ("Fields no walk fills")
+// path, with the reason; docs/decisions/0018-fields-no-walk-fills.md
 // names each of them too.
 var exemptFields = map[string]string{
 	"refundTransactions[].exchangeCost":       "an exchange never creates a refund transaction; its cost is the return's returnCosts.exchangeCost",

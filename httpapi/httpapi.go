@@ -35,9 +35,9 @@
 //     /openapi/reference shows them as pages, and GET
 //     /openapi/config.schema.json is the configuration file's JSON Schema;
 //     none takes a key.
-//   - GET /healthz answers while the process serves; GET /readyz answers
-//     200 only while the server should get traffic (Options.Ready, see
-//     Readiness).
+//   - GET /healthz answers while the process serves, with the release in
+//     "version" when Options.Version is set; GET /readyz answers 200 only
+//     while the server should get traffic (Options.Ready, see Readiness).
 //   - Errors are written in the area's shape (see the README): areas A, B, C
 //     and F {"error", "trace_id", "details"}, area D {"code", "message",
 //     "details"}, area E {"timestamp", "status", "error", "message", "path"}.
@@ -99,6 +99,10 @@ type Options struct {
 	// Health, when set, is called by GET /healthz; an error makes it 503.
 	// The example server checks that the store answers.
 	Health func(context.Context) error
+	// Version, when set, is reported by GET /healthz as "version" (the
+	// example server gives deliverykit.Version()), so an operator sees
+	// which release answers.
+	Version string
 	// Ready, when set, is called by GET /readyz; an error makes it 503.
 	// Readiness.Check is meant for it: the store takes writes and the
 	// server is not shutting down. When nil, /readyz answers as /healthz.
@@ -145,6 +149,7 @@ type server struct {
 	clock   deliverykit.Clock
 	health  func(context.Context) error
 	ready   func(context.Context) error
+	version string // reported by /healthz; empty: not reported
 	limits  limiters
 	uploads *uploadGate
 	mux     *http.ServeMux
@@ -166,6 +171,7 @@ func newServer(opts Options) *server {
 		clock:   opts.Clock,
 		health:  opts.Health,
 		ready:   opts.Ready,
+		version: opts.Version,
 		limits:  newLimiters(opts.RateLimits),
 		mux:     http.NewServeMux(),
 		metrics: opts.Metrics,
@@ -231,25 +237,29 @@ func newServer(opts Options) *server {
 func (s *server) now() time.Time { return s.clock.Now() }
 
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
-	s.check(w, r, "health check failed", s.health)
+	s.check(w, r, "health check failed", s.health, s.version)
 }
 
 // readyz tells a load balancer whether to send traffic here. It is not
 // rate limited: Readiness writes at most once per interval whatever the
 // number of callers.
 func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
-	s.check(w, r, "not ready", s.ready)
+	s.check(w, r, "not ready", s.ready, "")
 }
 
 // check answers {"status": "ok"} or, when fn fails, 503 {"status":
-// "unavailable"}; the reason goes to the log only.
-func (s *server) check(w http.ResponseWriter, r *http.Request, what string, fn func(context.Context) error) {
+// "unavailable"}, with "version" when version is not empty; the reason
+// goes to the log only.
+func (s *server) check(w http.ResponseWriter, r *http.Request, what string, fn func(context.Context) error, version string) {
+	status, body := http.StatusOK, map[string]string{"status": "ok"}
 	if fn != nil {
 		if err := fn(r.Context()); err != nil {
 			s.log.ErrorContext(r.Context(), what, "trace_id", traceID(r.Context()), "err", err)
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
-			return
+			status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable"}
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	if version != "" {
+		body["version"] = version
+	}
+	writeJSON(w, status, body)
 }

@@ -237,20 +237,27 @@ func TestTraceID(t *testing.T) {
 }
 
 func TestHealthz(t *testing.T) {
+	failing := func(context.Context) error { return errors.New("store closed") }
 	for _, tt := range []struct {
-		health func(context.Context) error
-		status int
-		body   string
+		health  func(context.Context) error
+		version string
+		path    string
+		status  int
+		body    string
 	}{
-		{nil, 200, `{"status":"ok"}`},
-		{func(context.Context) error { return nil }, 200, `{"status":"ok"}`},
-		{func(context.Context) error { return errors.New("store closed") }, 503, `{"status":"unavailable"}`},
+		{nil, "", "/healthz", 200, `{"status":"ok"}`},
+		{func(context.Context) error { return nil }, "", "/healthz", 200, `{"status":"ok"}`},
+		{failing, "", "/healthz", 503, `{"status":"unavailable"}`},
+		{nil, "v0.3.0", "/healthz", 200, `{"status":"ok","version":"v0.3.0"}`},
+		{failing, "(devel)", "/healthz", 503, `{"status":"unavailable","version":"(devel)"}`},
+		// /readyz is for load balancers, which need no version.
+		{nil, "v0.3.0", "/readyz", 200, `{"status":"ok"}`},
 	} {
-		s, _ := newTestServer(t, Options{Health: tt.health})
+		s, _ := newTestServer(t, Options{Health: tt.health, Version: tt.version})
 		rec := httptest.NewRecorder()
-		s.handler.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+		s.handler.ServeHTTP(rec, httptest.NewRequest("GET", tt.path, nil))
 		if rec.Code != tt.status || strings.TrimSpace(rec.Body.String()) != tt.body {
-			t.Errorf("healthz = %d %s, want %d %s", rec.Code, rec.Body, tt.status, tt.body)
+			t.Errorf("%s with version %q = %d %s, want %d %s", tt.path, tt.version, rec.Code, rec.Body, tt.status, tt.body)
 		}
 	}
 }

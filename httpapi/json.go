@@ -14,8 +14,8 @@ import (
 	"github.com/deliverykit/deliverykit/internal/jsonshape"
 	"github.com/deliverykit/deliverykit/internal/validation"
 	// A drop-in encoding/json that is about twice as fast on our types
-	// (BENCHMARKS.md). Errors still come from encoding/json, whose error
-	// types name the offending field.
+	// (BENCHMARKS.md, "Figures behind the code's choices"). Errors still
+	// come from encoding/json, whose error types name the offending field.
 	gojson "github.com/goccy/go-json"
 )
 

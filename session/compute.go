@@ -12,7 +12,7 @@ import (
 	"github.com/deliverykit/deliverykit/checkout/options"
 
 	// The request copy below is a JSON round trip, through the same
-	// drop-in codec the store uses (docs/ARCHITECTURE.md, "JSON").
+	// drop-in codec the store uses (docs/decisions/0002-storage.md, "JSON").
 	json "github.com/goccy/go-json"
 )
 

@@ -253,7 +253,7 @@ func (p *pump) start(ctx context.Context) {
 			if opened, failures := p.s.release(r, p.s.opts.Clock.Now().UTC()); opened {
 				p.s.opts.Logger.WarnContext(ctx, "webhook endpoint paused: its attempts keep failing",
 					"site", rf.Site, "endpoint", rf.Endpoint, "failures_in_a_row", failures,
-					"pause", p.s.opts.BreakerCooldown.String(), "err", r.out.err)
+					"pause_ms", p.s.opts.BreakerCooldown.Milliseconds(), "err", r.out.err)
 			}
 			if p.s.attempted != nil {
 				p.s.attempted(r)

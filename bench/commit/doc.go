@@ -21,5 +21,5 @@
 // slow phase of a shared machine's disk hits all three alike; compare
 // ns/op within a round. The target is checkout-create at ≥ 0.8×
 // raw-bbolt-batch's operations per second; BENCHMARKS.md records the
-// target and the figures.
+// target ("Targets") and the figures ("Current figures").
 package commit

@@ -40,7 +40,7 @@ type endpoint struct {
 	name  string
 	title string // method and path as printed
 	// targets are the minimum ratios of the memory server to the
-	// baseline (BENCHMARKS.md), by load generator; none: no target.
+	// baseline (BENCHMARKS.md, "Targets"), by load generator; none: no target.
 	targets map[string]float64
 	request func(base string, f fixture) spec
 }

@@ -29,8 +29,8 @@ const maxScan = 370
 // date is a calendar date, counted in days from 1970-01-01. The calendar
 // walks days as integers rather than stepping a time.Time day by day
 // (AddDate, and Format for the holiday lookup), which cost more than
-// anything else in an estimate (docs/ARCHITECTURE.md, "The delivery
-// calendar counts days as integers").
+// anything else in an estimate (docs/decisions/0002-storage.md, "The
+// delivery calendar counts days as integers").
 type date int32
 
 // dateOf returns the date of t as shown in t's location.

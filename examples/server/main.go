@@ -16,9 +16,10 @@
 //
 // SIGINT or SIGTERM stops the server gracefully: GET /readyz starts
 // answering 503 so that load balancers stop sending traffic, the server
-// keeps serving for -drain-delay while they notice, then stops accepting
-// connections, lets requests in flight finish (up to -shutdown-timeout), and
-// closes the store, so the bolt file is always closed cleanly. GET /healthz
+// keeps serving for -drain-delay (5s by default) while they notice, then
+// stops accepting connections, lets requests in flight finish (up to
+// -shutdown-timeout), and closes the store, so the bolt file is always
+// closed cleanly. GET /healthz
 // answers while the process serves; GET /readyz only while the store takes
 // writes (probed at most every 5 seconds) and the server is not stopping.
 //
@@ -85,6 +86,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/outbox"
@@ -150,7 +152,18 @@ type flags struct {
 	uploads                                  httpapi.UploadLimits
 	dev                                      bool
 	demoShop                                 bool
+	version                                  bool
 }
+
+// defaultDrainDelay is -drain-delay's default: at shutdown /readyz
+// answers 503 this long while everything else is still served, so that a
+// load balancer probing every second or two stops sending requests before
+// the listener closes. Balancers that probe less often need more.
+const defaultDrainDelay = 5 * time.Second
+
+// drainDelayDefault is what -drain-delay defaults to: defaultDrainDelay,
+// except in this package's tests, which stop servers by the dozen.
+var drainDelayDefault = defaultDrainDelay
 
 // defaultMetricsAddr is where metrics are served unless -metrics-addr
 // says otherwise: the loopback interface, so that they are private until
@@ -167,6 +180,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.dsn, "dsn", "", "PostgreSQL connection string (with -store postgres), e.g. \"host=db.internal dbname=deliverykit pool_max_conns=16\"")
 	fs.StringVar(&f.configPath, "config", "", "configuration file (JSON); empty uses the embedded demo configuration")
 	fs.BoolVar(&f.dev, "dev", false, "development: let -config use the public API keys and image URL secret of the demo configuration (config/demo.json)")
+	fs.BoolVar(&f.version, "version", false, "print the deliverykit release this server is built from and exit (GET /healthz reports it too)")
 	fs.StringVar(&f.checkConfig, "check-config", "", "validate this configuration file, print a summary of it and exit (status 2 when it is invalid)")
 	fs.StringVar(&f.compact, "compact", "", "copy the bolt file -db into this new file, keeping only the pages in use, and exit; run it with the server stopped, then replace -db with the copy")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
@@ -186,7 +200,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.BoolVar(&f.webhooksAllowPrivate, "webhooks-allow-private", false, "let webhook endpoints resolve to loopback and private addresses (development only: otherwise a webhook URL could reach internal services)")
 	fs.DurationVar(&f.trackingLinkLifetime, "tracking-link-lifetime", 0, "how long a customer tracking link works after it was last handed out; 0: 90 days")
 	fs.DurationVar(&f.statusLinkLifetime, "status-link-lifetime", 0, "how long a return status link works after the return was created; 0: 180 days")
-	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice")
+	fs.DurationVar(&f.drainDelay, "drain-delay", drainDelayDefault, "at shutdown, how long to keep serving with /readyz answering 503 before closing connections, so load balancers can notice; at least their probe interval times the failures they wait for (0: close at once)")
 	fs.StringVar(&f.demoCarrier, "demo-carrier", "", "the carrier that books shipments: manual (books and reports nothing; carrier events are posted) or simulate (parcels travel by themselves and report their steps); empty: simulate with the demo configuration, manual with -config")
 	fs.Float64Var(&f.timeScale, "time-scale", 0, "with -demo-carrier simulate: how many times faster than real time parcels travel (1440: a day a minute); 0: 1, or 1440 when the demo configuration chose the simulator")
 	fs.BoolVar(&f.demoShop, "demo-shop", false, "serve the demo shop at /demo/shop (on by default with the demo configuration): anyone who reaches it places orders on the configuration's demo-site, or first site with a catalog")
@@ -385,7 +399,7 @@ type hooks struct {
 	// draining is called at shutdown once /readyz answers 503, while the
 	// server still serves, before -drain-delay.
 	draining func()
-	// stdout gets -check-config's summary; nil is os.Stdout.
+	// stdout gets -check-config's summary and -version; nil is os.Stdout.
 	stdout io.Writer
 }
 
@@ -393,6 +407,10 @@ type hooks struct {
 func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	f, err := parseFlags(args, stderr)
 	if err != nil {
+		return err
+	}
+	if f.version {
+		_, err := fmt.Fprintln(cmp.Or[io.Writer](h.stdout, os.Stdout), "deliverykit", deliverykit.Version())
 		return err
 	}
 	if f.checkConfig != "" || f.compact != "" {
@@ -454,6 +472,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		Ready:      readiness.Check,
 		RateLimits: f.rateLimits,
 		Uploads:    f.uploads,
+		Version:    deliverykit.Version(),
 	})
 	if f.demoShop {
 		shop, err := newDemoShop(svcs, cfg, opts.PublicURL, log)
@@ -567,7 +586,7 @@ func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Regist
 		// parseFlags has checked the rate and the delay.
 		demo, _ := returns.NewDemoRefunds(returns.DemoRefundsOptions{FailureRate: f.refundFailureRate, Delay: f.refundDelay, Logger: log})
 		opts.RefundExecutor = demo
-		log.Info("refunds are paid out by the demo refund executor", "failure_rate", f.refundFailureRate, "delay", f.refundDelay)
+		log.Info("refunds are paid out by the demo refund executor", "failure_rate", f.refundFailureRate, "delay_ms", f.refundDelay.Milliseconds())
 	}
 	return opts
 }
@@ -708,7 +727,7 @@ func serve(ctx context.Context, srv *http.Server, ln net.Listener, readiness *ht
 	case <-ctx.Done():
 	}
 	readiness.Drain()
-	log.Info("shutting down: /readyz answers 503", "drain_delay", f.drainDelay)
+	log.Info("shutting down: /readyz answers 503", "drain_delay_ms", f.drainDelay.Milliseconds())
 	if h.draining != nil {
 		h.draining()
 	}

@@ -170,17 +170,13 @@ func TestSIGTERMClosesStore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server binary")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	db := filepath.Join(dir, "dk.db")
+	bin := serverBinary(t)
+	db := filepath.Join(t.TempDir(), "dk.db")
 
 	// Data written before the server ever ran must survive its runs.
 	writeMarker(t, db, "before")
 	for round := range 3 {
-		cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-metrics-addr", "off", "-db", db)
+		cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-metrics-addr", "off", "-db", db, "-drain-delay", "0")
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -210,6 +206,100 @@ func TestSIGTERMClosesStore(t *testing.T) {
 		if got := readMarker(t, db); got != "before" {
 			t.Fatalf("round %d: marker = %q after restart", round, got)
 		}
+	}
+}
+
+// serverBinary builds the server once for the tests that run it as a
+// process, with the defaults it ships with.
+var serverBinary = func() func(t *testing.T) string {
+	var once sync.Once
+	var bin string
+	var err error
+	var out []byte
+	return func(t *testing.T) string {
+		t.Helper()
+		once.Do(func() {
+			if binaryDir, err = os.MkdirTemp("", "deliverykit-server"); err != nil {
+				return
+			}
+			bin = filepath.Join(binaryDir, "server")
+			out, err = exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		})
+		if err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		return bin
+	}
+}()
+
+// binaryDir holds the binary serverBinary built, if it did.
+var binaryDir string
+
+// TestMain removes the binary serverBinary built, and shortens
+// -drain-delay's default for the servers the tests start in process by
+// the dozen (TestDefaultDrainDelay runs the binary with the real one).
+func TestMain(m *testing.M) {
+	drainDelayDefault = 0
+	code := m.Run()
+	if binaryDir != "" {
+		os.RemoveAll(binaryDir)
+	}
+	os.Exit(code)
+}
+
+// TestDefaultDrainDelay: the binary as shipped, stopped by SIGTERM, answers
+// /readyz with 503 while it still serves /healthz, and closes its listener
+// no sooner than defaultDrainDelay after the signal, so a load balancer
+// sees it leave before connections are refused.
+func TestDefaultDrainDelay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	cmd := exec.Command(serverBinary(t), "-store", "memory", "-addr", "127.0.0.1:0", "-metrics-addr", "off")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + waitListening(t, stderr)
+	if got := get(t, base+"/readyz", nil); got != 200 {
+		t.Fatalf("readyz before the signal = %d", got)
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	signalled := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	// Poll until the listener refuses: every answer is 200 until the
+	// drain starts and 503 after it, with /healthz 200 throughout.
+	var draining, healthy int
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		resp, err := client.Get(base + "/readyz")
+		if err != nil {
+			break
+		}
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == 503:
+			draining++
+			if resp, err := client.Get(base + "/healthz"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					healthy++
+				}
+			}
+		case resp.StatusCode != 200 || draining > 0:
+			t.Fatalf("readyz = %d after %d answers 503", resp.StatusCode, draining)
+		}
+	}
+	closed := time.Since(signalled)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("server exited with %v", err)
+	}
+	if draining == 0 || healthy == 0 {
+		t.Errorf("the listener closed after %d answers 503 from /readyz (%d of them with /healthz 200)", draining, healthy)
+	}
+	if closed < defaultDrainDelay {
+		t.Errorf("the listener refused %v after SIGTERM, before the default drain delay %v", closed, defaultDrainDelay)
 	}
 }
 
@@ -586,6 +676,10 @@ func TestLogFormat(t *testing.T) {
 					t.Fatalf("a line is not JSON: %q", l)
 				}
 				msgs[fmt.Sprint(m["msg"])] = true
+				// Durations carry their unit in their name and are numbers.
+				if _, ok := m["duration_ms"].(float64); m["msg"] == "request" && !ok {
+					t.Errorf("a request line without a number duration_ms: %q", l)
+				}
 			}
 			for _, want := range []string{"deliverykit listening", "request", "notification sent"} {
 				if !msgs[want] {
@@ -855,5 +949,40 @@ func TestDemoRefundExecutorFlag(t *testing.T) {
 		if status/100 != 2 || !strings.Contains(body, st.want) {
 			t.Fatalf("%s %s: %d %s, want %s", st.method, st.path, status, body, st.want)
 		}
+	}
+}
+
+// TestVersion: -version prints the module's release and exits without
+// serving, and GET /healthz reports the same release.
+func TestVersion(t *testing.T) {
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-version", "-addr", "256.0.0.1:bad"}, io.Discard, hooks{stdout: &out}); err != nil {
+		t.Fatalf("-version: %v", err)
+	}
+	want := deliverykit.Version()
+	if want == "" {
+		t.Fatal("deliverykit.Version() is empty")
+	}
+	if diff := cmp.Diff("deliverykit "+want+"\n", out.String()); diff != "" {
+		t.Errorf("-version printed (-want +got):\n%s", diff)
+	}
+
+	base, done, stop := start(t, hooks{})
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var health struct{ Status, Version string }
+	err = json.NewDecoder(resp.Body).Decode(&health)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(struct{ Status, Version string }{"ok", want}, health); diff != "" {
+		t.Errorf("GET /healthz (-want +got):\n%s", diff)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
 	}
 }

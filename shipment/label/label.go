@@ -14,8 +14,8 @@
 // instead: TrueType fonts covering Latin with its extensions, Greek and
 // Cyrillic, embedded with the glyphs the label uses; the core fonts cannot
 // print those letters. Embedding makes rendering markedly slower and the
-// file larger (BENCHMARKS.md has the figures), so labels that do not need
-// it keep the core fonts.
+// file larger (BENCHMARKS.md, "Figures behind the code's choices"), so
+// labels that do not need it keep the core fonts.
 //
 // Caveat: the PDF's creation date is Data.Date; a zero Date makes the
 // renderer stamp the current time, so give a Date for reproducible bytes.
