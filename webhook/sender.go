@@ -316,6 +316,11 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	return p.delivered, p.err
 }
 
+// Step is Dispatch: one round of sending, for wiring.Services.Step and a
+// schedule of one's own. wiring.Services.Run runs Run instead, which
+// also wakes up when a delivery is queued or settled.
+func (s *Service) Step(ctx context.Context) (int, error) { return s.Dispatch(ctx) }
+
 // Run sends due deliveries until ctx ends, and returns ctx's error. It
 // looks for them at once, every interval, whenever Handle or Redeliver
 // queued one, and whenever an attempt ended and nothing of its endpoint
