@@ -46,6 +46,12 @@ const (
 	// deleted 180 days after its last activity, a notification 180 days
 	// after it was sent, failed for good or was cancelled.
 	DefaultTracking = 180 * 24 * time.Hour
+	// DefaultWebhookDeliveries: a webhook delivery is deleted 30 days
+	// after it was delivered or died.
+	DefaultWebhookDeliveries = 30 * 24 * time.Hour
+	// DefaultShipments: a shipment is deleted two years (730 days) after
+	// its last change; merchants need shipments for their bookkeeping.
+	DefaultShipments = 730 * 24 * time.Hour
 )
 
 // Never, as a Policy duration, keeps the records forever.
@@ -72,6 +78,12 @@ type Policy struct {
 	// and their indexes, and how long a notification is kept after it
 	// settled (sent, failed for good, or cancelled).
 	Tracking time.Duration
+	// WebhookDeliveries is how long a webhook delivery is kept, for the
+	// deliveries list and redelivery, after it was delivered or died.
+	WebhookDeliveries time.Duration
+	// Shipments is how long a shipment is kept after its last change
+	// (booking, pickup, carrier event, cancellation), whatever its state.
+	Shipments time.Duration
 }
 
 // Resolve returns d, or def when d is zero, or 0 when d is Never: the

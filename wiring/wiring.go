@@ -162,7 +162,8 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	ro.Clock, ro.Logger = cmp.Or[deliverykit.Clock](ro.Clock, opts.Clock), cmp.Or(ro.Logger, opts.Logger)
 	svcs.Retention = retention.NewSweeper([]retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
 		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox},
-		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify}}, ro)
+		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify},
+		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment}}, ro)
 	if reg := opts.Metrics; reg != nil {
 		now := cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{}).Now
 		err := metrics.Register(reg, metrics.Sources{Outbox: svcs.Outbox, Webhooks: svcs.Webhooks, Checkout: svcs.Checkout, Now: now})
@@ -192,7 +193,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	if err != nil {
 		return fmt.Errorf("delivery options: %w", err)
 	}
-	if s.Shipment, s.Simulator, err = newShipments(store, producers, catalogs, engines, s.Tracking, opts); err != nil {
+	if s.Shipment, s.Simulator, err = newShipments(store, producers, catalogs, engines, s.Tracking, cfg.Retention.Policy().Shipments, opts); err != nil {
 		return err
 	}
 	// Return parcels are RETURN shipments booked by event: labels are theirs.
@@ -213,6 +214,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	}
 	wo := opts.Webhooks
 	wo.Endpoints = cfg.Webhooks()
+	wo.Retention = cmp.Or(wo.Retention, cfg.Retention.Policy().WebhookDeliveries)
 	wo.Clock, wo.Logger = cmp.Or[deliverykit.Clock](wo.Clock, opts.Clock), cmp.Or(wo.Logger, opts.Logger)
 	if s.Webhooks, err = webhook.New(store, wo); err != nil {
 		return fmt.Errorf("webhooks: %w", err)
@@ -224,7 +226,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 // carrier or the simulator for every product; a booked delivery's link is
 // a customer tracking page link.
 func newShipments(store, producers storage.Store, catalogs map[string]*catalog.Catalog, engines checkout.Engines, ts *tracking.Service,
-	opts Options) (*shipment.Service, *carrier.Simulator, error) {
+	retention time.Duration, opts Options) (*shipment.Service, *carrier.Simulator, error) {
 	var fallback shipment.Carrier
 	var sim *carrier.Simulator
 	if len(opts.Carriers) == 0 {
@@ -242,7 +244,7 @@ func newShipments(store, producers storage.Store, catalogs map[string]*catalog.C
 	sh, err := shipment.New(producers, shipment.Options{
 		Products: shipment.CatalogProducts(catalogs), Carriers: opts.Carriers, DefaultCarrier: fallback,
 		TrackingLink: func(token string) string { return ts.PortalLink(token, "en-US") },
-		LabelBaseURL: opts.PublicURL, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs,
+		LabelBaseURL: opts.PublicURL, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs, Retention: retention,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("shipment: %w", err)
