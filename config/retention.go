@@ -16,7 +16,7 @@ import (
 //		"webhook_delivery_days": 30, "shipment_days": 730}
 //
 // Returns are not deleted yet: their lists count and page by a rank
-// without gaps (docs/ARCHITECTURE.md, "One way to run, one retention").
+// without gaps (docs/ARCHITECTURE.md, "Retention").
 type Retention struct {
 	// ActiveSessionDays is how long an ACTIVE checkout session is kept
 	// after its expires_at, with its widget token, and an ACTIVE delivery
