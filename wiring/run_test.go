@@ -14,6 +14,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage/memory"
@@ -152,5 +153,31 @@ func TestRunSweeps(t *testing.T) {
 	<-done
 	if _, err := s.Checkout.Get(t.Context(), "demo-site", v.Session.ID); deliverykit.KindOf(err) != deliverykit.KindNotFound {
 		t.Errorf("the expired session after Run swept: %v, want NotFound", err)
+	}
+}
+
+// Every area of Services that deletes records (has a Sweep method) is
+// swept by Retention, which Run steps.
+func TestRetentionSweepsEveryArea(t *testing.T) {
+	s := newRunServices(t, deliverykit.NewManualClock(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)), quietLog)
+	sweepable := reflect.TypeFor[retention.Sweepable]()
+	var swept []uintptr
+	for _, a := range s.areas {
+		swept = append(swept, reflect.ValueOf(a.Sweep).Pointer())
+	}
+	v := reflect.ValueOf(s).Elem()
+	n := 0
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Kind() != reflect.Pointer || f.IsNil() || !f.Type().Implements(sweepable) {
+			continue
+		}
+		n++
+		if !slices.Contains(swept, f.Pointer()) {
+			t.Errorf("Services.%s has a Sweep method but is not swept", v.Type().Field(i).Name)
+		}
+	}
+	if n != len(s.areas) {
+		t.Errorf("%d fields have a Sweep method, %d areas are swept", n, len(s.areas))
 	}
 }

@@ -134,6 +134,9 @@ type Services struct {
 	refunds   returns.RefundExecutor
 	intervals Intervals
 	log       *slog.Logger
+	// areas are what Retention sweeps; a test checks that every area
+	// with a Sweep method is among them.
+	areas []retention.Area
 	// started, when set (by tests), is told of each service Run starts.
 	started func(name string, st Stepper)
 }
@@ -160,10 +163,11 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	svcs.register()
 	ro := opts.Retention
 	ro.Clock, ro.Logger = cmp.Or[deliverykit.Clock](ro.Clock, opts.Clock), cmp.Or(ro.Logger, opts.Logger)
-	svcs.Retention = retention.NewSweeper([]retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
+	svcs.areas = []retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
 		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox},
 		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify},
-		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment}}, ro)
+		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment}}
+	svcs.Retention = retention.NewSweeper(svcs.areas, ro)
 	if reg := opts.Metrics; reg != nil {
 		now := cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{}).Now
 		err := metrics.Register(reg, metrics.Sources{Outbox: svcs.Outbox, Webhooks: svcs.Webhooks, Checkout: svcs.Checkout, Now: now})
