@@ -96,8 +96,8 @@ func (s *Services) loops() []loop {
 // no other process uses (bolt), call Outbox.ReleaseLeases and
 // Webhooks.ReleaseLeases before Run.
 //
-// Run is all an embedder runs besides the HTTP handler: it sends, retries
-// and deletes everything that keeps the store bounded. Start one per
+// Run is all an embedder runs besides the HTTP handler: every send, retry
+// and retention sweep deliverykit does happens under it. Start one per
 // process.
 func (s *Services) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
