@@ -12,9 +12,11 @@ import (
 // in use; the background sweep (package retention) deletes them then. A
 // missing member is its default; 0 keeps the records forever.
 //
-//	"retention": {"active_session_days": 7, "completed_session_days": 90, "dead_event_days": 30, "tracking_days": 180}
+//	"retention": {"active_session_days": 7, "completed_session_days": 90, "dead_event_days": 30, "tracking_days": 180,
+//		"webhook_delivery_days": 30, "shipment_days": 730}
 //
-// Returns are never deleted: they are financial records.
+// Returns are not deleted yet: their lists count and page by a rank
+// without gaps (docs/ARCHITECTURE.md, "Retention").
 type Retention struct {
 	// ActiveSessionDays is how long an ACTIVE checkout session is kept
 	// after its expires_at, with its widget token, and an ACTIVE delivery
@@ -35,18 +37,28 @@ type Retention struct {
 	// notification is kept after it was sent, failed for good or was
 	// cancelled. Default 180; 0 keeps them forever.
 	TrackingDays *int `json:"tracking_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=180"`
+	// WebhookDeliveryDays is how long a webhook delivery is kept after it
+	// was delivered or died, for the deliveries list and redelivery.
+	// Default 30; 0 keeps them forever.
+	WebhookDeliveryDays *int `json:"webhook_delivery_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=30"`
+	// ShipmentDays is how long a shipment is kept after its last change
+	// (booking, pickup, carrier event, cancellation), whatever its state:
+	// merchants need shipments for their bookkeeping. Default 730 (two
+	// years); 0 keeps them forever.
+	ShipmentDays *int `json:"shipment_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=730"`
 }
 
 // maxRetentionDays bounds a retention: a hundred years is forever.
 const maxRetentionDays = 36500
 
-// Policy is the retention of r's sessions; a nil r is every default.
+// Policy is the retention r configures; a nil r is every default.
 func (r *Retention) Policy() retention.Policy {
 	if r == nil {
 		return retention.Policy{}
 	}
 	return retention.Policy{ActiveSessions: days(r.ActiveSessionDays), CompletedSessions: days(r.CompletedSessionDays),
-		DeadEvents: days(r.DeadEventDays), Tracking: days(r.TrackingDays)}
+		DeadEvents: days(r.DeadEventDays), Tracking: days(r.TrackingDays),
+		WebhookDeliveries: days(r.WebhookDeliveryDays), Shipments: days(r.ShipmentDays)}
 }
 
 // days is a Policy duration: nil is the default (0), 0 is Never.
@@ -73,6 +85,8 @@ func (r *Retention) violations() []deliverykit.FieldViolation {
 		{"retention.completed_session_days", r.CompletedSessionDays},
 		{"retention.dead_event_days", r.DeadEventDays},
 		{"retention.tracking_days", r.TrackingDays},
+		{"retention.webhook_delivery_days", r.WebhookDeliveryDays},
+		{"retention.shipment_days", r.ShipmentDays},
 	} {
 		if f.n != nil && (*f.n < 0 || *f.n > maxRetentionDays) {
 			vs = append(vs, deliverykit.FieldViolation{Field: f.name, Rule: "range",

@@ -15,10 +15,12 @@
 // merchant's integration code calls the APIs with it, authenticated with
 // Kit.APIKey. Kit.Services are the same areas for calls in Go. Nothing
 // runs by itself: Advance moves the clock, in steps, and at each step runs
-// whatever fell due until nothing is left — the simulator's parcel steps,
-// the outbox (tracking records them, notifications are scheduled, webhook
-// deliveries queued), the notification sender and the webhook sender — so
-// a test sees the same state after the same calls, every time.
+// whatever fell due until nothing is left — every background service a
+// server runs with Services.Run (the simulator's parcel steps, the outbox:
+// tracking records them, notifications are scheduled, webhook deliveries
+// queued; the notification sender, the webhook sender, the retention
+// sweep), stepped by Services.Step — so a test sees the same state after
+// the same calls, every time.
 //
 // # Parcels
 //
@@ -140,7 +142,6 @@ type Kit struct {
 	Site string
 
 	step     time.Duration
-	refunds  *returns.DemoRefunds
 	senders  map[notify.Channel]*notify.LogSender
 	receiver *receiver
 	keys     map[string]string
@@ -186,13 +187,12 @@ func New(opts Options) (*Kit, error) {
 	var executor returns.RefundExecutor
 	if o := opts.Refunds; o != nil {
 		ro := *o
-		ro.Clock, ro.Logger = k.Clock, cmp.Or(ro.Logger, log)
+		ro.Clock = k.Clock
 		d, err := returns.NewDemoRefunds(ro)
 		if err != nil {
 			return nil, fmt.Errorf("deliverykittest: %w", err)
 		}
-		k.refunds = d
-		executor = k.refunds
+		executor = d
 	}
 	svcs, err := wiring.New(memory.New(), k.Config, wiring.Options{
 		RefundExecutor: executor,
@@ -264,9 +264,8 @@ func (k *Kit) BearerAuth(site string) string {
 
 // Advance moves the clock forward by d and runs everything that falls due
 // on the way. The clock moves in steps, each to the simulator's next step
-// or by Options.Step, whichever comes first; at each, the simulator, the
-// outbox, the notification sender and the webhook sender run in turn
-// until none has anything left. It returns the first error of a service's
+// or by Options.Step, whichever comes first; at each, every
+// background service runs (RunDue) until none has anything left. It returns the first error of a service's
 // store, or an error when work does not settle.
 func (k *Kit) Advance(ctx context.Context, d time.Duration) error {
 	if d < 0 {
@@ -338,32 +337,15 @@ func (k *Kit) AdvanceTo(ctx context.Context, t time.Time) error {
 }
 
 // RunDue runs everything due at the clock's time, without moving it,
-// until nothing is left.
+// until nothing is left: Services.Step, the one list of what a server
+// runs in the background, again and again.
 func (k *Kit) RunDue(ctx context.Context) error {
-	type run struct {
-		name string
-		f    func(context.Context) (int, error)
-	}
-	runs := []run{
-		{"the carrier simulator", k.Simulator.Dispatch},
-		{"the outbox", k.Services.Outbox.Dispatch},
-		{"pickup reminders", func(ctx context.Context) (int, error) { return k.Services.Notify.RemindPickups(ctx, k.Clock.Now()) }},
-		{"notifications", k.Services.Notify.Dispatch},
-		{"webhooks", k.Services.Webhooks.Dispatch},
-	}
-	if d := k.refunds; d != nil {
-		runs = append(runs, run{"the demo refunds", d.Settle})
-	}
 	for range maxRounds {
-		busy := false
-		for _, r := range runs {
-			n, err := r.f(ctx)
-			if err != nil {
-				return fmt.Errorf("deliverykittest: %s: %w", r.name, err)
-			}
-			busy = busy || n > 0
+		n, err := k.Services.Step(ctx)
+		if err != nil {
+			return fmt.Errorf("deliverykittest: %w", err)
 		}
-		if !busy {
+		if n == 0 {
 			return nil
 		}
 	}

@@ -60,26 +60,18 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	return sent, nil
 }
 
-// Run calls RemindPickups and Dispatch now and then every interval until
-// ctx ends, and returns ctx's error. Their errors (an unavailable store)
-// are logged and retried at the next tick. Start it in its own goroutine.
-func (s *Service) Run(ctx context.Context, interval time.Duration, log *slog.Logger) error {
-	if log == nil {
-		log = slog.Default()
+// Step is one round of the background work that wiring.Services.Run
+// runs every interval: RemindPickups at the clock's time, then Dispatch.
+// It returns how many reminders were queued and notifications sent; a
+// failure of the reminders does not hold the sends up, and the first
+// error is returned.
+func (s *Service) Step(ctx context.Context) (int, error) {
+	reminded, rerr := s.RemindPickups(ctx, s.opts.Clock.Now().UTC())
+	sent, err := s.Dispatch(ctx)
+	if rerr != nil {
+		return reminded + sent, fmt.Errorf("pickup reminders: %w", rerr)
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		s.logReminders(ctx, log)
-		if _, err := s.Dispatch(ctx); err != nil && ctx.Err() == nil {
-			log.ErrorContext(ctx, "notification dispatch failed", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
+	return reminded + sent, err
 }
 
 // send claims, sends and settles one notification. It reports whether the

@@ -7,7 +7,7 @@
 //	svc, _ := notify.New(store, notify.Options{Senders: map[notify.Channel]notify.Sender{notify.ChannelEmail: mail}})
 //	_ = svc.Observe(ctx, notify.Event{Site: site, ExternalID: "ORD-1", TrackingNumber: "FP123",
 //		Trigger: "ALERT_OUT_FOR_DELIVERY", Time: at, Email: "alva@example.com"})
-//	go svc.Run(ctx, 10*time.Second, logger) // or call svc.RemindPickups and svc.Dispatch on your own schedule
+//	_, _ = svc.Step(ctx) // pickup reminders and due sends: wiring.Services.Run calls it every interval
 //
 // Rules map parcel steps and alerts, which tracking reports as
 // event.ParcelChanged (HandleParcelChanged consumes them), to named
@@ -39,7 +39,7 @@
 // Options.PickupReminder after its arrival (the site catalog's
 // notifications.pickup_reminder_days through CatalogPickupReminders; 3
 // days by default), scheduled at the end of the wait; Dispatch sends it.
-// Run calls both on every tick, on the injected clock, so a test moves a
+// Step calls both, on the injected clock, so a test moves a
 // ManualClock and calls them, with no sleeping.
 //
 // # Language
@@ -77,7 +77,8 @@
 // # Sending
 //
 // The Service starts no goroutines. Dispatch sends what is due at the
-// clock's time; Run calls it periodically until its context ends. Tests call
+// clock's time; Step (with the pickup reminders) is what
+// wiring.Services.Run calls periodically. Tests call
 // Dispatch with a ManualClock. Each notification is claimed in a
 // transaction before it is sent and settled in another after, so sending
 // never happens inside a transaction (which may run more than once) and two

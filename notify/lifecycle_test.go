@@ -1,7 +1,6 @@
 package notify
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -226,28 +225,6 @@ func TestRemindPickupsCatalogDays(t *testing.T) {
 				t.Errorf("notifications (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// Run reminds of waiting parcels on its ticks.
-func TestRunRemindsPickups(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	f := newFixtureWith(t, func(o *Options) {
-		o.Senders = map[Channel]Sender{ChannelEmail: SenderFunc(func(_ context.Context, m Message) error {
-			if m.Name == NamePickupReminder {
-				cancel() // Run returns after this tick
-			}
-			return nil
-		})}
-	})
-	if err := f.svc.Observe(t.Context(), event("STEP_DELIVERED_TO_PICKUP_POINT", t0)); err != nil {
-		t.Fatal(err)
-	}
-	f.clock.Set(t0.Add(DefaultPickupReminderDelay))
-	_ = f.svc.Run(ctx, time.Hour, nil) // the first tick runs at once
-	if diff := cmp.Diff([]string{"READY_FOR_PICKUP TRIGGERED", "PICKUP_REMINDER TRIGGERED"}, f.states(t)); diff != "" {
-		t.Errorf("notifications (-want +got):\n%s", diff)
 	}
 }
 

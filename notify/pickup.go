@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -14,8 +13,8 @@ import (
 // Pickup reminders. A parcel delivered to a pickup point waits there for
 // its receiver: Observe notes it (notify.waiting) when the step
 // STEP_DELIVERED_TO_PICKUP_POINT arrives and forgets it when any later
-// step does (collected, sent back, …). RemindPickups, which Run calls on
-// every tick, makes one PICKUP_REMINDER notification per channel for each
+// step does (collected, sent back, …). RemindPickups, which Step calls
+// every round, makes one PICKUP_REMINDER notification per channel for each
 // parcel still waiting Options.PickupReminder after its arrival; Dispatch
 // sends it like any other.
 
@@ -144,8 +143,7 @@ func (s *Service) notePickup(tx storage.Tx, ev *Event) error {
 // that have waited at a pickup point for the site's reminder delay at
 // now, at most Options.Batch of them, and returns how many parcels it
 // reminded of. Each reminder is PENDING, scheduled at the end of the
-// wait, for Dispatch to send. Run calls it on every tick; call it on your
-// own schedule when you call Dispatch yourself. A parcel is reminded of
+// wait, for Dispatch to send. Step calls both. A parcel is reminded of
 // once: a second call, or another process calling it, makes nothing more.
 func (s *Service) RemindPickups(ctx context.Context, now time.Time) (int, error) {
 	limit := dueTime(now)
@@ -224,11 +222,4 @@ func (s *Service) RemindPickups(ctx context.Context, now time.Time) (int, error)
 		}
 	}
 	return reminded, nil
-}
-
-// logReminders runs RemindPickups for Run, logging a failure.
-func (s *Service) logReminders(ctx context.Context, log *slog.Logger) {
-	if _, err := s.RemindPickups(ctx, s.opts.Clock.Now().UTC()); err != nil && ctx.Err() == nil {
-		log.ErrorContext(ctx, "pickup reminders failed", "err", err)
-	}
 }

@@ -66,8 +66,8 @@ type Options struct {
 }
 
 // Service schedules, sends, lists and retriggers notifications. It is safe
-// for concurrent use and starts no goroutines: the caller runs Dispatch, or
-// Run, which calls it periodically.
+// for concurrent use and starts no goroutines: the caller runs Step
+// periodically (wiring.Services.Run does).
 type Service struct {
 	store storage.Store
 	opts  Options

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"strings"
@@ -329,7 +328,9 @@ func TestListRequiresExternalID(t *testing.T) {
 	}
 }
 
-func TestRunDispatchesUntilCancelled(t *testing.T) {
+// Step queues the pickup reminders due and sends what is due, the
+// reminder among it; a second Step at the same time does nothing.
+func TestStepRemindsAndSends(t *testing.T) {
 	f := newFixture(t)
 	sent := make(chan Message, 4)
 	svc, err := New(memory.New(), Options{
@@ -340,19 +341,26 @@ func TestRunDispatchesUntilCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := svc.Observe(ctx, event("STEP_SUBMITTED_TO_CARRIER", t0)); err != nil {
+	ctx := t.Context()
+	ev := event("STEP_DELIVERED_TO_PICKUP_POINT", f.clock.Now())
+	if err := svc.Observe(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- svc.Run(ctx, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
-	m := <-sent // Run dispatches at once, before its first tick
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("Run = %v", err)
+	f.clock.Advance(DefaultPickupReminderDelay)
+	var got []string
+	for _, want := range []int{3, 0} { // one parcel reminded, two messages sent; then nothing
+		n, err := svc.Step(ctx)
+		if err != nil || n != want {
+			t.Fatalf("Step = %d, %v; want %d", n, err, want)
+		}
 	}
-	if m.Name != NameSubmittedToCarrier || m.Recipient != "alva@example.com" || m.Subject == "" {
-		t.Errorf("message = %+v", m)
+	close(sent)
+	for m := range sent {
+		got = append(got, string(m.Name)+" "+m.Recipient)
+	}
+	want := []string{"READY_FOR_PICKUP alva@example.com", "PICKUP_REMINDER alva@example.com"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sent (-want +got):\n%s", diff)
 	}
 }
 

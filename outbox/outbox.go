@@ -8,7 +8,7 @@
 //	d := outbox.New(store, outbox.Options{Logger: log})
 //	d.Handle(event.TypeOrderCompleted, "tracking", tracking.HandleOrderCompleted)
 //	store = d.Store() // producers built on this store deliver right after commit
-//	go d.Run(ctx, time.Second) // and the rest (retries, a crash's leftovers) here
+//	d.Step(ctx) // the rest (retries, a crash's leftovers) here: wiring.Services.Run calls it every second
 //
 // # Guarantees
 //
@@ -330,31 +330,10 @@ func (d *Dispatcher) deliverAll(ctx context.Context, seqs []uint64) (int, error)
 	return n, nil
 }
 
-// Run calls Dispatch now and then every interval until ctx ends, and
-// returns ctx's error. Dispatch errors (an unavailable store) are logged
-// and tried again at the next tick. A delivery under way when ctx ends is
-// finished and recorded.
-func (d *Dispatcher) Run(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		for {
-			n, err := d.Dispatch(ctx)
-			if err != nil && ctx.Err() == nil {
-				d.opts.Logger.ErrorContext(ctx, "outbox dispatch failed", "err", err)
-			}
-			// A full batch means more are due: go on without waiting.
-			if err != nil || n < d.opts.Batch || ctx.Err() != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
+// Step is Dispatch: one round of the background work that
+// wiring.Services.Run runs every interval, retrying what failed and what
+// a crash left leased.
+func (d *Dispatcher) Step(ctx context.Context) (int, error) { return d.Dispatch(ctx) }
 
 // deliver claims, delivers and settles one event. It reports whether the
 // event was delivered to all its consumers; an event not due (claimed by

@@ -10,10 +10,11 @@
 // what it deletes, not to what is stored, and writers are never held up
 // for long.
 //
-// A Sweeper runs the areas' sweeps in the background:
+// A Sweeper runs the areas' sweeps, a round per Step; wiring.Services.Run
+// steps it every minute:
 //
 //	sw := retention.NewSweeper([]retention.Area{{Name: "checkout", Sweep: checkoutSvc}}, retention.Options{})
-//	go sw.Run(ctx) // sweeps every Options.Interval until ctx ends
+//	n, err := sw.Step(ctx) // n records deleted in all areas
 //
 // Records written before an area had its index have no entry: the area's
 // first sweep indexes them once (Index.Backfill), which reads every record
@@ -45,6 +46,12 @@ const (
 	// deleted 180 days after its last activity, a notification 180 days
 	// after it was sent, failed for good or was cancelled.
 	DefaultTracking = 180 * 24 * time.Hour
+	// DefaultWebhookDeliveries: a webhook delivery is deleted 30 days
+	// after it was delivered or died.
+	DefaultWebhookDeliveries = 30 * 24 * time.Hour
+	// DefaultShipments: a shipment is deleted two years (730 days) after
+	// its last change; merchants need shipments for their bookkeeping.
+	DefaultShipments = 730 * 24 * time.Hour
 )
 
 // Never, as a Policy duration, keeps the records forever.
@@ -71,6 +78,12 @@ type Policy struct {
 	// and their indexes, and how long a notification is kept after it
 	// settled (sent, failed for good, or cancelled).
 	Tracking time.Duration
+	// WebhookDeliveries is how long a webhook delivery is kept, for the
+	// deliveries list and redelivery, after it was delivered or died.
+	WebhookDeliveries time.Duration
+	// Shipments is how long a shipment is kept after its last change
+	// (booking, pickup, carrier event, cancellation), whatever its state.
+	Shipments time.Duration
 }
 
 // Resolve returns d, or def when d is zero, or 0 when d is Never: the
@@ -110,8 +123,6 @@ type Area struct {
 
 // Options configures a Sweeper. Every field has a default.
 type Options struct {
-	// Interval is the time between two rounds. Default: one minute.
-	Interval time.Duration
 	// Limit is how many records one round deletes at most per area; the
 	// rest waits for the next round. Default: 100000.
 	Limit int
@@ -130,9 +141,6 @@ type Sweeper struct {
 
 // NewSweeper returns a Sweeper of areas.
 func NewSweeper(areas []Area, opts Options) *Sweeper {
-	if opts.Interval <= 0 {
-		opts.Interval = time.Minute
-	}
 	if opts.Limit <= 0 {
 		opts.Limit = 100000
 	}
@@ -172,21 +180,13 @@ func (s *Sweeper) SweepOnce(ctx context.Context) (map[string]int, error) {
 	return deleted, first
 }
 
-// Run sweeps at once and then every Options.Interval until ctx ends, and
-// returns ctx's error. A failed round is logged and the next one runs on
-// schedule.
-func (s *Sweeper) Run(ctx context.Context) error {
-	t := time.NewTicker(s.opts.Interval)
-	defer t.Stop()
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		_, _ = s.SweepOnce(ctx)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
+// Step is one round (SweepOnce) and the number of records it deleted in
+// all: what wiring.Services.Run runs every interval.
+func (s *Sweeper) Step(ctx context.Context) (int, error) {
+	deleted, err := s.SweepOnce(ctx)
+	n := 0
+	for _, d := range deleted {
+		n += d
 	}
+	return n, err
 }

@@ -63,16 +63,19 @@ func TestSweepOnce(t *testing.T) {
 	}
 }
 
-func TestRunStopsWithItsContext(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	a := &fakeArea{}
-	sw := retention.NewSweeper([]retention.Area{{Name: "a", Sweep: a}}, retention.Options{Interval: time.Hour})
-	cancel()
-	if err := sw.Run(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("Run = %v, want context.Canceled", err)
+// Step is a round: every area swept once, the deletions added up, the
+// first error returned after the other areas were swept.
+func TestStepSumsTheAreas(t *testing.T) {
+	boom := errors.New("boom")
+	a, b, c := &fakeArea{deleted: 2}, &fakeArea{err: boom}, &fakeArea{deleted: 3}
+	sw := retention.NewSweeper([]retention.Area{{Name: "a", Sweep: a}, {Name: "b", Sweep: b}, {Name: "c", Sweep: c}},
+		retention.Options{Logger: slog.New(slog.DiscardHandler)})
+	n, err := sw.Step(t.Context())
+	if n != 5 || !errors.Is(err, boom) {
+		t.Errorf("Step = %d, %v; want 5, boom", n, err)
 	}
-	if len(a.at) != 0 {
-		t.Errorf("Run with an ended context swept %d times", len(a.at))
+	if len(c.at) != 1 {
+		t.Errorf("area c swept %d times, want 1", len(c.at))
 	}
 }
 

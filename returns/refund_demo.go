@@ -1,11 +1,9 @@
 package returns
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -26,7 +24,7 @@ import (
 // settled at once and answered to the caller (the transaction goes from
 // PENDING straight to SUCCESS or FAILED). With a Delay, the execution is
 // accepted (the transaction stays PENDING, with the demo's foreignId) and
-// Settle, run by Run, reports it through the Reporter once the delay has
+// Settle (Step) reports it through the Reporter once the delay has
 // passed on the clock. Executions are idempotent by key: executing a key
 // again answers its state. The demo keeps its state in memory: after a
 // restart, a transaction accepted with a delay stays PENDING until the
@@ -36,7 +34,6 @@ type DemoRefunds struct {
 	delay       time.Duration
 	rand        func() float64
 	clock       deliverykit.Clock
-	log         *slog.Logger
 
 	mu       sync.Mutex
 	states   map[string]*demoRefund
@@ -57,9 +54,6 @@ type DemoRefundsOptions struct {
 	Rand func() float64
 	// Clock times delayed executions. Default: the system clock.
 	Clock deliverykit.Clock
-	// Logger receives the errors of Run's settlements, which are retried
-	// at the next tick. Default: slog.Default().
-	Logger *slog.Logger
 }
 
 // RefundReporter receives delayed outcomes; *Service is one.
@@ -92,7 +86,7 @@ func NewDemoRefunds(opts DemoRefundsOptions) (*DemoRefunds, error) {
 		return nil, deliverykit.InvalidField("delay", "gte", "must not be negative")
 	}
 	d := &DemoRefunds{failureRate: opts.FailureRate, delay: opts.Delay, rand: opts.Rand, clock: opts.Clock,
-		log: cmp.Or(opts.Logger, slog.Default()), states: map[string]*demoRefund{}}
+		states: map[string]*demoRefund{}}
 	if d.rand == nil {
 		d.rand = rand.Float64
 	}
@@ -185,19 +179,6 @@ func (d *DemoRefunds) Settle(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// Run calls Settle every interval until ctx ends; errors are logged and
-// retried at the next tick.
-func (d *DemoRefunds) Run(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			if _, err := d.Settle(ctx); err != nil && ctx.Err() == nil {
-				d.log.Warn("demo refunds: settling failed; retrying", "err", err)
-			}
-		}
-	}
-}
+// Step is Settle: the round of background work that
+// wiring.Services.Run runs every interval.
+func (d *DemoRefunds) Step(ctx context.Context) (int, error) { return d.Settle(ctx) }

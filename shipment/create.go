@@ -11,6 +11,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -214,7 +215,11 @@ func insert(tx storage.Tx, site string, rec *shipmentRecord) error {
 			return err
 		}
 	}
-	if _, err := shipments.Put(tx, storage.Key(site, sh.ID), *rec, storage.MustNotExist()); err != nil {
+	key := storage.Key(site, sh.ID)
+	if _, err := shipments.Put(tx, key, *rec, storage.MustNotExist()); err != nil {
+		return err
+	}
+	if err := expiry.Move(tx, key, retention.Entry{}, shipmentEntry(sh)); err != nil {
 		return err
 	}
 	if sh.ExternalID != "" {

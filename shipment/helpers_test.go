@@ -128,20 +128,35 @@ func newFixture(t testing.TB) *fixture {
 // newFixtureOn is newFixture on store.
 func newFixtureOn(t testing.TB, store storage.Store) *fixture {
 	t.Helper()
+	return newFixtureWithOn(t, store, nil)
+}
+
+// newFixtureWith is newFixture with the options tweak changes.
+func newFixtureWith(t testing.TB, tweak func(*shipment.Options)) *fixture {
+	t.Helper()
+	return newFixtureWithOn(t, memory.New(), tweak)
+}
+
+func newFixtureWithOn(t testing.TB, store storage.Store, tweak func(*shipment.Options)) *fixture {
+	t.Helper()
 	t.Cleanup(func() { store.Close() })
 	demo, err := carrier.NewDemo(store, carrier.DemoOptions{TrackingURL: "https://carrier.test/t/{tracking_number}"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{store: store, carrier: &spyCarrier{Demo: demo}, clock: deliverykit.NewManualClock(t0)}
-	f.svc, err = shipment.New(store, shipment.Options{
+	opts := shipment.Options{
 		Products: testProducts,
 		Carriers: map[string]shipment.Carrier{"north": f.carrier},
 		// Tokens are sequential ids here; in production they are random.
 		TrackingLink: func(token string) string { return "https://track.test/" + token },
 		Clock:        f.clock,
 		IDs:          &deliverykit.SequentialIDs{},
-	})
+	}
+	if tweak != nil {
+		tweak(&opts)
+	}
+	f.svc, err = shipment.New(store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

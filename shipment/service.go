@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -146,12 +148,19 @@ type Options struct {
 	// area go (HandleReturnRequested). Default: Products, when it is one
 	// (CatalogProducts is: the site's first warehouse).
 	ReturnAddresses ReturnAddresses
+	// Retention is how long a shipment is kept after its last change
+	// (retention.go); Sweep deletes it then. Default:
+	// retention.DefaultShipments (two years); retention.Never keeps
+	// shipments forever.
+	Retention time.Duration
 }
 
 // Service manages shipments. It is safe for concurrent use.
 type Service struct {
 	store storage.Store
 	opts  Options
+	// backfilled is Sweep's first-sweep backfill (retention.go).
+	backfilled retention.Once
 }
 
 // New returns a Service on store.

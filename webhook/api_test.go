@@ -125,8 +125,9 @@ func TestRedeliver(t *testing.T) {
 	}
 }
 
-// TestRetention: settled deliveries are deleted after Retention, pending
-// ones are kept.
+// TestRetention: settled deliveries are deleted by Sweep Retention after
+// they settled, not before; pending ones are kept, and sending does not
+// delete anything.
 func TestRetention(t *testing.T) {
 	rc := newReceiver(t, func(h hit) (int, string) {
 		if h.Header.Get(HeaderID) == "evt_2" {
@@ -143,11 +144,20 @@ func TestRetention(t *testing.T) {
 	e.dispatch(t)
 	e.clock.Advance(24*time.Hour - time.Second)
 	e.dispatch(t)
+	if n := e.sweep(t); n != 0 {
+		t.Errorf("swept %d deliveries before the retention ends", n)
+	}
 	if diff := cmp.Diff([]string{"evt_1:delivered", "evt_2:retrying"}, e.statuses(t, "s1", "erp")); diff != "" {
 		t.Errorf("before the retention ends (-want +got):\n%s", diff)
 	}
 	e.clock.Advance(time.Second)
 	e.dispatch(t)
+	if diff := cmp.Diff([]string{"evt_1:delivered", "evt_2:retrying"}, e.statuses(t, "s1", "erp")); diff != "" {
+		t.Errorf("dispatched after the retention ended (-want +got):\n%s", diff)
+	}
+	if n := e.sweep(t); n != 1 {
+		t.Errorf("swept %d deliveries after the retention ended, want 1", n)
+	}
 	if diff := cmp.Diff([]string{"evt_2:retrying"}, e.statuses(t, "s1", "erp")); diff != "" {
 		t.Errorf("after (-want +got):\n%s", diff)
 	}
@@ -301,5 +311,58 @@ func TestRedeliverLimitAndDedup(t *testing.T) {
 	e.dispatch(t)
 	if d, err := redeliver("erp", "evt_0"); err != nil || d.ID == first.ID || d.Status != StatusPending {
 		t.Errorf("after the redelivery was sent: %+v, %v; want a new pending one", d, err)
+	}
+}
+
+// TestRetentionBackfill: deliveries settled before settled deliveries had
+// their retention entry (they had one in the former expiry index) are
+// indexed by the first Sweep and deleted on time; the former index goes.
+func TestRetentionBackfill(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			rc := newReceiver(t, nil)
+			e := newEnv(t, b.open(t), map[string][]Endpoint{"s1": {endpoint("erp", rc.URL)}}, func(o *Options) { o.Retention = 24 * time.Hour })
+			e.handle(t, parcelEvent(t, "evt_1", "s1", "CP1", "IN_TRANSIT"))
+			e.dispatch(t)
+			// As a store written before: no entry, one in the old index.
+			err := e.store.Update(t.Context(), func(tx storage.Tx) error {
+				it, err := deliveries.Get(tx, deliveryKey("s1", "erp", 1))
+				if err != nil {
+					return err
+				}
+				if err := expiry.Remove(tx, it.Key, settledEntry(it.Value)); err != nil {
+					return err
+				}
+				_, err = oldExpiry.Put(tx, storage.Key(timeKey(it.Value.SettledAt.Add(24*time.Hour)), storage.Uint64Key(1)),
+					ref{"s1", "erp", 1}, storage.AnyVersion)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Advance(24*time.Hour - time.Second)
+			if n := e.sweep(t); n != 0 {
+				t.Errorf("swept %d before the retention ends", n)
+			}
+			e.clock.Advance(time.Second)
+			if n := e.sweep(t); n != 1 {
+				t.Errorf("swept %d after the retention ended, want 1", n)
+			}
+			left := map[string]int{}
+			err = e.store.View(t.Context(), func(tx storage.Tx) error {
+				for _, c := range []string{deliveries.Name, oldExpiry.Name, expiry.Name, deliveryIDs.Name, byEvent.Name} {
+					for _, err := range tx.Scan(c, storage.Range{}) {
+						if err != nil {
+							return err
+						}
+						left[c]++
+					}
+				}
+				return nil
+			})
+			if err != nil || len(left) != 0 {
+				t.Errorf("left after the sweep: %v, %v", left, err)
+			}
+		})
 	}
 }

@@ -333,8 +333,8 @@ func (s *Service) kill(tx storage.Tx, r *record, version uint64, now time.Time, 
 }
 
 // finish stores a settled r, takes it off its queue and the due index,
-// makes the next delivery of its queue due (n.next), and schedules r's
-// expiry.
+// makes the next delivery of its queue due (n.next), and indexes r for
+// retention (retention.go).
 func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time, n *note) error {
 	if r.Due {
 		if err := due.Delete(tx, dueKey(r), storage.AnyVersion); err != nil {
@@ -348,7 +348,7 @@ func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time
 	if _, err := deliveries.Put(tx, deliveryKey(r.Site, r.Endpoint, r.Seq), *r, storage.VersionIs(version)); err != nil {
 		return err
 	}
-	if _, err := expiry.Put(tx, expiryKey(now.Add(s.opts.Retention), r.Seq), ref{r.Site, r.Endpoint, r.Seq}, storage.AnyVersion); err != nil {
+	if err := settle(tx, r); err != nil {
 		return err
 	}
 	n.next, n.hasNext = ref{}, false
@@ -390,73 +390,6 @@ func promote(tx storage.Tx, site, endpoint, subject string, now time.Time, n *no
 	}
 	n.next, n.hasNext = ref{site, endpoint, seq}, true
 	return nil
-}
-
-// prune deletes settled deliveries past their retention, at most a batch
-// per call. It looks first, so that a Dispatch with nothing to delete
-// writes nothing.
-func (s *Service) prune(ctx context.Context, now time.Time) error {
-	limit := timeKey(now)
-	type expired struct {
-		key string
-		rf  ref
-	}
-	var list []expired
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		list = list[:0]
-		for it, err := range expiry.Scan(tx, storage.Range{Limit: s.opts.Batch}) {
-			if err != nil {
-				return err
-			}
-			if at, _, _ := strings.Cut(it.Key, storage.KeySep); at > limit {
-				break
-			}
-			list = append(list, expired{it.Key, it.Value})
-		}
-		return nil
-	})
-	if err != nil || len(list) == 0 {
-		return err
-	}
-	return s.store.Update(ctx, func(tx storage.Tx) error {
-		for _, e := range list {
-			if err := expiry.Delete(tx, e.key, storage.AnyVersion); err != nil {
-				return err
-			}
-			key := deliveryKey(e.rf.Site, e.rf.Endpoint, e.rf.Seq)
-			it, err := deliveries.Get(tx, key)
-			if errors.Is(err, storage.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if err := deliveries.Delete(tx, key, storage.AnyVersion); err != nil {
-				return err
-			}
-			if id := it.Value.ID; id != "" {
-				if err := deliveryIDs.Delete(tx, storage.Key(e.rf.Site, e.rf.Endpoint, id), storage.AnyVersion); err != nil {
-					return err
-				}
-			}
-			// The event's index entry goes with its latest delivery;
-			// an older one leaves it to the newer.
-			ek := storage.Key(e.rf.Site, e.rf.Endpoint, it.Value.EventID)
-			latest, err := byEvent.Get(tx, ek)
-			if errors.Is(err, storage.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if latest.Value == e.rf.Seq {
-				if err := byEvent.Delete(tx, ek, storage.AnyVersion); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
 }
 
 // backoff is RetryBase × 2^(attempts−1), at most RetryMax, less a random

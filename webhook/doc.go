@@ -8,7 +8,10 @@
 //	for _, t := range event.Types {
 //		dispatcher.Handle(t, "webhook", svc.Handle) // the outbox's consumer
 //	}
-//	go svc.Run(ctx, 10*time.Second) // sends, retries, gives up
+//	go svc.Run(ctx, 10*time.Second) // sends, retries, gives up (wiring.Services.Run does)
+//
+// Settled deliveries are deleted Options.Retention after they settled by
+// Sweep, which the retention sweeper calls (package retention).
 //
 // # Guarantees
 //

@@ -194,6 +194,16 @@ func (e *env) dispatch(t *testing.T) int {
 	return n
 }
 
+// sweep runs the retention sweep at the clock's time.
+func (e *env) sweep(t *testing.T) int {
+	t.Helper()
+	n, err := e.svc.Sweep(t.Context(), e.clock.Now(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func (e *env) handle(t *testing.T, evs ...event.Event) {
 	t.Helper()
 	for _, ev := range evs {

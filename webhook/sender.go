@@ -281,8 +281,7 @@ func (p *pump) collect(r result) {
 
 // Dispatch sends the deliveries due at the clock's time (at most
 // Options.Batch), as Run would, waits until each is settled or
-// postponed, deletes settled deliveries past their retention, and
-// returns how many were delivered. Each delivery is claimed first (its
+// postponed, and returns how many were delivered. Each delivery is claimed first (its
 // next attempt moved a lease ahead, so another sender skips it), then
 // sent outside any transaction, then settled. A send cut short by a
 // crash is sent again when the lease runs out: delivery is at least
@@ -291,9 +290,6 @@ func (p *pump) collect(r result) {
 // own and for tests.
 func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	now := s.opts.Clock.Now().UTC()
-	if err := s.prune(ctx, now); err != nil {
-		return 0, err
-	}
 	p := s.newPump()
 	postpone := map[time.Time][]ref{}
 	refs, err := s.scan(ctx, now, postpone)
@@ -316,6 +312,11 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	return p.delivered, p.err
 }
 
+// Step is Dispatch: one round of sending, for wiring.Services.Step and a
+// schedule of one's own. wiring.Services.Run runs Run instead, which
+// also wakes up when a delivery is queued or settled.
+func (s *Service) Step(ctx context.Context) (int, error) { return s.Dispatch(ctx) }
+
 // Run sends due deliveries until ctx ends, and returns ctx's error. It
 // looks for them at once, every interval, whenever Handle or Redeliver
 // queued one, and whenever an attempt ended and nothing of its endpoint
@@ -327,13 +328,13 @@ func (s *Service) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	p := s.newPump()
-	look, prune := true, true
+	look := true
 	for {
 		if look && ctx.Err() == nil {
-			if err := s.look(ctx, p, prune); err != nil && ctx.Err() == nil {
+			if err := s.look(ctx, p); err != nil && ctx.Err() == nil {
 				s.opts.Logger.ErrorContext(ctx, "webhook dispatch failed", "err", err)
 			}
-			look, prune = false, false
+			look = false
 		}
 		p.start(ctx)
 		if p.err != nil {
@@ -363,7 +364,7 @@ func (s *Service) Run(ctx context.Context, interval time.Duration) error {
 			// attempt: a look reads up to scanFactor × Batch entries.
 			look = p.ready.n == 0 || !p.ready.has(r.rf)
 		case <-t.C:
-			look, prune = true, true
+			look = true
 		case <-s.wake:
 			look = true
 		}
@@ -371,13 +372,8 @@ func (s *Service) Run(ctx context.Context, interval time.Duration) error {
 }
 
 // look replaces p's ready set by the deliveries due now.
-func (s *Service) look(ctx context.Context, p *pump, prune bool) error {
+func (s *Service) look(ctx context.Context, p *pump) error {
 	now := s.opts.Clock.Now().UTC()
-	if prune {
-		if err := s.prune(ctx, now); err != nil {
-			return err
-		}
-	}
 	postpone := map[time.Time][]ref{}
 	refs, err := s.scan(ctx, now, postpone)
 	if err != nil {

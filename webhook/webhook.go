@@ -16,6 +16,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
@@ -89,7 +90,10 @@ type Options struct {
 	// MaxAttempts is how many failed attempts make a delivery dead.
 	MaxAttempts int
 	// Retention is how long settled (delivered or dead) deliveries are
-	// kept for the deliveries list and redelivery.
+	// kept for the deliveries list and redelivery; Sweep deletes them
+	// then. Default: DefaultRetention (the configuration's
+	// retention.webhook_delivery_days through wiring); retention.Never
+	// keeps them forever.
 	Retention time.Duration
 	// Jitter returns a number in [0, 1); default math/rand/v2.Float64.
 	Jitter func() float64
@@ -126,6 +130,8 @@ type Service struct {
 	// attempted, when set (by tests), is told of every attempt Run or
 	// Dispatch finished, once it is recorded.
 	attempted func(result)
+	// backfilled is Sweep's first-sweep backfill (retention.go).
+	backfilled retention.Once
 }
 
 // target is a configured endpoint, parsed once.
@@ -160,7 +166,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	opts.RetryBase = positiveOr(opts.RetryBase, DefaultRetryBase)
 	opts.RetryMax = positiveOr(opts.RetryMax, DefaultRetryMax)
 	opts.MaxAttempts = positiveOr(opts.MaxAttempts, DefaultMaxAttempts)
-	opts.Retention = positiveOr(opts.Retention, DefaultRetention)
+	opts.Retention = retention.Resolve(opts.Retention, DefaultRetention)
 	if opts.Jitter == nil {
 		opts.Jitter = rand.Float64
 	}
@@ -305,9 +311,6 @@ var (
 	queues = storage.Collection[struct{}]{Name: "webhook.queues"}
 	// due: next attempt, seq → the heads of the queues, by time.
 	due = storage.Collection[ref]{Name: "webhook.due"}
-	// expiry: expiry time, seq → settled deliveries, to delete after
-	// Options.Retention.
-	expiry = storage.Collection[ref]{Name: "webhook.expiry"}
 	// states: site, endpoint → endpointState.
 	states = storage.Collection[endpointState]{Name: "webhook.endpoints"}
 	// deliveryIDs: site, endpoint, delivery id → seq, for the before
@@ -333,10 +336,6 @@ func queueKey(r *record) string {
 }
 
 func dueKey(r *record) string { return storage.Key(timeKey(r.NextAttempt), storage.Uint64Key(r.Seq)) }
-
-func expiryKey(at time.Time, seq uint64) string {
-	return storage.Key(timeKey(at), storage.Uint64Key(seq))
-}
 
 // Handle is the outbox consumer: for each endpoint of e's site subscribed
 // to e's type it records a delivery, queued behind the endpoint's earlier

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
-	"time"
 
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
@@ -13,11 +12,9 @@ import (
 	"github.com/deliverykit/deliverykit/wiring"
 )
 
-// A deployment: every area on one store, the loops a server runs, and
+// A deployment: every area on one store, its background work (Run), and
 // the HTTP handler.
 func ExampleNew() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	logger := slog.New(slog.DiscardHandler)
 	cfg := config.Demo()
 	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{PublicURL: "https://track.example.com", Logger: logger})
@@ -25,13 +22,19 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	go svcs.Outbox.Run(ctx, time.Second)            // retries effects that failed, until ctx ends
-	go svcs.Notify.Run(ctx, 10*time.Second, logger) // sends due notifications until ctx ends
-	// With Options.Simulate, also: go svcs.Simulator.Run(ctx, time.Second)
+	// Retries, notifications, webhooks, simulated parcels and retention,
+	// until ctx ends.
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- svcs.Run(ctx) }()
 	handler := svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Logger: logger})
 
 	rec := httptest.NewRecorder()
 	handler.ServeHTTP(rec, httptest.NewRequest("GET", "/returns/customer/return/rt_unknown", nil))
 	fmt.Println(rec.Code)
-	// Output: 404
+	cancel()
+	fmt.Println(<-stopped)
+	// Output:
+	// 404
+	// context canceled
 }

@@ -2,6 +2,8 @@ package wiring_test
 
 import (
 	"encoding/base64"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,10 +12,13 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/retention"
+	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/deliverykit/deliverykit/wiring"
 )
 
@@ -40,8 +45,8 @@ func TestRetentionFollowsTheConfiguration(t *testing.T) {
 		after time.Duration
 		want  map[string]int
 	}{
-		{checkout.DefaultSessionTTL + 2*24*time.Hour - time.Minute, map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0}},
-		{checkout.DefaultSessionTTL + 2*24*time.Hour + time.Minute, map[string]int{"checkout": 1, "session": 0, "outbox": 0, "tracking": 0, "notify": 0}},
+		{checkout.DefaultSessionTTL + 2*24*time.Hour - time.Minute, map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0}},
+		{checkout.DefaultSessionTTL + 2*24*time.Hour + time.Minute, map[string]int{"checkout": 1, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0}},
 	} {
 		clock.Set(start.Add(tt.after))
 		got, err := svcs.Retention.SweepOnce(t.Context())
@@ -120,7 +125,7 @@ func TestTrackingSweptEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0}
+		want := map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0}
 		for k, v := range tt.want {
 			want[k] = v
 		}
@@ -138,5 +143,84 @@ func TestTrackingSweptEndToEnd(t *testing.T) {
 	res = must("GET", "/returns/merchant/return", map[string]string{"X-Api-Key": "demo-key"}, "", 200)
 	if get(res, "totalElements") != float64(1) || get(res, "content", 0, "order", "foreignId") != "order-77" {
 		t.Errorf("merchant returns after the sweep: %v", res)
+	}
+}
+
+// answer204 is a webhook receiver in process that accepts everything.
+type answer204 struct{}
+
+func (answer204) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: http.StatusNoContent, Body: http.NoBody, Request: r}, nil
+}
+
+// TestEveryClassSweptUnderStep: a webhook delivery and a shipment are
+// deleted by the background work (Services.Step, which Run runs) after the
+// configuration's webhook_delivery_days and shipment_days, not before.
+func TestEveryClassSweptUnderStep(t *testing.T) {
+	cfg := config.Demo()
+	one, ten := 1, 10
+	cfg.Retention = &config.Retention{WebhookDeliveryDays: &one, ShipmentDays: &ten}
+	cfg.Sites[0].Webhooks = []webhook.Endpoint{{ID: "erp", URL: "https://erp.example.com/hooks", Secrets: []string{"whsec_" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", 32)))},
+		Events: []event.Type{event.TypeParcelBooked}}}
+	start := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	clock := deliverykit.NewManualClock(start)
+	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, Logger: quiet,
+		Webhooks: webhook.Options{Transport: answer204{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env{t: t, h: svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock, Logger: quiet})}
+	status, body := e.do("POST", "/v1/som/shipments.createAndBook", bearer, `{"external_id": "ORD-901",
+	  "sender": {"name": "Demo Outdoor Warehouse", "address": {"address_lines": ["Lagervägen 1"], "postal_code": "121 62", "city": "Stockholm", "country": "SE"}},
+	  "receiver": {"name": "Alva Berg", "email": "alva@example.com", "address": {"address_lines": ["Storgatan 5"], "postal_code": "753 20", "city": "Uppsala", "country": "SE"}},
+	  "parcels": [{"weight": 1250, "deliveries": [{"carrier_product_ref": "north-parcel-home"}]}]}`)
+	if status != 200 {
+		t.Fatalf("createAndBook: %d %v", status, body)
+	}
+	id := body["id"].(string)
+	step := func() {
+		t.Helper()
+		for {
+			n, err := svcs.Step(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				return
+			}
+		}
+	}
+	step() // the parcel.booked delivery is sent and settles now
+	left := func() []string {
+		t.Helper()
+		var out []string
+		if page, err := svcs.Webhooks.Deliveries(t.Context(), "demo-site", "erp", webhook.DeliveriesQuery{}); err != nil {
+			t.Fatal(err)
+		} else if len(page.Deliveries) > 0 {
+			out = append(out, "delivery")
+		}
+		if _, err := svcs.Shipment.Get(t.Context(), "demo-site", shipment.GetShipmentQuery{ID: id}); err == nil {
+			out = append(out, "shipment")
+		} else if deliverykit.KindOf(err) != deliverykit.KindNotFound {
+			t.Fatal(err)
+		}
+		return out
+	}
+	day := 24 * time.Hour
+	for _, tt := range []struct {
+		after time.Duration
+		want  []string
+	}{
+		{0, []string{"delivery", "shipment"}},
+		{day - time.Minute, []string{"delivery", "shipment"}},
+		{day, []string{"shipment"}},
+		{10*day - time.Minute, []string{"shipment"}},
+		{10 * day, nil},
+	} {
+		clock.Set(start.Add(tt.after))
+		step()
+		if diff := cmp.Diff(tt.want, left()); diff != "" {
+			t.Errorf("left %v after: (-want +got):\n%s", tt.after, diff)
+		}
 	}
 }

@@ -14,7 +14,8 @@
 // each area's handler for the events it consumes, carrier events
 // (event.CarrierEventReported) included. With Options.Simulate the default
 // carrier is the simulator, whose parcels travel on the clock along the
-// catalog's timetables. ExampleNew shows the loops a server runs.
+// catalog's timetables. Services.Run runs every background service
+// (ExampleNew); Services.Step steps them once, for tests on a manual clock.
 package wiring
 
 import (
@@ -90,26 +91,29 @@ type Options struct {
 	StatusLinkLifetime   time.Duration
 	// RefundExecutor pays refunds out, through the outbox: new refunds are
 	// PENDING. Default: none; refunds wait as AWAITING_EXTERNAL_REFUND for
-	// the merchant. Run a *returns.DemoRefunds' Run loop when it delays.
+	// the merchant. A *returns.DemoRefunds that delays is settled by
+	// Services.Run.
 	RefundExecutor returns.RefundExecutor
 	// ComplaintPhotos keeps customers' complaint photos. Default: the
 	// store (returns.StoreBlobs); a returns.FileBlobs keeps them out of it.
 	// Their URLs are signed with the configuration's image_url_secret.
 	ComplaintPhotos returns.Blobs
-	// Retention configures the sweeper (how often, how much a round
-	// deletes; Clock and Logger default to the ones above). How long what
-	// is kept is the configuration's (config.Retention).
+	// Retention configures the sweeper (how much a round deletes; Clock
+	// and Logger default to the ones above). How long what is kept is the
+	// configuration's (config.Retention).
 	Retention retention.Options
+	// Intervals are how often Services.Run steps each background
+	// service.
+	Intervals Intervals
 }
 
 // Services are the areas built by New.
 type Services struct {
 	// Outbox delivers the events that connect the areas. Effects are
-	// delivered right after their cause commits; run Outbox.Run so that
-	// failed ones are retried.
+	// delivered right after their cause commits; Run retries failed ones.
 	Outbox *outbox.Dispatcher
-	// Webhooks sends every event to the sites' webhook endpoints; run
-	// Webhooks.Run to send them.
+	// Webhooks sends every event to the sites' webhook endpoints when Run
+	// runs.
 	Webhooks *webhook.Service
 	Tracking *tracking.Service
 	Notify   *notify.Service
@@ -118,13 +122,23 @@ type Services struct {
 	Returns  *returns.Service
 	Shipment *shipment.Service
 	// Simulator is the simulated carrier with Options.Simulate, else
-	// nil; run Simulator.Run so that parcels move.
+	// nil; its parcels move when Run runs.
 	Simulator *carrier.Simulator
 	// Retention deletes what the configuration's retention no longer
-	// keeps; run Retention.Run so that it does.
+	// keeps, when Run runs.
 	Retention *retention.Sweeper
 	// httpMetrics count requests when Options.Metrics was set.
 	httpMetrics *httpapi.Metrics
+	// refunds is Options.RefundExecutor: Run steps it when it is a
+	// Stepper (the demo executor).
+	refunds   returns.RefundExecutor
+	intervals Intervals
+	log       *slog.Logger
+	// areas are what Retention sweeps; a test checks that every area
+	// with a Sweep method is among them.
+	areas []retention.Area
+	// started, when set (by tests), is told of each service Run starts.
+	started func(name string, st Stepper)
 }
 
 // New builds every area on store from cfg and connects them.
@@ -140,7 +154,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 			return nil, fmt.Errorf("metrics: %w", err)
 		}
 	}
-	svcs := &Services{Outbox: outbox.New(store, ob)}
+	svcs := &Services{Outbox: outbox.New(store, ob), refunds: opts.RefundExecutor, intervals: opts.Intervals, log: opts.Logger}
 	// Producers write through the outbox's store, which delivers their
 	// events as soon as they commit.
 	if err := svcs.build(store, svcs.Outbox.Store(), cfg, opts); err != nil {
@@ -149,9 +163,11 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	svcs.register()
 	ro := opts.Retention
 	ro.Clock, ro.Logger = cmp.Or[deliverykit.Clock](ro.Clock, opts.Clock), cmp.Or(ro.Logger, opts.Logger)
-	svcs.Retention = retention.NewSweeper([]retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
+	svcs.areas = []retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
 		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox},
-		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify}}, ro)
+		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify},
+		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment}}
+	svcs.Retention = retention.NewSweeper(svcs.areas, ro)
 	if reg := opts.Metrics; reg != nil {
 		now := cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{}).Now
 		err := metrics.Register(reg, metrics.Sources{Outbox: svcs.Outbox, Webhooks: svcs.Webhooks, Checkout: svcs.Checkout, Now: now})
@@ -181,7 +197,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	if err != nil {
 		return fmt.Errorf("delivery options: %w", err)
 	}
-	if s.Shipment, s.Simulator, err = newShipments(store, producers, catalogs, engines, s.Tracking, opts); err != nil {
+	if s.Shipment, s.Simulator, err = newShipments(store, producers, catalogs, engines, s.Tracking, cfg.Retention.Policy().Shipments, opts); err != nil {
 		return err
 	}
 	// Return parcels are RETURN shipments booked by event: labels are theirs.
@@ -202,6 +218,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	}
 	wo := opts.Webhooks
 	wo.Endpoints = cfg.Webhooks()
+	wo.Retention = cmp.Or(wo.Retention, cfg.Retention.Policy().WebhookDeliveries)
 	wo.Clock, wo.Logger = cmp.Or[deliverykit.Clock](wo.Clock, opts.Clock), cmp.Or(wo.Logger, opts.Logger)
 	if s.Webhooks, err = webhook.New(store, wo); err != nil {
 		return fmt.Errorf("webhooks: %w", err)
@@ -213,7 +230,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 // carrier or the simulator for every product; a booked delivery's link is
 // a customer tracking page link.
 func newShipments(store, producers storage.Store, catalogs map[string]*catalog.Catalog, engines checkout.Engines, ts *tracking.Service,
-	opts Options) (*shipment.Service, *carrier.Simulator, error) {
+	retention time.Duration, opts Options) (*shipment.Service, *carrier.Simulator, error) {
 	var fallback shipment.Carrier
 	var sim *carrier.Simulator
 	if len(opts.Carriers) == 0 {
@@ -231,7 +248,7 @@ func newShipments(store, producers storage.Store, catalogs map[string]*catalog.C
 	sh, err := shipment.New(producers, shipment.Options{
 		Products: shipment.CatalogProducts(catalogs), Carriers: opts.Carriers, DefaultCarrier: fallback,
 		TrackingLink: func(token string) string { return ts.PortalLink(token, "en-US") },
-		LabelBaseURL: opts.PublicURL, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs,
+		LabelBaseURL: opts.PublicURL, Logger: opts.Logger, Clock: opts.Clock, IDs: opts.IDs, Retention: retention,
 		Orders: ShipmentOrders{Tracking: ts},
 	})
 	if err != nil {

@@ -23,10 +23,12 @@
 //   - bolt: the same on storage/bolt, a fresh file in a temporary directory,
 //     with fsync on every commit as in production.
 //
-// The memory and bolt servers run the retention sweeper (package
-// retention) every -sweep-interval with the demo configuration's
-// retention, as the example server does every minute: the measurement
-// includes the sweeps' reads and the time index every write keeps. They
+// The memory and bolt servers run their background work as the example
+// server does (wiring.Services.Run), with the retention sweeper every
+// -sweep-interval (the example server: every minute) and the demo
+// configuration's retention: the measurement includes the sweeps' reads,
+// the time index every write keeps and the outbox's and webhook sender's
+// idle looks (-sweep-interval 0: no background work at all). They
 // serve through httpapi.Listener, as the example server does, so that an
 // answer leaves in one write (-one-write=false: a plain listener); the
 // baseline always serves a plain listener.
@@ -100,7 +102,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&c.clients, "clients", 32, "concurrent keep-alive connections")
 	names := fs.String("endpoints", "all", "comma-separated endpoints to measure: "+strings.Join(endpointNames(), ",")+" or all")
 	fs.StringVar(&c.loader, "load", "go", "load generator: go (this program's client) or wrk (Debian's wrk, whole seconds)")
-	fs.DurationVar(&c.sweep, "sweep-interval", time.Second, "how often the memory and bolt servers run their retention sweeper (0: not at all)")
+	fs.DurationVar(&c.sweep, "sweep-interval", time.Second, "how often the memory and bolt servers run their retention sweeper (0: no background work at all)")
 	fs.BoolVar(&c.oneWrite, "one-write", true, "serve the memory and bolt servers through httpapi.Listener, as the example server does (false: a plain listener, to measure what it buys)")
 	if err := fs.Parse(args); err != nil {
 		return c, err

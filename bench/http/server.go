@@ -20,7 +20,6 @@ import (
 
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
-	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
@@ -211,19 +210,19 @@ func serve(mode string, stdin io.Reader, stdout io.Writer) error {
 }
 
 // exampleHandler builds the handler the way examples/server does, with the
-// demo configuration, and runs its retention sweeper every sweep until ctx
-// ends (0: not at all). Its access log is formatted at INFO, as the example
+// demo configuration, and runs its background work (Services.Run, the
+// retention sweep every sweep) until ctx ends (sweep 0: none at all). Its access log is formatted at INFO, as the example
 // server's, and discarded rather than written to a terminal.
 func exampleHandler(ctx context.Context, store storage.Store, sweep time.Duration) (http.Handler, error) {
 	cfg := config.Demo()
 	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	svcs, err := wiring.New(store, cfg, wiring.Options{PublicURL: "http://127.0.0.1:8080", Logger: log,
-		Retention: retention.Options{Interval: sweep}})
+		Intervals: wiring.Intervals{Retention: sweep}})
 	if err != nil {
 		return nil, err
 	}
 	if sweep > 0 {
-		go svcs.Retention.Run(ctx)
+		go svcs.Run(ctx)
 	}
 	return svcs.Handler(httpapi.Options{
 		Keys:   cfg.Keyring(),

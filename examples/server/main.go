@@ -82,7 +82,6 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -90,7 +89,6 @@ import (
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/outbox"
-	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
@@ -483,9 +481,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 		handler = shop.wrap(handler)
 	}
 
-	// Notifications are sent, and cross-area effects that failed are
-	// retried, by loops that end with the server, before the store closes.
-	stopLoops := runLoops(svcs, opts.RefundExecutor, f, log)
+	// The background work (retries, notifications, webhooks, simulated
+	// parcels, retention) ends with the server, before the store closes.
+	stopLoops := runBackground(svcs)
 	defer stopLoops()
 	handler, stopMetrics, err := serveMetrics(handler, reg, f, h, log)
 	if err != nil {
@@ -577,14 +575,14 @@ func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Regist
 		Webhooks: webhook.Options{AllowPrivate: f.webhooksAllowPrivate, Lease: f.webhookLease,
 			Timeout: f.webhookTimeout, ConnectTimeout: f.webhookConnectTimeout,
 			Concurrency: f.webhookWorkers, PerEndpoint: f.webhookPerEndpoint},
-		Retention: retention.Options{Interval: f.sweepInterval}}
+		Intervals: wiring.Intervals{Notify: f.notifyInterval, Webhooks: f.webhookInterval, Retention: f.sweepInterval}}
 	if f.demoCarrier == "simulate" {
 		opts.Simulate = &carrier.SimulatorOptions{TimeScale: f.timeScale, Seed: f.simulatorSeed}
 		log.Info("the demo carrier is the simulator: booked parcels travel by themselves", "time_scale", f.timeScale)
 	}
 	if f.refundExecutor == "demo" {
 		// parseFlags has checked the rate and the delay.
-		demo, _ := returns.NewDemoRefunds(returns.DemoRefundsOptions{FailureRate: f.refundFailureRate, Delay: f.refundDelay, Logger: log})
+		demo, _ := returns.NewDemoRefunds(returns.DemoRefundsOptions{FailureRate: f.refundFailureRate, Delay: f.refundDelay})
 		opts.RefundExecutor = demo
 		log.Info("refunds are paid out by the demo refund executor", "failure_rate", f.refundFailureRate, "delay_ms", f.refundDelay.Milliseconds())
 	}
@@ -669,27 +667,18 @@ func checkNoDemoSecrets(cfg *config.Config) error {
 	return nil
 }
 
-// runLoops starts the loops that send due notifications, retry cross-area
-// effects (the outbox) every second, send webhooks, delete what the
-// configuration's retention no longer keeps and, with the simulator, move
-// parcels every second, and returns the function that stops them and waits
-// for them to end.
-func runLoops(svcs *wiring.Services, refunds returns.RefundExecutor, f flags, log *slog.Logger) (stop func()) {
+// runBackground runs svcs.Run, and returns the function that stops it
+// and waits for it to end.
+func runBackground(svcs *wiring.Services) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	var loops sync.WaitGroup
-	loops.Go(func() { svcs.Notify.Run(ctx, f.notifyInterval, log) })
-	loops.Go(func() { svcs.Outbox.Run(ctx, time.Second) })
-	loops.Go(func() { svcs.Webhooks.Run(ctx, f.webhookInterval) })
-	loops.Go(func() { svcs.Retention.Run(ctx) })
-	if sim := svcs.Simulator; sim != nil {
-		loops.Go(func() { sim.Run(ctx, time.Second) })
-	}
-	if demo, ok := refunds.(*returns.DemoRefunds); ok && f.refundDelay > 0 {
-		loops.Go(func() { demo.Run(ctx, time.Second) })
-	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = svcs.Run(ctx)
+	}()
 	return func() {
 		cancel()
-		loops.Wait()
+		<-done
 	}
 }
 

@@ -41,6 +41,8 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("notify", func(t *testing.T) { testNotify(t, newStore(t)) })
 	t.Run("notify/backfill", func(t *testing.T) { testNotifyBackfill(t, newStore(t)) })
 	t.Run("notify/cost", func(t *testing.T) { testNotifyCost(t, newStore) })
+	t.Run("shipment", func(t *testing.T) { testShipment(t, newStore(t)) })
+	t.Run("webhook", func(t *testing.T) { testWebhook(t, newStore(t)) })
 }
 
 var start = time.Date(2026, 11, 19, 9, 0, 0, 0, time.UTC)

@@ -16,7 +16,7 @@
 // records it as it records POST /parcel.event:
 //
 //	sim, _ := carrier.NewSimulator(dispatcher.Store(), carrier.SimulatorOptions{Timetables: tt, Seed: 1})
-//	go sim.Run(ctx, time.Second)
+//	_, _ = sim.Step(ctx) // every second or so: wiring.Services.Run does it
 //
 // A route ends as its Outcome says: on time mostly, else late, after a
 // failed attempt, sent back, lost, or collected after the pickup reminder

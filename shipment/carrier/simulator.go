@@ -61,7 +61,7 @@ type SimulatorOptions struct {
 // the demo carrier (S10 numbers, idempotent on the key) and, in the same
 // transaction, plans the parcel's route: the steps and alerts a real
 // carrier would report, at the times it would, drawn from the product's
-// timetable and seeded randomness. Dispatch (or Run) reports every step
+// timetable and seeded randomness. Dispatch (Step) reports every step
 // that fell due as an event.CarrierEventReported through the outbox, which
 // tracking records as it records POST /parcel.event.
 //
@@ -501,29 +501,9 @@ func (s *Simulator) NextDue(ctx context.Context) (time.Time, bool, error) {
 	return at, found, err
 }
 
-// Run calls Dispatch now and then every interval until ctx ends, and
-// returns ctx's error. Dispatch errors are logged and tried again at the
-// next tick.
-func (s *Simulator) Run(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		for {
-			n, err := s.Dispatch(ctx)
-			if err != nil && ctx.Err() == nil {
-				s.opts.Logger.ErrorContext(ctx, "carrier simulator dispatch failed", "err", err)
-			}
-			if err != nil || n == 0 || ctx.Err() != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
+// Step is Dispatch: the round of background work that
+// wiring.Services.Run runs every interval.
+func (s *Simulator) Step(ctx context.Context) (int, error) { return s.Dispatch(ctx) }
 
 // Route is a parcel's planned journey, as the simulator keeps it.
 type Route struct {
