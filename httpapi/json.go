@@ -80,10 +80,11 @@ func decodeFast(body []byte, v any) error {
 }
 
 // walkTypesUpTo is the largest body whose type errors are located by
-// walking it (jsonshape): the walk costs a few copies of the body, and no
-// client writes a request this large by hand. A larger body's type error
-// names the field as encoding/json does, without list indices.
-const walkTypesUpTo = 256 << 10
+// walking it (jsonshape): the walk costs a few copies of the body, so it
+// is kept to bodies that cannot cost much (as scanListsAbove is); no
+// client's request comes near it. A larger body's type error names the
+// field as encoding/json does, without list indices.
+const walkTypesUpTo = scanListsAbove
 
 // jsonError turns an encoding/json error of decoding body into a value of
 // type t into an InvalidArgument that names each value of the wrong JSON
