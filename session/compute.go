@@ -254,6 +254,7 @@ func option(o options.Option) DeliveryOption {
 		Price:       Int64(o.Price),
 		Preselected: o.Preselected,
 		ExpireTime:  At(o.ExpireTime),
+		VATRate:     o.Carrier.VATRate,
 	}
 	if l := o.Location; l != nil {
 		pl := &PickupLocation{

@@ -87,8 +87,10 @@ func golden[T any](t *testing.T, name string, got T) {
 		t.Fatal(err)
 	}
 	// The golden file is JSON, which writes an empty list as it writes
-	// none: the two compare equal.
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+	// none: the two compare equal. An option's VAT rate is not on the
+	// wire, so the old release's views cannot show it
+	// (TestAgenticCheckoutAmounts checks it).
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(session.DeliveryOption{}, "VATRate")); diff != "" {
 		t.Errorf("%s (-old release +now):\n%s", name, diff)
 	}
 }

@@ -278,6 +278,10 @@ type Readiness struct {
 
 // Contact is a recipient or a location's contact.
 type Contact struct {
+	// Name is the person or place to address: the agentic conversion's
+	// fulfillment_address.name. The spec's Contact has no name field;
+	// this optional one is the module's addition (docs/ARCHITECTURE.md).
+	Name        string       `json:"name,omitempty" validate:"max_name"`
 	Address     *Address     `json:"address" validate:"required"`
 	Email       string       `json:"email,omitempty" validate:"omitempty,max_email,email"`
 	PhoneNumber *PhoneNumber `json:"phone_number,omitempty"`
@@ -339,6 +343,11 @@ type DeliveryOption struct {
 	Preselected    bool            `json:"preselected,omitempty"`
 	Chosen         bool            `json:"chosen,omitempty"`
 	ExpireTime     Timestamp       `json:"expire_time,omitzero"`
+	// VATRate is the VAT included in Price and in the category's addon
+	// prices, in basis points: the carrier product's rate, as checkout
+	// prices it. It is not on the wire (the spec's option has no such
+	// field); the agentic conversion computes its tax from it.
+	VATRate int `json:"-"`
 }
 
 // MetaProductRef is the Carrier.Meta key holding the catalog's product

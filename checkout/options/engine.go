@@ -710,3 +710,16 @@ func priceFor(rules []catalog.PriceRule, req Request, weight int) (int64, bool) 
 	}
 	return 0, false
 }
+
+// IncludedVAT is the VAT part of value (a price that includes VAT) at rate
+// basis points: value × rate / (10000 + rate), rounded half up. Checkout's
+// price components and the delivery session's agentic tax both use it, so
+// that the two areas never disagree by a rounding.
+func IncludedVAT(value int64, rate int) int64 {
+	if rate <= 0 || value <= 0 {
+		return 0
+	}
+	// value ≤ 10^11 (validated prices) and rate ≤ 10^4: no overflow.
+	d := int64(10000 + rate)
+	return (value*int64(rate)*2 + d) / (2 * d)
+}
