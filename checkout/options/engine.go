@@ -192,6 +192,8 @@ type Request struct {
 	// ReadyAt and the key's time.
 	ReadyAtByTag map[string]time.Time
 	// Categories restricts the answer to these category ids (empty: all).
+	// The catalog's fallback is offered when no category is, whatever
+	// this says.
 	Categories []string
 }
 
@@ -401,7 +403,11 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 	slices.SortStableFunc(res.Categories, func(a, b Category) int {
 		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
 	})
-	if len(res.Categories) == 0 && len(req.Categories) == 0 {
+	// The fallback is not a category a request can name: it is offered
+	// whenever nothing else is, whatever Request.Categories says, so that
+	// a delivery restricted to some categories still gets an option where
+	// none of them is served.
+	if len(res.Categories) == 0 {
 		if fb, ok := e.fallback(locale, req, now, q.weight); ok {
 			res.Categories = []Category{fb}
 		}
