@@ -78,9 +78,10 @@ func (h sessionHandlers) custom(w http.ResponseWriter, r *http.Request, site str
 			return h.svc.Complete(ctx, site, name, req)
 		})
 	case "convert":
-		format := session.Format(r.URL.Query().Get("format"))
-		return respond(w, r, site, "", format, func(ctx context.Context, site string, format session.Format) (*session.ConvertResponse, error) {
-			return h.svc.Convert(ctx, site, name, format)
+		q := r.URL.Query()
+		req := session.ConvertRequest{Format: session.Format(q.Get("format")), ACPVersion: q.Get("acp_version")}
+		return respond(w, r, site, "", req, func(ctx context.Context, site string, req session.ConvertRequest) (*session.ConvertResponse, error) {
+			return h.svc.ConvertTo(ctx, site, name, req)
 		})
 	}
 	return deliverykit.E(deliverykit.KindNotFound, "no custom method :"+verb+"; the session has :complete and :convert")

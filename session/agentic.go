@@ -33,7 +33,25 @@ func ParseFormat(s string) (Format, error) {
 // checkout session. It only reads: the session, its etag and its update
 // time stay as they are.
 func (s *Service) Convert(ctx context.Context, site, name string, format Format) (*ConvertResponse, error) {
-	f, err := ParseFormat(string(format))
+	return s.ConvertTo(ctx, site, name, ConvertRequest{Format: format})
+}
+
+// ConvertRequest is what :convert is asked for: the format, and for
+// FormatAgenticCheckout the protocol version (empty: ACPVersion).
+type ConvertRequest struct {
+	Format     Format
+	ACPVersion string
+}
+
+// ConvertTo is Convert with a protocol version: for FormatAgenticCheckout
+// and ACPVersionCurrent the agentic checkout is ToACPCheckoutSession's.
+// An unknown version is InvalidArgument naming "acp_version".
+func (s *Service) ConvertTo(ctx context.Context, site, name string, req ConvertRequest) (*ConvertResponse, error) {
+	f, err := ParseFormat(string(req.Format))
+	if err != nil {
+		return nil, err
+	}
+	version, err := ParseACPVersion(req.ACPVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +60,11 @@ func (s *Service) Convert(ctx context.Context, site, name string, format Format)
 		return nil, err
 	}
 	out := &ConvertResponse{Native: sess}
-	if f == FormatAgenticCheckout {
+	switch {
+	case f != FormatAgenticCheckout:
+	case version == ACPVersionCurrent:
+		out.ACPCheckout = ToACPCheckoutSession(sess)
+	default:
 		out.AgenticCheckout = ToAgenticCheckout(sess)
 	}
 	return out, nil

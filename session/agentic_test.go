@@ -1,14 +1,18 @@
 package session_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -189,5 +193,190 @@ func TestAgenticCheckoutShape(t *testing.T) {
 	}
 	if d.FulfillmentOptionID != s.Deliveries[0].DeliveryCategories[0].DeliveryOptions[0].ID {
 		t.Errorf("fulfillment_option_id = %q, want the preselected option", d.FulfillmentOptionID)
+	}
+}
+
+// acpSchema compiles the protocol's published JSON Schema of
+// ACPVersionCurrent, read from the shared data directory next to the
+// repository (it is not copied into it); the test skips without it.
+func acpSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	path := filepath.Join("..", "..", "shared", "data", "acp", session.ACPVersionCurrent, "schema.agentic_checkout.json")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("the protocol's schema is not here: %v", err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("acp.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("acp.json#/$defs/CheckoutSession")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// validACP checks v, as JSON, against the protocol's CheckoutSession.
+func validACP(t *testing.T, schema *jsonschema.Schema, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(doc); err != nil {
+		t.Errorf("not a valid %s CheckoutSession: %v", session.ACPVersionCurrent, err)
+	}
+}
+
+// timeSlot is the completed home delivery with its chosen option's
+// estimate narrowed to an evening slot, as a carrier's booked slot would
+// be: the engine estimates whole days, so the slot is set by hand.
+func timeSlot(t *testing.T, s *session.Session) *session.Session {
+	t.Helper()
+	for i := range s.Deliveries[0].DeliveryCategories {
+		c := &s.Deliveries[0].DeliveryCategories[i]
+		for j := range c.DeliveryOptions {
+			if o := &c.DeliveryOptions[j]; o.Chosen {
+				start := time.Date(2026, 11, 20, 16, 0, 0, 0, time.UTC)
+				o.ETD.Absolute = &session.AbsoluteETD{EarliestTime: session.At(start), LatestTime: session.At(start.Add(4 * time.Hour))}
+				return s
+			}
+		}
+	}
+	t.Fatal("no chosen option")
+	return nil
+}
+
+// TestACPCurrentGolden compares the ACPVersionCurrent rendering with its
+// golden files — home delivery with an addon, pickup point, locker, a
+// time slot, two deliveries, an ACTIVE session — and validates each
+// against the protocol's published schema.
+func TestACPCurrentGolden(t *testing.T) {
+	e := newEnv(t)
+	schema := acpSchema(t)
+	if err := schema.Validate(map[string]any{"id": "sessions/1", "unknown": true}); err == nil {
+		t.Fatal("the schema accepts an incomplete session with an unknown member")
+	}
+	names := agenticSessions(t, e)
+	render := func(file string) *session.ACPCheckoutSession {
+		res, err := e.svc.ConvertTo(t.Context(), "demo-site", names[file],
+			session.ConvertRequest{Format: session.FormatAgenticCheckout, ACPVersion: session.ACPVersionCurrent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.AgenticCheckout != nil || res.ACPCheckout == nil {
+			t.Fatalf("%s: the wrong rendering: %+v", file, res)
+		}
+		return res.ACPCheckout
+	}
+	tests := []struct {
+		file string
+		got  func() *session.ACPCheckoutSession
+	}{
+		{"home-carry-in.json", func() *session.ACPCheckoutSession { return render("home-carry-in.json") }},
+		{"pickup.json", func() *session.ACPCheckoutSession { return render("pickup.json") }},
+		{"locker.json", func() *session.ACPCheckoutSession { return render("locker.json") }},
+		{"instore.json", func() *session.ACPCheckoutSession { return render("instore.json") }},
+		{"two-deliveries.json", func() *session.ACPCheckoutSession { return render("completed.json") }},
+		{"active.json", func() *session.ACPCheckoutSession { return render("active.json") }},
+		{"time-slot.json", func() *session.ACPCheckoutSession {
+			s, err := e.svc.Get(t.Context(), "demo-site", names["home-carry-in.json"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return session.ToACPCheckoutSession(timeSlot(t, s))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got := tt.got()
+			validACP(t, schema, got)
+			checkGolden(t, filepath.Join("testdata", "agentic", session.ACPVersionCurrent, tt.file), got)
+		})
+	}
+}
+
+// TestACPCurrentRules checks the rules the golden files show only by
+// example: option types, the selection, the totals.
+func TestACPCurrentRules(t *testing.T) {
+	e := newEnv(t)
+	names := agenticSessions(t, e)
+	get := func(file string) *session.Session {
+		s, err := e.svc.Get(t.Context(), "demo-site", names[file])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	type selection struct {
+		Type, OptionID, PickupType, Destination, LocationID string
+		Total                                               int64
+		Window                                              bool
+	}
+	pick := func(s *session.ACPCheckoutSession) selection {
+		sel := s.SelectedFulfillmentOptions[0]
+		out := selection{Type: sel.Type, OptionID: sel.OptionID, Destination: s.FulfillmentGroups[0].DestinationType,
+			LocationID: s.FulfillmentGroups[0].LocationID, Total: s.Totals[1].Amount}
+		for _, fo := range s.FulfillmentOptions {
+			if fo.ID == sel.OptionID {
+				out.PickupType, out.Window = fo.PickupType, fo.DeliveryWindow != nil
+			}
+		}
+		return out
+	}
+	locker := get("locker.json")
+	lockerOpt := optionFor(t, locker, 0, "swift-courier-locker")
+	var lockerLoc string
+	for _, c := range locker.Deliveries[0].DeliveryCategories {
+		for _, o := range c.DeliveryOptions {
+			if o.ID == lockerOpt {
+				lockerLoc = o.PickupLocation.ID
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		got  *session.ACPCheckoutSession
+		want selection
+	}{
+		{"home with carry-in", session.ToACPCheckoutSession(get("home-carry-in.json")),
+			selection{Type: "shipping", OptionID: "home/north-parcel-home", Destination: "shipping", Total: 27800}},
+		{"locker", session.ToACPCheckoutSession(locker),
+			selection{Type: "pickup", OptionID: lockerOpt, PickupType: "locker", Destination: "pickup", LocationID: lockerLoc, Total: 4900}},
+		{"time slot", session.ToACPCheckoutSession(timeSlot(t, get("home-carry-in.json"))),
+			selection{Type: "local_delivery", OptionID: "home/north-parcel-home", Destination: "local_delivery", Total: 27800, Window: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, pick(tt.got)); diff != "" {
+				t.Errorf("selection (-want +got):\n%s", diff)
+			}
+			if s := tt.got.Totals; s[2].Amount != s[0].Amount+s[1].Amount || s[0].Amount != 45000 {
+				t.Errorf("totals %+v: want subtotal 45000 and total = subtotal + fulfillment", s)
+			}
+		})
+	}
+	two := session.ToACPCheckoutSession(get("completed.json"))
+	want := []session.ACPSelectedFulfillmentOption{
+		{Type: "shipping", OptionID: "d1:home/north-parcel-home", ItemIDs: []string{"d1:1"}},
+		{Type: "shipping", OptionID: "d2:mailbox/north-parcel-mailbox", ItemIDs: []string{"d2:1"}},
+	}
+	if diff := cmp.Diff(want, two.SelectedFulfillmentOptions); diff != "" || two.FulfillmentDetails != nil || len(two.FulfillmentGroups) != 2 {
+		t.Errorf("two deliveries: selections (-want +got):\n%s\ndetails %+v, %d groups", diff, two.FulfillmentDetails, len(two.FulfillmentGroups))
+	}
+	if _, err := e.svc.ConvertTo(t.Context(), "demo-site", names["active.json"],
+		session.ConvertRequest{Format: session.FormatAgenticCheckout, ACPVersion: "2026-01-30"}); !slices.Contains(fields(err), "acp_version") {
+		t.Errorf("unknown version: %v, want acp_version named", err)
 	}
 }

@@ -521,11 +521,25 @@ type ReturnsPromise struct {
 	IsUnavailable bool `json:"is_unavailable,omitempty"`
 }
 
-// ConvertResponse is the answer of :convert. AgenticCheckout is set only
-// for FormatAgenticCheckout.
+// ConvertResponse is the answer of :convert. For FormatAgenticCheckout one
+// of AgenticCheckout (the spec's shape, ACPVersion) and ACPCheckout
+// (ACPVersionCurrent) is set; either is written as agentic_checkout.
 type ConvertResponse struct {
 	Native          *Session                `json:"native"`
 	AgenticCheckout *AgenticCheckoutSession `json:"agentic_checkout,omitempty"`
+	ACPCheckout     *ACPCheckoutSession     `json:"-"`
+}
+
+// MarshalJSON writes ACPCheckout, when set, as agentic_checkout.
+func (r ConvertResponse) MarshalJSON() ([]byte, error) {
+	type plain ConvertResponse // without this method
+	if r.ACPCheckout == nil {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		Native          *Session            `json:"native"`
+		AgenticCheckout *ACPCheckoutSession `json:"agentic_checkout"`
+	}{r.Native, r.ACPCheckout})
 }
 
 // AgenticCheckoutSession is the session in the shape of the Agentic
