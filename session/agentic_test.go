@@ -198,8 +198,14 @@ func TestAgenticCheckoutShape(t *testing.T) {
 
 // acpSchema compiles the protocol's published JSON Schema of
 // ACPVersionCurrent, read from the shared data directory next to the
-// repository (it is not copied into it); the test skips without it.
-func acpSchema(t *testing.T) *jsonschema.Schema {
+// repository (it is not copied into it), at its CheckoutSession; the test
+// skips without it.
+func acpSchema(t *testing.T) *jsonschema.Schema { return acpSchemaDef(t, "CheckoutSession") }
+
+// validACPDef checks v, as JSON, against the protocol's definition def.
+func validACPDef(t *testing.T, def string, v any) { validACP(t, acpSchemaDef(t, def), v) }
+
+func acpSchemaDef(t *testing.T, def string) *jsonschema.Schema {
 	t.Helper()
 	path := filepath.Join("..", "..", "shared", "data", "acp", session.ACPVersionCurrent, "schema.agentic_checkout.json")
 	f, err := os.Open(path)
@@ -216,7 +222,7 @@ func acpSchema(t *testing.T) *jsonschema.Schema {
 	if err := c.AddResource("acp.json", doc); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile("acp.json#/$defs/CheckoutSession")
+	s, err := c.Compile("acp.json#/$defs/" + def)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +241,7 @@ func validACP(t *testing.T, schema *jsonschema.Schema, v any) {
 		t.Fatal(err)
 	}
 	if err := schema.Validate(doc); err != nil {
-		t.Errorf("not a valid %s CheckoutSession: %v", session.ACPVersionCurrent, err)
+		t.Errorf("not valid against the %s schema: %v", session.ACPVersionCurrent, err)
 	}
 }
 
