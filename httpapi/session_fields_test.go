@@ -1,13 +1,17 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit/session"
 )
 
 // sessionFieldsUnfilled are the fields of the delivery session the demo's
@@ -171,5 +175,45 @@ func TestSessionFieldAudit(t *testing.T) {
 		if !strings.Contains(string(arch), "`"+l+"`") {
 			t.Errorf("docs/ARCHITECTURE.md gives no reason why %s stays empty", l)
 		}
+	}
+}
+
+// sessOrders answers every delivery with a delivered parcel and a refund.
+type sessOrders struct{}
+
+func (sessOrders) DeliveryOrder(_ context.Context, _ string, ref session.OrderRef) (*session.DeliveryFacts, error) {
+	at := time.Date(2026, 11, 20, 14, 0, 0, 0, time.UTC)
+	return &session.DeliveryFacts{PageURL: "https://track.example/t/1",
+		Parcels: []session.ParcelFacts{{TrackingNumber: "NP1", Carrier: "North Parcel", Earliest: at.Add(-6 * time.Hour), Latest: at,
+			Steps: []session.Happened{{Name: "STEP_DELIVERED_TO_CONSUMER", At: at}}}},
+		Adjustments: []session.AdjustmentFacts{{ID: "refund-1", Type: "refund", Status: "completed", At: at.Add(48 * time.Hour), Amount: 45000, Currency: "SEK",
+			Items: map[string]int{"tent": 1}}},
+		Returned: map[string]int{"tent": 1}}, nil
+}
+
+// GET {name}:order answers the documented Order for a COMPLETED session,
+// FAILED_PRECONDITION before, and names acp_version when it is unknown.
+func TestSessionOrderHTTP(t *testing.T) {
+	e := newSessEnv(t, func(o *session.Options) { o.OrderSource = sessOrders{} })
+	r := e.do("POST", "/delivery/v1/sessions", sessKey, sessBody)
+	url := "/delivery/v1/" + r.body["name"].(string)
+	if r := e.do("GET", url+":order", sessKey, ""); r.status != 400 || r.body["code"] != 9.0 {
+		t.Errorf("order of an ACTIVE session: %d %s", r.status, r.raw)
+	}
+	if r := e.do("POST", url+":complete", sessKey, `{"delivery_choices": [{"delivery_id": "d1", "option_id": "home/north-parcel-home", "external_id": "o-1"}]}`); r.status != 200 {
+		t.Fatalf("complete: %d %s", r.status, r.raw)
+	}
+	r = e.do("GET", url+":order?acp_version=2026-04-17", sessKey, "")
+	if r.status != 200 || jsonPath(r.body, "fulfillments.0.events.0.type") != "delivered" || jsonPath(r.body, "adjustments.0.line_items.0.id") != "d1:1" ||
+		jsonPath(r.body, "order_number") != "o-1" {
+		t.Errorf("order: %d %s", r.status, r.raw)
+	}
+	if r := e.do("GET", url+":order?acp_version=2025-09-29", sessKey, ""); r.status != 400 {
+		t.Errorf("order in 2025-09-29: %d %s", r.status, r.raw)
+	} else if _, fields := rpcFields(r.body); !slices.Equal(fields, []string{"acp_version"}) {
+		t.Errorf("order in 2025-09-29 names %v", fields)
+	}
+	if r := e.do("GET", url+":cancel", sessKey, ""); r.status != 404 {
+		t.Errorf("GET :cancel: %d %s", r.status, r.raw)
 	}
 }

@@ -32,7 +32,9 @@ type sessEnv struct {
 	doc     *apiDoc
 }
 
-func newSessEnv(t *testing.T) *sessEnv {
+// newSessEnv serves area D over the demo catalog; mods change the
+// session service's options.
+func newSessEnv(t *testing.T, mods ...func(*session.Options)) *sessEnv {
 	t.Helper()
 	clock := deliverykit.NewManualClock(sessNow)
 	// checkout.Engines satisfies session.EngineSource: one engine per
@@ -41,7 +43,11 @@ func newSessEnv(t *testing.T) *sessEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := session.New(memory.New(), session.Options{Engines: engines, Clock: clock})
+	opts := session.Options{Engines: engines, Clock: clock}
+	for _, m := range mods {
+		m(&opts)
+	}
+	svc, err := session.New(memory.New(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +353,8 @@ func TestSessionOpenAPIDocument(t *testing.T) {
 	}
 	paths := e.doc.doc.Paths.InMatchingOrder()
 	sort.Strings(paths)
-	want := []string{"/openapi.json", "/v1/sessions", "/v1/sessions/{session_id}", "/v1/sessions/{session_id}:complete", "/v1/sessions/{session_id}:convert"}
+	want := []string{"/openapi.json", "/v1/sessions", "/v1/sessions/{session_id}", "/v1/sessions/{session_id}:complete", "/v1/sessions/{session_id}:convert",
+		"/v1/sessions/{session_id}:order"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("documented paths (-want +got):\n%s", diff)
 	}

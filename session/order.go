@@ -31,7 +31,10 @@ type OrderRef struct {
 // DeliveryFacts is what became of one delivery.
 type DeliveryFacts struct {
 	// PageURL is the customer's page of the order (the tracking page);
-	// the Order's permalink_url is the first delivery's.
+	// the Order's permalink_url is the first delivery's that has one.
+	// Empty means the order is not recorded yet: while no delivery has
+	// one, Order answers FailedPrecondition (retry shortly; a completion
+	// reaches tracking through the outbox).
 	PageURL     string
 	Parcels     []ParcelFacts
 	Adjustments []AdjustmentFacts
@@ -205,9 +208,9 @@ var acpStatus = map[string]string{
 // one fulfillment per parcel of each delivery (a delivery without a parcel
 // yet is one "pending" fulfillment named by its tos_id), its events
 // mapped from tracking (acpEvents), and the adjustments of its returns.
-// A session still ACTIVE is FailedPrecondition; a Service without an
-// OrderSource (Options.Orders does not provide one) is FailedPrecondition
-// too.
+// A session still ACTIVE is FailedPrecondition, as are an order not
+// recorded yet (no delivery has a page) and a Service without an
+// OrderSource.
 func (s *Service) Order(ctx context.Context, site, name, version string) (*ACPOrder, error) {
 	if version != "" && version != ACPVersionCurrent {
 		return nil, deliverykit.InvalidField("acp_version", "oneof", fmt.Sprintf("%q is not %s, the version with orders", version, ACPVersionCurrent))
@@ -230,7 +233,11 @@ func (s *Service) Order(ctx context.Context, site, name, version string) (*ACPOr
 		}
 		facts[i] = cmp.Or(f, &DeliveryFacts{})
 	}
-	return toACPOrder(sess, facts), nil
+	out := toACPOrder(sess, facts)
+	if out.PermalinkURL == "" {
+		return nil, deliverykit.E(deliverykit.KindFailedPrecondition, "the session's order is not recorded yet: retry shortly")
+	}
+	return out, nil
 }
 
 // toACPOrder renders sess with facts[i] for its i-th delivery.

@@ -88,6 +88,10 @@ func TestOrder(t *testing.T) {
 	if _, err := svc.Order(t.Context(), "demo-site", s.Name, session.ACPVersion); deliverykit.KindOf(err) != deliverykit.KindInvalidArgument {
 		t.Errorf("order in %s: %v, want InvalidArgument", session.ACPVersion, err)
 	}
+	facts["order-1"] = &session.DeliveryFacts{} // not recorded yet
+	if _, err := svc.Order(t.Context(), "demo-site", s.Name, ""); deliverykit.KindOf(err) != deliverykit.KindFailedPrecondition {
+		t.Errorf("order not recorded yet: %v, want FailedPrecondition", err)
+	}
 	e := newEnv(t) // no order source
 	s2, _ := e.svc.Create(t.Context(), "demo-site", input(t))
 	if _, err := e.svc.Order(t.Context(), "demo-site", s2.Name, ""); deliverykit.KindOf(err) != deliverykit.KindFailedPrecondition {
