@@ -19,7 +19,6 @@ import (
 // ("Delivery session fields left empty"), where the path must appear.
 var sessionFieldsUnfilled = []string{
 	"deliveries[].delivery_categories[].addons[].preselected",
-	"returns_promise.exchange_cost",
 	"deliveries[].delivery_categories[].delivery_options[].etd.relative.unit",
 	"deliveries[].delivery_categories[].delivery_options[].etd.relative.earliest",
 	"deliveries[].delivery_categories[].delivery_options[].etd.relative.latest",

@@ -386,3 +386,34 @@ func TestACPCurrentRules(t *testing.T) {
 		t.Errorf("unknown version: %v, want acp_version named", err)
 	}
 }
+
+// An available promise writes its costs even when they are 0; an
+// unavailable one has none.
+func TestReturnsPromiseJSON(t *testing.T) {
+	tests := []struct {
+		in   session.ReturnsPromise
+		want string
+	}{
+		{session.ReturnsPromise{ID: "p", CurrencyCode: "SEK", ReturnsEnabled: true, ExchangesEnabled: true},
+			`{"id":"p","currency_code":"SEK","returns_enabled":true,"exchanges_enabled":true,"return_cost":"0","exchange_cost":"0"}`},
+		{session.ReturnsPromise{ID: "p", CurrencyCode: "SEK", ReturnCost: 4900},
+			`{"id":"p","currency_code":"SEK","return_cost":"4900","exchange_cost":"0"}`},
+		{session.ReturnsPromise{IsUnavailable: true}, `{"is_unavailable":true}`},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got any
+		if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%+v (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}

@@ -91,7 +91,7 @@ type ACPOrder struct {
 	PermalinkURL      string               `json:"permalink_url"`
 	Status            string               `json:"status"`
 	LineItems         []ACPOrderLineItem   `json:"line_items"`
-	Fulfillments      []ACPOrderFulfilment `json:"fulfillments"`
+	Fulfillments      []ACPOrderFulfillment `json:"fulfillments"`
 	Adjustments       []ACPAdjustment      `json:"adjustments"`
 	Totals            []ACPTotal           `json:"totals"`
 }
@@ -118,8 +118,8 @@ type ACPOrderQuantity struct {
 	Fulfilled int64 `json:"fulfilled"`
 }
 
-// ACPOrderFulfilment is one parcel (or a delivery without one yet).
-type ACPOrderFulfilment struct {
+// ACPOrderFulfillment is one parcel (or a delivery without one yet).
+type ACPOrderFulfillment struct {
 	ID                string                 `json:"id"`
 	Type              string                 `json:"type"`
 	Status            string                 `json:"status"`
@@ -243,7 +243,7 @@ func (s *Service) Order(ctx context.Context, site, name, version string) (*ACPOr
 // toACPOrder renders sess with facts[i] for its i-th delivery.
 func toACPOrder(sess *Session, facts []*DeliveryFacts) *ACPOrder {
 	out := &ACPOrder{Type: "order", ID: sess.Name, CheckoutSessionID: sess.Name,
-		LineItems: []ACPOrderLineItem{}, Fulfillments: []ACPOrderFulfilment{}, Adjustments: []ACPAdjustment{}}
+		LineItems: []ACPOrderLineItem{}, Fulfillments: []ACPOrderFulfillment{}, Adjustments: []ACPAdjustment{}}
 	var shipping, refunded int64
 	allDelivered, anyMoving := true, false
 	for i, d := range sess.Deliveries {
@@ -278,7 +278,7 @@ func toACPOrder(sess *Session, facts []*DeliveryFacts) *ACPOrder {
 		delivered := false
 		if len(f.Parcels) == 0 {
 			allDelivered = false
-			out.Fulfillments = append(out.Fulfillments, ACPOrderFulfilment{ID: d.TosID, Type: typ, Status: "pending",
+			out.Fulfillments = append(out.Fulfillments, ACPOrderFulfillment{ID: d.TosID, Type: typ, Status: "pending",
 				LineItems: lineRefs(d), Destination: destination, Events: []ACPFulfillmentEvent{}})
 		}
 		for _, p := range f.Parcels {
@@ -358,8 +358,8 @@ func lineRefs(d Delivery) []ACPLineItemReference {
 
 // parcelFulfillment renders a parcel: its steps and alerts in time order
 // as events (acpEvents), its status that of the latest.
-func parcelFulfillment(p ParcelFacts, typ string, dest *ACPAddress, lines []ACPLineItemReference) ACPOrderFulfilment {
-	ff := ACPOrderFulfilment{ID: p.TrackingNumber, Type: typ, Status: "processing", LineItems: lines,
+func parcelFulfillment(p ParcelFacts, typ string, dest *ACPAddress, lines []ACPLineItemReference) ACPOrderFulfillment {
+	ff := ACPOrderFulfillment{ID: p.TrackingNumber, Type: typ, Status: "processing", LineItems: lines,
 		Carrier: p.Carrier, TrackingNumber: p.TrackingNumber, TrackingURL: p.TrackingURL, Destination: dest, Events: []ACPFulfillmentEvent{}}
 	if !p.Earliest.IsZero() && !p.Latest.IsZero() {
 		ff.EstimatedDelivery = &ACPEstimate{Earliest: At(p.Earliest), Latest: At(p.Latest)}

@@ -521,6 +521,21 @@ type ReturnsPromise struct {
 	IsUnavailable bool `json:"is_unavailable,omitempty"`
 }
 
+// MarshalJSON writes an available promise's costs even when they are 0:
+// free returns or exchanges are a promise an agent must see, not a
+// missing field. An unavailable promise has no costs to write.
+func (p ReturnsPromise) MarshalJSON() ([]byte, error) {
+	type plain ReturnsPromise // without this method
+	if p.IsUnavailable {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		plain
+		ReturnCost   Int64 `json:"return_cost"`
+		ExchangeCost Int64 `json:"exchange_cost"`
+	}{plain(p), p.ReturnCost, p.ExchangeCost})
+}
+
 // ConvertResponse is the answer of :convert. For FormatAgenticCheckout one
 // of AgenticCheckout (the spec's shape, ACPVersion) and ACPCheckout
 // (ACPVersionCurrent) is set; either is written as agentic_checkout.

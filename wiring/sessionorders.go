@@ -122,7 +122,7 @@ func returnFacts(ord returns.Order, out *session.DeliveryFacts) {
 		for sku, q := range items {
 			out.Returned[sku] += q
 		}
-		for _, x := range r.Exchanges {
+		for n, x := range r.Exchanges {
 			at, st := created, "pending"
 			if x.Status == returns.ExchangeCompleted {
 				st = "completed"
@@ -130,7 +130,7 @@ func returnFacts(ord returns.Order, out *session.DeliveryFacts) {
 					at = x.CompletedAt.Time()
 				}
 			}
-			out.Adjustments = append(out.Adjustments, session.AdjustmentFacts{ID: "exchange-" + id, Type: "exchange", Status: st, At: at,
+			out.Adjustments = append(out.Adjustments, session.AdjustmentFacts{ID: fmt.Sprintf("exchange-%s-%d", id, n+1), Type: "exchange", Status: st, At: at,
 				Currency: r.ReturnCosts.CurrencyCode, Items: items})
 		}
 		refundAt := created
