@@ -85,15 +85,15 @@ type ACPOrder struct {
 	Type string `json:"type"`
 	// ID and CheckoutSessionID are the session's name; OrderNumber is
 	// the first delivery's external id.
-	ID                string               `json:"id"`
-	CheckoutSessionID string               `json:"checkout_session_id"`
-	OrderNumber       string               `json:"order_number,omitempty"`
-	PermalinkURL      string               `json:"permalink_url"`
-	Status            string               `json:"status"`
-	LineItems         []ACPOrderLineItem   `json:"line_items"`
+	ID                string                `json:"id"`
+	CheckoutSessionID string                `json:"checkout_session_id"`
+	OrderNumber       string                `json:"order_number,omitempty"`
+	PermalinkURL      string                `json:"permalink_url"`
+	Status            string                `json:"status"`
+	LineItems         []ACPOrderLineItem    `json:"line_items"`
 	Fulfillments      []ACPOrderFulfillment `json:"fulfillments"`
-	Adjustments       []ACPAdjustment      `json:"adjustments"`
-	Totals            []ACPTotal           `json:"totals"`
+	Adjustments       []ACPAdjustment       `json:"adjustments"`
+	Totals            []ACPTotal            `json:"totals"`
 }
 
 // ACPOrderLineItem is a line with its quantities: current is ordered less
