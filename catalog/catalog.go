@@ -134,12 +134,16 @@ type Warehouse struct {
 
 // Address is a postal address with optional coordinates.
 type Address struct {
-	Name         string       `json:"name,omitempty"`
-	AddressLines []string     `json:"address_lines,omitempty"`
-	City         string       `json:"city,omitempty"`
-	PostalCode   string       `json:"postal_code,omitempty"`
-	Country      string       `json:"country"`
-	Coordinates  *Coordinates `json:"coordinates,omitempty"`
+	Name         string   `json:"name,omitempty"`
+	AddressLines []string `json:"address_lines,omitempty"`
+	City         string   `json:"city,omitempty"`
+	PostalCode   string   `json:"postal_code,omitempty"`
+	// RegionCode is the ISO 3166-2 subdivision without the country
+	// prefix ("AB" for SE-AB), shown as the delivery session's
+	// region_code. Optional; 1 to 3 upper-case letters or digits.
+	RegionCode  string       `json:"region_code,omitempty"`
+	Country     string       `json:"country"`
+	Coordinates *Coordinates `json:"coordinates,omitempty"`
 }
 
 // Coordinates are WGS 84 degrees.
@@ -412,6 +416,16 @@ type PickupLocation struct {
 	// operational_hours.free_text. At most MaxHoursText lines of
 	// MaxHoursTextLine bytes.
 	HoursText []string `json:"hours_text,omitempty"`
+	// Email and Phone reach the location; the delivery session shows them
+	// in the location's visiting_contact and delivery_contact. Optional;
+	// Email at most 254 bytes with an "@".
+	Email string `json:"email,omitempty"`
+	Phone *Phone `json:"phone,omitempty"`
+	// Sections are blocks of information shown with the location in the
+	// delivery session (parking, accessibility, what to bring). At most
+	// MaxSections sections of MaxSectionColumns columns of
+	// MaxSectionItems items.
+	Sections []Section `json:"sections,omitempty"`
 }
 
 // Bounds of a pickup location's texts.
@@ -419,7 +433,44 @@ const (
 	MaxPickupInstructions = 512
 	MaxHoursText          = 10
 	MaxHoursTextLine      = 200
+	// A catalog holds many locations: its sections are bounded well
+	// below what a delivery session request may carry.
+	MaxSections       = 5
+	MaxSectionColumns = 4
+	MaxSectionItems   = 10
+	// MaxSectionText bounds a section's title and an item's text, in
+	// bytes; an item's icon_uri and link_uri are https URLs of at most
+	// 2048 bytes.
+	MaxSectionText = 200
 )
+
+// Phone is a phone number split the way dialling needs it: country_code
+// ("46") and number ("8123456") required, extension optional; each at most
+// 32 bytes of digits.
+type Phone struct {
+	CountryCode string `json:"country_code"`
+	Number      string `json:"number"`
+	Extension   string `json:"extension,omitempty"`
+}
+
+// Section is a titled block of columns shown with a pickup location.
+type Section struct {
+	Title   string          `json:"title"`
+	Columns []SectionColumn `json:"columns"`
+}
+
+// SectionColumn is one column of a Section.
+type SectionColumn struct {
+	Items []SectionItem `json:"items"`
+}
+
+// SectionItem is one entry of a column: a text, an icon or a link, or
+// several of them; at least one.
+type SectionItem struct {
+	IconURI string `json:"icon_uri,omitempty"`
+	Text    string `json:"text,omitempty"`
+	LinkURI string `json:"link_uri,omitempty"`
+}
 
 // Notifications are the site's settings of customer notifications.
 type Notifications struct {
@@ -466,6 +517,10 @@ type PostalArea struct {
 
 // ReturnPolicy is the site's returns promise.
 type ReturnPolicy struct {
+	// ID names the policy: the delivery session's returns_promise.id.
+	// Optional (at most 64 bytes); without it the promise's id is derived
+	// from the policy's terms, so it changes when they do.
+	ID               string `json:"id,omitempty"`
 	ReturnsEnabled   bool   `json:"returns_enabled"`
 	ReturnCost       int64  `json:"return_cost"`
 	ExchangesEnabled bool   `json:"exchanges_enabled"`

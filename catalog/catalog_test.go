@@ -110,6 +110,31 @@ func TestValidate(t *testing.T) {
 				c.PickupLocations[0].HoursText[i] = "open"
 			}
 		}, []string{"pickup_locations[0].hours_text"}},
+		{"valid location contact, sections and regions", func(c *Catalog) {
+			l := &c.PickupLocations[0]
+			l.Email, l.Phone = "kiosk@example.com", &Phone{CountryCode: "46", Number: "8123456"}
+			l.Address.RegionCode, c.Warehouses[0].Address.RegionCode = "AB", "AB"
+			l.Sections = []Section{{Title: "Parking", Columns: []SectionColumn{{Items: []SectionItem{
+				{Text: "Free for 30 minutes", IconURI: "https://cdn.example/p.svg", LinkURI: "https://shop.example/parking"}}}}}}
+		}, nil},
+		{"location contact and regions", func(c *Catalog) {
+			l := &c.PickupLocations[0]
+			l.Email, l.Phone = "no at sign", &Phone{Number: "+46 8"}
+			l.Address.RegionCode, c.Warehouses[0].Address.RegionCode = "SE-AB", "ab"
+		}, []string{"warehouses[0].address.region_code", "pickup_locations[0].address.region_code", "pickup_locations[0].email",
+			"pickup_locations[0].phone.country_code", "pickup_locations[0].phone.number"}},
+		{"location sections", func(c *Catalog) {
+			c.PickupLocations[0].Sections = []Section{
+				{Title: " ", Columns: nil},
+				{Title: strings.Repeat("t", MaxSectionText+1), Columns: []SectionColumn{{}, {Items: []SectionItem{{}, {Text: "x", LinkURI: "http://plain.example"}}}}},
+				{Title: "wide", Columns: make([]SectionColumn, MaxSectionColumns+1)},
+			}
+		}, []string{"pickup_locations[0].sections[0].title", "pickup_locations[0].sections[0].columns", "pickup_locations[0].sections[1].title",
+			"pickup_locations[0].sections[1].columns[0].items", "pickup_locations[0].sections[1].columns[1].items[0]",
+			"pickup_locations[0].sections[1].columns[1].items[1].link_uri", "pickup_locations[0].sections[2].columns"}},
+		{"too many sections", func(c *Catalog) { c.PickupLocations[0].Sections = make([]Section, MaxSections+1) },
+			[]string{"pickup_locations[0].sections"}},
+		{"return policy id", func(c *Catalog) { c.ReturnPolicy.ID = strings.Repeat("r", 65) }, []string{"return_policy.id"}},
 		{"pickup reminder days", func(c *Catalog) { c.Notifications = &Notifications{PickupReminderDays: MaxPickupReminderDays + 1} },
 			[]string{"notifications.pickup_reminder_days"}},
 		{"valid fallback and VAT", func(c *Catalog) {

@@ -24,6 +24,8 @@ var (
 	clockRange = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$`)
 	clockTime  = regexp.MustCompile(`^([01]\d|2[0-3]):[0-5]\d$`)
 	countryRe  = regexp.MustCompile(`^[A-Z]{2}$`)
+	regionRe   = regexp.MustCompile(`^[A-Z0-9]{1,3}$`)
+	digitsRe   = regexp.MustCompile(`^[0-9]{1,32}$`)
 	colorRe    = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 )
 
@@ -238,6 +240,7 @@ func (c *Catalog) validateWarehouses(v *validator) map[string]bool {
 			warehouses[w.ID] = true
 		}
 		v.country(p+".address.country", w.Address.Country)
+		v.region(p+".address.region_code", w.Address.RegionCode)
 		v.coords(p+".address.coordinates", w.Address.Coordinates, false)
 		if v.required(p+".time_zone", w.TimeZone) {
 			if _, err := time.LoadLocation(w.TimeZone); err != nil {
@@ -467,8 +470,11 @@ func (c *Catalog) validatePickupLocations(v *validator, d *declared) {
 			v.Add(p+".type", "oneof", "must be one of LOCKER, STORE, POSTOFFICE, MANNED")
 		}
 		v.country(p+".address.country", l.Address.Country)
+		v.region(p+".address.region_code", l.Address.RegionCode)
 		v.coords(p+".address.coordinates", l.Address.Coordinates, true)
 		validateHours(v, p, l)
+		validateContact(v, p, l)
+		validateSections(v, p+".sections", l.Sections)
 		if len(l.PickupInstructions) > MaxPickupInstructions {
 			v.Addf(p+".pickup_instructions", "max", "must be at most %d bytes long", MaxPickupInstructions)
 		}
@@ -481,6 +487,89 @@ func (c *Catalog) validatePickupLocations(v *validator, d *declared) {
 				v.Add(f, "required", "must not be empty")
 			} else if len(line) > MaxHoursTextLine {
 				v.Addf(f, "max", "must be at most %d bytes long", MaxHoursTextLine)
+			}
+		}
+	}
+}
+
+// region checks an optional ISO 3166-2 subdivision code.
+func (v *validator) region(field, val string) {
+	if val != "" && !regionRe.MatchString(val) {
+		v.Add(field, "iso3166_2", "must be an ISO 3166-2 subdivision code without the country prefix, like AB")
+	}
+}
+
+// httpsURL checks an optional https URL of at most 2048 bytes.
+func (v *validator) httpsURL(field, val string) {
+	if val == "" {
+		return
+	}
+	if u, err := url.Parse(val); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(val) > 2048 {
+		v.Add(field, "httpsurl", "must be an https URL of at most 2048 bytes")
+	}
+}
+
+// validateContact checks a pickup location's e-mail and phone.
+func validateContact(v *validator, p string, l PickupLocation) {
+	if e := l.Email; e != "" && (len(e) > 254 || !strings.Contains(e, "@") || strings.ContainsAny(e, " \t\r\n")) {
+		v.Add(p+".email", "email", "must be an e-mail address of at most 254 bytes")
+	}
+	if ph := l.Phone; ph != nil {
+		for _, f := range []struct {
+			name, val string
+			required  bool
+		}{{"country_code", ph.CountryCode, true}, {"number", ph.Number, true}, {"extension", ph.Extension, false}} {
+			if f.val == "" && !f.required {
+				continue
+			}
+			if !digitsRe.MatchString(f.val) {
+				v.Add(p+".phone."+f.name, "digits", "must be 1 to 32 digits")
+			}
+		}
+	}
+}
+
+// validateSections checks a pickup location's sections against their
+// bounds (MaxSections and the others).
+func validateSections(v *validator, p string, sections []Section) {
+	if len(sections) > MaxSections {
+		v.Addf(p, "max", "must have at most %d sections", MaxSections)
+		return
+	}
+	text := func(field, val string, required bool) {
+		if required && strings.TrimSpace(val) == "" {
+			v.Add(field, "required", "is required")
+		} else if len(val) > MaxSectionText {
+			v.Addf(field, "max", "must be at most %d bytes long", MaxSectionText)
+		}
+	}
+	for i, s := range sections {
+		sp := fmt.Sprintf("%s[%d]", p, i)
+		text(sp+".title", s.Title, true)
+		switch {
+		case len(s.Columns) == 0:
+			v.Add(sp+".columns", "required", "at least one column is required")
+		case len(s.Columns) > MaxSectionColumns:
+			v.Addf(sp+".columns", "max", "must have at most %d columns", MaxSectionColumns)
+			continue
+		}
+		for j, c := range s.Columns {
+			cp := fmt.Sprintf("%s.columns[%d].items", sp, j)
+			switch {
+			case len(c.Items) == 0:
+				v.Add(cp, "required", "at least one item is required")
+			case len(c.Items) > MaxSectionItems:
+				v.Addf(cp, "max", "must have at most %d items", MaxSectionItems)
+				continue
+			}
+			for k, it := range c.Items {
+				ip := fmt.Sprintf("%s[%d]", cp, k)
+				if it.Text == "" && it.IconURI == "" && it.LinkURI == "" {
+					v.Add(ip, "required", "needs a text, an icon_uri or a link_uri")
+				}
+				text(ip+".text", it.Text, false)
+				v.httpsURL(ip+".icon_uri", it.IconURI)
+				v.httpsURL(ip+".link_uri", it.LinkURI)
 			}
 		}
 	}
@@ -546,6 +635,9 @@ func validateFallback(v *validator, fb *Fallback, d *declared) {
 // validateReturnPolicy checks the return policy.
 func (c *Catalog) validateReturnPolicy(v *validator, rp *ReturnPolicy) {
 	v.currency("return_policy.currency", rp.Currency)
+	if len(rp.ID) > 64 {
+		v.Add("return_policy.id", "max", "must be at most 64 bytes long")
+	}
 	if rp.ReturnCost < 0 {
 		v.Add("return_policy.return_cost", "gte", "must not be negative")
 	}

@@ -312,6 +312,7 @@ type addressRecord struct {
 	AddressLines []string           `json:"address_lines,omitempty"`
 	City         string             `json:"city,omitempty"`
 	PostalCode   string             `json:"postal_code,omitempty"`
+	RegionCode   string             `json:"region_code,omitempty"`
 	Country      string             `json:"country"`
 	Coordinates  *coordinatesRecord `json:"coordinates,omitempty"`
 }
@@ -439,12 +440,12 @@ func (r inputRecord) input() optionsInput {
 }
 
 func addressRecordOf(a catalog.Address) addressRecord {
-	return addressRecord{Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.Country,
+	return addressRecord{Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, RegionCode: a.RegionCode, Country: a.Country,
 		Coordinates: stored.Ptr(a.Coordinates, func(c catalog.Coordinates) coordinatesRecord { return coordinatesRecord(c) })}
 }
 
 func (a addressRecord) catalog() catalog.Address {
-	return catalog.Address{Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, Country: a.Country,
+	return catalog.Address{Name: a.Name, AddressLines: a.AddressLines, City: a.City, PostalCode: a.PostalCode, RegionCode: a.RegionCode, Country: a.Country,
 		Coordinates: stored.Ptr(a.Coordinates, func(c coordinatesRecord) catalog.Coordinates { return catalog.Coordinates(c) })}
 }
 

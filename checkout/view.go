@@ -150,15 +150,9 @@ type resultBlock struct {
 }
 
 // component is a price component of value (VAT included) at rate basis
-// points. The VAT part is value × rate / (10000 + rate), rounded half up.
+// points; its VAT part is options.IncludedVAT.
 func component(t PriceComponentType, id, name string, value int64, rate int) PriceComponent {
-	c := PriceComponent{Type: t, ID: id, Name: name, Value: value, VATRate: rate}
-	if rate > 0 && value > 0 {
-		// value ≤ 10^11 (validated prices) and rate ≤ 10^4: no overflow.
-		d := int64(10000 + rate)
-		c.VAT = (value*int64(rate)*2 + d) / (2 * d)
-	}
-	return c
+	return PriceComponent{Type: t, ID: id, Name: name, Value: value, VATRate: rate, VAT: options.IncludedVAT(value, rate)}
 }
 
 func address(a catalog.Address) *LocationAddress {

@@ -44,8 +44,21 @@ func (h sessionHandlers) create(w http.ResponseWriter, r *http.Request, site str
 	return handle(w, r, site, &in, nil, h.svc.Create)
 }
 
+// get serves GET {name} and GET {name}:order, the completed session's
+// order in the Agentic Commerce Protocol's form.
 func (h sessionHandlers) get(w http.ResponseWriter, r *http.Request, site string) error {
-	return respond(w, r, site, "", "sessions/"+r.PathValue("name"), h.svc.Get)
+	seg := r.PathValue("name")
+	i := strings.LastIndexByte(seg, ':')
+	if i < 0 {
+		return respond(w, r, site, "", "sessions/"+seg, h.svc.Get)
+	}
+	name, verb := "sessions/"+seg[:i], seg[i+1:]
+	if verb != "order" {
+		return deliverykit.E(deliverykit.KindNotFound, "no custom method :"+verb+" for GET; the session has GET :order")
+	}
+	return respond(w, r, site, "", r.URL.Query().Get("acp_version"), func(ctx context.Context, site, version string) (*session.ACPOrder, error) {
+		return h.svc.Order(ctx, site, name, version)
+	})
 }
 
 func (h sessionHandlers) patch(w http.ResponseWriter, r *http.Request, site string) error {
@@ -78,9 +91,10 @@ func (h sessionHandlers) custom(w http.ResponseWriter, r *http.Request, site str
 			return h.svc.Complete(ctx, site, name, req)
 		})
 	case "convert":
-		format := session.Format(r.URL.Query().Get("format"))
-		return respond(w, r, site, "", format, func(ctx context.Context, site string, format session.Format) (*session.ConvertResponse, error) {
-			return h.svc.Convert(ctx, site, name, format)
+		q := r.URL.Query()
+		req := session.ConvertRequest{Format: session.Format(q.Get("format")), ACPVersion: q.Get("acp_version")}
+		return respond(w, r, site, "", req, func(ctx context.Context, site string, req session.ConvertRequest) (*session.ConvertResponse, error) {
+			return h.svc.ConvertTo(ctx, site, name, req)
 		})
 	}
 	return deliverykit.E(deliverykit.KindNotFound, "no custom method :"+verb+"; the session has :complete and :convert")

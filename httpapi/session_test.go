@@ -32,7 +32,9 @@ type sessEnv struct {
 	doc     *apiDoc
 }
 
-func newSessEnv(t *testing.T) *sessEnv {
+// newSessEnv serves area D over the demo catalog; mods change the
+// session service's options.
+func newSessEnv(t *testing.T, mods ...func(*session.Options)) *sessEnv {
 	t.Helper()
 	clock := deliverykit.NewManualClock(sessNow)
 	// checkout.Engines satisfies session.EngineSource: one engine per
@@ -41,7 +43,11 @@ func newSessEnv(t *testing.T) *sessEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := session.New(memory.New(), session.Options{Engines: engines, Clock: clock})
+	opts := session.Options{Engines: engines, Clock: clock}
+	for _, m := range mods {
+		m(&opts)
+	}
+	svc, err := session.New(memory.New(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,6 +176,14 @@ func TestSessionHTTPFlow(t *testing.T) {
 		jsonPath(cv.body, "agentic_checkout.deliveries.0.fulfillment_options.0.type") != "shipping" {
 		t.Errorf("convert: %d %s", cv.status, cv.raw)
 	}
+	// The newer protocol: the chosen option with its addon, selected for
+	// the delivery's items (the OpenAPI check covers the shape).
+	cv = e.do("POST", url+":convert?format=AGENTIC_CHECKOUT&acp_version=2026-04-17", sessKey, "")
+	if cv.status != 200 || jsonPath(cv.body, "agentic_checkout.protocol.version") != "2026-04-17" ||
+		jsonPath(cv.body, "agentic_checkout.selected_fulfillment_options.0.option_id") != "home/north-parcel-home" ||
+		jsonPath(cv.body, "agentic_checkout.totals.1.amount") != 19900.0 || jsonPath(cv.body, "agentic_checkout.status") != "completed" {
+		t.Errorf("convert 2026-04-17: %d %s", cv.status, cv.raw)
+	}
 	if g := e.do("GET", url, sessKey, ""); g.body["etag"] != jsonPath(c.body, "session.etag") {
 		t.Errorf("convert changed the etag: %v → %v", jsonPath(c.body, "session.etag"), g.body["etag"])
 	}
@@ -232,6 +246,7 @@ func TestSessionHTTPErrors(t *testing.T) {
 		{"unknown verb", e, "POST", url + ":cancel", sessKey, "", 404, 5, nil},
 		{"no verb", e, "POST", url, sessKey, "", 404, 5, nil},
 		{"bad format", e, "POST", url + ":convert?format=PDF", sessKey, "", 400, 3, []string{"format"}},
+		{"unknown protocol version", e, "POST", url + ":convert?format=AGENTIC_CHECKOUT&acp_version=2026-01-30", sessKey, "", 400, 3, []string{"acp_version"}},
 		{"method not allowed", e, "DELETE", url, sessKey, "", 405, 12, nil},
 		{"complete without choices", e, "POST", url + ":complete", sessKey, `{}`, 400, 3, []string{"delivery_choices"}},
 		{"complete unknown option", e, "POST", url + ":complete", sessKey, `{"delivery_choices": [{"delivery_id": "d1", "option_id": "x"}]}`, 400, 3,
@@ -338,7 +353,8 @@ func TestSessionOpenAPIDocument(t *testing.T) {
 	}
 	paths := e.doc.doc.Paths.InMatchingOrder()
 	sort.Strings(paths)
-	want := []string{"/openapi.json", "/v1/sessions", "/v1/sessions/{session_id}", "/v1/sessions/{session_id}:complete", "/v1/sessions/{session_id}:convert"}
+	want := []string{"/openapi.json", "/v1/sessions", "/v1/sessions/{session_id}", "/v1/sessions/{session_id}:complete", "/v1/sessions/{session_id}:convert",
+		"/v1/sessions/{session_id}:order"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("documented paths (-want +got):\n%s", diff)
 	}

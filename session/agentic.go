@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/checkout/options"
 )
 
 // ACPVersion is the Agentic Commerce Protocol version whose fulfillment
@@ -32,7 +33,25 @@ func ParseFormat(s string) (Format, error) {
 // checkout session. It only reads: the session, its etag and its update
 // time stay as they are.
 func (s *Service) Convert(ctx context.Context, site, name string, format Format) (*ConvertResponse, error) {
-	f, err := ParseFormat(string(format))
+	return s.ConvertTo(ctx, site, name, ConvertRequest{Format: format})
+}
+
+// ConvertRequest is what :convert is asked for: the format, and for
+// FormatAgenticCheckout the protocol version (empty: ACPVersion).
+type ConvertRequest struct {
+	Format     Format
+	ACPVersion string
+}
+
+// ConvertTo is Convert with a protocol version: for FormatAgenticCheckout
+// and ACPVersionCurrent the agentic checkout is ToACPCheckoutSession's.
+// An unknown version is InvalidArgument naming "acp_version".
+func (s *Service) ConvertTo(ctx context.Context, site, name string, req ConvertRequest) (*ConvertResponse, error) {
+	f, err := ParseFormat(string(req.Format))
+	if err != nil {
+		return nil, err
+	}
+	version, err := ParseACPVersion(req.ACPVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +60,11 @@ func (s *Service) Convert(ctx context.Context, site, name string, format Format)
 		return nil, err
 	}
 	out := &ConvertResponse{Native: sess}
-	if f == FormatAgenticCheckout {
+	switch {
+	case f != FormatAgenticCheckout:
+	case version == ACPVersionCurrent:
+		out.ACPCheckout = ToACPCheckoutSession(sess)
+	default:
 		out.AgenticCheckout = ToAgenticCheckout(sess)
 	}
 	return out, nil
@@ -49,40 +72,36 @@ func (s *Service) Convert(ctx context.Context, site, name string, format Format)
 
 // ToAgenticCheckout maps a session to the agentic checkout shape of
 // ACPVersion:
-//   - fulfillment_address is the recipient's address: line_one is the
-//     first address line, line_two the others joined with ", ", state the
-//     region code (a session contact has no name, so name stays empty);
+//   - fulfillment_address is the recipient's address: name is the
+//     recipient contact's name, line_one the first address line, line_two
+//     the others joined with ", ", state the region code;
 //   - one fulfillment option per delivery option, in display order: title
 //     is the category's display name, subtitle the pickup location's title
 //     or else the carrier product's name, carrier the carrier's name, the
-//     delivery times the absolute ETD, subtotal the option's price, tax 0
-//     (catalog prices are final prices) and total subtotal + tax;
+//     delivery times the absolute ETD;
+//   - total is what the customer pays for the option: its price plus, for
+//     the chosen option, the category's chosen addons (checkout's
+//     shipping_price); tax is the VAT those prices include, per price at
+//     the option's rate and rounded as checkout rounds it
+//     (options.IncludedVAT); subtotal is total − tax;
 //   - fulfillment_option_id is the chosen option, else the preselected one.
 func ToAgenticCheckout(sess *Session) *AgenticCheckoutSession {
 	out := &AgenticCheckoutSession{Name: sess.Name, Deliveries: make([]AgenticDelivery, 0, len(sess.Deliveries))}
 	for _, d := range sess.Deliveries {
-		ad := AgenticDelivery{ID: d.ID, FulfillmentOptions: []AgenticFulfillmentOption{}}
-		if c := d.RecipientContact; c != nil && c.Address != nil {
-			a := c.Address
-			fa := &FulfillmentAddress{Country: a.CountryCode, City: a.City, State: a.RegionCode, PostalCode: a.PostalCode}
-			if len(a.AddressLines) > 0 {
-				fa.LineOne = a.AddressLines[0]
-				fa.LineTwo = strings.Join(a.AddressLines[1:], ", ")
-			}
-			ad.FulfillmentAddress = fa
-		}
+		ad := AgenticDelivery{ID: d.ID, FulfillmentAddress: fulfillmentAddress(d.RecipientContact), FulfillmentOptions: []AgenticFulfillmentOption{}}
 		var chosen, preselected string
 		for _, c := range d.DeliveryCategories {
 			for _, o := range c.DeliveryOptions {
+				total, tax := optionAmounts(c, o)
 				fo := AgenticFulfillmentOption{
 					Type:     FulfillmentTypeShipping,
 					ID:       o.ID,
 					Title:    c.DisplayName,
 					Subtitle: o.Carrier.ProductName,
 					Carrier:  o.Carrier.Name,
-					Subtotal: o.Price,
-					Tax:      0,
-					Total:    o.Price,
+					Subtotal: Int64(total - tax),
+					Tax:      Int64(tax),
+					Total:    Int64(total),
 				}
 				if o.PickupLocation != nil {
 					fo.Subtitle = o.PickupLocation.Title
@@ -106,4 +125,38 @@ func ToAgenticCheckout(sess *Session) *AgenticCheckoutSession {
 		out.Deliveries = append(out.Deliveries, ad)
 	}
 	return out
+}
+
+// fulfillmentAddress is the recipient in agentic form, nil without an
+// address.
+func fulfillmentAddress(c *Contact) *FulfillmentAddress {
+	if c == nil || c.Address == nil {
+		return nil
+	}
+	a := c.Address
+	fa := &FulfillmentAddress{Name: c.Name, Country: a.CountryCode, City: a.City, State: a.RegionCode, PostalCode: a.PostalCode}
+	if len(a.AddressLines) > 0 {
+		fa.LineOne = a.AddressLines[0]
+		fa.LineTwo = strings.Join(a.AddressLines[1:], ", ")
+	}
+	return fa
+}
+
+// optionAmounts is what the customer pays for option o of category c and
+// the VAT it includes: the option's price, plus the category's chosen
+// addons when o is the chosen option (addons are bought with the option
+// chosen, so only that option's price includes them). Each price's VAT is
+// rounded on its own, as checkout's price components are.
+func optionAmounts(c DeliveryCategory, o DeliveryOption) (total, tax int64) {
+	total, tax = int64(o.Price), options.IncludedVAT(int64(o.Price), o.VATRate)
+	if !o.Chosen {
+		return total, tax
+	}
+	for _, a := range c.Addons {
+		if a.Chosen {
+			total += int64(a.Price)
+			tax += options.IncludedVAT(int64(a.Price), o.VATRate)
+		}
+	}
+	return total, tax
 }

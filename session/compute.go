@@ -3,6 +3,8 @@ package session
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"time"
@@ -58,6 +60,7 @@ func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, 
 			return nil, fmt.Errorf("session: computing the options of deliveries[%d]: %w", i, err)
 		}
 		d.DeliveryCategories = categories(res)
+		nodeDistances(d, res.Coordinates)
 		out.inputs[i] = optionsInput{At: now, Coordinates: res.Coordinates}
 	}
 	out.promise = returnsPromise(eng.Catalog().ReturnPolicy, purchase.CurrencyCode)
@@ -85,8 +88,36 @@ func restore(eng *options.Engine, r *record) error {
 			return deliverykit.Errorf(deliverykit.KindInternal, "session %s: computing the options of deliveries[%d] again: %w", r.Name, i, err)
 		}
 		d.DeliveryCategories = categories(res)
+		nodeDistances(d, res.Coordinates)
 	}
 	return nil
+}
+
+// nodeDistances sets the read-only distances of d's node locations from
+// the recipient (at, where the engine placed the address), estimated as
+// the engine estimates the way to an option's pickup location. A node
+// location without coordinates, or a recipient the engine could not
+// place, gets none; distances a request carried are replaced.
+func nodeDistances(d *Delivery, at *catalog.Coordinates) {
+	for i := range d.Nodes {
+		l := d.Nodes[i].Location
+		if l == nil {
+			continue
+		}
+		l.Distances = nil
+		if at == nil || l.VisitingContact == nil || l.VisitingContact.Address == nil || l.VisitingContact.Address.Coordinates == nil {
+			continue
+		}
+		c := l.VisitingContact.Address.Coordinates
+		l.Distances = distances(options.DistanceBetween(*at, catalog.Coordinates{Lat: c.Lat, Lng: c.Lng}))
+	}
+}
+
+func distances(dist options.Distance) *Distances {
+	return &Distances{
+		Walking: &Distance{Meters: Int64(dist.WalkingMeters), Minutes: Int64(dist.WalkingMinutes)},
+		Driving: &Distance{Meters: Int64(dist.DrivingMeters), Minutes: Int64(dist.DrivingMinutes)},
+	}
 }
 
 // writable returns d without its read-only fields, which requests may carry
@@ -254,38 +285,70 @@ func option(o options.Option) DeliveryOption {
 		Price:       Int64(o.Price),
 		Preselected: o.Preselected,
 		ExpireTime:  At(o.ExpireTime),
+		VATRate:     o.Carrier.VATRate,
 	}
 	if l := o.Location; l != nil {
 		pl := &PickupLocation{
-			ID:              l.ID,
-			ExternalID:      l.ExternalID,
-			Title:           l.Name,
-			LocationType:    LocationType(l.Type),
-			VisitingContact: &Contact{Address: ptr(fromCatalogAddress(l.Address))},
+			ID:           l.ID,
+			ExternalID:   l.ExternalID,
+			Title:        l.Name,
+			LocationType: LocationType(l.Type),
+			// The catalog has one address per location, where customers
+			// come and carriers deliver: both contacts are it, as
+			// separate values a caller may change on its own.
+			VisitingContact: locationContact(l.PickupLocation),
+			DeliveryContact: locationContact(l.PickupLocation),
+			Sections:        sections(l.Sections),
 		}
-		if len(l.Hours) > 0 {
+		if len(l.Hours) > 0 || len(l.HoursText) > 0 {
 			h := l.Hours
 			// Copies: a returned session is the caller's to modify,
 			// and these slices belong to the catalog.
 			c := slices.Clone[[]string]
 			pl.OperationalHours = &OperationalHours{
 				Monday: c(h["mon"]), Tuesday: c(h["tue"]), Wednesday: c(h["wed"]), Thursday: c(h["thu"]),
-				Friday: c(h["fri"]), Saturday: c(h["sat"]), Sunday: c(h["sun"]),
+				Friday: c(h["fri"]), Saturday: c(h["sat"]), Sunday: c(h["sun"]), FreeText: c(l.HoursText),
 			}
 		}
 		if dist := l.Distance; dist != nil {
-			pl.Distances = &Distances{
-				Walking: &Distance{Meters: Int64(dist.WalkingMeters), Minutes: Int64(dist.WalkingMinutes)},
-				Driving: &Distance{Meters: Int64(dist.DrivingMeters), Minutes: Int64(dist.DrivingMinutes)},
-			}
+			pl.Distances = distances(*dist)
 		}
 		do.PickupLocation = pl
 	}
 	return do
 }
 
+// locationContact is a catalog location's address (its name the
+// contact's), e-mail and phone.
+func locationContact(l *catalog.PickupLocation) *Contact {
+	c := &Contact{Name: l.Address.Name, Address: ptr(fromCatalogAddress(l.Address)), Email: l.Email}
+	if p := l.Phone; p != nil {
+		c.PhoneNumber = &PhoneNumber{CountryCode: p.CountryCode, Number: p.Number, Extension: p.Extension}
+	}
+	return c
+}
+
+// sections copies a catalog location's sections.
+func sections(in []catalog.Section) []Section {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]Section, len(in))
+	for i, s := range in {
+		out[i] = Section{Title: s.Title, Columns: make([]Column, len(s.Columns))}
+		for j, c := range s.Columns {
+			items := make([]ColumnItem, len(c.Items))
+			for k, it := range c.Items {
+				items[k] = ColumnItem{IconURI: it.IconURI, Text: it.Text, LinkURI: it.LinkURI}
+			}
+			out[i].Columns[j] = Column{Items: items}
+		}
+	}
+	return out
+}
+
 func fromCatalogAddress(a catalog.Address) Address {
-	out := Address{CountryCode: a.Country, PostalCode: a.PostalCode, City: a.City, AddressLines: slices.Clone(a.AddressLines)}
+	out := Address{CountryCode: a.Country, RegionCode: a.RegionCode, PostalCode: a.PostalCode, City: a.City, AddressLines: slices.Clone(a.AddressLines)}
 	if a.Coordinates != nil {
 		out.Coordinates = &Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
 	}
@@ -300,6 +363,7 @@ func returnsPromise(p *catalog.ReturnPolicy, currency string) *ReturnsPromise {
 		return &ReturnsPromise{IsUnavailable: true}
 	}
 	return &ReturnsPromise{
+		ID:               promiseID(p),
 		CurrencyCode:     p.Currency,
 		ReturnsEnabled:   p.ReturnsEnabled,
 		ReturnCost:       Int64(p.ReturnCost),
@@ -309,6 +373,25 @@ func returnsPromise(p *catalog.ReturnPolicy, currency string) *ReturnsPromise {
 		ReturnPolicyText: p.PolicyText,
 		ReturnPolicyURL:  p.PolicyURL,
 	}
+}
+
+// promiseID identifies the policy a promise comes from: the catalog's id
+// for it, or else "policy-" and 16 hex digits of a SHA-256 of its terms,
+// so that an agent comparing two promises' ids sees whether the terms
+// changed.
+func promiseID(p *catalog.ReturnPolicy) string {
+	if p.ID != "" {
+		return p.ID
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		// A catalog policy is plain data and always encodes; were it
+		// ever not to, the promise goes without an id rather than
+		// failing the session.
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return "policy-" + hex.EncodeToString(sum[:8])
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -94,5 +94,12 @@
 //
 // Convert with FormatAgenticCheckout also returns the session in the shape
 // of the Agentic Commerce Protocol version 2025-09-29 (ACPVersion); see
-// ToAgenticCheckout for the mapping. Convert never changes the session.
+// ToAgenticCheckout for the mapping. ConvertTo with ACPVersionCurrent
+// (2026-04-17) returns it as that version's CheckoutSession instead, with
+// pickup and time-slot options (ToACPCheckoutSession). Neither changes the
+// session.
+//
+// Order returns a completed session's order in the 2026-04-17 form: its
+// parcels' journeys and its returns and refunds, which the package reads
+// from an OrderSource (Options.OrderSource; wiring provides one).
 package session

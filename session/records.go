@@ -20,7 +20,9 @@ import (
 //     product id there and the reference in the meta; records written
 //     before options inputs were stored hold an ACTIVE session's
 //     categories and no inputs, and are read as stored.
-//   - 2: a schema field; carrier.product_id is the reference.
+//   - 2: a schema field; carrier.product_id is the reference. Options
+//     gained vat_rate and contacts name later, both optional: records
+//     written before have none, and their agentic tax is 0.
 //
 // A change of a stored name or meaning needs a new schema number and a
 // step in upgradeSession.
@@ -126,6 +128,7 @@ type windowRecord struct {
 }
 
 type contactRecord struct {
+	Name        string         `json:"name,omitempty"`
 	Address     *addressRecord `json:"address"`
 	Email       string         `json:"email,omitempty"`
 	PhoneNumber *phoneRecord   `json:"phone_number,omitempty"`
@@ -235,6 +238,7 @@ type optionRecord struct {
 	Preselected    bool            `json:"preselected,omitempty"`
 	Chosen         bool            `json:"chosen,omitempty"`
 	ExpireTime     time.Time       `json:"expire_time,omitzero"`
+	VATRate        int             `json:"vat_rate,omitempty"`
 }
 
 type carrierRecord struct {

@@ -76,8 +76,27 @@ func storeRichSessions(t *testing.T, e *env) {
 
 // golden decodes testdata/schema1/<name> into a value of got's type and
 // compares.
+//
+// An ACTIVE session's categories are computed again from today's catalog,
+// so its view shows what the catalog has gained since: with -update a
+// session's view file is rewritten, and the diff must show only such
+// additions. (Other files hold more than the facts compared.)
 func golden[T any](t *testing.T, name string, got T) {
 	t.Helper()
+	view := false
+	switch any(got).(type) {
+	case *session.Session, *session.CompleteResponse:
+		view = true
+	}
+	if view && *update {
+		b, err := json.MarshalIndent(got, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata/schema1", name), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	b, err := os.ReadFile(filepath.Join("testdata/schema1", name))
 	if err != nil {
 		t.Fatal(err)
@@ -87,8 +106,10 @@ func golden[T any](t *testing.T, name string, got T) {
 		t.Fatal(err)
 	}
 	// The golden file is JSON, which writes an empty list as it writes
-	// none: the two compare equal.
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+	// none: the two compare equal. An option's VAT rate is not on the
+	// wire, so the old release's views cannot show it
+	// (TestAgenticCheckoutAmounts checks it).
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(session.DeliveryOption{}, "VATRate")); diff != "" {
 		t.Errorf("%s (-old release +now):\n%s", name, diff)
 	}
 }

@@ -54,6 +54,9 @@ type Options struct {
 	// Orders, when set, is asked before a session completes whether the
 	// choices' external ids are free.
 	Orders OrderChecker
+	// OrderSource, when set, tells what became of completed deliveries:
+	// Service.Order needs it. wiring sets it from tracking and returns.
+	OrderSource OrderSource
 	// Clock and IDs default to the system clock and RandomIDs. Session
 	// ids must be unguessable in production.
 	Clock deliverykit.Clock
@@ -69,8 +72,10 @@ type Service struct {
 	store   storage.Store
 	engines EngineSource
 	orders  OrderChecker
-	clock   deliverykit.Clock
-	ids     deliverykit.IDSource
+	// orderSource serves Order (order.go).
+	orderSource OrderSource
+	clock       deliverykit.Clock
+	ids         deliverykit.IDSource
 	// retention and backfilled serve Sweep (retention.go).
 	retention  retention.Policy
 	backfilled retention.Once
@@ -112,7 +117,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Engines == nil {
 		return nil, fmt.Errorf("session: Options.Engines is required")
 	}
-	s := &Service{store: store, engines: opts.Engines, orders: opts.Orders, clock: opts.Clock, ids: opts.IDs, retention: opts.Retention}
+	s := &Service{store: store, engines: opts.Engines, orders: opts.Orders, orderSource: opts.OrderSource, clock: opts.Clock, ids: opts.IDs, retention: opts.Retention}
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}

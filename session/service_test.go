@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -157,7 +159,7 @@ func TestCreateAndGet(t *testing.T) {
 	if len(home.Addons) != 2 || home.Addons[0].ID == "" || home.Addons[0].AddonType == "" {
 		t.Errorf("home addons: %+v", home.Addons)
 	}
-	want := &session.ReturnsPromise{CurrencyCode: "SEK", ReturnsEnabled: true, ReturnCost: 4900, ExchangesEnabled: true,
+	want := &session.ReturnsPromise{ID: "standard-30-days", CurrencyCode: "SEK", ReturnsEnabled: true, ReturnCost: 4900, ExchangesEnabled: true,
 		ReturnTimeDays: 30, ReturnPolicyText: "Return unused items within 30 days.", ReturnPolicyURL: "https://example.com/returns"}
 	if diff := cmp.Diff(want, s.ReturnsPromise); diff != "" {
 		t.Errorf("returns_promise (-want +got):\n%s", diff)
@@ -398,8 +400,19 @@ func TestEngineInputs(t *testing.T) {
 			{Readiness: f.Readiness, CategoryTags: []string{"mailbox"}},
 		}
 	}))
-	if err != nil || len(cats(s)) != 0 {
+	// No category is allowed by both: only the fallback, which is not a
+	// category tags name, is offered.
+	if err != nil || !slices.Equal(cats(s), []string{"fallback"}) {
 		t.Errorf("disjoint tags: %v %v", err, cats(s))
+	}
+	// Where no carrier serves, tags naming every category still get the
+	// fallback.
+	s, err = e.svc.Create(ctx, "demo-site", input(t, func(s *session.Session) {
+		s.Deliveries[0].Fulfillments[0].CategoryTags = []string{"home", "pickup", "mailbox", "instore"}
+		s.Deliveries[0].RecipientContact.Address = &session.Address{CountryCode: "NO", PostalCode: "0150", City: "Oslo"}
+	}))
+	if err != nil || !slices.Equal(cats(s), []string{"fallback"}) {
+		t.Errorf("every tag, unserved address: %v %v", err, cats(s))
 	}
 
 	homeETD := func(s *session.Session) time.Time {
@@ -950,5 +963,65 @@ func TestCompleteTakenExternalID(t *testing.T) {
 				t.Errorf("state after the refused completion = %v, want ACTIVE", got.State)
 			}
 		})
+	}
+}
+
+// Node locations get distances from the recipient, estimated as the
+// engine estimates an option location's; a node location without
+// coordinates gets none, and distances a request sends are replaced.
+func TestNodeDistances(t *testing.T) {
+	e := newEnv(t)
+	recipient := session.Coordinates{Lat: 59.3155, Lng: 18.0717}
+	wh := session.Coordinates{Lat: 59.293, Lng: 18.083}
+	sent := &session.Distances{Walking: &session.Distance{Meters: 1}}
+	s, err := e.svc.Create(t.Context(), "demo-site", input(t, func(s *session.Session) {
+		s.Deliveries[0].RecipientContact.Address.Coordinates = &recipient
+		node := func(c *session.Coordinates) session.DeliveryNode {
+			return session.DeliveryNode{Roles: []session.Role{session.RoleOrigin}, Location: &session.PickupLocation{
+				ID: "wh", ExternalID: "WH", Title: "Warehouse", Distances: sent,
+				VisitingContact: &session.Contact{Address: &session.Address{CountryCode: "SE", Coordinates: c}}}}
+		}
+		s.Deliveries[0].Nodes = []session.DeliveryNode{node(&wh), node(nil)}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := options.DistanceBetween(recipient, wh)
+	want := []*session.Distances{{
+		Walking: &session.Distance{Meters: session.Int64(d.WalkingMeters), Minutes: session.Int64(d.WalkingMinutes)},
+		Driving: &session.Distance{Meters: session.Int64(d.DrivingMeters), Minutes: session.Int64(d.DrivingMinutes)},
+	}, nil}
+	var got []*session.Distances
+	for _, n := range s.Deliveries[0].Nodes {
+		got = append(got, n.Location.Distances)
+	}
+	if diff := cmp.Diff(want, got); diff != "" || d.WalkingMeters < 2000 {
+		t.Errorf("node distances (-want +got):\n%s", diff)
+	}
+	read, err := e.svc.Get(t.Context(), "demo-site", s.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(s.Deliveries[0].Nodes, read.Deliveries[0].Nodes); diff != "" {
+		t.Errorf("nodes read back (-created +read):\n%s", diff)
+	}
+}
+
+// A catalog policy without an id is identified by a digest of its terms:
+// the same for the same terms.
+func TestReturnsPromiseDerivedID(t *testing.T) {
+	e := newEnv(t)
+	eur := func(s *session.Session) {
+		s.Purchase.CountryCode, s.Purchase.CurrencyCode, s.Purchase.Locales = "DE", "EUR", []string{"de-DE"}
+		s.Deliveries[0].RecipientContact.Address = &session.Address{CountryCode: "DE", PostalCode: "10115", City: "Berlin"}
+	}
+	a, err := e.svc.Create(t.Context(), "demo-site-2", input(t, eur))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := e.svc.Create(t.Context(), "demo-site-2", input(t, eur))
+	id := a.ReturnsPromise.ID
+	if !regexp.MustCompile(`^policy-[0-9a-f]{16}$`).MatchString(id) || b.ReturnsPromise.ID != id {
+		t.Errorf("returns_promise.id = %q and %q, want one policy-<16 hex digits>", id, b.ReturnsPromise.ID)
 	}
 }

@@ -278,6 +278,10 @@ type Readiness struct {
 
 // Contact is a recipient or a location's contact.
 type Contact struct {
+	// Name is the person or place to address: the agentic conversion's
+	// fulfillment_address.name. The spec's Contact has no name field;
+	// this optional one is the module's addition (docs/ARCHITECTURE.md).
+	Name        string       `json:"name,omitempty" validate:"max_name"`
 	Address     *Address     `json:"address" validate:"required"`
 	Email       string       `json:"email,omitempty" validate:"omitempty,max_email,email"`
 	PhoneNumber *PhoneNumber `json:"phone_number,omitempty"`
@@ -339,6 +343,11 @@ type DeliveryOption struct {
 	Preselected    bool            `json:"preselected,omitempty"`
 	Chosen         bool            `json:"chosen,omitempty"`
 	ExpireTime     Timestamp       `json:"expire_time,omitzero"`
+	// VATRate is the VAT included in Price and in the category's addon
+	// prices, in basis points: the carrier product's rate, as checkout
+	// prices it. It is not on the wire (the spec's option has no such
+	// field); the agentic conversion computes its tax from it.
+	VATRate int `json:"-"`
 }
 
 // MetaProductRef is the Carrier.Meta key holding the catalog's product
@@ -512,11 +521,40 @@ type ReturnsPromise struct {
 	IsUnavailable bool `json:"is_unavailable,omitempty"`
 }
 
-// ConvertResponse is the answer of :convert. AgenticCheckout is set only
-// for FormatAgenticCheckout.
+// MarshalJSON writes an available promise's costs even when they are 0:
+// free returns or exchanges are a promise an agent must see, not a
+// missing field. An unavailable promise has no costs to write.
+func (p ReturnsPromise) MarshalJSON() ([]byte, error) {
+	type plain ReturnsPromise // without this method
+	if p.IsUnavailable {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		plain
+		ReturnCost   Int64 `json:"return_cost"`
+		ExchangeCost Int64 `json:"exchange_cost"`
+	}{plain(p), p.ReturnCost, p.ExchangeCost})
+}
+
+// ConvertResponse is the answer of :convert. For FormatAgenticCheckout one
+// of AgenticCheckout (the spec's shape, ACPVersion) and ACPCheckout
+// (ACPVersionCurrent) is set; either is written as agentic_checkout.
 type ConvertResponse struct {
 	Native          *Session                `json:"native"`
 	AgenticCheckout *AgenticCheckoutSession `json:"agentic_checkout,omitempty"`
+	ACPCheckout     *ACPCheckoutSession     `json:"-"`
+}
+
+// MarshalJSON writes ACPCheckout, when set, as agentic_checkout.
+func (r ConvertResponse) MarshalJSON() ([]byte, error) {
+	type plain ConvertResponse // without this method
+	if r.ACPCheckout == nil {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		Native          *Session            `json:"native"`
+		AgenticCheckout *ACPCheckoutSession `json:"agentic_checkout"`
+	}{r.Native, r.ACPCheckout})
 }
 
 // AgenticCheckoutSession is the session in the shape of the Agentic

@@ -104,12 +104,12 @@ func (f fulfillmentRecord) wire() Fulfillment {
 }
 
 func contactRecordOf(c Contact) contactRecord {
-	return contactRecord{Address: stored.Ptr(c.Address, addressRecordOf), Email: c.Email,
+	return contactRecord{Name: c.Name, Address: stored.Ptr(c.Address, addressRecordOf), Email: c.Email,
 		PhoneNumber: stored.Ptr(c.PhoneNumber, func(p PhoneNumber) phoneRecord { return phoneRecord(p) })}
 }
 
 func (c contactRecord) wire() Contact {
-	return Contact{Address: stored.Ptr(c.Address, addressRecord.wire), Email: c.Email,
+	return Contact{Name: c.Name, Address: stored.Ptr(c.Address, addressRecord.wire), Email: c.Email,
 		PhoneNumber: stored.Ptr(c.PhoneNumber, func(p phoneRecord) PhoneNumber { return PhoneNumber(p) })}
 }
 
@@ -212,7 +212,7 @@ func (c categoryRecord) wire() DeliveryCategory {
 func optionRecordOf(o DeliveryOption) optionRecord {
 	return optionRecord{
 		ID: o.ID, Carrier: carrierRecord(o.Carrier), Price: int64(o.Price), PickupLocation: stored.Ptr(o.PickupLocation, locationRecordOf),
-		Preselected: o.Preselected, Chosen: o.Chosen, ExpireTime: o.ExpireTime.UTC(),
+		Preselected: o.Preselected, Chosen: o.Chosen, ExpireTime: o.ExpireTime.UTC(), VATRate: o.VATRate,
 		ETD: etdRecord{
 			Relative: stored.Ptr(o.ETD.Relative, func(r RelativeETD) relativeRecord { return relativeRecord(r) }),
 			Absolute: stored.Ptr(o.ETD.Absolute, func(a AbsoluteETD) windowRecord {
@@ -226,7 +226,7 @@ func optionRecordOf(o DeliveryOption) optionRecord {
 func (o optionRecord) wire() DeliveryOption {
 	return DeliveryOption{
 		ID: o.ID, Carrier: Carrier(o.Carrier), Price: Int64(o.Price), PickupLocation: stored.Ptr(o.PickupLocation, locationRecord.wire),
-		Preselected: o.Preselected, Chosen: o.Chosen, ExpireTime: At(o.ExpireTime),
+		Preselected: o.Preselected, Chosen: o.Chosen, ExpireTime: At(o.ExpireTime), VATRate: o.VATRate,
 		ETD: ETD{
 			Relative: stored.Ptr(o.ETD.Relative, func(r relativeRecord) RelativeETD { return RelativeETD(r) }),
 			Absolute: stored.Ptr(o.ETD.Absolute, func(w windowRecord) AbsoluteETD {

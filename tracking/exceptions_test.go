@@ -132,3 +132,34 @@ func TestPreselectedParcelIndex(t *testing.T) {
 		t.Error("another site's token read an order")
 	}
 }
+
+// OrdersQuery.TosID finds the order with that tos_id, with its parcels;
+// another site's or an unknown one finds none.
+func TestOrdersByTosID(t *testing.T) {
+	f := newFixture(t)
+	tos := f.setup(t)
+	tests := []struct {
+		site, tos string
+		want      []string // external ids, tracking numbers
+	}{
+		{"site-a", tos, []string{"ORD-1", "TN1"}},
+		{"site-b", tos, nil},
+		{"site-a", "tos_nope", nil},
+	}
+	for _, tt := range tests {
+		res, err := f.svc.Orders(t.Context(), tt.site, OrdersQuery{TosID: tt.tos})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, o := range res.Orders {
+			got = append(got, o.ExternalID)
+			for _, p := range o.Parcels {
+				got = append(got, p.TrackingNumber)
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tt.site, tt.tos, diff)
+		}
+	}
+}

@@ -32,6 +32,11 @@ type OrdersQuery struct {
 	// points at when the token itself names none (a link asked for by
 	// tracking number carries it).
 	TrackingNumber string
+	// TosID (Go only) selects the order with this tos_id: how the
+	// delivery session finds the order of a delivery completed without
+	// an external id. It wins over ExternalID and Email; Token wins over
+	// it.
+	TosID string
 }
 
 // Orders returns the site's orders matching q as PrivateOrder, with their
@@ -66,6 +71,15 @@ func (s *Service) Orders(ctx context.Context, site string, q OrdersQuery) (*GetT
 			po.PreselectedParcelIndex = preselected(&it.Value, cmp.Or(t.TrackingNumber, q.TrackingNumber))
 			out.Orders = append(out.Orders, *po)
 			return nil
+		case q.TosID != "":
+			it, err := orders.Get(tx, storage.Key(site, q.TosID))
+			if errors.Is(err, storage.ErrNotFound) || errors.Is(err, deliverykit.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			recs = append(recs, it.Value)
 		case q.ExternalID != "":
 			it, err := orderByExternalID(tx, site, q.ExternalID)
 			if errors.Is(err, deliverykit.ErrNotFound) {

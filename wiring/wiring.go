@@ -213,7 +213,7 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 		return fmt.Errorf("checkout: %w", err)
 	}
 	if s.Session, err = session.New(producers, session.Options{Engines: engines, Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs,
-		Retention: cfg.Retention.Policy()}); err != nil {
+		OrderSource: SessionOrders{Tracking: s.Tracking, Returns: s.Returns}, Retention: cfg.Retention.Policy()}); err != nil {
 		return fmt.Errorf("delivery session: %w", err)
 	}
 	wo := opts.Webhooks

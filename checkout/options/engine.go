@@ -192,6 +192,8 @@ type Request struct {
 	// ReadyAt and the key's time.
 	ReadyAtByTag map[string]time.Time
 	// Categories restricts the answer to these category ids (empty: all).
+	// The catalog's fallback is offered when no category is, whatever
+	// this says.
 	Categories []string
 }
 
@@ -403,7 +405,11 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 	slices.SortStableFunc(res.Categories, func(a, b Category) int {
 		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
 	})
-	if len(res.Categories) == 0 && len(req.Categories) == 0 {
+	// The fallback is not a category a request can name: it is offered
+	// whenever nothing else is, whatever Request.Categories says, so that
+	// a delivery restricted to some categories still gets an option where
+	// none of them is served.
+	if len(res.Categories) == 0 {
 		if fb, ok := e.fallback(locale, req, now, q.weight); ok {
 			res.Categories = []Category{fb}
 		}
@@ -711,4 +717,17 @@ func priceFor(rules []catalog.PriceRule, req Request, weight int) (int64, bool) 
 		return r.Price, true
 	}
 	return 0, false
+}
+
+// IncludedVAT is the VAT part of value (a price that includes VAT) at rate
+// basis points: value × rate / (10000 + rate), rounded half up. Checkout's
+// price components and the delivery session's agentic tax both use it, so
+// that the two areas never disagree by a rounding.
+func IncludedVAT(value int64, rate int) int64 {
+	if rate <= 0 || value <= 0 {
+		return 0
+	}
+	// value ≤ 10^11 (validated prices) and rate ≤ 10^4: no overflow.
+	d := int64(10000 + rate)
+	return (value*int64(rate)*2 + d) / (2 * d)
 }

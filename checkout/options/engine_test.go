@@ -527,7 +527,10 @@ func TestFallbackAndVouchers(t *testing.T) {
 		{"unserved, voucher", Request{Currency: "SEK", Locales: []string{"sv-SE"}, Vouchers: []string{"FreeShip"}, Address: catalog.Address{Country: "NO"}},
 			[]summary{{"fallback", []string{"fallback/np-home"}, 0}}},
 		{"no fallback price", Request{Currency: "EUR", Locales: []string{"sv-SE"}, Address: catalog.Address{Country: "NO"}}, nil},
-		{"categories asked for", Request{Currency: "SEK", Locales: []string{"sv-SE"}, Categories: []string{"home"}, Address: catalog.Address{Country: "NO"}}, nil},
+		// The fallback is not a category to ask for: it is offered
+		// whatever the request restricts the categories to.
+		{"categories asked for", Request{Currency: "SEK", Locales: []string{"sv-SE"}, Categories: []string{"home"}, Address: catalog.Address{Country: "NO"}},
+			[]summary{{"fallback", []string{"fallback/np-home"}, 14900}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -83,6 +83,13 @@ type Distance struct {
 	DrivingMeters, DrivingMinutes int64
 }
 
+// DistanceBetween estimates the way from a to b as the engine estimates
+// the way to a pickup location: from the great-circle distance. The
+// delivery session gives its nodes' locations distances with it.
+func DistanceBetween(a, b catalog.Coordinates) Distance {
+	return estimate(haversine(a, b))
+}
+
 func estimate(meters float64) Distance {
 	walk := meters * 1.25
 	drive := meters * 1.4
