@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -233,4 +234,32 @@ func pad2(n int) string {
 		return "0" + itoa(n)
 	}
 	return itoa(n)
+}
+
+// maxZones bounds the cache of loaded zones. Zones come from the
+// tracking service's country table and the sites' configuration, so a
+// handful are in use; past the bound a zone is loaded on every use.
+const maxZones = 64
+
+var zones sync.Map // IANA name → *time.Location
+
+// Zone returns the named IANA time zone ("Europe/Stockholm"), or UTC when
+// the name is empty or unknown: the zone a site's pages write times in.
+func Zone(name string) *time.Location {
+	if name == "" {
+		return time.UTC
+	}
+	if l, ok := zones.Load(name); ok {
+		return l.(*time.Location)
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return time.UTC
+	}
+	n := 0
+	zones.Range(func(any, any) bool { n++; return n < maxZones })
+	if n < maxZones {
+		zones.Store(name, l)
+	}
+	return l
 }

@@ -66,7 +66,7 @@ func TestDates(t *testing.T) {
 	late := time.Date(2026, 11, 27, 23, 30, 0, 0, time.UTC)
 	day := func(d, h, m int) time.Time { return time.Date(2026, 11, d, h, m, 0, 0, stockholm) }
 	type row struct {
-		Date, WeekdayDate, Time, DateTime, Late, UTC string
+		Date, WeekdayDate, Time, DateTime, Late, UTC    string
 		WholeDays, OneDay, MidnightEnd, SameDay, Across string
 	}
 	want := map[string]row{
