@@ -194,6 +194,18 @@ func DateRange(tag language.Tag, start, end time.Time, loc *time.Location) strin
 	return f.join(f.apply(f.date, s), f.apply(f.clock, s)) + f.rangeSep + f.join(f.apply(f.date, e), f.apply(f.clock, e))
 }
 
+// DayRange writes the calendar days first to last, each in its own zone
+// (a delivery window's days in the warehouse's zone), with weekdays and
+// without the year: "fre 27 nov.", "fre 27 nov.–mån 30 nov.".
+func DayRange(tag language.Tag, first, last time.Time) string {
+	f := formatOf(tag)
+	a, b := f.apply(f.weekdayDate, first), f.apply(f.weekdayDate, last)
+	if a == b {
+		return a
+	}
+	return a + f.rangeSep + b
+}
+
 func in(t time.Time, loc *time.Location) time.Time {
 	if loc == nil {
 		loc = time.UTC

@@ -100,6 +100,28 @@ func TestDates(t *testing.T) {
 	}
 }
 
+// DayRange writes a delivery window's days in their own zone: the
+// window's end, 23:59 in Stockholm, is already the next day in UTC.
+func TestDayRange(t *testing.T) {
+	stockholm := Zone("Europe/Stockholm")
+	first, last := time.Date(2026, 11, 27, 0, 0, 0, 0, stockholm), time.Date(2026, 11, 30, 23, 59, 59, 0, stockholm)
+	want := map[string][2]string{
+		"sv-SE": {"fre 27 nov.", "fre 27 nov.–mån 30 nov."},
+		"de-DE": {"Fr., 27. Nov.", "Fr., 27. Nov.–Mo., 30. Nov."},
+		"en-US": {"Fri, Nov 27", "Fri, Nov 27\u2009–\u2009Mon, Nov 30"},
+		"nb-NO": {"fre. 27. nov.", "fre. 27. nov.–man. 30. nov."},
+		"da-DK": {"fre. 27. nov.", "fre. 27. nov.–man. 30. nov."},
+		"fi-FI": {"pe 27.11.", "pe 27.11.–ma 30.11."},
+	}
+	for locale, w := range want {
+		tag := Match(locale)
+		got := [2]string{DayRange(tag, first, first.Add(12*time.Hour)), DayRange(tag, first, last)}
+		if diff := cmp.Diff(w, got); diff != "" {
+			t.Errorf("DayRange in %s (-want +got):\n%s", locale, diff)
+		}
+	}
+}
+
 // TestFormatsCoverSupported holds every supported language to a complete
 // format: a language added to Supported without one would write blanks.
 func TestFormatsCoverSupported(t *testing.T) {

@@ -84,8 +84,16 @@ type view struct {
 	TimeZone string
 	Labels   map[string]string
 	Parcels  []parcelView
-	Items    []tracking.Item
+	Items    []itemView
 	Empty    string
+}
+
+// itemView is a line of the order: its price is the line's total, written
+// as every customer page writes money; empty when the order has none.
+type itemView struct {
+	Quantity int32
+	Name     string
+	Price    string
 }
 
 type parcelView struct {
@@ -187,7 +195,17 @@ func build(o *tracking.PrivateOrder, tag language.Tag, opts Options) view {
 		v.Labels[k] = i18n.Text(tag, "tracking."+k)
 	}
 	if o.Cart != nil {
-		v.Items = o.Cart.Items
+		for _, it := range o.Cart.Items {
+			iv := itemView{Quantity: it.Quantity, Name: it.Name}
+			total := int64(it.TotalPrice)
+			if total == 0 {
+				total = int64(it.Price) * int64(it.Quantity)
+			}
+			if total > 0 && o.Cart.Currency != "" {
+				iv.Price = i18n.Money(tag, total, o.Cart.Currency)
+			}
+			v.Items = append(v.Items, iv)
+		}
 	}
 	// Parcels to the customer are counted apart from returns, which are
 	// headed as such.
