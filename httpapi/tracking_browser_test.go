@@ -89,7 +89,7 @@ func TestTrackingPageInBrowser(t *testing.T) {
 	for _, v := range []struct{ lang, url, step, time, eta, zone, alert string }{
 		{"sv", link, "På väg", "22 nov. 2026 09:00", "24 nov. 2026 09:00–19:00", "Alla tider är svensk tid (CET).", "Transportören kunde inte leverera paketet. Ett nytt försök görs."},
 		{"de", strings.Replace(link, "sv-SE", "de-DE", 1), "Unterwegs", "22. Nov. 2026, 09:00", "24. Nov. 2026, 09:00–19:00", "Alle Zeitangaben in schwedischer Zeit (CET).", "Das Paket konnte nicht zugestellt werden."},
-		{"en", strings.Replace(link, "sv-SE", "en-US", 1), "On its way", "Nov 22, 2026, 9:00 AM", "Nov 24, 2026, 9:00 AM\u2009–\u20097:00 PM", "All times are Swedish time (CET).", "The carrier could not deliver the parcel."},
+		{"en", strings.Replace(link, "sv-SE", "en-US", 1), "On its way", "Nov 22, 2026, 9:00\u00a0AM", "Nov 24, 2026, 9:00\u00a0AM\u2009–\u20097:00\u00a0PM", "All times are Swedish time (CET).", "The carrier could not deliver the parcel."},
 	} {
 		open(v.url)
 		check([]struct{ what, got, want string }{

@@ -46,7 +46,7 @@ var formats = map[string]format{
 		symbolFirst: true,
 		months:      [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"},
 		weekdays:    [7]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"},
-		date:        "{MMM} {d}, {y}", weekdayDate: "{E}, {MMM} {d}", clock: "{h}:{mm} {a}",
+		date:        "{MMM} {d}, {y}", weekdayDate: "{E}, {MMM} {d}", clock: "{h}:{mm}\u00a0{a}", // no break before AM/PM
 		dateTime: "{0}, {1}", rangeSep: "\u2009–\u2009",
 	},
 	"sv": {
@@ -156,7 +156,7 @@ func WeekdayDate(tag language.Tag, t time.Time, loc *time.Location) string {
 }
 
 // Time writes the time of day of t in loc: "14:05" (sv, de, nb), "14.05"
-// (da, fi), "2:05 PM" (en).
+// (da, fi), "2:05 PM" (en, with a no-break space).
 func Time(tag language.Tag, t time.Time, loc *time.Location) string {
 	f := formatOf(tag)
 	return f.apply(f.clock, in(t, loc))
