@@ -142,3 +142,13 @@ func TestFormatsCoverSupported(t *testing.T) {
 		t.Errorf("Money in ja = %q, want %q", got, want)
 	}
 }
+
+// BenchmarkMoney measures one amount written: the widget writes one per
+// option and addon of a session.
+func BenchmarkMoney(b *testing.B) {
+	tag := Match("sv-SE")
+	b.ReportAllocs()
+	for b.Loop() {
+		Money(tag, 4900, "SEK")
+	}
+}
