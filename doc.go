@@ -50,7 +50,7 @@
 //	webhook/webhooktest        the webhook service's suite for a storage backend
 //	retention                  deletes records once they are no longer needed
 //	event                      the events' vocabulary and payloads
-//	internal/i18n              the one catalog of texts shown to shoppers and customers
+//	internal/i18n              the one catalog of texts, money and date formats shown to shoppers
 //	internal/validation        struct tags to field violations
 //	internal/jsonshape         values of the wrong JSON type, named by their full path
 //	internal/checked           integer arithmetic that reports overflow

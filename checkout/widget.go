@@ -246,13 +246,16 @@ func plainToken(t string) bool {
 // WidgetState is what the widget renders: the session's categories and
 // options in the customer's locale, and the current choice.
 type WidgetState struct {
-	Status        Status           `json:"status"`
-	Locale        string           `json:"locale"`
-	Currency      string           `json:"currency"`
-	Selected      string           `json:"selected,omitempty"`
-	Addons        []string         `json:"addons,omitempty"`
-	ShippingPrice int64            `json:"shipping_price"`
-	Categories    []WidgetCategory `json:"categories"`
+	Status        Status   `json:"status"`
+	Locale        string   `json:"locale"`
+	Currency      string   `json:"currency"`
+	Selected      string   `json:"selected,omitempty"`
+	Addons        []string `json:"addons,omitempty"`
+	ShippingPrice int64    `json:"shipping_price"`
+	// ShippingPriceText is ShippingPrice written for the shopper, as
+	// every customer page writes money (i18n.Money): "49,00 kr".
+	ShippingPriceText string           `json:"shipping_price_text"`
+	Categories        []WidgetCategory `json:"categories"`
 	// NeedsPostalCode is set when pickup points could not be offered
 	// because the address could not be placed: the widget asks for a
 	// postal code instead of showing arbitrary points.
@@ -312,10 +315,14 @@ type WidgetAddon struct {
 	ID    string `json:"id"`
 	Name  string `json:"name"`
 	Price int64  `json:"price"`
+	// PriceText is Price written for the shopper.
+	PriceText string `json:"price_text"`
 }
 
 // WidgetOption is an option as the widget shows it. Dates are the
-// warehouse's calendar dates ("2026-11-20").
+// warehouse's calendar dates ("2026-11-20"); PriceText and DatesText are
+// the price and the dates written for the shopper, as every customer
+// page writes them ("49,00 kr", "fre 27 nov.–mån 30 nov.").
 type WidgetOption struct {
 	ID           string    `json:"id"`
 	Carrier      string    `json:"carrier"`
@@ -323,6 +330,8 @@ type WidgetOption struct {
 	Price        int64     `json:"price"`
 	EarliestDate string    `json:"earliest_date"`
 	LatestDate   string    `json:"latest_date"`
+	PriceText    string    `json:"price_text"`
+	DatesText    string    `json:"dates_text"`
 	Location     *Location `json:"location,omitempty"`
 }
 
@@ -408,6 +417,7 @@ func (s *Service) widgetState(r *record) *WidgetState {
 		return st
 	}
 	st.Locale = r.Options.Locale
+	money := func(minor int64) string { return i18n.Money(tag, minor, r.Currency) }
 	st.NeedsPostalCode = r.Options.Unplaced
 	st.Summary = WidgetSummary{Currency: r.Currency, TotalValue: r.Cart.TotalValue, SearchAddress: r.SearchAddress.clone(),
 		DeliveryAddress: r.DeliveryAddress.clone(), BillingAddress: r.BillingAddress.clone()}
@@ -427,15 +437,17 @@ func (s *Service) widgetState(r *record) *WidgetState {
 			st.Summary.PickupLocation = opt.Location.ExternalID
 		}
 	}
+	st.ShippingPriceText = money(st.ShippingPrice)
 	for _, c := range r.Options.Categories {
 		wc := WidgetCategory{ID: c.ID, Name: c.Name, CustomText: c.CustomText, DeliveryType: string(c.DeliveryType), Options: []WidgetOption{}}
 		for _, a := range c.Addons {
-			wc.Addons = append(wc.Addons, WidgetAddon{ID: a.ID, Name: a.Name, Price: a.Price})
+			wc.Addons = append(wc.Addons, WidgetAddon{ID: a.ID, Name: a.Name, Price: a.Price, PriceText: money(a.Price)})
 		}
 		for _, o := range c.Options {
 			wc.Options = append(wc.Options, WidgetOption{
 				ID: o.ID, Carrier: o.Carrier.Name, Product: o.Carrier.ProductName, Price: o.Price,
 				EarliestDate: o.ETD.Earliest.Format(time.DateOnly), LatestDate: o.ETD.Latest.Format(time.DateOnly),
+				PriceText: money(o.Price), DatesText: i18n.DayRange(tag, o.ETD.Earliest, o.ETD.Latest),
 				Location: location(o.Location),
 			})
 		}

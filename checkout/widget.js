@@ -141,23 +141,9 @@
     return e;
   }
 
-  function money(minor, currency, locale) {
-    try {
-      var f = new Intl.NumberFormat(locale, { style: "currency", currency: currency });
-      var digits = f.resolvedOptions().maximumFractionDigits;
-      return f.format(minor / Math.pow(10, digits));
-    } catch (e) {
-      return (minor / 100).toFixed(2) + " " + currency;
-    }
-  }
-
-  function dates(from, to, locale) {
-    var opts = { weekday: "short", day: "numeric", month: "short" };
-    var f = new Intl.DateTimeFormat(locale, opts);
-    var a = f.format(new Date(from + "T12:00:00Z"));
-    if (from === to) return a;
-    return a + " – " + f.format(new Date(to + "T12:00:00Z"));
-  }
+  // Prices and dates come written by the server (price_text, dates_text,
+  // shipping_price_text), as the tracking and return pages write them, so
+  // one amount reads the same on every page the shopper sees.
 
   function meters(m, locale) {
     if (m < 1000) return m + " m";
@@ -333,7 +319,7 @@
         var main = el("span", "dk-main");
         var title = o.location ? o.location.name : o.carrier + " " + o.product;
         main.appendChild(el("span", "dk-title", title));
-        main.appendChild(el("span", "dk-meta", (o.location ? o.carrier + " " + o.product + " · " : "") + dates(o.earliest_date, o.latest_date, locale)));
+        main.appendChild(el("span", "dk-meta", (o.location ? o.carrier + " " + o.product + " · " : "") + o.dates_text));
         if (o.location) {
           var loc = o.location;
           var addr = loc.address ? (loc.address.address_lines || []).concat([loc.address.city || ""]).join(", ") : "";
@@ -359,9 +345,9 @@
           }
         }
         label.appendChild(main);
-        label.appendChild(el("span", "dk-price", money(o.price, s.currency, locale)));
+        label.appendChild(el("span", "dk-price", o.price_text));
         input.setAttribute("aria-label", [title, o.location ? o.carrier + " " + o.product : null,
-          dates(o.earliest_date, o.latest_date, locale), money(o.price, s.currency, locale)].filter(Boolean).join(", "));
+          o.dates_text, o.price_text].filter(Boolean).join(", "));
         fs.appendChild(label);
       });
       var chosenHere = c.options.some(function (o) { return o.id === s.selected; });
@@ -371,7 +357,7 @@
           var box = el("input");
           box.type = "checkbox";
           box.value = a.id;
-          box.setAttribute("aria-label", a.name + ", " + money(a.price, s.currency, locale));
+          box.setAttribute("aria-label", a.name + ", " + a.price_text);
           box.checked = (s.addons || []).indexOf(a.id) >= 0;
           box.disabled = frozen;
           box.addEventListener("change", function () {
@@ -380,13 +366,13 @@
           });
           label.appendChild(box);
           label.appendChild(el("span", "dk-main", a.name));
-          label.appendChild(el("span", "dk-price", money(a.price, s.currency, locale)));
+          label.appendChild(el("span", "dk-price", a.price_text));
           fs.appendChild(label);
         });
       }
       form.appendChild(fs);
     });
-    var total = el("p", "dk-total", fill(t["widget.shipping"], { price: money(s.shipping_price, s.currency, locale) }));
+    var total = el("p", "dk-total", fill(t["widget.shipping"], { price: s.shipping_price_text }));
     total.setAttribute("aria-live", "polite");
     form.appendChild(total);
     // The address form stays where it is (moving it would take the

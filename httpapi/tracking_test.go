@@ -466,9 +466,9 @@ func TestTrackingPageLanguageTimeAndAlerts(t *testing.T) {
 		want               []string
 	}{
 		{"the link's locale first", norwegian + "?locale=de-DE", "sv-SE,sv;q=0.9", "de",
-			[]string{"Bestellung ORD-2", "Alle Zeitangaben in schwedischer Zeit (CET).", "Unterwegs <time>2026-11-22 09:00</time>", "Das Paket wird heute zugestellt."}},
+			[]string{"Bestellung ORD-2", "Alle Zeitangaben in schwedischer Zeit (CET).", "Unterwegs <time>22. Nov. 2026, 09:00</time>", "Das Paket wird heute zugestellt."}},
 		{"then the order's", norwegian, "sv-SE,sv;q=0.9", "nb",
-			[]string{"Bestilling ORD-2", "Alle tider er svensk tid (CET).", "På vei <time>2026-11-22 09:00</time>", "Pakken blir levert i dag."}},
+			[]string{"Bestilling ORD-2", "Alle tider er svensk tid (CET).", "På vei <time>22. nov. 2026, 09:00</time>", "Pakken blir levert i dag."}},
 		{"a locale the customer typed in overrides the order's", norwegian + "?locale=fi-FI", "", "fi",
 			[]string{"Tilaus ORD-2", "Kaikki ajat ovat Ruotsin aikaa (CET).", "Paketti toimitetaan tänään."}},
 		{"a malformed locale is skipped", norwegian + "?locale=%25%25", "", "nb", []string{"Bestilling ORD-2"}},

@@ -14,7 +14,12 @@ func (c CatalogPolicies) Policy(site string) (Policy, bool) {
 		return Policy{}, false
 	}
 	rp := cat.ReturnPolicy
+	var zone string
+	if len(cat.Warehouses) > 0 {
+		zone = cat.Warehouses[0].TimeZone // the site's zone, as tracking takes it
+	}
 	return Policy{
+		TimeZone:       zone,
 		WindowDays:     rp.ReturnTimeDays,
 		ReturnProduct:  rp.ReturnProduct,
 		RefundShipping: rp.RefundShipping,

@@ -28,6 +28,9 @@ type Policy struct {
 	// NoExchanges refuses exchange returns (FailedPrecondition); the
 	// customer may still return for a refund.
 	NoExchanges bool
+	// TimeZone is the site's IANA time zone ("Europe/Stockholm"): the
+	// status page writes its dates in it. Empty or unknown: UTC.
+	TimeZone string
 }
 
 // Costs are the charges of one return in minor units of their currency.

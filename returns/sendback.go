@@ -55,6 +55,9 @@ type StatusPageView struct {
 	// Locale is the language the customer used: the return request's,
 	// else the order's; empty when neither is known.
 	Locale string
+	// TimeZone is the site's IANA time zone (Policy.TimeZone), which the
+	// page's dates are in; empty for UTC.
+	TimeZone string
 	// Label is the return parcel, when the policy names a return product
 	// and it is booked. LabelPending is true when it is asked for but not
 	// booked yet (the shipments area books it through the outbox, which
@@ -116,7 +119,9 @@ func (s *Service) StatusPage(ctx context.Context, token string) (StatusPageView,
 	out.Reasons = s.reasonCatalog(out.Site)
 	out.ComplaintsOpen = r.Status != StatusCompleted
 	out.ItemsPath = StatusPagePath + token + "/items/"
-	product := s.policy(out.Site).ReturnProduct
+	policy := s.policy(out.Site)
+	out.TimeZone = policy.TimeZone
+	product := policy.ReturnProduct
 	if r.Status != StatusAwaitingReturn || product == "" || o.Address == nil {
 		return out, nil
 	}

@@ -10,7 +10,9 @@
 //	title := i18n.Text(tag, "tracking.title")
 //
 // Texts with verbs are fmt formats, formatted by Text with the language's
-// number conventions (golang.org/x/text/message).
+// number conventions (golang.org/x/text/message). Money, dates and times
+// are written by Money, Date, DateTime, Time, DateRange and DayRange, the
+// same way on every customer page.
 package i18n
 
 import (

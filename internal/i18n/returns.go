@@ -1,7 +1,7 @@
 package i18n
 
-// returnsTexts are the customer return status page's texts. "returns.date_layout"
-// is a Go time layout (time.Time.Format) for dates on the page.
+// returnsTexts are the customer return status page's texts. Its dates and
+// amounts are written by Date and Money.
 var returnsTexts = texts{
 	"en": {
 		"returns.title":                           "Your return",
@@ -10,7 +10,6 @@ var returnsTexts = texts{
 		"returns.order":                           "Order",
 		"returns.return":                          "Return",
 		"returns.created":                         "Registered on",
-		"returns.date_layout":                     "2 January 2006",
 		"returns.items":                           "Items",
 		"returns.col.item":                        "Item",
 		"returns.col.quantity":                    "Quantity",
@@ -61,7 +60,6 @@ var returnsTexts = texts{
 		"returns.order":                           "Order",
 		"returns.return":                          "Retur",
 		"returns.created":                         "Registrerad",
-		"returns.date_layout":                     "2006-01-02",
 		"returns.items":                           "Artiklar",
 		"returns.col.item":                        "Artikel",
 		"returns.col.quantity":                    "Antal",
@@ -112,7 +110,6 @@ var returnsTexts = texts{
 		"returns.order":                           "Ordre",
 		"returns.return":                          "Retur",
 		"returns.created":                         "Registrert",
-		"returns.date_layout":                     "02.01.2006",
 		"returns.items":                           "Varer",
 		"returns.col.item":                        "Vare",
 		"returns.col.quantity":                    "Antall",
@@ -163,7 +160,6 @@ var returnsTexts = texts{
 		"returns.order":                           "Ordre",
 		"returns.return":                          "Returnering",
 		"returns.created":                         "Registreret",
-		"returns.date_layout":                     "02.01.2006",
 		"returns.items":                           "Varer",
 		"returns.col.item":                        "Vare",
 		"returns.col.quantity":                    "Antal",
@@ -214,7 +210,6 @@ var returnsTexts = texts{
 		"returns.order":                           "Tilaus",
 		"returns.return":                          "Palautus",
 		"returns.created":                         "Rekisteröity",
-		"returns.date_layout":                     "2.1.2006",
 		"returns.items":                           "Tuotteet",
 		"returns.col.item":                        "Tuote",
 		"returns.col.quantity":                    "Määrä",
@@ -265,7 +260,6 @@ var returnsTexts = texts{
 		"returns.order":                           "Bestellung",
 		"returns.return":                          "Rücksendung",
 		"returns.created":                         "Angemeldet am",
-		"returns.date_layout":                     "02.01.2006",
 		"returns.items":                           "Artikel",
 		"returns.col.item":                        "Artikel",
 		"returns.col.quantity":                    "Menge",

@@ -4,8 +4,9 @@
 // English, Swedish, Norwegian Bokmål, Danish, Finnish and German). The
 // language is the first of these that matches: the locale the return
 // carries (the customer's return request, else the order), the link's
-// ?locale=, the browser's Accept-Language; English otherwise. Amounts are
-// formatted in that language with golang.org/x/text/currency.
+// ?locale=, the browser's Accept-Language; English otherwise. Amounts and
+// dates are written in that language as on every customer page
+// (i18n.Money, i18n.Date), dates in the site's time zone.
 //
 // While the parcel is still with the customer, the page says how to send
 // it back: the return label to download (a PDF under the page's own
@@ -32,9 +33,7 @@ import (
 	"sync"
 
 	"github.com/boombuler/barcode/qr"
-	"golang.org/x/text/currency"
 	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/deliverykit/deliverykit/internal/i18n"
 	"github.com/deliverykit/deliverykit/returns"
@@ -123,19 +122,20 @@ func Render(w io.Writer, tag language.Tag, v returns.StatusPageView) error {
 }
 
 func pageView(tag language.Tag, sp returns.StatusPageView) (view, error) {
-	p := message.NewPrinter(tag)
 	t := texts(tag)
+	loc := i18n.Zone(sp.TimeZone)
+	money := func(a returns.Amount, code string) string { return i18n.MoneyScale(tag, a.Minor, a.Scale, code) }
 	r := sp.Return
 	v := view{
 		Lang: htmlLang(tag), T: t, Found: true, ReturnID: r.ID, OrderID: r.Order.ForeignID,
 		Status: t["status_"+string(r.Status)], StatusCode: string(r.Status),
-		Created: r.CreatedAt.Time().UTC().Format(t["date_layout"]),
-		Costs:   money(p, r.ReturnCosts.TotalCost, r.ReturnCosts.CurrencyCode),
-		Refund:  money(p, r.CalculatedRefund.TotalRefundAmount, r.CalculatedRefund.CurrencyCode),
+		Created: i18n.Date(tag, r.CreatedAt.Time(), loc),
+		Costs:   money(r.ReturnCosts.TotalCost, r.ReturnCosts.CurrencyCode),
+		Refund:  money(r.CalculatedRefund.TotalRefundAmount, r.CalculatedRefund.CurrencyCode),
 	}
 	if len(r.RefundTransactions) > 0 {
 		rt := r.RefundTransactions[len(r.RefundTransactions)-1]
-		v.Refund = money(p, rt.TotalAmount, rt.CurrencyCode)
+		v.Refund = money(rt.TotalAmount, rt.CurrencyCode)
 		v.RefundNote = t["refund_"+string(rt.Status)]
 	} else {
 		v.RefundNote = t["refund_estimate"]
@@ -160,7 +160,7 @@ func pageView(tag language.Tag, sp returns.StatusPageView) (view, error) {
 			status += " · " + i18n.Text(tag, "returns.item.exchange", it.ExchangeSKU)
 		}
 		iv := itemView{Title: title, Quantity: it.Quantity, Status: status,
-			Price: money(p, it.PurchasePriceAmount.Amount, it.PurchasePriceAmount.CurrencyCode), Reason: reasonText(tag, sp.Reasons, it.ReturnReasons)}
+			Price: money(it.PurchasePriceAmount.Amount, it.PurchasePriceAmount.CurrencyCode), Reason: reasonText(tag, sp.Reasons, it.ReturnReasons)}
 		if c := complaintOf(tag, t, sp, it, title); c != nil {
 			iv.Complaint = c
 			v.Complaints = append(v.Complaints, *c)
@@ -217,18 +217,6 @@ func htmlLang(tag language.Tag) string {
 		}
 	}
 	return base.String()
-}
-
-// money formats an amount in the page's language: the currency's symbol
-// and the language's separators (golang.org/x/text/currency). A code the
-// library does not know is written after the number.
-func money(p *message.Printer, a returns.Amount, code string) string {
-	u, err := currency.ParseISO(code)
-	if err != nil {
-		return a.String() + " " + code
-	}
-	// Amounts are at most 10^15 minor units, exact in a float64.
-	return p.Sprint(currency.Symbol(u.Amount(float64(a.Minor) / math.Pow10(a.Scale))))
 }
 
 // distance is metres (to ten) under a kilometre, else kilometres with one

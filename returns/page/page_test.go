@@ -88,18 +88,18 @@ func TestRender(t *testing.T) {
 		want    []string
 	}{
 		{"en", returns.StatusAwaitingReturn, []string{"Item", "Quantity", "Price", "Status"}, []string{`<html lang="en">`, "Waiting for your parcel",
-			"SEK 1,240.70", "SEK 59.50", "SEK 1,299.90", "Jacket &lt;M&gt; – Blue", "22 November 2026", `<li class="done current">Registered</li>`,
+			"SEK\u00a01,240.70", "SEK\u00a059.50", "SEK\u00a01,299.90", "Jacket &lt;M&gt; – Blue", "Nov 22, 2026", `<li class="done current">Registered</li>`,
 			"expected, if every item is accepted"}},
 		{"sv-SE", returns.StatusInTransit, []string{"Artikel", "Antal", "Pris", "Status"}, []string{`<html lang="sv-SE">`, "Ditt paket är på väg till oss",
-			"kr 1\u00a0240,70", "2026-11-22", `<li class="done current">På väg</li>`, "Väntas"}},
+			"1\u00a0240,70\u00a0kr", "22 nov. 2026", `<li class="done current">På väg</li>`, "Väntas"}},
 		{"nb-NO", returns.StatusAwaitingReturn, []string{"Vare", "Antall", "Pris", "Status"}, []string{`<html lang="nb-NO">`, "Vi venter på pakken din",
-			"SEK 1\u00a0240,70", "22.11.2026", "Ventes", "Returkostnad"}},
+			"1\u00a0240,70\u00a0SEK", "22. nov. 2026", "Ventes", "Returkostnad"}},
 		{"da-DK", returns.StatusAwaitingRefund, []string{"Vare", "Antal", "Pris", "Status"}, []string{`<html lang="da-DK">`, "Kontrolleret, refusionen er på vej",
-			"SEK 1.240,70", "22.11.2026", `<li class="done current">Kontrolleret</li>`}},
+			"1.240,70\u00a0SEK", "22. nov. 2026", `<li class="done current">Kontrolleret</li>`}},
 		{"fi-FI", returns.StatusAwaitingExchange, []string{"Tuote", "Määrä", "Hinta", "Tila"}, []string{`<html lang="fi-FI">`, "Tarkastettu, vaihtotuote on tulossa",
-			"SEK 1\u00a0240,70", "22.11.2026", "Palautuskulut"}},
+			"1\u00a0240,70\u00a0SEK", "22.11.2026", "Palautuskulut"}},
 		{"de-DE", returns.StatusCompleted, []string{"Artikel", "Menge", "Preis", "Status"}, []string{`<html lang="de-DE">`, "Abgeschlossen",
-			"SEK 1.299,90", "22.11.2026", `data-status="COMPLETED"`}},
+			"1.299,90\u00a0SEK", "22. Nov. 2026", `data-status="COMPLETED"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tag, func(t *testing.T) {
@@ -119,13 +119,30 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// The registration date is the site's calendar date: 23:30 UTC is the
+// next day in Stockholm.
+func TestRenderTimeZone(t *testing.T) {
+	r := sampleReturn(returns.StatusAwaitingReturn)
+	r.CreatedAt = returns.Timestamp(time.Date(2026, 11, 22, 23, 30, 0, 0, time.UTC))
+	for _, tt := range []struct{ zone, want string }{
+		{"Europe/Stockholm", "23 nov. 2026"},
+		{"", "22 nov. 2026"},
+		{"Mars/Olympus", "22 nov. 2026"}, // unknown: UTC
+	} {
+		page := render(t, Language("sv-SE"), returns.StatusPageView{Return: r, TimeZone: tt.zone})
+		if !strings.Contains(page, tt.want) {
+			t.Errorf("zone %q: page lacks %q", tt.zone, tt.want)
+		}
+	}
+}
+
 func TestRenderRefund(t *testing.T) {
 	r := sampleReturn(returns.StatusAwaitingRefund)
 	r.RefundTransactions = []returns.RefundTransaction{{CurrencyCode: "EUR", Status: returns.TxRefunded, TotalAmount: returns.Amount{Minor: 100, Scale: 2}}}
 	tests := []struct{ tag, want string }{
-		{"en", `<span id="refund">€ 1.00</span> (paid out)`},
-		{"de", `<span id="refund">€ 1,00</span> (ausgezahlt)`},
-		{"fi", `<span id="refund">€ 1,00</span> (maksettu)`},
+		{"en", `<span id="refund">€1.00</span> (paid out)`},
+		{"de", "<span id=\"refund\">1,00\u00a0€</span> (ausgezahlt)"},
+		{"fi", "<span id=\"refund\">1,00\u00a0€</span> (maksettu)"},
 	}
 	for _, tt := range tests {
 		if page := render(t, Language(tt.tag), returns.StatusPageView{Return: r}); !strings.Contains(page, tt.want) {

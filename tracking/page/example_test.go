@@ -59,10 +59,10 @@ func ExampleRender() {
 	// Output:
 	// order: Bestellung ORD-1001
 	// time-zone: Alle Zeitangaben in deutscher Zeit (CET).
-	// current-step: Unterwegs 2026-11-21 08:30
-	// alert: Das Paket wird heute zugestellt. 2026-11-21 08:30
+	// current-step: Unterwegs 21. Nov. 2026, 08:30
+	// alert: Das Paket wird heute zugestellt. 21. Nov. 2026, 08:30
 	// -- the next day:
 	// order: Bestellung ORD-1001
 	// time-zone: Alle Zeitangaben in deutscher Zeit (CET).
-	// current-step: Unterwegs 2026-11-21 08:30
+	// current-step: Unterwegs 21. Nov. 2026, 08:30
 }

@@ -58,7 +58,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	// The page shows times in the delivery's zone; with the zone database
@@ -85,8 +84,16 @@ type view struct {
 	TimeZone string
 	Labels   map[string]string
 	Parcels  []parcelView
-	Items    []tracking.Item
+	Items    []itemView
 	Empty    string
+}
+
+// itemView is a line of the order: its price is the line's total, written
+// as every customer page writes money; empty when the order has none.
+type itemView struct {
+	Quantity int32
+	Name     string
+	Price    string
 }
 
 type parcelView struct {
@@ -100,7 +107,7 @@ type parcelView struct {
 	Current        string
 	CurrentTime    string
 	Delivered      bool
-	ETA            []string // parts kept on one line each
+	ETA            string
 	NoUpdates      bool
 	Alerts         []line
 	History        []line
@@ -171,7 +178,7 @@ func build(o *tracking.PrivateOrder, tag language.Tag, opts Options) view {
 	}
 	loc := opts.Location
 	if loc == nil {
-		loc = zone(o.TimeZone)
+		loc = i18n.Zone(o.TimeZone)
 	}
 	v := view{
 		Lang:     lang(tag),
@@ -188,7 +195,17 @@ func build(o *tracking.PrivateOrder, tag language.Tag, opts Options) view {
 		v.Labels[k] = i18n.Text(tag, "tracking."+k)
 	}
 	if o.Cart != nil {
-		v.Items = o.Cart.Items
+		for _, it := range o.Cart.Items {
+			iv := itemView{Quantity: it.Quantity, Name: it.Name}
+			total := int64(it.TotalPrice)
+			if total == 0 {
+				total = int64(it.Price) * int64(it.Quantity)
+			}
+			if total > 0 && o.Cart.Currency != "" {
+				iv.Price = i18n.Money(tag, total, o.Cart.Currency)
+			}
+			v.Items = append(v.Items, iv)
+		}
 	}
 	// Parcels to the customer are counted apart from returns, which are
 	// headed as such.
@@ -232,19 +249,19 @@ func buildParcel(tag language.Tag, pp *tracking.PrivateParcel, heading string, l
 		pv.Current = i18n.Text(tag, "tracking.no_updates")
 	} else {
 		cur := pp.Progress[len(pp.Progress)-1]
-		pv.Current, pv.CurrentTime = i18n.Text(tag, "tracking.step."+string(cur.Step)), showTime(cur.Time, loc)
+		pv.Current, pv.CurrentTime = i18n.Text(tag, "tracking.step."+string(cur.Step)), showTime(tag, cur.Time, loc)
 		pv.Delivered = cur.Step == tracking.StepDeliveredToConsumer
 	}
 	if e := pp.EstimatedDeliveryTime; e != nil && !pv.Delivered {
-		pv.ETA = showRange(e.Start, e.End, loc)
+		pv.ETA = showRange(tag, e.Start, e.End, loc)
 	}
 	for _, a := range slices.Backward(pp.Alerts) {
 		if current(a, pp, now, loc) {
-			pv.Alerts = append(pv.Alerts, line{Text: i18n.Text(tag, "tracking.alert."+string(a.Type)), Time: showTime(a.CreatedAt, loc)})
+			pv.Alerts = append(pv.Alerts, line{Text: i18n.Text(tag, "tracking.alert."+string(a.Type)), Time: showTime(tag, a.CreatedAt, loc)})
 		}
 	}
 	for _, it := range slices.Backward(pp.Progress) {
-		pv.History = append(pv.History, line{Text: i18n.Text(tag, "tracking.step."+string(it.Step)), Time: showTime(it.Time, loc)})
+		pv.History = append(pv.History, line{Text: i18n.Text(tag, "tracking.step."+string(it.Step)), Time: showTime(tag, it.Time, loc)})
 	}
 	if l := pp.Location; l != nil {
 		lv := &locationView{}
@@ -279,34 +296,6 @@ func buildParcel(tag language.Tag, pp *tracking.PrivateParcel, heading string, l
 	return pv
 }
 
-// maxZones bounds the cache of loaded zones. Zones come from the
-// tracking service's country table and the sites' configuration, so a
-// handful are in use; past the bound a zone is loaded on every use.
-const maxZones = 64
-
-var zones sync.Map // IANA name → *time.Location
-
-// zone returns the named time zone, or UTC when the name is empty or
-// unknown.
-func zone(name string) *time.Location {
-	if name == "" {
-		return time.UTC
-	}
-	if l, ok := zones.Load(name); ok {
-		return l.(*time.Location)
-	}
-	l, err := time.LoadLocation(name)
-	if err != nil {
-		return time.UTC
-	}
-	n := 0
-	zones.Range(func(any, any) bool { n++; return n < maxZones })
-	if n < maxZones {
-		zones.Store(name, l)
-	}
-	return l
-}
-
 // zoneText names the page's time zone: "All times are Swedish time (CET)."
 // for a zone the catalog has a name for, "All times are in the UTC time
 // zone." for others. The abbreviation is the one in force at now.
@@ -319,34 +308,30 @@ func zoneText(tag language.Tag, loc *time.Location, now time.Time) string {
 	return i18n.Text(tag, "tracking.times_zone", loc.String())
 }
 
-// showTime writes an RFC 3339 time as "2006-01-02 15:04" in loc;
-// language-neutral and unambiguous.
-func showTime(s string, loc *time.Location) string {
+// showTime writes an RFC 3339 time as a date and time of the page's
+// language in loc (i18n.DateTime); a time that does not parse is shown as
+// it came.
+func showTime(tag language.Tag, s string, loc *time.Location) string {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return s
 	}
-	return t.In(loc).Format("2006-01-02 15:04")
+	return i18n.DateTime(tag, t, loc)
 }
 
-// showRange writes a window, with the date once when both ends share it:
-// "2026-11-23", "08:00–18:00", or "2026-11-23 08:00 –", "2026-11-24 18:00".
-// Each part is kept on one line, so a narrow screen breaks between them
-// rather than inside a date.
-func showRange(start, end string, loc *time.Location) []string {
+// showRange writes a window in the page's language (i18n.DateRange): the
+// dates alone for whole days, the date once when both ends share it. A
+// window with one end that parses shows that end.
+func showRange(tag language.Tag, start, end string, loc *time.Location) string {
 	s, errS := time.Parse(time.RFC3339Nano, start)
 	e, errE := time.Parse(time.RFC3339Nano, end)
 	switch {
 	case errS == nil && errE == nil:
-		s, e = s.In(loc), e.In(loc)
-		if s.Format("2006-01-02") == e.Format("2006-01-02") {
-			return []string{s.Format("2006-01-02"), s.Format("15:04") + "–" + e.Format("15:04")}
-		}
-		return []string{s.Format("2006-01-02 15:04") + " –", e.Format("2006-01-02 15:04")}
+		return i18n.DateRange(tag, s, e, loc)
 	case errE == nil:
-		return []string{showTime(end, loc)}
+		return showTime(tag, end, loc)
 	case errS == nil:
-		return []string{showTime(start, loc)}
+		return showTime(tag, start, loc)
 	}
-	return nil
+	return ""
 }

@@ -79,20 +79,20 @@ func TestRenderEveryLanguage(t *testing.T) {
 		want map[string]string
 		also []string
 	}{
-		{"en", map[string]string{"order": "Order ORD-1", "time-zone": "All times are Swedish time (CET).", "current-step": "On its way 2026-11-22 10:45",
-			"alert": "Your parcel is out for delivery today. 2026-11-22 10:50", "eta": "2026-11-23 08:00–18:00"},
+		{"en", map[string]string{"order": "Order ORD-1", "time-zone": "All times are Swedish time (CET).", "current-step": "On its way Nov 22, 2026, 10:45 AM",
+			"alert": "Your parcel is out for delivery today. Nov 22, 2026, 10:50 AM", "eta": "Nov 23, 2026, 8:00 AM – 6:00 PM"},
 			[]string{`lang="en"`, "from Demo Outdoor Store", "Expected delivery", "Handed to the carrier", "Drottninggatan 5", "11151 Stockholm",
 				"10:00-14:00, 15:00-20:00", "Closed", "Mon", "Follow the parcel at the carrier", "2 × Mug"}},
-		{"sv", map[string]string{"order": "Beställning ORD-1", "time-zone": "Alla tider är svensk tid (CET).", "current-step": "På väg 2026-11-22 10:45",
-			"alert": "Paketet levereras i dag. 2026-11-22 10:50"}, []string{`lang="sv"`, "från Demo Outdoor Store", "Beräknad leverans", "Utlämningsställe", "Öppettider", "Mån", "Stängt"}},
-		{"nb", map[string]string{"order": "Bestilling ORD-1", "time-zone": "Alle tider er svensk tid (CET).", "current-step": "På vei 2026-11-22 10:45",
-			"alert": "Pakken blir levert i dag. 2026-11-22 10:50"}, []string{`lang="nb"`, "Forventet levering", "Hentested", "Åpningstider", "Man", "Stengt", "Varene dine"}},
-		{"da", map[string]string{"order": "Ordre ORD-1", "time-zone": "Alle tidspunkter er svensk tid (CET).", "current-step": "På vej 2026-11-22 10:45",
-			"alert": "Pakken bliver leveret i dag. 2026-11-22 10:50"}, []string{`lang="da"`, "Forventet levering", "Afhentningssted", "Åbningstider", "Lukket", "Dine varer"}},
-		{"fi", map[string]string{"order": "Tilaus ORD-1", "time-zone": "Kaikki ajat ovat Ruotsin aikaa (CET).", "current-step": "Matkalla 2026-11-22 10:45",
-			"alert": "Paketti toimitetaan tänään. 2026-11-22 10:50"}, []string{`lang="fi"`, "Arvioitu toimitus", "Noutopiste", "Aukioloajat", "Ma", "Suljettu", "Tuotteesi"}},
-		{"de", map[string]string{"order": "Bestellung ORD-1", "time-zone": "Alle Zeitangaben in schwedischer Zeit (CET).", "current-step": "Unterwegs 2026-11-22 10:45",
-			"alert": "Das Paket wird heute zugestellt. 2026-11-22 10:50"}, []string{`lang="de"`, "Voraussichtliche Zustellung", "Abholstelle", "Öffnungszeiten", "Geschlossen", "Ihre Artikel"}},
+		{"sv", map[string]string{"order": "Beställning ORD-1", "time-zone": "Alla tider är svensk tid (CET).", "current-step": "På väg 22 nov. 2026 10:45",
+			"alert": "Paketet levereras i dag. 22 nov. 2026 10:50", "eta": "23 nov. 2026 08:00–18:00"}, []string{`lang="sv"`, "från Demo Outdoor Store", "Beräknad leverans", "Utlämningsställe", "Öppettider", "Mån", "Stängt"}},
+		{"nb", map[string]string{"order": "Bestilling ORD-1", "time-zone": "Alle tider er svensk tid (CET).", "current-step": "På vei 22. nov. 2026, 10:45",
+			"alert": "Pakken blir levert i dag. 22. nov. 2026, 10:50"}, []string{`lang="nb"`, "Forventet levering", "Hentested", "Åpningstider", "Man", "Stengt", "Varene dine"}},
+		{"da", map[string]string{"order": "Ordre ORD-1", "time-zone": "Alle tidspunkter er svensk tid (CET).", "current-step": "På vej 22. nov. 2026, 10.45",
+			"alert": "Pakken bliver leveret i dag. 22. nov. 2026, 10.50"}, []string{`lang="da"`, "Forventet levering", "Afhentningssted", "Åbningstider", "Lukket", "Dine varer"}},
+		{"fi", map[string]string{"order": "Tilaus ORD-1", "time-zone": "Kaikki ajat ovat Ruotsin aikaa (CET).", "current-step": "Matkalla 22.11.2026 klo 10.45",
+			"alert": "Paketti toimitetaan tänään. 22.11.2026 klo 10.50"}, []string{`lang="fi"`, "Arvioitu toimitus", "Noutopiste", "Aukioloajat", "Ma", "Suljettu", "Tuotteesi"}},
+		{"de", map[string]string{"order": "Bestellung ORD-1", "time-zone": "Alle Zeitangaben in schwedischer Zeit (CET).", "current-step": "Unterwegs 22. Nov. 2026, 10:45",
+			"alert": "Das Paket wird heute zugestellt. 22. Nov. 2026, 10:50", "eta": "23. Nov. 2026, 08:00–18:00"}, []string{`lang="de"`, "Voraussichtliche Zustellung", "Abholstelle", "Öffnungszeiten", "Geschlossen", "Ihre Artikel"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.lang, func(t *testing.T) {
@@ -155,17 +155,17 @@ func TestTimeZone(t *testing.T) {
 		wantStep string
 		wantZone string
 	}{
-		{"Stockholm in winter", "Europe/Stockholm", Options{Now: now}, "en", "2026-11-22T09:45:00Z", "2026-11-22 10:45", "All times are Swedish time (CET)."},
-		{"Stockholm in summer", "Europe/Stockholm", Options{Now: summer}, "sv", "2026-07-01T09:45:00Z", "2026-07-01 11:45", "Alla tider är svensk tid (CEST)."},
-		{"late evening in UTC is the next day in Stockholm", "Europe/Stockholm", Options{Now: now}, "en", "2026-11-22T23:30:00Z", "2026-11-23 00:30", "All times are Swedish time (CET)."},
-		{"Helsinki", "Europe/Helsinki", Options{Now: now}, "fi", "2026-11-22T09:45:00Z", "2026-11-22 11:45", "Kaikki ajat ovat Suomen aikaa (EET)."},
-		{"Oslo", "Europe/Oslo", Options{Now: now}, "nb", "2026-11-22T09:45:00Z", "2026-11-22 10:45", "Alle tider er norsk tid (CET)."},
-		{"Copenhagen", "Europe/Copenhagen", Options{Now: now}, "da", "2026-11-22T09:45:00Z", "2026-11-22 10:45", "Alle tidspunkter er dansk tid (CET)."},
-		{"Berlin", "Europe/Berlin", Options{Now: now}, "de", "2026-11-22T09:45:00Z", "2026-11-22 10:45", "Alle Zeitangaben in deutscher Zeit (CET)."},
-		{"a zone the catalog has no name for", "America/New_York", Options{Now: now}, "en", "2026-11-22T09:45:00Z", "2026-11-22 04:45", "All times are in the America/New_York time zone."},
-		{"no zone: UTC", "", Options{Now: now}, "de", "2026-11-22T09:45:00Z", "2026-11-22 09:45", "Alle Zeitangaben in der Zeitzone UTC."},
-		{"an unknown zone: UTC", "Mars/Olympus", Options{Now: now}, "en", "2026-11-22T09:45:00Z", "2026-11-22 09:45", "All times are in the UTC time zone."},
-		{"Options.Location overrides the order's", "Europe/Stockholm", Options{Now: now, Location: newYork}, "en", "2026-11-22T09:45:00Z", "2026-11-22 04:45", "All times are in the America/New_York time zone."},
+		{"Stockholm in winter", "Europe/Stockholm", Options{Now: now}, "en", "2026-11-22T09:45:00Z", "Nov 22, 2026, 10:45 AM", "All times are Swedish time (CET)."},
+		{"Stockholm in summer", "Europe/Stockholm", Options{Now: summer}, "sv", "2026-07-01T09:45:00Z", "1 juli 2026 11:45", "Alla tider är svensk tid (CEST)."},
+		{"late evening in UTC is the next day in Stockholm", "Europe/Stockholm", Options{Now: now}, "en", "2026-11-22T23:30:00Z", "Nov 23, 2026, 12:30 AM", "All times are Swedish time (CET)."},
+		{"Helsinki", "Europe/Helsinki", Options{Now: now}, "fi", "2026-11-22T09:45:00Z", "22.11.2026 klo 11.45", "Kaikki ajat ovat Suomen aikaa (EET)."},
+		{"Oslo", "Europe/Oslo", Options{Now: now}, "nb", "2026-11-22T09:45:00Z", "22. nov. 2026, 10:45", "Alle tider er norsk tid (CET)."},
+		{"Copenhagen", "Europe/Copenhagen", Options{Now: now}, "da", "2026-11-22T09:45:00Z", "22. nov. 2026, 10.45", "Alle tidspunkter er dansk tid (CET)."},
+		{"Berlin", "Europe/Berlin", Options{Now: now}, "de", "2026-11-22T09:45:00Z", "22. Nov. 2026, 10:45", "Alle Zeitangaben in deutscher Zeit (CET)."},
+		{"a zone the catalog has no name for", "America/New_York", Options{Now: now}, "en", "2026-11-22T09:45:00Z", "Nov 22, 2026, 4:45 AM", "All times are in the America/New_York time zone."},
+		{"no zone: UTC", "", Options{Now: now}, "de", "2026-11-22T09:45:00Z", "22. Nov. 2026, 09:45", "Alle Zeitangaben in der Zeitzone UTC."},
+		{"an unknown zone: UTC", "Mars/Olympus", Options{Now: now}, "en", "2026-11-22T09:45:00Z", "Nov 22, 2026, 9:45 AM", "All times are in the UTC time zone."},
+		{"Options.Location overrides the order's", "Europe/Stockholm", Options{Now: now, Location: newYork}, "en", "2026-11-22T09:45:00Z", "Nov 22, 2026, 4:45 AM", "All times are in the America/New_York time zone."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,20 +173,21 @@ func TestTimeZone(t *testing.T) {
 			o.TimeZone = tt.zone
 			o.Parcels[0].Progress = []tracking.ProgressItem{{Step: tracking.StepOnRoute, Time: tt.step}}
 			got := testids(render(t, o, language.MustParse(tt.lang), tt.opts))
-			if diff := cmp.Diff([2]string{tt.wantZone, tt.wantStep}, [2]string{got["time-zone"], lastTime(got["current-step"])}); diff != "" {
+			if diff := cmp.Diff([2]string{tt.wantZone, tt.wantStep}, [2]string{got["time-zone"], lastTime(got["current-step"], tt.wantStep)}); diff != "" {
 				t.Errorf("zone, step time (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// lastTime is the "2006-01-02 15:04" at the end of s.
-func lastTime(s string) string { return s[max(0, len(s)-len("2006-01-02 15:04")):] }
+// lastTime is the end of s as long as want: the time after the step's
+// name.
+func lastTime(s, want string) string { return s[max(0, len(s)-len(want)):] }
 
 // Each alert type stays on the page only while it is current.
 func TestAlertCurrency(t *testing.T) {
 	clock := deliverykit.NewManualClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
-	stockholm := zone("Europe/Stockholm")
+	stockholm := i18n.Zone("Europe/Stockholm")
 	at := func(s string) string { return s + ":00Z" }
 	step := func(s tracking.Step, when string) tracking.ProgressItem {
 		return tracking.ProgressItem{Step: s, Time: at(when)}
