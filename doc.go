@@ -16,7 +16,7 @@
 //	reliability                the areas together under faults, load, bad input and hostile tenants
 //	bench/http                 HTTP serving measured against a net/http baseline
 //	bench/commit               the bolt store's group commit measured against raw bbolt
-//	retention/retentiontest    the areas' retention sweeps checked on a storage backend
+//	retentiontest              the areas' retention sweeps checked on a storage backend
 //
 // Assembly and adapters:
 //
