@@ -30,7 +30,6 @@
 //	tracking/page              A: the customer's tracking page
 //	notify                     B: notifications to end customers
 //	checkout                   C: the checkout shipping session and its widget
-//	checkout/options           the delivery-options engine (checkout and session share it)
 //	session                    D: the resource-style delivery session (etags, complete, convert)
 //	returns                    E: the merchant returns API (orders, returns, refunds, pages)
 //	returns/page               E: the customer's return status page
@@ -44,6 +43,7 @@
 //	config                     sites, API key digests and their delivery catalogs
 //	auth                       API keys to sites, compared in constant time
 //	catalog                    a site's delivery offering and return policy
+//	options                    the delivery-options engine the areas compute with
 //	outbox                     cross-area events, written in the cause's transaction
 //	outbox/outboxtest          the outbox's suite for a storage backend
 //	webhook                    signed POSTs of events to each site's endpoints
