@@ -5,7 +5,9 @@
 //
 // The module is a set of small packages, one per area, on one storage
 // contract. By layer, from the top: a package imports from its own layer
-// and those below it only (docs/ARCHITECTURE.md draws the graph).
+// and those below it only, an area imports no other area, and a package
+// in another's folder is in that package's layer (a test checks all
+// three; docs/ARCHITECTURE.md draws the layers).
 //
 // Programs, test kits and evidence:
 //
@@ -16,11 +18,15 @@
 //	reliability                the areas together under faults, load, bad input and hostile tenants
 //	bench/http                 HTTP serving measured against a net/http baseline
 //	bench/commit               the bolt store's group commit measured against raw bbolt
-//	retention/retentiontest    the areas' retention sweeps checked on a storage backend
+//	retentiontest              the areas' retention sweeps checked on a storage backend
 //
-// Assembly and adapters:
+// Assembly, from the configuration file:
 //
 //	wiring                     builds every area on one store and connects them through events
+//	config                     the configuration file: sites, key digests, catalogs, endpoints, retention
+//
+// Adapters (they serve the areas and never read the configuration file):
+//
 //	httpapi                    the optional net/http adapter serving the documented endpoints
 //	metrics                    a deployment's figures as Prometheus collectors
 //
@@ -30,25 +36,27 @@
 //	tracking/page              A: the customer's tracking page
 //	notify                     B: notifications to end customers
 //	checkout                   C: the checkout shipping session and its widget
-//	checkout/options           the delivery-options engine (checkout and session share it)
 //	session                    D: the resource-style delivery session (etags, complete, convert)
 //	returns                    E: the merchant returns API (orders, returns, refunds, pages)
 //	returns/page               E: the customer's return status page
 //	shipment                   F: shipments, parcels, deliveries, booking, pickups
-//	shipment/carrier           the built-in carriers (static and the simulator)
-//	shipment/label             A6 PDF and ZPL shipping labels
-//	shipment/label/labeltest   reads rendered labels as a scanner and a PDF reader would
+//	shipment/carrier           F: the built-in carriers (static and the simulator)
+//	shipment/label             F: A6 PDF and ZPL shipping labels
+//	shipment/label/labeltest   F: reads rendered labels as a scanner and a PDF reader would
 //
-// Shared below the areas:
+// Services the areas share:
 //
-//	config                     sites, API key digests and their delivery catalogs
-//	auth                       API keys to sites, compared in constant time
-//	catalog                    a site's delivery offering and return policy
+//	options                    the delivery-options engine the areas compute with
 //	outbox                     cross-area events, written in the cause's transaction
 //	outbox/outboxtest          the outbox's suite for a storage backend
 //	webhook                    signed POSTs of events to each site's endpoints
 //	webhook/webhooktest        the webhook service's suite for a storage backend
 //	retention                  deletes records once they are no longer needed
+//
+// Vocabulary and helpers:
+//
+//	auth                       API keys to sites, compared in constant time
+//	catalog                    a site's delivery offering and return policy
 //	event                      the events' vocabulary and payloads
 //	internal/i18n              the one catalog of texts, money and date formats shown to shoppers
 //	internal/validation        struct tags to field violations

@@ -5,7 +5,7 @@
 //
 // It is plain data with validation and lookups and no behaviour beyond
 // that, so that the configuration (package config) can embed it, the
-// options engine (checkout/options) can compute with it, and tracking can
+// options engine (package options) can compute with it, and tracking can
 // check carrier product refs (Catalog.Product) without importing the engine
 // or any session code.
 //

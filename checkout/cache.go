@@ -3,7 +3,7 @@ package checkout
 import (
 	"sync"
 
-	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/options"
 )
 
 // DefaultCacheBytes is the budget of the read cache when

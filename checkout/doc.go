@@ -3,9 +3,9 @@
 // search address and the selected delivery option, and renders an
 // embeddable widget (html_snippet) in which the customer chooses.
 //
-// Delivery options come from the options engine (package
-// checkout/options) over the site's catalog; this package keeps the
-// session, its states and its widget.
+// Delivery options come from the options engine (package options) over
+// the site's catalog; this package keeps the session, its states and its
+// widget.
 //
 //	engines, _ := checkout.NewEngines(cfg.Catalogs(), options.Options{})
 //	svc, _ := checkout.New(store, checkout.Options{Engines: engines})

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/storage"
 )
 

@@ -8,8 +8,8 @@ import (
 	gojson "github.com/goccy/go-json"
 
 	"github.com/deliverykit/deliverykit/catalog"
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/internal/stored"
+	"github.com/deliverykit/deliverykit/options"
 )
 
 // Stored sessions. A session is stored as a storedSession, whose types

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/google/go-cmp/cmp"
 )

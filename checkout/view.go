@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit/catalog"
-	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/options"
 )
 
 // view renders the record as the API shows it. engine may be nil (a site

@@ -19,8 +19,8 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/internal/i18n"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/storage"
 )
 

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/config"
 )
 
 // The API documentation, served without a key:
@@ -26,7 +25,9 @@ import (
 //     Redoc from the bundle embedded here, so the pages load nothing from
 //     elsewhere (their Content-Security-Policy says so);
 //   - GET /openapi/config.schema.json is the JSON Schema of the
-//     configuration file (config.JSONSchema).
+//     configuration file, when Options.ConfigSchema holds it (wiring's
+//     Handler passes config.JSONSchema); the index and the pages link it
+//     only then.
 
 const (
 	docsBase          = "/openapi"
@@ -88,7 +89,7 @@ var apiDocumentInfos = sync.OnceValue(func() map[string]openAPIInfo {
 type docsIndex struct {
 	Documents    []docsIndexEntry `json:"documents"`
 	Reference    string           `json:"reference"`
-	ConfigSchema string           `json:"config_schema"`
+	ConfigSchema string           `json:"config_schema,omitempty"`
 }
 
 type docsIndexEntry struct {
@@ -130,7 +131,11 @@ type docsPage struct {
 // the configuration schema.
 func (s *server) registerDocs(opts *Options) {
 	var docs []servedDocument
-	index := docsIndex{Documents: []docsIndexEntry{}, Reference: docsReferencePath, ConfigSchema: configSchemaPath}
+	schemaPath := "" // no link to a schema that is not served
+	if len(opts.ConfigSchema) > 0 {
+		schemaPath = configSchemaPath
+	}
+	index := docsIndex{Documents: []docsIndexEntry{}, Reference: docsReferencePath, ConfigSchema: schemaPath}
 	for _, d := range apiDocuments {
 		if !d.served(opts) {
 			continue
@@ -148,13 +153,15 @@ func (s *server) registerDocs(opts *Options) {
 		Documents:    docs,
 		IndexPath:    docsBase,
 		ListPath:     docsReferencePath,
-		ConfigSchema: configSchemaPath,
+		ConfigSchema: schemaPath,
 		RedocJS:      redocAsset.path,
 		ReferenceJS:  referenceAsset.path,
 	}}
 	a := areaDocs
 	s.routePublic(a, docsBase, getOrHead(sharedDocument(indexJSON)))
-	s.routePublic(a, configSchemaPath, getOrHead(sharedDocument(config.JSONSchema())))
+	if schemaPath != "" {
+		s.routePublic(a, configSchemaPath, getOrHead(sharedDocument(opts.ConfigSchema)))
+	}
 	s.routePublic(a, docsReferencePath, getOrHead(h.list))
 	s.routePublic(a, docsReferencePath+"/{name}", getOrHead(h.reference))
 	s.routePublic(a, redocAsset.path, getOrHead(redocAsset.serve))

@@ -18,9 +18,9 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/checkout"
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
@@ -68,6 +68,7 @@ func docsTestServices(t *testing.T) Options {
 	o.Webhooks, err = webhook.New(store, webhook.Options{Clock: clock})
 	must(err)
 	o.Outbox = outbox.New(store, outbox.Options{Clock: clock})
+	o.ConfigSchema = config.JSONSchema()
 	for _, d := range apiDocuments {
 		if !d.served(&o) {
 			t.Fatalf("docsTestServices does not serve the %s document: add its service here", d.name)
@@ -98,7 +99,8 @@ func readAll(t *testing.T, r io.Reader) []byte {
 
 // TestDocsIndex: /openapi lists the documents of the areas the handler
 // serves, in the order of apiDocuments, with each one's title and
-// version, and each listed path serves that document.
+// version, and each listed path serves that document; it names the
+// configuration schema only when Options.ConfigSchema is given.
 func TestDocsIndex(t *testing.T) {
 	all := docsTestServices(t)
 	var names []string
@@ -112,6 +114,7 @@ func TestDocsIndex(t *testing.T) {
 	}{
 		{"every area", all, names},
 		{"none", Options{}, []string{}},
+		{"the configuration schema only", Options{ConfigSchema: all.ConfigSchema}, []string{}},
 		{"tracking and notifications", Options{Tracking: all.Tracking, Notify: all.Notify}, []string{"tracking"}},
 		{"checkout, both generations", Options{Checkout: all.Checkout}, []string{"checkout", "delivery_checkout"}},
 		{"delivery session and returns", Options{Session: all.Session, Returns: all.Returns}, []string{"session", "returns"}},
@@ -141,7 +144,11 @@ func TestDocsIndex(t *testing.T) {
 			if want == nil {
 				want = []docsIndexEntry{}
 			}
-			if diff := cmp.Diff(docsIndex{Documents: want, Reference: "/openapi/reference", ConfigSchema: "/openapi/config.schema.json"}, index); diff != "" {
+			wantIndex := docsIndex{Documents: want, Reference: "/openapi/reference"}
+			if tt.opts.ConfigSchema != nil {
+				wantIndex.ConfigSchema = "/openapi/config.schema.json"
+			}
+			if diff := cmp.Diff(wantIndex, index); diff != "" {
 				t.Errorf("index (-want +got):\n%s", diff)
 			}
 			for _, e := range index.Documents {
@@ -324,12 +331,36 @@ func TestAcceptsGzip(t *testing.T) {
 	}
 }
 
-// TestConfigSchemaServed: /openapi/config.schema.json is the
-// configuration's JSON Schema, whatever areas are served.
+// TestConfigSchemaServed: /openapi/config.schema.json is the schema
+// Options.ConfigSchema holds, whatever areas are served; without one the
+// path is 404 and no page links it.
 func TestConfigSchemaServed(t *testing.T) {
-	s, _ := newTestServer(t, Options{})
-	resp := docsGet(t, s.handler, "/openapi/config.schema.json", nil)
-	if got := readAll(t, resp.Body); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || !bytes.Equal(got, config.JSONSchema()) {
-		t.Errorf("%d %s: the schema %v", resp.StatusCode, resp.Header.Get("Content-Type"), bytes.Equal(got, config.JSONSchema()))
+	schema := config.JSONSchema()
+	tests := []struct {
+		name     string
+		schema   []byte
+		wantCode int
+		wantBody []byte
+		wantLink bool
+	}{
+		{"given", schema, 200, schema, true},
+		{"not given", nil, 404, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newTestServer(t, Options{ConfigSchema: tt.schema})
+			resp := docsGet(t, s.handler, "/openapi/config.schema.json", nil)
+			got := readAll(t, resp.Body)
+			if resp.StatusCode != tt.wantCode {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.wantCode)
+			}
+			if tt.wantBody != nil && (resp.Header.Get("Content-Type") != "application/json" || !bytes.Equal(got, tt.wantBody)) {
+				t.Errorf("%s: the body is not the schema given", resp.Header.Get("Content-Type"))
+			}
+			page := string(readAll(t, docsGet(t, s.handler, "/openapi/reference", nil).Body))
+			if linked := strings.Contains(page, "config.schema.json"); linked != tt.wantLink {
+				t.Errorf("the list links the schema: %v, want %v", linked, tt.wantLink)
+			}
+		})
 	}
 }

@@ -33,8 +33,8 @@
 //     framed; the widget's script may be loaded by any page.
 //   - GET /openapi lists the OpenAPI documents served, GET
 //     /openapi/reference shows them as pages, and GET
-//     /openapi/config.schema.json is the configuration file's JSON Schema;
-//     none takes a key.
+//     /openapi/config.schema.json is the configuration file's JSON Schema
+//     (Options.ConfigSchema); none takes a key.
 //   - GET /healthz answers while the process serves, with the release in
 //     "version" when Options.Version is set; GET /readyz answers 200 only
 //     while the server should get traffic (Options.Ready, see Readiness).
@@ -139,6 +139,12 @@ type Options struct {
 	// Outbox, when set, serves the site's dead events (effects that
 	// failed for good) under /v1/webhooks/events/dead, to list and retry.
 	Outbox *outbox.Dispatcher
+	// ConfigSchema, when set, is served as the configuration file's JSON
+	// Schema at /openapi/config.schema.json and linked from the
+	// documentation. wiring's Handler sets config.JSONSchema(); it comes
+	// from outside because the configuration is assembled above this
+	// package, which serves the areas and not the file that builds them.
+	ConfigSchema []byte
 }
 
 // server holds what the handlers share.

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/storage"
 )

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/deliverykit/deliverykit/catalog"
-	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/options"
 )
 
 // DefaultDropOffMaxDistanceKm is how far a drop-off point may be from the

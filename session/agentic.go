@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/options"
 )
 
 // ACPVersion is the Agentic Commerce Protocol version whose fulfillment

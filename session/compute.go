@@ -11,7 +11,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
-	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/options"
 
 	// The request copy below is a JSON round trip, through the same
 	// drop-in codec the store uses (docs/decisions/0002-storage.md, "JSON").

@@ -1,7 +1,7 @@
 // Package session is the delivery session (area D, served under /delivery
 // by package httpapi): a resource-style session (v1alphaSession) holding a
 // purchase and its deliveries, each with delivery categories, options and
-// addons computed by the shared options engine (package checkout/options).
+// addons computed by the shared options engine (package options).
 // A session is created, read, patched, completed and converted to an
 // agentic checkout representation.
 //

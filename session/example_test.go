@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )

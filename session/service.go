@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )

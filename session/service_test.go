@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/storage"

@@ -8,9 +8,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/internal/checked"
 	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/options"
 )
 
 // validate checks struct tags with the module's shared validator: field

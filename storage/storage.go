@@ -10,11 +10,12 @@
 // the version is still v" is Put with VersionIs(v), and a lost race is
 // ErrConflict.
 //
-// Two implementations ship with deliverykit: storage/memory for tests and
-// embedding, and storage/bolt, a single-file store on go.etcd.io/bbolt, the
-// default of the example server. storage/storagetest is the conformance suite
-// both pass; a new backend implements this package's interfaces and calls
-// storagetest.Run from its tests.
+// Three implementations ship with deliverykit: storage/memory for tests and
+// embedding, storage/bolt, a single-file store on go.etcd.io/bbolt, the
+// default of the example server, and storage/postgres on PostgreSQL, for
+// several servers sharing one store. storage/storagetest is the conformance
+// suite all three pass; a new backend implements this package's interfaces
+// and calls storagetest.Run from its tests.
 //
 // # Transactions
 //

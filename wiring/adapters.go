@@ -5,32 +5,9 @@ import (
 	"slices"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment"
-	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/tracking"
 )
-
-// CatalogProducts are the sites' catalogs as tracking.Products.
-//
-// Deprecated: use tracking.CatalogProducts.
-type CatalogProducts = tracking.CatalogProducts
-
-// CatalogPolicies are the sites' catalog return policies as
-// returns.Policies.
-//
-// Deprecated: use returns.CatalogPolicies.
-type CatalogPolicies = returns.CatalogPolicies
-
-// CatalogShipmentProducts are the sites' catalogs as shipment.Products.
-//
-// Deprecated: use shipment.CatalogProducts.
-type CatalogShipmentProducts = shipment.CatalogProducts
-
-// Timetables are the sites' options engines as carrier.Timetables.
-//
-// Deprecated: use carrier.EngineTimetables.
-type Timetables = carrier.EngineTimetables
 
 // ShipmentOrders are tracking's orders as shipment.Orders: a shipment
 // created with a tos_id takes what it lacks from the tracking order.

@@ -29,12 +29,12 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout"
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/metrics"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/returns"
@@ -279,8 +279,12 @@ func (s *Services) register() {
 
 // Handler returns the HTTP adapter serving every area of s; opts supplies
 // the keys, logger, limits and health check, and its area fields are
-// overwritten with s's services.
+// overwritten with s's services. The configuration file's JSON Schema is
+// served unless opts brings its own.
 func (s *Services) Handler(opts httpapi.Options) http.Handler {
+	if len(opts.ConfigSchema) == 0 {
+		opts.ConfigSchema = config.JSONSchema()
+	}
 	opts.Tracking, opts.Notify, opts.Checkout, opts.Session = s.Tracking, s.Notify, s.Checkout, s.Session
 	opts.Shipment, opts.Returns, opts.Webhooks, opts.Outbox = s.Shipment, s.Returns, s.Webhooks, s.Outbox
 	opts.Metrics = cmp.Or(opts.Metrics, s.httpMetrics)

@@ -291,3 +291,35 @@ func TestLinkLifetimes(t *testing.T) {
 		t.Errorf("tracking link expires %s, want 2026-11-20T09:00:00Z; status link after 2h: %v", link.ExpiresAt, err)
 	}
 }
+
+// TestHandlerServesConfigSchema: the handler wiring builds serves the
+// configuration file's JSON Schema (httpapi only serves one it is given),
+// or the embedder's own.
+func TestHandlerServesConfigSchema(t *testing.T) {
+	cfg := config.Demo()
+	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		schema []byte
+		want   []byte
+	}{
+		{"default", nil, config.JSONSchema()},
+		{"the embedder's", []byte(`{"type":"object"}`), []byte(`{"type":"object"}`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Logger: quiet, ConfigSchema: tt.schema})
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", "/openapi/config.schema.json", nil))
+			if rec.Code != 200 {
+				t.Fatalf("status %d", rec.Code)
+			}
+			if diff := cmp.Diff(string(tt.want), rec.Body.String()); diff != "" {
+				t.Errorf("schema (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

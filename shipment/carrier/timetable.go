@@ -3,7 +3,7 @@ package carrier
 import (
 	"time"
 
-	"github.com/deliverykit/deliverykit/checkout/options"
+	"github.com/deliverykit/deliverykit/options"
 )
 
 // Timetable is how a carrier product moves goods ready at a time: when

@@ -3,7 +3,7 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/deliverykit/deliverykit/retention/retentiontest"
+	"github.com/deliverykit/deliverykit/retentiontest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/postgres"
 	"github.com/deliverykit/deliverykit/storage/postgres/internal/pgtest"

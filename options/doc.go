@@ -1,8 +1,9 @@
 // Package options is the delivery-options engine: given a site's catalog,
 // a cart or purchase and an address, it answers the delivery categories
 // with their options, filtered, priced and estimated. The checkout session
-// (package checkout, area C) and the delivery session (area D) both use it,
-// which is why it lives apart from either session's code.
+// (area C) and the delivery session (area D) compute with it, returns finds
+// drop-off points with its index and the carrier simulator's timetables are
+// its engines, which is why it lives below the areas rather than in one.
 //
 //	engine, _ := options.New(cat, options.Options{})
 //	res, _ := engine.Compute(ctx, options.Request{Currency: "SEK", Locales: []string{"sv-SE"},

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/deliverykit/deliverykit/checkout/options"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/options"
 )
 
 // A timetable's days are the business days of the warehouse's calendar
