@@ -83,13 +83,14 @@ func postalDigits(pc string) string {
 }
 
 // TerritoryOf returns the territory of an address given by its ISO 3166-1
-// country code and postal code; "" when the country is empty.
+// country code and postal code; "" when the country is not a code.
 func TerritoryOf(country, postalCode string) Territory {
 	c := strings.ToUpper(strings.TrimSpace(country))
 	pc := postalDigits(postalCode)
+	if len(c) != 2 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z' {
+		return "" // not a country code: the address is refused elsewhere
+	}
 	switch c {
-	case "":
-		return ""
 	case "CH", "LI":
 		return Swiss
 	case "GB":

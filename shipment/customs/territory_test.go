@@ -59,6 +59,7 @@ func TestRequiresDeclaration(t *testing.T) {
 		{"Bath is not Belfast", addr("GB", "BA1 1AA"), se, result{"GB", "EU", true}},
 		{"Oslo to Bergen", addr("NO", "0150"), addr("NO", "5003"), result{"NO", "NO", false}},
 		{"no country", se, addr("", "0150"), result{"EU", "", false}},
+		{"not a country code", se, addr("Norway", "0150"), result{"EU", "", false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
