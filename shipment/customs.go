@@ -2,11 +2,17 @@ package shipment
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
+	"slices"
+	"unicode/utf8"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/shipment/customs"
+	"github.com/deliverykit/deliverykit/shipment/label"
+	"github.com/deliverykit/deliverykit/storage"
 )
 
 // ContentsType is what a customs declaration's goods are.
@@ -251,4 +257,79 @@ func declaredValue(c *CustomsDeclaration) int64 {
 		v += int64(it.Value)
 	}
 	return v
+}
+
+// Document renders a customs document of a booked shipment
+// (GET /documents/{shipment_id}/{kind}): kind is one of the shipment's
+// documents, format "pdf" (the default when empty). It is rendered on
+// request from the stored declaration, so the same shipment always gives
+// the same bytes. A cancelled shipment's documents are void and are not
+// served.
+func (s *Service) Document(ctx context.Context, site, shipmentID string, kind DocumentKind, format LabelFormat) ([]byte, string, error) {
+	if cmp.Or(format, LabelPDF) != LabelPDF {
+		return nil, "", deliverykit.InvalidField("format", "oneof", "must be pdf")
+	}
+	if utf8.RuneCountInString(shipmentID) > validation.MaxIDLength {
+		return nil, "", deliverykit.InvalidField("shipment_id", "max", "must be at most 128 characters")
+	}
+	it, err := s.view(ctx, func(tx storage.Tx) (storage.Item[shipmentRecord], error) {
+		return loadShipment(tx, site, shipmentID, "shipment_id")
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	sh := &it.Value.Shipment
+	if !slices.ContainsFunc(sh.Documents, func(d Document) bool { return d.Kind == kind }) {
+		return nil, "", notFound("customs document", "kind")
+	}
+	if sh.State == ShipmentCancelled {
+		return nil, "", wrongState("shipment", sh.ID, sh.State, "printing its customs documents")
+	}
+	data := customsData(sh)
+	var b []byte
+	switch kind {
+	case customs.CN22:
+		b, err = label.CN22(data)
+	case customs.CN23:
+		b, err = label.CN23(data)
+	default:
+		b, err = label.CommercialInvoice(data)
+	}
+	return b, "application/pdf", err
+}
+
+// customsData is what the customs documents of sh show.
+func customsData(sh *Shipment) label.CustomsData {
+	c := sh.Customs
+	d := label.CustomsData{
+		ShipmentID: sh.ID, SenderName: sh.Sender.Name, SenderLines: addressLines(sh.Sender.Address),
+		ReceiverName: sh.Receiver.Name, ReceiverLines: addressLines(sh.Receiver.Address),
+		ContentsType: string(c.ContentsType), Incoterm: string(c.Incoterm), InvoiceNumber: c.InvoiceNumber,
+	}
+	if c.Exporter != nil {
+		d.ExporterVAT, d.ExporterEORI = c.Exporter.VAT, c.Exporter.EORI
+	}
+	if c.Importer != nil {
+		d.ImporterVAT, d.ImporterEORI = c.Importer.VAT, c.Importer.EORI
+	}
+	if len(c.Items) > 0 {
+		d.Currency = c.Items[0].Currency
+		d.Decimals = customs.MinorDigits(d.Currency)
+	}
+	for _, it := range c.Items {
+		d.Items = append(d.Items, label.CustomsItem{Description: it.Description, HSCode: it.HSCode, Origin: it.OriginCountry,
+			Quantity: it.Quantity, NetGrams: it.NetWeight, Value: int64(it.Value)})
+	}
+	for _, p := range sh.Parcels {
+		d.GrossGrams += p.Weight
+		for _, dl := range p.Deliveries {
+			if dl.TrackingNumber != "" && dl.State != DeliveryCancelled {
+				d.TrackingNumbers = append(d.TrackingNumbers, dl.TrackingNumber)
+			}
+		}
+	}
+	if sh.BookedAt != nil {
+		d.Date = *sh.BookedAt
+	}
+	return d
 }
