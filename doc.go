@@ -36,7 +36,8 @@
 //	returns/page               E: the customer's return status page
 //	shipment                   F: shipments, parcels, deliveries, booking, pickups
 //	shipment/carrier           the built-in carriers (static and the simulator)
-//	shipment/label             A6 PDF and ZPL shipping labels
+//	shipment/customs           customs territories and which customs document a parcel needs
+//	shipment/label             A6 PDF and ZPL shipping labels, CN22, CN23 and commercial invoices
 //	shipment/label/labeltest   reads rendered labels as a scanner and a PDF reader would
 //
 // Shared below the areas:
