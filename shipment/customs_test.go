@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/shipment/customs"
 )
@@ -235,6 +236,47 @@ func TestCustomsDocumentsRender(t *testing.T) {
 			if cmd := exec.Command("pdftoppm", "-png", "-r", "60", "-singlefile", pdf, out); cmd.Run() != nil {
 				t.Errorf("pdftoppm could not render the %s", d.Kind)
 			}
+		}
+	}
+}
+
+// A return the returns area requests from a customer in Norway declares
+// the goods of the outbound shipment booked under the order's external id,
+// as returned goods; without that shipment the return is refused as
+// InvalidArgument naming the missing items.
+func TestCustomsReturnRequested(t *testing.T) {
+	for _, withOutbound := range []bool{true, false} {
+		f := newFixtureWith(t, func(o *shipment.Options) { o.ReturnAddresses = oneWarehouse{} })
+		if withOutbound {
+			out := request("SO-1", parcel("np-point"))
+			out.Receiver = receiverIn("Ola Nordmann", "Karl Johans gate 1", "0154", "Oslo", "NO")
+			out.Customs = declaration()
+			must[*shipment.Shipment](t)(f.svc.CreateAndBook(ctx, "site-a", out))
+		}
+		ev := returnRequested(t, "site-a", "7", "np-point")
+		r, _ := event.Decode[event.ReturnShipmentRequested](ev)
+		r.SenderAddress = &deliverykit.Address{Street: "Karl Johans gate 1", PostalCode: "0154", City: "Oslo", Country: "NO"}
+		ev = must[event.Event](t)(event.New("evt_r7", "site-a", "7", t0, r))
+		err := f.svc.HandleReturnRequested(ctx, ev)
+		if !withOutbound {
+			if deliverykit.KindOf(err) != deliverykit.KindInvalidArgument || len(deliverykit.ViolationsOf(err)) == 0 || deliverykit.ViolationsOf(err)[0].Field != "customs.items" {
+				t.Errorf("without the outbound shipment: %v", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh := must[*shipment.Shipment](t)(f.svc.Get(ctx, "site-a", shipment.GetShipmentQuery{ExternalID: "return-7"}))
+		want := &shipment.CustomsDeclaration{ContentsType: shipment.ContentsReturn, Incoterm: shipment.IncotermDAP, InvoiceNumber: "ORD-1001",
+			Importer: &shipment.CustomsParty{VAT: "SE556677889901", EORI: "SE5566778899"},
+			Items:    []shipment.CustomsItem{{SKU: "TENT-2", Description: "Tent", HSCode: "630622", OriginCountry: "CN", Quantity: 1, NetWeight: 1100, Value: 129900, Currency: "SEK"}}}
+		if diff := cmp.Diff(want, sh.Customs); diff != "" {
+			t.Errorf("declaration (-want +got):\n%s", diff)
+		}
+		// The return goes to the warehouse's door: a courier parcel.
+		if diff := cmp.Diff([]customs.Kind{customs.CommercialInvoice}, kinds(sh)); diff != "" {
+			t.Errorf("documents (-want +got):\n%s", diff)
 		}
 	}
 }
