@@ -68,7 +68,7 @@ var shipmentFieldDocs = map[string]string{
 	"AddParcelRequest.parcel":                    "Default: a duplicate of the shipment's first parcel (weight, dimensions, deliveries), without its external_id and line_items.",
 	"UpdateShipmentRequest.attributes":           "Replaces all attributes. May change in every state but CANCELLED.",
 	"UpdateShipmentRequest.sender":               "CREATED only; once booked, sending a different value is 400 failed precondition.",
-	"UpdateShipmentRequest.receiver":             "CREATED only; once booked, sending a different value is 400 failed precondition.",
+	"UpdateShipmentRequest.receiver":             "CREATED only; once booked, sending a different value is 400 failed precondition. A receiver across a customs border from a shipment without customs is 400 naming receiver.address.country.",
 	"UpdateShipmentRequest.reference":            "CREATED only (printed on labels).",
 	"AddParcelRequest.return_parcel":             "The parcel added to the connected return shipment; default: a copy carried by the return shipment's first parcel's products.",
 	"ConfirmPickupRequest.picked_up_at":          "When the carrier scanned the parcel. Default: now.",

@@ -280,3 +280,17 @@ func TestCustomsReturnRequested(t *testing.T) {
 		}
 	}
 }
+
+// An update cannot add a declaration, so one that would take a shipment
+// without a declaration across a border is refused, naming the field.
+func TestCustomsUpdateAcrossBorder(t *testing.T) {
+	f := newFixture(t)
+	sh := must[*shipment.Shipment](t)(f.svc.Create(ctx, site, request("")))
+	_, err := f.svc.Update(ctx, site, shipment.UpdateShipmentRequest{ShipmentID: sh.ID, Receiver: receiverIn("Ola", "Karl Johans gate 1", "0154", "Oslo", "NO")})
+	if vs := deliverykit.ViolationsOf(err); deliverykit.KindOf(err) != deliverykit.KindInvalidArgument || len(vs) != 1 || vs[0].Field != "receiver.address.country" {
+		t.Errorf("update to Oslo: %v", err)
+	}
+	if _, err := f.svc.Update(ctx, site, shipment.UpdateShipmentRequest{ShipmentID: sh.ID, Receiver: receiverIn("Erika", "Unter den Linden 1", "10117", "Berlin", "DE")}); err != nil {
+		t.Errorf("update to Berlin: %v", err)
+	}
+}

@@ -147,7 +147,11 @@
 // (commercial invoice, which a sale on a CN23 gets too). Document renders
 // them on request from the stored declaration, as Label renders labels.
 // The documents are decided once, at the first booking: a parcel added
-// later does not change them.
+// later does not change them. Update cannot add a declaration, so it
+// refuses a sender or receiver that would take a shipment without one
+// across a border. A return requested by the returns area across a border
+// declares, as returned goods, the goods of the outbound shipment whose
+// external id is the order's.
 //
 // # Return parcels
 //
