@@ -1,6 +1,8 @@
 package shipment_test
 
 import (
+	"flag"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/shipment/customs"
+	"github.com/deliverykit/deliverykit/shipment/label/labeltest"
 )
 
 func receiverIn(name, street, pc, city, country string) *shipment.Receiver {
@@ -199,13 +202,13 @@ func TestCustomsValidation(t *testing.T) {
 	}
 }
 
-// The documents, with a Cyrillic and a Polish name, rendered as PNGs
-// (pdftoppm -png -r 60) into /tmp/customs-*.png to be looked at; each page
-// must render.
+var customsPNG = flag.Bool("customs-png", false, "write the rendered customs documents to /tmp/customs-<kind>.png")
+
+// The documents, with a Cyrillic and a Polish name: valid PDFs of their
+// page size that show the names and the HS codes, and pages pdftoppm
+// renders (pdftoppm -png -r 60; with -customs-png into
+// /tmp/customs-<kind>.png, to be looked at).
 func TestCustomsDocumentsRender(t *testing.T) {
-	if _, err := exec.LookPath("pdftoppm"); err != nil {
-		t.Skip("pdftoppm not installed")
-	}
 	f := newFixture(t)
 	req := request("")
 	req.Sender.Name = "Łukasz Żółć"
@@ -224,17 +227,39 @@ func TestCustomsDocumentsRender(t *testing.T) {
 	req.Parcels[0].Weight = 2500
 	req.Parcels[0].LineItems = append(req.Parcels[0].LineItems, shipment.LineItem{SKU: "MUG", Name: "Кружка", Quantity: 2, Price: 9900, Currency: "SEK"})
 	heavy := must[*shipment.Shipment](t)(f.svc.CreateAndBook(ctx, site, req))
+	a6, a4 := [2]float64{297.64, 419.53}, [2]float64{595.28, 841.89}
+	pages := map[customs.Kind][2]float64{customs.CN22: a6, customs.CN23: a4, customs.CommercialInvoice: a4}
+	titles := map[customs.Kind]string{customs.CN22: "CN 22", customs.CN23: "CN 23", customs.CommercialInvoice: "COMMERCIAL INVOICE"}
+	_, pdftoppm := exec.LookPath("pdftoppm")
 	dir := t.TempDir()
 	for _, s := range []*shipment.Shipment{sh, heavy} {
 		for _, d := range s.Documents {
 			b := must[[]byte](t)(docPDF(f, s.ID, d.Kind))
+			if err := labeltest.CheckPDF(b); err != nil {
+				t.Errorf("%s: %v", d.Kind, err)
+			}
+			if boxes := labeltest.MediaBoxes(b); len(boxes) != 1 || math.Abs(boxes[0][0]-pages[d.Kind][0]) > 0.5 || math.Abs(boxes[0][1]-pages[d.Kind][1]) > 0.5 {
+				t.Errorf("%s: pages %v, want one of %v", d.Kind, boxes, pages[d.Kind])
+			}
+			texts := strings.Join(must[[]string](t)(labeltest.Texts(b)), "|")
+			for _, want := range []string{titles[d.Kind], "Łukasz Żółć", "Мария Иванова", "630622", "7323940000"} {
+				if !strings.Contains(texts, want) {
+					t.Errorf("%s does not show %q: %s", d.Kind, want, texts)
+				}
+			}
+			if pdftoppm != nil {
+				continue
+			}
 			pdf := filepath.Join(dir, string(d.Kind)+".pdf")
 			if err := os.WriteFile(pdf, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out := "/tmp/customs-" + string(d.Kind)
-			if cmd := exec.Command("pdftoppm", "-png", "-r", "60", "-singlefile", pdf, out); cmd.Run() != nil {
-				t.Errorf("pdftoppm could not render the %s", d.Kind)
+			out := filepath.Join(dir, string(d.Kind))
+			if *customsPNG {
+				out = "/tmp/customs-" + string(d.Kind)
+			}
+			if msg, err := exec.Command("pdftoppm", "-png", "-r", "60", "-singlefile", pdf, out).CombinedOutput(); err != nil {
+				t.Errorf("pdftoppm could not render the %s: %v %s", d.Kind, err, msg)
 			}
 		}
 	}
