@@ -230,7 +230,7 @@ func (c *customsDoc) table(cols []column, maxRows int) {
 		c.pdf.SetXY(c.m, c.pdf.GetY()+h)
 	}
 	if more > 0 {
-		c.pdf.CellFormat(c.inner(), h, fmt.Sprintf("and %d more items (see the commercial invoice)", more), "", 2, "L", false, 0, "")
+		c.pdf.CellFormat(c.inner(), h, fmt.Sprintf("and %d more items", more), "", 2, "L", false, 0, "")
 	}
 }
 
