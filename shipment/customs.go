@@ -135,9 +135,10 @@ func withCustoms(req CreateShipmentRequest) CreateShipmentRequest {
 			lines = append(lines, p.LineItems...)
 		}
 	}
-	if len(c.Items) == 0 && len(lines) <= MaxCustomsItems {
+	if len(c.Items) == 0 {
+		// One past the limit is enough for the tags to refuse the list.
 		c.Items = nil
-		for _, l := range lines {
+		for _, l := range lines[:min(len(lines), MaxCustomsItems+1)] {
 			c.Items = append(c.Items, itemFromLine(CustomsItem{SKU: l.SKU}, l))
 		}
 	} else if len(c.Items) <= MaxCustomsItems {

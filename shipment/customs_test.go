@@ -2,6 +2,7 @@ package shipment_test
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -173,6 +174,13 @@ func TestCustomsValidation(t *testing.T) {
 		{"too many items", func(r *shipment.CreateShipmentRequest) {
 			r.Customs = declaration()
 			r.Customs.Items = make([]shipment.CustomsItem, shipment.MaxCustomsItems+1)
+		}, []v{{"customs.items", "max"}}},
+		{"more line items than a declaration holds", func(r *shipment.CreateShipmentRequest) {
+			r.Customs = declaration()
+			r.Customs.Items = nil
+			for i := range shipment.MaxCustomsItems + 1 {
+				r.Parcels[0].LineItems = append(r.Parcels[0].LineItems, shipment.LineItem{SKU: fmt.Sprint("SKU-", i), Quantity: 1, Currency: "SEK"})
+			}
 		}, []v{{"customs.items", "max"}}},
 		{"a gift needs no invoice nor EORI", func(r *shipment.CreateShipmentRequest) {
 			r.Reference = ""

@@ -27,12 +27,12 @@ const (
 )
 
 // sdrMilli is what one SDR is worth, in thousandths of each currency's
-// major unit: fixed, rounded conversions after the IMF's SDR valuation
-// (imf.org, "SDR Valuation", rates of November 2025: 1 SDR ≈ 1.37 USD,
-// 1.18 EUR, 13.9 SEK, 13.8 NOK, 8.8 DKK, 1.03 GBP, 1.09 CHF, 167 ISK,
-// 5.4 PLN). Fixed so that the document a shipment gets does not change
-// with the day's rate; a merchant near the limit should declare on a CN23.
-// Currencies not listed are treated as above the CN22 limit.
+// major unit: fixed, rounded approximations of the IMF's daily SDR
+// valuation (imf.org, "SDR Valuation") as of November 2025: 1 SDR ≈
+// 1.37 USD, 1.18 EUR, 13.9 SEK, 13.8 NOK, 8.8 DKK, 1.03 GBP, 1.09 CHF,
+// 167 ISK, 5.4 PLN. Fixed so that the document a shipment gets does not
+// change with the day's rate; a merchant near the limit should declare on
+// a CN23. Currencies not listed are treated as above the CN22 limit.
 var sdrMilli = map[string]int64{
 	"USD": 1_370, "EUR": 1_180, "SEK": 13_900, "NOK": 13_800, "DKK": 8_800,
 	"GBP": 1_030, "CHF": 1_090, "ISK": 167_000, "PLN": 5_400,
