@@ -41,7 +41,8 @@
 //	returns/page               E: the customer's return status page
 //	shipment                   F: shipments, parcels, deliveries, booking, pickups
 //	shipment/carrier           F: the built-in carriers (static and the simulator)
-//	shipment/label             F: A6 PDF and ZPL shipping labels
+//	shipment/customs           F: customs territories and which customs document a parcel needs
+//	shipment/label             F: A6 PDF and ZPL shipping labels, CN22, CN23 and commercial invoices
 //	shipment/label/labeltest   F: reads rendered labels as a scanner and a PDF reader would
 //
 // Services the areas share:

@@ -19,7 +19,8 @@ var shipmentOpenAPI []byte
 // registerShipment serves area F under /v1/som: the shipment operations
 // behind the Bearer key, the extension endpoints
 // POST /deliveries.confirmPickup (carrier pickup scans) and
-// GET /labels/{tracking_number}, and the OpenAPI document. Bodies and
+// GET /labels/{tracking_number}, GET /documents/{shipment_id}/{kind} (customs
+// documents), and the OpenAPI document. Bodies and
 // queries may carry site_id; naming another site than the key's is 403.
 // Every operation answers with the shipment, except deliveries.get (the
 // delivery), labels (the document), shipments.bookParcels ({"shipment": …})
@@ -42,6 +43,8 @@ func (s *server) registerShipment(svc *shipment.Service) {
 	s.route(a, base+"/deliveries.get", get(h.getDelivery))
 	// Extension: the printable label of a booked delivery.
 	s.route(a, base+"/labels/{tracking_number}", get(h.label))
+	// Extension: a booked shipment's customs documents.
+	s.route(a, base+"/documents/{shipment_id}/{kind}", get(h.document))
 	s.routePublic(a, base+"/openapi.json", get(document(shipmentOpenAPI)))
 }
 
@@ -132,6 +135,29 @@ func (h shipmentHandlers) label(w http.ResponseWriter, r *http.Request, site str
 	hd.Set("Content-Type", ctype)
 	hd.Set("Content-Length", strconv.Itoa(len(body)))
 	hd.Set("Content-Disposition", `inline; filename="`+tn+"."+ext+`"`)
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+	return nil
+}
+
+// document answers with a customs document of a shipment, a PDF. Like a
+// label it holds names and addresses, so it is never cached.
+func (h shipmentHandlers) document(w http.ResponseWriter, r *http.Request, site string) error {
+	q := r.URL.Query()
+	if err := checkSite(site, q.Get("site_id")); err != nil {
+		return err
+	}
+	id, kind := r.PathValue("shipment_id"), shipment.DocumentKind(r.PathValue("kind"))
+	body, ctype, err := h.svc.Document(r.Context(), site, id, kind, shipment.LabelFormat(q.Get("format")))
+	if err != nil {
+		return err
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", ctype)
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	hd.Set("Content-Disposition", `inline; filename="`+id+"-"+string(kind)+`.pdf"`)
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)

@@ -29,6 +29,9 @@ var shipmentEnums = map[reflect.Type][]string{
 	reflect.TypeFor[shipment.PickupLocationType](): {"UNKNOWN_PICKUP_LOCATION_TYPE", "LOCKER", "STORE", "POSTOFFICE", "MANNED", "AGE_VERIFICATION", "INDOOR"},
 	reflect.TypeFor[shipment.ShipmentState]():      {"CREATED", "BOOKED", "PICKUP_BOOKED", "PICKED_UP", "CANCELLED"},
 	reflect.TypeFor[shipment.DeliveryState]():      {"CREATED", "BOOKED", "PICKUP_BOOKED", "PICKED_UP", "CANCELLED"},
+	reflect.TypeFor[shipment.ContentsType]():       {"sale", "gift", "documents", "return", "sample"},
+	reflect.TypeFor[shipment.Incoterm]():           {"DAP", "DDP"},
+	reflect.TypeFor[shipment.DocumentKind]():       {"cn22", "cn23", "commercial_invoice"},
 }
 
 // shipmentResponses are types the service writes: their fields without
@@ -36,6 +39,7 @@ var shipmentEnums = map[reflect.Type][]string{
 var shipmentResponses = map[reflect.Type]bool{
 	reflect.TypeFor[shipment.Shipment](): true, reflect.TypeFor[shipment.Parcel](): true,
 	reflect.TypeFor[shipment.Delivery](): true, reflect.TypeFor[shipment.Label](): true, reflect.TypeFor[shipment.TimeSpan](): true,
+	reflect.TypeFor[shipment.Document](): true,
 }
 
 // shipmentFieldDocs describe fields whose meaning the name does not carry.
@@ -64,11 +68,23 @@ var shipmentFieldDocs = map[string]string{
 	"AddParcelRequest.parcel":                    "Default: a duplicate of the shipment's first parcel (weight, dimensions, deliveries), without its external_id and line_items.",
 	"UpdateShipmentRequest.attributes":           "Replaces all attributes. May change in every state but CANCELLED.",
 	"UpdateShipmentRequest.sender":               "CREATED only; once booked, sending a different value is 400 failed precondition.",
-	"UpdateShipmentRequest.receiver":             "CREATED only; once booked, sending a different value is 400 failed precondition.",
+	"UpdateShipmentRequest.receiver":             "CREATED only; once booked, sending a different value is 400 failed precondition. A receiver across a customs border from a shipment without customs is 400 naming receiver.address.country.",
 	"UpdateShipmentRequest.reference":            "CREATED only (printed on labels).",
 	"AddParcelRequest.return_parcel":             "The parcel added to the connected return shipment; default: a copy carried by the return shipment's first parcel's products.",
 	"ConfirmPickupRequest.picked_up_at":          "When the carrier scanned the parcel. Default: now.",
 	"Label.routing_code":                         "The carrier's sorting code printed on the label.",
+	"CreateShipmentRequest.customs":              "Customs declaration, required when sender and receiver are in different customs territories (EU, CH with LI, GB, NO, and special territories such as Åland and the Canary Islands). Left out, it defaults from the line items; missing data is 400 naming each field (customs.items[0].hs_code).",
+	"Shipment.customs":                           "The customs declaration, with its defaults filled in.",
+	"Shipment.documents":                         "The customs documents, decided at booking: CN22 (postal items up to 300 SDR and 2 kg), CN23 (above), commercial invoice (courier parcels, and sales on a CN23). A MAILBOX or PICKUP delivery is a postal item, other deliveries are courier parcels.",
+	"CustomsDeclaration.contents_type":           "Default: sale, or return for a RETURN shipment.",
+	"CustomsDeclaration.incoterm":                "DAP (default): the receiver pays duties and import VAT; DDP: the sender does.",
+	"CustomsDeclaration.invoice_number":          "Required for a sale. Default: the shipment's reference.",
+	"CustomsDeclaration.items":                   "Default: one item per line item of the parcels.",
+	"CustomsDeclaration.exporter":                "A sale requires exporter.eori.",
+	"CustomsItem.sku":                            "A line item's SKU: description, quantity, value and currency default from it.",
+	"CustomsItem.hs_code":                        "Harmonized System code, 6 to 10 digits.",
+	"CustomsItem.net_weight":                     "Grams, without packaging.",
+	"CustomsItem.value":                          "The line's value (all its quantity), minor units of currency; every item has items[0]'s currency.",
 }
 
 var shipmentSpec = openAPISpec{
@@ -154,6 +170,11 @@ var somOps = []openAPIOp{
 		query:       []string{"site_id", "format"}, extension: true, content: map[string]any{
 			"application/pdf": map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}},
 			"application/zpl": map[string]any{"schema": map[string]any{"type": "string"}},
+		}, fails: []string{"404"}},
+	{method: "get", path: "/documents/{shipment_id}/{kind}", summary: "Print a customs document (extension)",
+		description: "Extension: a customs document the shipment lists in documents (kind cn22, cn23 or commercial_invoice), rendered from the stored declaration as a PDF (format=pdf, the default): a CN22 is A6, the label's size; a CN23 and a commercial invoice are A4. A kind the shipment does not list is 404 naming kind; a cancelled shipment's documents are 400 failed precondition.",
+		query:       []string{"site_id", "format"}, extension: true, content: map[string]any{
+			"application/pdf": map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}},
 		}, fails: []string{"404"}},
 	{method: "get", path: "/openapi.json", summary: "This document (extension)",
 		description: "Extension: this document.", extension: true, public: true},

@@ -229,6 +229,7 @@ func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef)
 		sh.State = derivedState(sh)
 		if sh.BookedAt == nil {
 			sh.BookedAt = &now
+			sh.Documents = s.documentsFor(sh)
 		}
 		sh.UpdatedAt = now
 	} else {

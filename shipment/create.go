@@ -60,7 +60,7 @@ func (s *Service) checkCreate(ctx context.Context, site string, req CreateShipme
 	if err != nil {
 		return nil, err
 	}
-	req = withShippingMethod(req)
+	req = withCustoms(withShippingMethod(req))
 	pl := &plan{req: req}
 	var vs validation.Violations
 	// Over the limit, the tags refuse the list with one violation; the
@@ -80,6 +80,7 @@ func (s *Service) checkCreate(ctx context.Context, site string, req CreateShipme
 	if req.OutboundShipmentID != "" && req.DirectionType != DirectionReturn {
 		vs.Add("outbound_shipment_id", "direction", "is only allowed with direction_type RETURN")
 	}
+	checkCustoms(&vs, &req)
 	if req.PickupWindow != nil {
 		w, wvs := window("pickup_window", req.PickupWindow)
 		vs = append(vs, wvs...)
@@ -155,7 +156,7 @@ func (s *Service) newRecord(site string, pl *plan, now time.Time) *shipmentRecor
 		ID: s.opts.IDs.NewID("shp_"), SiteID: site, ExternalID: req.ExternalID, State: ShipmentCreated,
 		DirectionType: req.DirectionType, TosID: req.TosID, Reference: req.Reference, Attributes: req.Attributes,
 		Sender: *req.Sender, Receiver: *req.Receiver, OutboundShipmentID: req.OutboundShipmentID,
-		CreatedAt: now, UpdatedAt: now,
+		CreatedAt: now, UpdatedAt: now, Customs: req.Customs,
 	}
 	rec := &shipmentRecord{Request: normalizedRequest(req), CarrierIDs: map[string]string{}}
 	for i, in := range req.Parcels {
@@ -355,6 +356,7 @@ func (s *Service) CreateAndBook(ctx context.Context, site string, req CreateShip
 	}
 	sh.State = derivedState(sh)
 	sh.BookedAt = &now
+	sh.Documents = s.documentsFor(sh)
 	booked := takeBooked(rec)
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		if o, err := existing(tx, site, pl.req); err != nil || o != nil {

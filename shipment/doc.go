@@ -133,6 +133,26 @@
 // renders the same bytes. LabelPDF is the PDF alone, as the returns area
 // reads a return parcel's label for the customer's status page.
 //
+// # Customs
+//
+// A shipment whose sender and receiver are in different customs
+// territories (package shipment/customs: the EU, CH with LI, GB, NO, …,
+// and special territories such as Åland and the Canary Islands, by postal
+// code) needs a CustomsDeclaration; one left out defaults from the
+// parcels' line items, and what customs need and nothing supplies is an
+// InvalidArgument naming each field (customs.items[0].hs_code). The
+// declaration is stored with the shipment. Booking decides the shipment's
+// Documents: a parcel whose last leg is MAILBOX or PICKUP is a postal item
+// (CN22 up to 300 SDR and 2 kg, CN23 above), any other a courier parcel
+// (commercial invoice, which a sale on a CN23 gets too). Document renders
+// them on request from the stored declaration, as Label renders labels.
+// The documents are decided once, at the first booking: a parcel added
+// later does not change them. Update cannot add a declaration, so it
+// refuses a sender or receiver that would take a shipment without one
+// across a border. A return requested by the returns area across a border
+// declares, as returned goods, the goods of the outbound shipment whose
+// external id is the order's.
+//
 // # Return parcels
 //
 // HandleReturnRequested books the return parcel a return asks for

@@ -309,7 +309,7 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateShipmentReq
 				return nil, err
 			}
 			if sh.State == ShipmentCreated {
-				return nil, nil
+				return nil, crossesUndeclared(sh, req)
 			}
 			var vs validation.Violations
 			frozen := func(field string, changed bool) {
@@ -342,6 +342,31 @@ func (s *Service) Update(ctx context.Context, site string, req UpdateShipmentReq
 			}
 			return nil, nil
 		})
+}
+
+// crossesUndeclared refuses an update of a shipment without a customs
+// declaration that would make it cross a customs border: a declaration is
+// given when the shipment is created, and an update cannot add one.
+func crossesUndeclared(sh *Shipment, req UpdateShipmentRequest) error {
+	if sh.Customs != nil || (req.Sender == nil && req.Receiver == nil) {
+		return nil
+	}
+	snd, rcv := sh.Sender, sh.Receiver
+	if req.Sender != nil {
+		snd = *req.Sender
+	}
+	if req.Receiver != nil {
+		rcv = *req.Receiver
+	}
+	if !requiresDeclaration(&snd, &rcv) {
+		return nil
+	}
+	field := "receiver"
+	if req.Receiver == nil {
+		field = "sender"
+	}
+	return deliverykit.InvalidField(field+".address.country", "customs",
+		"crosses a customs border and the shipment has no customs declaration: create a new shipment with customs")
 }
 
 // deliveryPickedUp describes delivery d of sh as collected by its carrier.

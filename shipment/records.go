@@ -17,10 +17,13 @@ import (
 //     record types took the names the wire types had when those records
 //     were written (the wire types were stored then).
 //   - 2: a schema field.
+//   - 3: the customs declaration and documents (customs, documents in
+//     the shipment, customs in the request). Schema 2 records have none
+//     and read as they are.
 //
 // A change of a stored name or meaning needs a new schema number and a
 // step in upgradeShipment.
-const shipmentSchema = 2
+const shipmentSchema = 3
 
 // shipments holds the shipments, keyed by site and shipment id. Every read
 // goes through upgradeShipment.
@@ -46,9 +49,10 @@ func upgradeShipment(r *storedShipment) error {
 	if err := stored.CheckSchema("shipment", r.Schema, shipmentSchema); err != nil {
 		return err
 	}
-	if r.Schema < 2 {
-		// Schema 1 has schema 2's layout.
-		r.Schema = 2
+	if r.Schema < 3 {
+		// Schema 1 has schema 2's layout; schema 3 only adds optional
+		// fields.
+		r.Schema = 3
 	}
 	return nil
 }
@@ -71,6 +75,39 @@ type shipmentBody struct {
 	UpdatedAt          time.Time         `json:"updated_at"`
 	BookedAt           *time.Time        `json:"booked_at,omitempty"`
 	CancelledAt        *time.Time        `json:"cancelled_at,omitempty"`
+	Customs            *customsRecord    `json:"customs,omitempty"`
+	Documents          []documentRecord  `json:"documents,omitempty"`
+}
+
+// customsRecord is a stored customs declaration.
+type customsRecord struct {
+	ContentsType  ContentsType        `json:"contents_type"`
+	Incoterm      Incoterm            `json:"incoterm,omitempty"`
+	InvoiceNumber string              `json:"invoice_number,omitempty"`
+	Exporter      *customsPartyRecord `json:"exporter,omitempty"`
+	Importer      *customsPartyRecord `json:"importer,omitempty"`
+	Items         []customsItemRecord `json:"items"`
+}
+
+type customsPartyRecord struct {
+	VAT  string `json:"vat,omitempty"`
+	EORI string `json:"eori,omitempty"`
+}
+
+type customsItemRecord struct {
+	SKU           string `json:"sku,omitempty"`
+	Description   string `json:"description"`
+	HSCode        string `json:"hs_code"`
+	OriginCountry string `json:"origin_country"`
+	Quantity      int32  `json:"quantity"`
+	NetWeight     int32  `json:"net_weight"`
+	Value         int32  `json:"value"`
+	Currency      string `json:"currency"`
+}
+
+type documentRecord struct {
+	Kind   string `json:"kind"`
+	PDFURL string `json:"pdf_url"`
 }
 
 // contactRecord is a sender or a receiver.
@@ -161,6 +198,7 @@ type requestRecord struct {
 	Receiver           *contactRecord      `json:"receiver"`
 	Parcels            []parcelInputRecord `json:"parcels"`
 	OutboundShipmentID string              `json:"outbound_shipment_id,omitempty"`
+	Customs            *customsRecord      `json:"customs,omitempty"`
 }
 
 type parcelInputRecord struct {

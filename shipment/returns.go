@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
@@ -109,6 +110,9 @@ func (s *Service) HandleReturnRequested(ctx context.Context, e event.Event) erro
 	if r.OrderExternalID != "" {
 		req.Attributes = map[string]string{AttributeOrderExternalID: r.OrderExternalID}
 	}
+	if requiresDeclaration(req.Sender, req.Receiver) {
+		req.Customs = s.returnDeclaration(ctx, site, r.OrderExternalID)
+	}
 	_, err = s.CreateAndBook(ctx, site, req)
 	if errors.Is(err, deliverykit.ErrConflict) {
 		// A concurrent booking of the same return stored first; it wrote
@@ -116,6 +120,27 @@ func (s *Service) HandleReturnRequested(ctx context.Context, e event.Event) erro
 		return nil
 	}
 	return err
+}
+
+// returnDeclaration is the customs declaration of a return across a
+// customs border: the goods of the outbound shipment booked under the
+// order's external id, declared as returned, with the merchant (the
+// outbound exporter) as importer. Without such a shipment it is nil, and
+// the default declaration's missing items make the return an
+// InvalidArgument: a return across a border cannot be booked without
+// knowing its goods.
+func (s *Service) returnDeclaration(ctx context.Context, site, orderExternalID string) *CustomsDeclaration {
+	if orderExternalID == "" {
+		return nil
+	}
+	out, err := s.Get(ctx, site, GetShipmentQuery{ExternalID: orderExternalID})
+	if err != nil || out.DirectionType != DirectionOutbound || out.Customs == nil {
+		return nil
+	}
+	return &CustomsDeclaration{
+		ContentsType: ContentsReturn, Incoterm: IncotermDAP, InvoiceNumber: out.Customs.InvoiceNumber,
+		Importer: out.Customs.Exporter, Items: slices.Clone(out.Customs.Items),
+	}
 }
 
 // LabelPDF renders the PDF label of the booked delivery with the tracking

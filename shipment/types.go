@@ -155,6 +155,12 @@ type Shipment struct {
 	UpdatedAt          time.Time  `json:"updated_at"`
 	BookedAt           *time.Time `json:"booked_at,omitempty"`
 	CancelledAt        *time.Time `json:"cancelled_at,omitempty"`
+	// Customs is the customs declaration: required when sender and
+	// receiver are in different customs territories (see customs.go).
+	Customs *CustomsDeclaration `json:"customs,omitempty"`
+	// Documents are the customs documents the shipment travels with,
+	// decided when it is booked; each is rendered on request.
+	Documents []Document `json:"documents,omitempty"`
 }
 
 // Parcel is one physical package of a shipment.
@@ -268,6 +274,10 @@ type CreateShipmentRequest struct {
 	// PickupWindow is used by createAndBook only: when set, the pickup of
 	// every delivery is booked for it.
 	PickupWindow *DateTimeRangeStrict `json:"pickup_window,omitempty" validate:"omitempty"`
+	// Customs is the customs declaration, required when sender and
+	// receiver are in different customs territories; what it leaves out
+	// defaults as CustomsDeclaration says.
+	Customs *CustomsDeclaration `json:"customs,omitempty" validate:"omitempty"`
 }
 
 // ParcelInput is a parcel to create.

@@ -17,6 +17,7 @@ var validate = validation.New(
 	validation.Max("max_shipment_attributes", MaxAttributes),
 	validation.Max("max_shipment_reference", MaxReferenceLength),
 	validation.Max("max_instructions", MaxInstructionsLength),
+	validation.Max("max_customs_items", MaxCustomsItems),
 )
 
 // check validates v's tags and returns an InvalidArgument error listing

@@ -23,6 +23,7 @@ func storeShipment(r *shipmentRecord) storedShipment {
 			Receiver:         contactRecord{Name: sh.Receiver.Name, Address: addressRecordOf(sh.Receiver.Address), Email: sh.Receiver.Email, PhoneNumber: sh.Receiver.PhoneNumber},
 			ReturnShipmentID: sh.ReturnShipmentID, OutboundShipmentID: sh.OutboundShipmentID,
 			CreatedAt: sh.CreatedAt, UpdatedAt: sh.UpdatedAt, BookedAt: sh.BookedAt, CancelledAt: sh.CancelledAt,
+			Customs: customsRecordOf(sh.Customs), Documents: documentRecords(sh.Documents),
 		},
 		Request: r.Request, CarrierIDs: r.CarrierIDs, Unrecorded: r.Unrecorded,
 	}
@@ -69,6 +70,7 @@ func loadStoredShipment(r *storedShipment) (shipmentRecord, error) {
 		Receiver:         Receiver{Name: b.Receiver.Name, Address: wireAddress(b.Receiver.Address), Email: b.Receiver.Email, PhoneNumber: b.Receiver.PhoneNumber},
 		ReturnShipmentID: b.ReturnShipmentID, OutboundShipmentID: b.OutboundShipmentID,
 		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt, BookedAt: b.BookedAt, CancelledAt: b.CancelledAt,
+		Customs: b.Customs.wire(), Documents: documents(b.Documents),
 	}
 	if b.Parcels != nil {
 		sh.Parcels = make([]Parcel, len(b.Parcels))
@@ -107,7 +109,7 @@ func requestRecordOf(req CreateShipmentRequest) requestRecord {
 		ExternalID: req.ExternalID, DirectionType: req.DirectionType, TosID: req.TosID, ShippingMethod: req.ShippingMethod,
 		Reference: req.Reference, Attributes: req.Attributes,
 		Sender: senderRecord(req.Sender), Receiver: receiverRecord(req.Receiver),
-		OutboundShipmentID: req.OutboundShipmentID,
+		OutboundShipmentID: req.OutboundShipmentID, Customs: customsRecordOf(req.Customs),
 	}
 	if req.Parcels != nil {
 		out.Parcels = make([]parcelInputRecord, len(req.Parcels))
@@ -216,6 +218,54 @@ func lineItems(items []lineItemRecord) []LineItem {
 	out := make([]LineItem, len(items))
 	for i, it := range items {
 		out[i] = LineItem(it)
+	}
+	return out
+}
+
+// customsRecordOf is the record of a declaration.
+func customsRecordOf(c *CustomsDeclaration) *customsRecord {
+	if c == nil {
+		return nil
+	}
+	out := &customsRecord{ContentsType: c.ContentsType, Incoterm: c.Incoterm, InvoiceNumber: c.InvoiceNumber,
+		Exporter: (*customsPartyRecord)(c.Exporter), Importer: (*customsPartyRecord)(c.Importer)}
+	if c.Items != nil {
+		out.Items = make([]customsItemRecord, len(c.Items))
+	}
+	for i, it := range c.Items {
+		out.Items[i] = customsItemRecord(it)
+	}
+	return out
+}
+
+// wire is the declaration r stores.
+func (r *customsRecord) wire() *CustomsDeclaration {
+	if r == nil {
+		return nil
+	}
+	out := &CustomsDeclaration{ContentsType: r.ContentsType, Incoterm: r.Incoterm, InvoiceNumber: r.InvoiceNumber,
+		Exporter: (*CustomsParty)(r.Exporter), Importer: (*CustomsParty)(r.Importer)}
+	if r.Items != nil {
+		out.Items = make([]CustomsItem, len(r.Items))
+	}
+	for i, it := range r.Items {
+		out.Items[i] = CustomsItem(it)
+	}
+	return out
+}
+
+func documentRecords(ds []Document) []documentRecord {
+	var out []documentRecord
+	for _, d := range ds {
+		out = append(out, documentRecord{Kind: string(d.Kind), PDFURL: d.PDFURL})
+	}
+	return out
+}
+
+func documents(rs []documentRecord) []Document {
+	var out []Document
+	for _, r := range rs {
+		out = append(out, Document{Kind: DocumentKind(r.Kind), PDFURL: r.PDFURL})
 	}
 	return out
 }

@@ -1,7 +1,9 @@
 // Package label renders shipping labels a warehouse can print: an A6 PDF
 // for office printers and ZPL for thermal label printers. Both carry the
 // carrier and product, the routing code, sender and receiver, the parcel's
-// weight and the tracking number as a Code 128 barcode.
+// weight and the tracking number as a Code 128 barcode. It renders the
+// customs documents too: the CN22 on the label's A6 page, the CN23 and the
+// commercial invoice on A4, in the same fonts.
 //
 // Rendering is deterministic: the same Data gives the same bytes, so a
 // label can be rendered again whenever it is fetched instead of being
