@@ -89,6 +89,8 @@ type Catalog struct {
 	Fallback *Fallback `json:"fallback,omitempty"`
 	// Notifications configure the customer notifications of the site.
 	Notifications *Notifications `json:"notifications,omitempty"`
+	// Boxes are the cartons shipments are packed in (boxes.go).
+	Boxes []Box `json:"boxes,omitempty"`
 }
 
 // Branding is how the shop presents itself to its customers.

@@ -41,6 +41,18 @@ func TestValidate(t *testing.T) {
 		fields []string
 	}{
 		{"valid", func(c *Catalog) {}, nil},
+		{"boxes", func(c *Catalog) {
+			c.Boxes = []Box{
+				{ID: "s", Name: "Small", Inner: Dimensions{Length: 300, Width: 200, Height: 100}, MaxWeight: 5000, TareWeight: 150, Products: []string{"np-home"}},
+				{ID: "s", Inner: Dimensions{Length: 0, Width: 200, Height: 4000}, Outer: &Dimensions{Length: 10, Width: 10, Height: 10},
+					MaxWeight: 2_000_000, TareWeight: -1, Products: []string{"np-home", "nope"}},
+				{ID: "t", Name: "Tare", Inner: Dimensions{Length: 1, Width: 1, Height: 1}, MaxWeight: 100, TareWeight: 100},
+			}
+		}, []string{"boxes[1].id", "boxes[1].name", "boxes[1].inner.length", "boxes[1].inner.height", "boxes[1].outer",
+			"boxes[1].max_weight", "boxes[1].tare_weight", "boxes[1].products[1]", "boxes[2].tare_weight"}},
+		{"too many boxes", func(c *Catalog) {
+			c.Boxes = make([]Box, MaxBoxes+1)
+		}, []string{"boxes"}},
 		{"empty", func(c *Catalog) { *c = Catalog{} }, []string{"locales", "warehouses", "carriers", "categories"}},
 		{"bad locale and holiday", func(c *Catalog) { c.Locales = []string{"english", "en-US", "en-US"}; c.Holidays = []string{"25/12"} },
 			[]string{"locales[0]", "locales[2]", "holidays[0]", "categories[0].display_name.sv-SE"}},

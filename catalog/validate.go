@@ -201,6 +201,7 @@ func (c *Catalog) validate(v *validator) {
 	if n := c.Notifications; n != nil && (n.PickupReminderDays < 0 || n.PickupReminderDays > MaxPickupReminderDays) {
 		v.Addf("notifications.pickup_reminder_days", "range", "must be between 0 (the default, %d) and %d days", DefaultPickupReminderDays, MaxPickupReminderDays)
 	}
+	c.validateBoxes(v, &d)
 }
 
 // validateLocales checks the catalog's locales and returns the valid ones
