@@ -44,6 +44,7 @@
 //	shipment/customs           F: customs territories and which customs document a parcel needs
 //	shipment/label             F: A6 PDF and ZPL shipping labels, CN22, CN23 and commercial invoices
 //	shipment/label/labeltest   F: reads rendered labels as a scanner and a PDF reader would
+//	shipment/packing           F: packs items into boxes, first fit decreasing with rotation
 //
 // Services the areas share:
 //
