@@ -64,6 +64,7 @@ func newShipmentEnvOrders(t *testing.T, orders shipment.Orders) *shipmentEnv {
 		TrackingLink:   func(token string) string { return ts.PortalLink(token, "en-US") },
 		LabelBaseURL:   "http://api.test",
 		Orders:         orders,
+		Boxes:          testBoxes,
 		Clock:          clock, IDs: ids,
 	})
 	if err != nil {

@@ -60,9 +60,12 @@ func (s *Service) checkCreate(ctx context.Context, site string, req CreateShipme
 	if err != nil {
 		return nil, err
 	}
+	req, vs := s.withPacking(site, req)
 	req = withCustoms(withShippingMethod(req))
 	pl := &plan{req: req}
-	var vs validation.Violations
+	if len(req.Parcels) == 0 && len(req.Items) == 0 {
+		vs.Add("parcels", "required", "is required (or items to pack)")
+	}
 	// Over the limit, the tags refuse the list with one violation; the
 	// parcels are not looked at.
 	if len(req.Parcels) <= MaxParcels {

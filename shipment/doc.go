@@ -153,6 +153,15 @@
 // declares, as returned goods, the goods of the outbound shipment whose
 // external id is the order's.
 //
+// # Packing items into boxes
+//
+// A create request with items and no parcels is packed into the boxes of
+// the site's catalog (Options.Boxes) usable with its shipping_method, by
+// package shipment/packing: one parcel per box, weighing its items and
+// the box's tare, with the box's outer measures and its items as line
+// items. An item that fits no box is an InvalidArgument naming it
+// (items[3]). Parcels in the request win: their items are not packed.
+//
 // # Return parcels
 //
 // HandleReturnRequested books the return parcel a return asks for

@@ -199,6 +199,20 @@ type requestRecord struct {
 	Parcels            []parcelInputRecord `json:"parcels"`
 	OutboundShipmentID string              `json:"outbound_shipment_id,omitempty"`
 	Customs            *customsRecord      `json:"customs,omitempty"`
+	Items              []itemRecord        `json:"items,omitempty"`
+}
+
+// itemRecord is an item to pack of a create request.
+type itemRecord struct {
+	SKU        string           `json:"sku"`
+	Name       string           `json:"name,omitempty"`
+	Quantity   int32            `json:"quantity"`
+	Price      int32            `json:"price"`
+	Currency   string           `json:"currency"`
+	Discount   int32            `json:"discount,omitempty"`
+	Weight     int32            `json:"weight"`
+	Dimensions dimensionsRecord `json:"dimensions"`
+	ShipAlone  bool             `json:"ship_alone,omitempty"`
 }
 
 type parcelInputRecord struct {

@@ -148,6 +148,10 @@ type Options struct {
 	// area go (HandleReturnRequested). Default: Products, when it is one
 	// (CatalogProducts is: the site's first warehouse).
 	ReturnAddresses ReturnAddresses
+	// Boxes are the boxes create requests with items are packed in.
+	// Default: Products, when it is one (CatalogProducts is: the
+	// catalog's boxes); else none, and every item is refused.
+	Boxes Boxes
 	// Retention is how long a shipment is kept after its last change
 	// (retention.go); Sweep deletes it then. Default:
 	// retention.DefaultShipments (two years); retention.Never keeps
@@ -186,6 +190,9 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	opts.LabelBaseURL = strings.TrimRight(opts.LabelBaseURL, "/")
 	if opts.ReturnAddresses == nil {
 		opts.ReturnAddresses, _ = opts.Products.(ReturnAddresses)
+	}
+	if opts.Boxes == nil {
+		opts.Boxes, _ = opts.Products.(Boxes)
 	}
 	return &Service{store: store, opts: opts}, nil
 }

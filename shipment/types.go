@@ -236,6 +236,12 @@ const (
 	MaxReferenceLength = 64
 	// MaxInstructionsLength bounds the driver instructions of a pickup.
 	MaxInstructionsLength = 512
+	// MaxItems is the most items (lines) of a create request, and
+	// MaxPackedUnits the most units they add up to: each unit is packed.
+	MaxItems       = 500
+	MaxPackedUnits = 500
+	// MaxItemDimension bounds an item's measures in millimetres.
+	MaxItemDimension = 10000
 )
 
 // CreateShipmentRequest is the body of POST /shipments.create and, with
@@ -264,9 +270,17 @@ type CreateShipmentRequest struct {
 	Attributes     map[string]string `json:"attributes,omitempty" validate:"max_shipment_attributes,dive,keys,max_id,endkeys,max_name"`
 	// Sender and Receiver are required; with a TosID they default to the
 	// order's (checkCreate requires them once the order filled them in).
-	Sender   *Sender       `json:"sender" validate:"omitempty"`
-	Receiver *Receiver     `json:"receiver" validate:"omitempty"`
-	Parcels  []ParcelInput `json:"parcels" validate:"required,min=1,max_parcels,dive"`
+	Sender   *Sender   `json:"sender" validate:"omitempty"`
+	Receiver *Receiver `json:"receiver" validate:"omitempty"`
+	// Parcels are required unless Items are given; given, they win and
+	// the items are not packed.
+	Parcels []ParcelInput `json:"parcels,omitempty" validate:"max_parcels,dive"`
+	// Items, without parcels, are packed into the catalog's boxes usable
+	// with shipping_method (required then): one parcel per box, weighing
+	// its items and the box's tare, measuring the box's outer measures,
+	// with its items as line items (see package shipment/packing). An item
+	// that fits no box is refused naming it (items[3]).
+	Items []ItemInput `json:"items,omitempty" validate:"max_items,dive"`
 	// OutboundShipmentID connects a RETURN shipment to the outbound
 	// shipment it returns: parcels added later to the outbound shipment
 	// are added to it too.
@@ -287,6 +301,32 @@ type ParcelInput struct {
 	Dimensions *Dimensions     `json:"dimensions,omitempty" validate:"omitempty"`
 	LineItems  []LineItem      `json:"line_items,omitempty" validate:"max_parcel_items,dive"`
 	Deliveries []DeliveryInput `json:"deliveries" validate:"required,min=1,max_parcel_deliveries,dive"`
+}
+
+// ItemInput is one line of goods to pack: a line item with the measures
+// and weight of one unit. Each of its Quantity units is packed on its own.
+type ItemInput struct {
+	SKU      string `json:"sku" validate:"required,max_id"`
+	Name     string `json:"name,omitempty" validate:"max_title"`
+	Quantity int32  `json:"quantity" validate:"gt=0,max_packed_units"`
+	Price    int32  `json:"price" validate:"gte=0"`
+	Currency string `json:"currency" validate:"required,iso4217"`
+	Discount int32  `json:"discount,omitempty" validate:"gte=0"`
+	// Weight is one unit's, in grams.
+	Weight     int32          `json:"weight" validate:"gt=0,lte=1000000"`
+	Dimensions ItemDimensions `json:"dimensions"`
+	// ShipAlone puts each unit in a parcel of its own: in the smallest
+	// box that holds it, or, when none does, in its own packaging (its
+	// own weight and measures).
+	ShipAlone bool `json:"ship_alone,omitempty"`
+}
+
+// ItemDimensions are one unit's measures in millimetres, each greater than
+// 0 and at most MaxItemDimension.
+type ItemDimensions struct {
+	Length int32 `json:"length" validate:"gt=0,max_item_dimension"`
+	Width  int32 `json:"width" validate:"gt=0,max_item_dimension"`
+	Height int32 `json:"height" validate:"gt=0,max_item_dimension"`
 }
 
 // DeliveryInput is a carrier leg to create. DeliveryType defaults to the

@@ -18,6 +18,9 @@ var validate = validation.New(
 	validation.Max("max_shipment_reference", MaxReferenceLength),
 	validation.Max("max_instructions", MaxInstructionsLength),
 	validation.Max("max_customs_items", MaxCustomsItems),
+	validation.Max("max_items", MaxItems),
+	validation.Max("max_packed_units", MaxPackedUnits),
+	validation.Max("max_item_dimension", MaxItemDimension),
 )
 
 // check validates v's tags and returns an InvalidArgument error listing

@@ -114,6 +114,10 @@ func requestRecordOf(req CreateShipmentRequest) requestRecord {
 	if req.Parcels != nil {
 		out.Parcels = make([]parcelInputRecord, len(req.Parcels))
 	}
+	for _, it := range req.Items {
+		out.Items = append(out.Items, itemRecord{SKU: it.SKU, Name: it.Name, Quantity: it.Quantity, Price: it.Price,
+			Currency: it.Currency, Discount: it.Discount, Weight: it.Weight, Dimensions: dimensionsRecord(it.Dimensions), ShipAlone: it.ShipAlone})
+	}
 	for i, p := range req.Parcels {
 		pr := parcelInputRecord{ExternalID: p.ExternalID, Weight: p.Weight, Dimensions: dimensionsRecordOf(p.Dimensions), LineItems: lineItemRecords(p.LineItems)}
 		if p.Deliveries != nil {
