@@ -10,7 +10,8 @@
 // empty one (else the largest type it fits); each run's boxes are then
 // shrunk, every box replaced by the smallest type that holds its items.
 // The result with the fewest boxes wins, then the least total box volume,
-// then the earlier run.
+// then the earlier run; the runs go from the largest type to the
+// smallest, and one that needs more boxes than the best so far stops.
 //
 // # Space model
 //
@@ -221,8 +222,17 @@ func Pack(items []Item, boxes []Box) ([]Parcel, error) {
 	}
 	var best []open
 	var bestVolume int64
-	for _, prefer := range bySize {
-		run := pk.firstFit(order, prefer)
+	// Largest type first: that run usually needs the fewest boxes, and a
+	// later run is abandoned as soon as it needs more.
+	for k := len(bySize) - 1; k >= 0; k-- {
+		limit := len(order)
+		if best != nil {
+			limit = len(best)
+		}
+		run := pk.firstFit(order, bySize[k], limit)
+		if run == nil {
+			continue
+		}
 		var volume int64
 		for k := range run {
 			run[k] = pk.shrink(run[k])
@@ -239,8 +249,9 @@ func Pack(items []Item, boxes []Box) ([]Parcel, error) {
 }
 
 // firstFit is one first-fit-decreasing run that opens box type prefer
-// when the item fits an empty one, else the largest type it fits.
-func (pk *packer) firstFit(order []int, prefer int) []open {
+// when the item fits an empty one, else the largest type it fits. It gives
+// up, returning nil, when it needs more than limit boxes.
+func (pk *packer) firstFit(order []int, prefer, limit int) []open {
 	items, boxes, bySize := pk.items, pk.boxes, pk.bySize
 	var run []open
 	for _, i := range order {
@@ -254,6 +265,9 @@ func (pk *packer) firstFit(order []int, prefer int) []open {
 						break
 					}
 				}
+			}
+			if len(run) == limit {
+				return nil
 			}
 			space := boxSpace(boxes[b])
 			run = append(run, open{box: b, free: []cuboid{space}, room: space.volume(), largest: space.volume()})
