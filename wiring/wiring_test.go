@@ -323,3 +323,28 @@ func TestHandlerServesConfigSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestDemoBoxes: items are packed into the demo catalog's boxes, the large
+// one only for the products it names.
+func TestDemoBoxes(t *testing.T) {
+	cfg := config.Demo()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, PublicURL: "http://shop.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env{t: t, h: svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock, Logger: quiet})}
+	bearer := map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key"))}
+	body := `{"shipping_method": "%s",
+	  "sender": {"name": "Demo Outdoor Warehouse", "address": {"address_lines": ["Lagervägen 1"], "postal_code": "121 62", "city": "Stockholm", "country": "SE"}},
+	  "receiver": {"name": "Alva Berg", "address": {"address_lines": ["Storgatan 5"], "postal_code": "753 20", "city": "Uppsala", "country": "SE"}},
+	  "items": [{"sku": "TENT-2", "quantity": 1, "price": 129900, "currency": "SEK", "weight": 4400, "dimensions": {"length": 550, "width": 200, "height": 200}}]}`
+	status, got := e.do("POST", "/v1/som/shipments.create", bearer, strings.Replace(body, "%s", "north-parcel-home", 1))
+	if status != 200 || get(got, "parcels", 0, "weight") != float64(5100) || get(got, "parcels", 0, "dimensions", "length") != float64(614) {
+		t.Fatalf("home delivery: %d %v", status, got)
+	}
+	status, got = e.do("POST", "/v1/som/shipments.create", bearer, strings.Replace(body, "%s", "north-parcel-mailbox", 1))
+	if status != 400 || get(got, "details", 0, "field") != "items[0]" {
+		t.Fatalf("mailbox: %d %v", status, got)
+	}
+}
