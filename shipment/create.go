@@ -60,7 +60,10 @@ func (s *Service) checkCreate(ctx context.Context, site string, req CreateShipme
 	if err != nil {
 		return nil, err
 	}
-	req, vs := s.withPacking(site, req)
+	req, vs, err := s.withPacking(site, req)
+	if err != nil {
+		return nil, err
+	}
 	req = withCustoms(withShippingMethod(req))
 	pl := &plan{req: req}
 	if len(req.Parcels) == 0 && len(req.Items) == 0 {

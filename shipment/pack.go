@@ -26,14 +26,14 @@ func (c CatalogProducts) Boxes(site string) []catalog.Box {
 // no parcels (see CreateShipmentRequest.Items). What keeps the items from
 // being packed is returned as violations; items the tags refuse are left
 // to them. The caller's slices are left as they were.
-func (s *Service) withPacking(site string, req CreateShipmentRequest) (CreateShipmentRequest, validation.Violations) {
+func (s *Service) withPacking(site string, req CreateShipmentRequest) (CreateShipmentRequest, validation.Violations, error) {
 	var vs validation.Violations
 	if len(req.Parcels) > 0 || len(req.Items) == 0 || len(req.Items) > MaxItems {
-		return req, nil
+		return req, nil, nil
 	}
 	if req.ShippingMethod == "" {
 		vs.Add("shipping_method", "required_with", "is required to pack items into parcels")
-		return req, vs
+		return req, vs, nil
 	}
 	var units []packing.Item
 	var line []int // the item (line) of every unit
@@ -41,11 +41,11 @@ func (s *Service) withPacking(site string, req CreateShipmentRequest) (CreateShi
 		d := it.Dimensions
 		if it.Quantity <= 0 || it.Weight <= 0 || it.Weight > 1000000 || d.Length <= 0 || d.Width <= 0 || d.Height <= 0 ||
 			d.Length > MaxItemDimension || d.Width > MaxItemDimension || d.Height > MaxItemDimension {
-			return req, nil // the tags refuse it
+			return req, nil, nil // the tags refuse it
 		}
 		if len(units)+int(it.Quantity) > MaxPackedUnits {
 			vs.Add("items", "max_units", fmt.Sprintf("must add up to at most %d units", MaxPackedUnits))
-			return req, vs
+			return req, vs, nil
 		}
 		for range it.Quantity {
 			units = append(units, packing.Item{Length: d.Length, Width: d.Width, Height: d.Height, Weight: it.Weight, ShipAlone: it.ShipAlone})
@@ -70,11 +70,15 @@ func (s *Service) withPacking(site string, req CreateShipmentRequest) (CreateShi
 	if ie := (*packing.ItemError)(nil); errors.As(err, &ie) {
 		vs.Add(fmt.Sprintf("items[%d]", line[ie.Index]), "fits_box",
 			fmt.Sprintf("is %s for every box usable with %s", ie.Reason, req.ShippingMethod))
-		return req, vs
+		return req, vs, nil
+	}
+	if err != nil {
+		// The catalog's validation keeps invalid boxes out.
+		return req, nil, fmt.Errorf("shipment: packing the items of site %s: %w", site, err)
 	}
 	if len(packed) > MaxParcels {
 		vs.Add("items", "max_parcels", fmt.Sprintf("need %d parcels, more than %d", len(packed), MaxParcels))
-		return req, vs
+		return req, vs, nil
 	}
 	req.Parcels = make([]ParcelInput, len(packed))
 	for k, p := range packed {
@@ -99,7 +103,7 @@ func (s *Service) withPacking(site string, req CreateShipmentRequest) (CreateShi
 		}
 		req.Parcels[k] = in
 	}
-	return req, nil
+	return req, nil, nil
 }
 
 // StaticBoxes are the same boxes for every site. Do not modify them while

@@ -42,15 +42,21 @@ import (
 	"slices"
 )
 
-// Item is one unit of goods. Measures are millimetres, weights grams,
-// each greater than 0.
+// MaxMeasure bounds every measure of items and boxes, so that volumes
+// cannot overflow.
+const MaxMeasure = 1 << 20
+
+// Item is one unit of goods. Measures are millimetres (1 to MaxMeasure),
+// weights grams (greater than 0); an item outside these is an *ItemError.
 type Item struct {
 	Length, Width, Height int32
 	Weight                int32
 	ShipAlone             bool
 }
 
-// Box is a box type, of which any number may be used.
+// Box is a box type, of which any number may be used. Measures are 1 to
+// MaxMeasure millimetres, the tare at least 0 and below MaxWeight; other
+// boxes are an error.
 type Box struct {
 	Length, Width, Height int32 // inner measures
 	MaxWeight             int32 // the packed box, tare included
@@ -72,7 +78,7 @@ type Parcel struct {
 // ItemError is the item that fits no box.
 type ItemError struct {
 	Index  int    // into the items Pack was given
-	Reason string // "too large" or "too heavy"
+	Reason string // "too large", "too heavy" or "invalid"
 }
 
 func (e *ItemError) Error() string {
@@ -168,6 +174,10 @@ func fits(b Box, it Item) (size, weight bool) {
 func boxSpace(b Box) cuboid    { return cuboid{int64(b.Length), int64(b.Width), int64(b.Height)} }
 func itemSpace(it Item) cuboid { return cuboid{int64(it.Length), int64(it.Width), int64(it.Height)} }
 
+func measures(l, w, h int32) bool {
+	return l > 0 && w > 0 && h > 0 && l <= MaxMeasure && w <= MaxMeasure && h <= MaxMeasure
+}
+
 // Pack packs items into boxes (see the package doc). The parcels come
 // sorted by the position of their first item in the decreasing order;
 // ShipAlone items' parcels come first.
@@ -175,7 +185,10 @@ func Pack(items []Item, boxes []Box) ([]Parcel, error) {
 	// Box types by volume, smallest first (ties: lighter limit first,
 	// then input order), for "smallest that fits" and "largest that fits".
 	bySize := make([]int, len(boxes))
-	for i := range bySize {
+	for i, b := range boxes {
+		if !measures(b.Length, b.Width, b.Height) || b.TareWeight < 0 || b.TareWeight >= b.MaxWeight {
+			return nil, fmt.Errorf("packing: box %d has a measure out of 1..%d mm or a tare out of 0..max weight", i, MaxMeasure)
+		}
 		bySize[i] = i
 	}
 	slices.SortStableFunc(bySize, func(a, b int) int {
@@ -185,6 +198,9 @@ func Pack(items []Item, boxes []Box) ([]Parcel, error) {
 	order := make([]int, 0, len(items))
 	var parcels []Parcel
 	for i, it := range items {
+		if !measures(it.Length, it.Width, it.Height) || it.Weight <= 0 {
+			return nil, &ItemError{Index: i, Reason: "invalid"}
+		}
 		anySize, anyWeight := false, false
 		smallest := -1
 		for _, b := range bySize {
@@ -234,9 +250,9 @@ func Pack(items []Item, boxes []Box) ([]Parcel, error) {
 			continue
 		}
 		var volume int64
-		for k := range run {
-			run[k] = pk.shrink(run[k])
-			volume += boxSpace(boxes[run[k].box]).volume()
+		for j := range run {
+			run[j] = pk.shrink(run[j])
+			volume += boxSpace(boxes[run[j].box]).volume()
 		}
 		if best == nil || len(run) < len(best) || (len(run) == len(best) && volume < bestVolume) {
 			best, bestVolume = run, volume

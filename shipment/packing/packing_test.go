@@ -99,6 +99,8 @@ func TestPackItemFitsNoBox(t *testing.T) {
 		{"too heavy for the box it fits", []Item{{Length: 290, Width: 190, Height: 140, Weight: 20000}},
 			[]Box{small, {Length: 100, Width: 100, Height: 100, MaxWeight: 25000}}, ItemError{Index: 0, Reason: "too heavy"}},
 		{"no boxes", []Item{cube(1, 1)}, nil, ItemError{Index: 0, Reason: "too large"}},
+		{"invalid measures", []Item{cube(1, 1), {Length: MaxMeasure + 1, Width: 1, Height: 1, Weight: 1}}, boxes, ItemError{Index: 1, Reason: "invalid"}},
+		{"invalid weight", []Item{cube(1, 0)}, boxes, ItemError{Index: 0, Reason: "invalid"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,6 +113,15 @@ func TestPackItemFitsNoBox(t *testing.T) {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestPackInvalidBox(t *testing.T) {
+	for _, b := range []Box{{Length: 0, Width: 1, Height: 1, MaxWeight: 1}, {Length: 1, Width: 1, Height: MaxMeasure + 1, MaxWeight: 1},
+		{Length: 1, Width: 1, Height: 1, MaxWeight: 10, TareWeight: 10}, {Length: 1, Width: 1, Height: 1, MaxWeight: 10, TareWeight: -1}} {
+		if _, err := Pack([]Item{cube(1, 1)}, []Box{small, b}); err == nil {
+			t.Errorf("box %+v was accepted", b)
+		}
 	}
 }
 
