@@ -1,6 +1,7 @@
 package shipment
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,8 +20,9 @@ var validate = validation.New(
 	validation.Max("max_instructions", MaxInstructionsLength),
 	validation.Max("max_customs_items", MaxCustomsItems),
 	validation.Max("max_items", MaxItems),
-	validation.Max("max_packed_units", MaxPackedUnits),
-	validation.Max("max_item_dimension", MaxItemDimension),
+	// Numbers: lte, which the OpenAPI document shows as a maximum.
+	validation.Rule{Tag: "max_packed_units", Alias: "lte=" + strconv.Itoa(MaxPackedUnits)},
+	validation.Rule{Tag: "max_item_dimension", Alias: "lte=" + strconv.Itoa(MaxItemDimension)},
 )
 
 // check validates v's tags and returns an InvalidArgument error listing
