@@ -82,8 +82,9 @@ func Known(t Type) bool {
 // Event is one thing that happened, as stored in the outbox and handed to
 // consumers.
 type Event struct {
-	// ID is unique and sorts in creation order (to the millisecond) for
-	// events of one producer; consumers use it to apply an event once.
+	// ID is unique and sorts in creation order: to the millisecond, and
+	// strictly among the events of one subject a process writes (see
+	// package outbox); consumers use it to apply an event once.
 	ID   string `json:"id"`
 	Type Type   `json:"type"`
 	// Site is the tenant the event belongs to.

@@ -66,11 +66,17 @@ func TestGeneratedIDs(t *testing.T) {
 		if !format.MatchString(id) {
 			t.Errorf("id %q: want evt_ and 36 characters of [2-7a-z]", id)
 		}
-		// The last 26 characters are random bits only: ids made one
-		// after the other share almost none of them.
-		for _, other := range ids[:i] {
-			if same := samePositions(id[len(id)-26:], other[len(other)-26:]); same > 10 {
-				t.Errorf("ids %s and %s share %d of 26 random characters", other, id, same)
+		// The last 26 characters are random bits: ids of the other
+		// site's subject share almost none of them; ids of the same
+		// site's subject grow in the order of writing (a receiver orders
+		// by them), counting on from the last.
+		for j, other := range ids[:i] {
+			if j%2 != i%2 {
+				if same := samePositions(id[len(id)-26:], other[len(other)-26:]); same > 10 {
+					t.Errorf("ids %s and %s of two sites share %d of 26 random characters", other, id, same)
+				}
+			} else if other >= id {
+				t.Errorf("id %s of the same subject written after %s sorts before it", id, other)
 			}
 		}
 	}

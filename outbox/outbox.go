@@ -202,10 +202,12 @@ func dueKey(r *record) string { return storage.Key(dueTime(r.NextAttempt), stora
 // Add writes e to the outbox inside tx: it is delivered once tx commits,
 // and never if tx rolls back. e.Type and e.Site are required. An empty
 // e.ID is given a random one that sorts by creation time ("evt_" and 36
-// characters, deliverykit.RandomIDs): it tells a receiver nothing about
-// how many events this or another site had. A given ID must be unique
-// within the site. Delivery order does not follow ids: it is the order
-// of writing, kept by the outbox's own sequence.
+// characters, as deliverykit.RandomIDs): it tells a receiver nothing about
+// how many events this or another site had, and the ids one process makes
+// grow in the order it makes them, so a subject's events sort by id in
+// the order they were written. A given ID must be unique within the site.
+// Delivery follows the order of writing, kept by the outbox's own
+// sequence.
 func Add(tx storage.Tx, e event.Event) error {
 	if e.Type == "" || e.Site == "" {
 		return deliverykit.Errorf(deliverykit.KindInvalidArgument, "outbox: event type and site are required")
@@ -217,7 +219,7 @@ func Add(tx storage.Tx, e event.Event) error {
 	if e.ID == "" {
 		// Not the sequence: that one counts every site's events, and
 		// ids go to the sites' receivers (webhook-id).
-		e.ID = deliverykit.RandomIDs{}.NewID("evt_")
+		e.ID = newEventID(e.Site, e.Subject, time.Now())
 	}
 	// Due at once: the zero time sorts before every retry.
 	r := record{Event: e, Seq: seq}

@@ -400,7 +400,8 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if msg.Type == event.TypeParcelChanged {
 		h.about[hookKey(msg.Type, "tracking_number", str(msg.Data, "tracking_number"), "step", str(msg.Data, "step"))] = true
 	}
-	// Event ids grow in the order events were written, and an endpoint
+	// A subject's event ids grow in the order its events were written
+	// (outbox's ids count on per subject), and an endpoint
 	// gets a subject's events one at a time in that order: first
 	// receipts of a subject come in id order (repeats may come later).
 	if subject := str(msg.Data, "subject"); h.seen[id] == 1 {
