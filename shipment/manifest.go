@@ -7,6 +7,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/stored"
+	"github.com/deliverykit/deliverykit/shipment/label"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -27,13 +28,15 @@ type CreateManifestRequest struct {
 // Manifest is the list of parcels handed over to a carrier at one
 // pickup: the driver signs for it.
 type Manifest struct {
-	ID         string           `json:"id"`
-	SiteID     string           `json:"site_id"`
-	Carrier    string           `json:"carrier"`
-	PickupDate string           `json:"pickup_date"`
-	CreatedAt  time.Time        `json:"created_at"`
-	Parcels    []ManifestParcel `json:"parcels"`
-	Totals     ManifestTotals   `json:"totals"`
+	ID      string `json:"id"`
+	SiteID  string `json:"site_id"`
+	Carrier string `json:"carrier"`
+	// CarrierName is the carrier's name as its products give it.
+	CarrierName string           `json:"carrier_name,omitempty"`
+	PickupDate  string           `json:"pickup_date"`
+	CreatedAt   time.Time        `json:"created_at"`
+	Parcels     []ManifestParcel `json:"parcels"`
+	Totals      ManifestTotals   `json:"totals"`
 }
 
 // ManifestParcel is one booked delivery of a manifest.
@@ -62,13 +65,14 @@ var manifests = stored.Collection[Manifest, manifestRecord]{
 
 // manifestRecord is a manifest as stored; it names its fields itself.
 type manifestRecord struct {
-	Schema     int                    `json:"schema"`
-	ID         string                 `json:"id"`
-	SiteID     string                 `json:"site_id"`
-	Carrier    string                 `json:"carrier"`
-	PickupDate string                 `json:"pickup_date"`
-	CreatedAt  time.Time              `json:"created_at"`
-	Parcels    []manifestParcelRecord `json:"parcels"`
+	Schema      int                    `json:"schema"`
+	ID          string                 `json:"id"`
+	SiteID      string                 `json:"site_id"`
+	Carrier     string                 `json:"carrier"`
+	CarrierName string                 `json:"carrier_name,omitempty"`
+	PickupDate  string                 `json:"pickup_date"`
+	CreatedAt   time.Time              `json:"created_at"`
+	Parcels     []manifestParcelRecord `json:"parcels"`
 }
 
 type manifestParcelRecord struct {
@@ -78,7 +82,7 @@ type manifestParcelRecord struct {
 }
 
 func storeManifest(m *Manifest) manifestRecord {
-	r := manifestRecord{Schema: manifestSchema, ID: m.ID, SiteID: m.SiteID, Carrier: m.Carrier, PickupDate: m.PickupDate, CreatedAt: m.CreatedAt,
+	r := manifestRecord{Schema: manifestSchema, ID: m.ID, SiteID: m.SiteID, Carrier: m.Carrier, CarrierName: m.CarrierName, PickupDate: m.PickupDate, CreatedAt: m.CreatedAt,
 		Parcels: make([]manifestParcelRecord, len(m.Parcels))}
 	for i, p := range m.Parcels {
 		r.Parcels[i] = manifestParcelRecord{TrackingNumber: p.TrackingNumber, ShipmentID: p.ShipmentID, Weight: p.Weight}
@@ -92,7 +96,7 @@ func loadManifest(r *manifestRecord) (Manifest, error) {
 	if err := stored.CheckSchema("manifest", r.Schema, manifestSchema); err != nil {
 		return Manifest{}, err
 	}
-	m := Manifest{ID: r.ID, SiteID: r.SiteID, Carrier: r.Carrier, PickupDate: r.PickupDate, CreatedAt: r.CreatedAt,
+	m := Manifest{ID: r.ID, SiteID: r.SiteID, Carrier: r.Carrier, CarrierName: r.CarrierName, PickupDate: r.PickupDate, CreatedAt: r.CreatedAt,
 		Parcels: make([]ManifestParcel, len(r.Parcels))}
 	for i, p := range r.Parcels {
 		m.Parcels[i] = ManifestParcel{TrackingNumber: p.TrackingNumber, ShipmentID: p.ShipmentID, Weight: p.Weight}
@@ -139,7 +143,8 @@ func (s *Service) CreateManifest(ctx context.Context, site string, req CreateMan
 	}
 	m := Manifest{ID: s.opts.IDs.NewID("mfst_"), SiteID: site, Carrier: req.Carrier, PickupDate: req.PickupDate, CreatedAt: now}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		m.Parcels = m.Parcels[:0]
+		// A retried transaction starts over.
+		m.Parcels, m.CarrierName = m.Parcels[:0], ""
 		// Collect first: a collection cannot be written while it is
 		// scanned.
 		var changed []storage.Item[shipmentRecord]
@@ -159,6 +164,9 @@ func (s *Service) CreateManifest(ctx context.Context, site string, req CreateMan
 						continue
 					}
 					d.ManifestID, touched = m.ID, true
+					if m.CarrierName == "" {
+						m.CarrierName = d.CarrierName
+					}
 					m.Parcels = append(m.Parcels, ManifestParcel{TrackingNumber: d.TrackingNumber, ShipmentID: rec.Shipment.ID, Weight: p.Weight})
 				}
 			}
@@ -219,4 +227,27 @@ func (s *Service) GetManifest(ctx context.Context, site, id string) (*Manifest, 
 func manifested(d *Delivery) error {
 	return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "parcel " + d.TrackingNumber + " is in manifest " + d.ManifestID + " and can no longer be cancelled",
 		Violations: []deliverykit.FieldViolation{{Field: "tracking_number", Rule: "not_manifested", Message: d.TrackingNumber + " is in manifest " + d.ManifestID}}}
+}
+
+// ManifestPDF renders a manifest of the site as an A4 PDF with a Code 128
+// barcode per parcel (GET /v1/som/manifests/{id}?format=pdf). Like
+// labels, it is rendered on request from the stored manifest, and the
+// same manifest always renders the same bytes.
+func (s *Service) ManifestPDF(ctx context.Context, site, id string) ([]byte, error) {
+	m, err := s.GetManifest(ctx, site, id)
+	if err != nil {
+		return nil, err
+	}
+	d := label.ManifestData{ID: m.ID, CarrierName: m.CarrierName, Sender: site, PickupDate: m.PickupDate, Date: m.CreatedAt}
+	if d.CarrierName == "" {
+		d.CarrierName = m.Carrier
+	}
+	for _, p := range m.Parcels {
+		d.Parcels = append(d.Parcels, label.ManifestParcel{TrackingNumber: p.TrackingNumber, Reference: p.ShipmentID, WeightGrams: p.Weight})
+	}
+	b, err := label.ManifestPDF(d)
+	if err != nil {
+		return nil, deliverykit.Errorf(deliverykit.KindInternal, "rendering manifest %s: %w", m.ID, err)
+	}
+	return b, nil
 }

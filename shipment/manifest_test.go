@@ -1,6 +1,7 @@
 package shipment_test
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 	"testing"
@@ -31,7 +32,7 @@ func TestManifestClosesTheDay(t *testing.T) {
 
 	m := must[*shipment.Manifest](t)(f.svc.CreateManifest(ctx, site, shipment.CreateManifestRequest{Carrier: "north", PickupDate: "2026-11-20"}))
 	want := &shipment.Manifest{
-		ID: m.ID, SiteID: site, Carrier: "north", PickupDate: "2026-11-20", CreatedAt: t0,
+		ID: m.ID, SiteID: site, Carrier: "north", CarrierName: "North Parcel", PickupDate: "2026-11-20", CreatedAt: t0,
 		Parcels: []shipment.ManifestParcel{
 			{TrackingNumber: numbers(a)[0], ShipmentID: a.ID, Weight: 1250},
 			{TrackingNumber: numbers(a)[1], ShipmentID: a.ID, Weight: 1250},
@@ -77,6 +78,13 @@ func TestManifestClosesTheDay(t *testing.T) {
 	// Another site cannot read it.
 	if _, err := f.svc.GetManifest(ctx, "site-2", m.ID); kindOf(err) != "not found" {
 		t.Errorf("another site's manifest: %v, want not found", err)
+	}
+	if _, err := f.svc.ManifestPDF(ctx, "site-2", m.ID); kindOf(err) != "not found" {
+		t.Errorf("another site's manifest PDF: %v, want not found", err)
+	}
+	pdf := must[[]byte](t)(f.svc.ManifestPDF(ctx, site, m.ID))
+	if !bytes.HasPrefix(pdf, []byte("%PDF-")) || !bytes.Contains(pdf, []byte("Manifest "+m.ID)) {
+		t.Errorf("manifest PDF of %d bytes lacks its header or title", len(pdf))
 	}
 }
 

@@ -25,8 +25,9 @@ type ManifestData struct {
 // ManifestParcel is one line of a manifest.
 type ManifestParcel struct {
 	TrackingNumber string
-	Reference      string
-	WeightGrams    int32
+	// Reference is the parcel's shipment, as the sender knows it.
+	Reference   string
+	WeightGrams int32
 }
 
 // The manifest's table: a row per parcel, its tracking number as a
@@ -107,7 +108,7 @@ func ManifestPDF(d ManifestData) ([]byte, error) {
 		pdf.SetXY(a4Margin, y)
 		pdf.CellFormat(10, 5, "#", "", 0, "L", false, 0, "")
 		pdf.CellFormat(manifestBarW+5, 5, "Tracking number", "", 0, "L", false, 0, "")
-		pdf.CellFormat(w-manifestBarW-15-25, 5, "Reference", "", 0, "L", false, 0, "")
+		pdf.CellFormat(w-manifestBarW-15-25, 5, "Shipment", "", 0, "L", false, 0, "")
 		pdf.CellFormat(25, 5, "Weight", "", 0, "R", false, 0, "")
 		pdf.SetXY(a4Margin, y+6)
 	}
