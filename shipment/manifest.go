@@ -3,10 +3,12 @@ package shipment
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/stored"
+	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/shipment/label"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -202,10 +204,8 @@ func (s *Service) GetManifest(ctx context.Context, site, id string) (*Manifest, 
 	if id == "" {
 		return nil, deliverykit.InvalidField("id", "required", "is required")
 	}
-	if err := check(&struct {
-		ID string `json:"id" validate:"max_id"`
-	}{id}, nil); err != nil {
-		return nil, err
+	if len(id) > validation.MaxIDLength {
+		return nil, deliverykit.InvalidField("id", "max", fmt.Sprintf("must be at most %d characters long", validation.MaxIDLength))
 	}
 	var m Manifest
 	err := s.store.View(ctx, func(tx storage.Tx) error {
