@@ -3,6 +3,7 @@ package shipment_test
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -10,6 +11,9 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/shipment"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/storage/bolt"
+	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
 // twoCarriers is a fixture whose "ghost" products are booked too, so that
@@ -129,8 +133,27 @@ func TestManifestedParcelCannotBeCancelled(t *testing.T) {
 
 // Concurrent closes never share a parcel: every parcel is in exactly one
 // manifest, and the closes that found nothing left are Conflicts.
+// It runs on memory, which serializes transactions, and on bolt, which
+// commits concurrent ones together.
 func TestConcurrentManifestsShareNoParcel(t *testing.T) {
-	f := newFixture(t)
+	for _, c := range []struct {
+		name  string
+		store func(t *testing.T) storage.Store
+	}{
+		{"memory", func(*testing.T) storage.Store { return memory.New() }},
+		{"bolt", func(t *testing.T) storage.Store {
+			s, err := bolt.Open(filepath.Join(t.TempDir(), "manifest.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) { concurrentManifests(t, newFixtureOn(t, c.store(t))) })
+	}
+}
+
+func concurrentManifests(t *testing.T, f *fixture) {
 	var want []string
 	for i := range 6 {
 		sh := must[*shipment.Shipment](t)(f.svc.CreateAndBook(ctx, site, request(fmt.Sprint("S", i))))
