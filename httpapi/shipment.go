@@ -150,7 +150,7 @@ func (h shipmentHandlers) label(w http.ResponseWriter, r *http.Request, site str
 // manifest, as every operation of the area answers 200.
 func (h shipmentHandlers) createManifest(w http.ResponseWriter, r *http.Request, site string) error {
 	var req shipment.CreateManifestRequest
-	return handle(w, r, site, &req, nil, h.svc.CreateManifest)
+	return handle(w, r, site, &req, &req.SiteID, h.svc.CreateManifest)
 }
 
 // manifest answers with a manifest: JSON, or with format=pdf the PDF the

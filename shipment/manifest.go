@@ -23,6 +23,7 @@ const MaxManifestParcels = 500
 // products name it (Product.CarrierID); PickupDate is the day the carrier
 // collects the parcels, YYYY-MM-DD, at most a week back or 30 days ahead.
 type CreateManifestRequest struct {
+	SiteID     string `json:"site_id,omitempty" validate:"max_id"`
 	Carrier    string `json:"carrier" validate:"required,max_id"`
 	PickupDate string `json:"pickup_date" validate:"required,datetime=2006-01-02"`
 }
@@ -131,7 +132,7 @@ func manifestable(d *Delivery) bool {
 // go into the next manifest. With no parcel waiting, the answer is a
 // Conflict naming carrier (an empty manifest would hand nothing over).
 func (s *Service) CreateManifest(ctx context.Context, site string, req CreateManifestRequest) (*Manifest, error) {
-	if err := checkSite(site, ""); err != nil {
+	if err := checkSite(site, req.SiteID); err != nil {
 		return nil, err
 	}
 	if err := check(&req, nil); err != nil {
