@@ -9,6 +9,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/stored"
 	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/shipment/label"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -187,8 +188,11 @@ func (s *Service) CreateManifest(ctx context.Context, site string, req CreateMan
 				return err
 			}
 		}
-		_, err := manifests.Put(tx, storage.Key(site, m.ID), m, storage.MustNotExist())
-		return err
+		key := storage.Key(site, m.ID)
+		if _, err := manifests.Put(tx, key, m, storage.MustNotExist()); err != nil {
+			return err
+		}
+		return expiry.Move(tx, key, retention.Entry{}, retention.Entry{Class: classManifest, At: now})
 	})
 	if err != nil {
 		return nil, concurrent(err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -206,6 +207,25 @@ func TestManifestRequestIsChecked(t *testing.T) {
 		_, err := f.svc.CreateManifest(ctx, site, c.req)
 		if kindOf(err) != "invalid argument" || !cmp.Equal(fieldsOf(err), c.want) {
 			t.Errorf("%+v: %s %v, want invalid argument naming %v", c.req, kindOf(err), fieldsOf(err), c.want)
+		}
+	}
+}
+
+// A manifest goes Options.Retention after it was made, with the sweep
+// that deletes the shipments.
+func TestManifestRetention(t *testing.T) {
+	f := newFixtureWith(t, func(o *shipment.Options) { o.Retention = 10 * 24 * time.Hour })
+	must[*shipment.Shipment](t)(f.svc.CreateAndBook(ctx, site, request("A")))
+	m := must[*shipment.Manifest](t)(f.svc.CreateManifest(ctx, site, shipment.CreateManifestRequest{Carrier: "north", PickupDate: "2026-11-20"}))
+	for _, c := range []struct {
+		after time.Duration
+		want  string
+	}{{9 * 24 * time.Hour, "ok"}, {10*24*time.Hour + time.Second, "not found"}} {
+		if _, err := f.svc.Sweep(ctx, t0.Add(c.after), 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.GetManifest(ctx, site, m.ID); kindOf(err) != c.want {
+			t.Errorf("%v after: %s, want %s", c.after, kindOf(err), c.want)
 		}
 	}
 }
