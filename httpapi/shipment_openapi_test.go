@@ -108,7 +108,7 @@ var shipmentSpec = openAPISpec{
 	securityDoc: "`Authorization: Bearer <base64(API token)>`",
 	errorSchema: map[string]any{
 		"type":        "object",
-		"description": "Every failure (status 400, 401, 403, 404, 405, 409, 413, 429, 500, 503; 429 and 503 carry Retry-After in seconds). error is `<kind>: <message>`; a wrong state is 400 `failed precondition: … is <STATE> …`; 409 means a concurrent call won: repeat the call; it also refuses cancelling a manifested parcel (naming tracking_number) and a manifest with nothing to hand over (naming carrier). At most 20 field violations are listed, in field order; when there are more, a last one with an empty field and the rule \"truncated\" says how many were left out (\"and 12 more violations\").",
+		"description": "Every failure (status 400, 401, 403, 404, 405, 409, 413, 429, 500, 503; 429 and 503 carry Retry-After in seconds). error is `<kind>: <message>`; a wrong state is 400 `failed precondition: … is <STATE> …`; 409 means a concurrent call won: repeat the call. At most 20 field violations are listed, in field order; when there are more, a last one with an empty field and the rule \"truncated\" says how many were left out (\"and 12 more violations\").",
 		"required":    []string{"error", "trace_id"},
 		"properties": map[string]any{
 			"error":    map[string]any{"type": "string", "example": "failed precondition: delivery CP000000014SE is PICKED_UP: cancelling is not allowed"},
