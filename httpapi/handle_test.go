@@ -41,6 +41,9 @@ func TestEveryRouteChecksTheSite(t *testing.T) {
 		{"deliveries.confirmPickup", ship.h, "POST", "/v1/som/deliveries.confirmPickup", `{"site_id":"{site}"}`},
 		{"deliveries.get", ship.h, "GET", "/v1/som/deliveries.get?tracking_number=X&site_id={site}", ""},
 		{"labels", ship.h, "GET", "/v1/som/labels/X?site_id={site}", ""},
+		{"manifests create", ship.h, "POST", "/v1/som/manifests", `{"site_id":"{site}"}`},
+		{"manifests get", ship.h, "GET", "/v1/som/manifests/X?site_id={site}", ""},
+		{"manifests pdf", ship.h, "GET", "/v1/som/manifests/X?format=pdf&site_id={site}", ""},
 	}
 	wantDetails := []any{map[string]any{"field": "site_id", "rule": "site", "message": "is not the site of the API key"}}
 	for _, tt := range tests {

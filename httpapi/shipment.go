@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/shipment"
 )
 
@@ -45,6 +46,9 @@ func (s *server) registerShipment(svc *shipment.Service) {
 	s.route(a, base+"/labels/{tracking_number}", get(h.label))
 	// Extension: a booked shipment's customs documents.
 	s.route(a, base+"/documents/{shipment_id}/{kind}", get(h.document))
+	// The end-of-day manifest of a carrier, as JSON or (format=pdf) PDF.
+	s.route(a, base+"/manifests", post(h.createManifest))
+	s.route(a, base+"/manifests/{id}", get(h.manifest))
 	s.routePublic(a, base+"/openapi.json", get(document(shipmentOpenAPI)))
 }
 
@@ -135,6 +139,43 @@ func (h shipmentHandlers) label(w http.ResponseWriter, r *http.Request, site str
 	hd.Set("Content-Type", ctype)
 	hd.Set("Content-Length", strconv.Itoa(len(body)))
 	hd.Set("Content-Disposition", `inline; filename="`+tn+"."+ext+`"`)
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+	return nil
+}
+
+// createManifest closes the day for a carrier. It answers 200 with the
+// manifest, as every operation of the area answers 200.
+func (h shipmentHandlers) createManifest(w http.ResponseWriter, r *http.Request, site string) error {
+	var req shipment.CreateManifestRequest
+	return handle(w, r, site, &req, &req.SiteID, h.svc.CreateManifest)
+}
+
+// manifest answers with a manifest: JSON, or with format=pdf the PDF the
+// driver signs, which names parcels and so is never cached.
+func (h shipmentHandlers) manifest(w http.ResponseWriter, r *http.Request, site string) error {
+	q := r.URL.Query()
+	id := r.PathValue("id")
+	switch q.Get("format") {
+	case "", "json":
+		return respond(w, r, site, q.Get("site_id"), id, h.svc.GetManifest)
+	case "pdf":
+	default:
+		return deliverykit.InvalidField("format", "oneof", "must be json or pdf")
+	}
+	if err := checkSite(site, q.Get("site_id")); err != nil {
+		return err
+	}
+	body, err := h.svc.ManifestPDF(r.Context(), site, id)
+	if err != nil {
+		return err
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/pdf")
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	hd.Set("Content-Disposition", `inline; filename="`+id+`.pdf"`)
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)

@@ -39,7 +39,8 @@ var shipmentEnums = map[reflect.Type][]string{
 var shipmentResponses = map[reflect.Type]bool{
 	reflect.TypeFor[shipment.Shipment](): true, reflect.TypeFor[shipment.Parcel](): true,
 	reflect.TypeFor[shipment.Delivery](): true, reflect.TypeFor[shipment.Label](): true, reflect.TypeFor[shipment.TimeSpan](): true,
-	reflect.TypeFor[shipment.Document](): true,
+	reflect.TypeFor[shipment.Document](): true, reflect.TypeFor[shipment.Manifest](): true,
+	reflect.TypeFor[shipment.ManifestParcel](): true, reflect.TypeFor[shipment.ManifestTotals](): true,
 }
 
 // shipmentFieldDocs describe fields whose meaning the name does not carry.
@@ -72,6 +73,11 @@ var shipmentFieldDocs = map[string]string{
 	"UpdateShipmentRequest.reference":            "CREATED only (printed on labels).",
 	"AddParcelRequest.return_parcel":             "The parcel added to the connected return shipment; default: a copy carried by the return shipment's first parcel's products.",
 	"ConfirmPickupRequest.picked_up_at":          "When the carrier scanned the parcel. Default: now.",
+	"CreateManifestRequest.carrier":              "A carrier id: the catalog carrier of the products booked.",
+	"CreateManifestRequest.pickup_date":          "The day the carrier collects the parcels, YYYY-MM-DD, at most 7 days back and 30 days ahead.",
+	"ManifestParcel.weight":                      "Grams.",
+	"ManifestTotals.weight":                      "Grams.",
+	"Delivery.manifest_id":                       "The manifest that handed the delivery over to its carrier; it can no longer be cancelled.",
 	"Label.routing_code":                         "The carrier's sorting code printed on the label.",
 	"CreateShipmentRequest.customs":              "Customs declaration, required when sender and receiver are in different customs territories (EU, CH with LI, GB, NO, and special territories such as Åland and the Canary Islands). Left out, it defaults from the line items; missing data is 400 naming each field (customs.items[0].hs_code).",
 	"Shipment.customs":                           "The customs declaration, with its defaults filled in.",
@@ -175,6 +181,15 @@ var somOps = []openAPIOp{
 		description: "Extension: a customs document the shipment lists in documents (kind cn22, cn23 or commercial_invoice), rendered from the stored declaration as a PDF (format=pdf, the default): a CN22 is A6, the label's size; a CN23 and a commercial invoice are A4. A kind the shipment does not list is 404 naming kind; a cancelled shipment's documents are 400 failed precondition.",
 		query:       []string{"site_id", "format"}, extension: true, content: map[string]any{
 			"application/pdf": map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}},
+		}, fails: []string{"404"}},
+	{method: "post", path: "/manifests", summary: "Close the day for a carrier",
+		description: "The end-of-day manifest: every booked (BOOKED or PICKUP_BOOKED) delivery of the carrier that is in no manifest yet goes into one new manifest, at most 500; the rest, and parcels booked later, go into the next one. The deliveries then name it (manifest_id) and can no longer be cancelled (409 naming tracking_number). Two concurrent closes never share a parcel. With nothing to manifest the answer is 409 naming carrier.",
+		request:     shipment.CreateManifestRequest{}, response: shipment.Manifest{}, fails: []string{"409"}},
+	{method: "get", path: "/manifests/{id}", summary: "Read or print a manifest",
+		description: "A manifest of the site as JSON (format=json, the default), or as the A4 PDF the driver signs (format=pdf): carrier, pickup date, totals and every parcel with its tracking number as a Code 128 barcode. Another site's manifest is 404.",
+		query:       []string{"site_id", "format"}, content: map[string]any{
+			"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Manifest"}},
+			"application/pdf":  map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}},
 		}, fails: []string{"404"}},
 	{method: "get", path: "/openapi.json", summary: "This document (extension)",
 		description: "Extension: this document.", extension: true, public: true},

@@ -334,7 +334,7 @@ func TestShipmentOpenAPIServed(t *testing.T) {
 	paths, _ := doc["paths"].(map[string]any)
 	for _, p := range []string{"/shipments.create", "/shipments.createAndBook", "/shipments.bookParcels", "/shipments.get", "/shipments.update",
 		"/shipments.cancel", "/shipments.addParcel", "/deliveries.bookPickup", "/deliveries.get", "/deliveries.cancel",
-		"/deliveries.confirmPickup", "/labels/{tracking_number}", "/documents/{shipment_id}/{kind}"} {
+		"/deliveries.confirmPickup", "/labels/{tracking_number}", "/documents/{shipment_id}/{kind}", "/manifests", "/manifests/{id}"} {
 		if paths[p] == nil {
 			t.Errorf("openapi.json lacks %s", p)
 		}

@@ -33,7 +33,9 @@
 //	| CREATED       | CancelDelivery, CancelShipment | CANCELLED     | carrier Cancel by key (clears reservations)   |
 //	| BOOKED        | BookPickup                     | PICKUP_BOOKED | carrier BookPickup with the window            |
 //	| PICKUP_BOOKED | BookPickup                     | PICKUP_BOOKED | same window: nothing; another: carrier told   |
-//	| BOOKED,       | CancelDelivery, CancelShipment | CANCELLED     | carrier Cancel; label no longer served        |
+//	| BOOKED,       | CancelDelivery, CancelShipment | CANCELLED     | carrier Cancel; label no longer served;       |
+//	| PICKUP_BOOKED |                                |               | refused (Conflict) once in a manifest         |
+//	| BOOKED,       | CreateManifest                 | (unchanged)   | manifest_id set: handed over, no cancelling   |
 //	| PICKUP_BOOKED |                                |               |                                               |
 //	| BOOKED,       | ConfirmPickup (carrier scan)   | PICKED_UP     | picked_up_at; can no longer be cancelled;     |
 //	| PICKUP_BOOKED |                                |               | event.DeliveryPickedUp written with it        |
@@ -161,6 +163,20 @@
 // the box's tare, with the box's outer measures and its items as line
 // items. An item that fits no box is an InvalidArgument naming it
 // (items[3]). Parcels in the request win: their items are not packed.
+//
+// # End-of-day manifests
+//
+// CreateManifest closes the day for a carrier (a Product.CarrierID): every
+// booked delivery of that carrier that is neither collected, cancelled nor
+// in a manifest yet goes into one new Manifest (at most
+// MaxManifestParcels; the rest wait for the next close), and each names it
+// in manifest_id. The manifest and the marked shipments are written in one
+// transaction, every shipment with a compare-and-set, so two concurrent
+// closes never share a parcel. A manifested delivery is handed over: it
+// can no longer be cancelled (a Conflict naming tracking_number). A close
+// that finds nothing is a Conflict naming carrier rather than an empty
+// manifest. ManifestPDF renders the A4 list the driver signs, a Code 128
+// barcode per parcel, on request like labels.
 //
 // # Return parcels
 //

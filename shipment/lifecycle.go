@@ -178,6 +178,9 @@ func (s *Service) CancelDelivery(ctx context.Context, site string, ref DeliveryR
 			if _, err := deliveryMove(&d, opCancel); err != nil {
 				return nil, err
 			}
+			if d.ManifestID != "" {
+				return nil, manifested(&d)
+			}
 			return []func(context.Context) error{s.cancelCall(site, rec, d)}, nil
 		},
 		func(rec *shipmentRecord, now time.Time) ([]event.Event, error) {
@@ -218,6 +221,9 @@ func (s *Service) CancelShipment(ctx context.Context, site string, ref ShipmentR
 					}
 					if _, err := deliveryMove(&d, opCancel); err != nil {
 						return nil, err
+					}
+					if d.ManifestID != "" {
+						return nil, manifested(&d)
 					}
 					calls = append(calls, s.cancelCall(site, rec, d))
 				}

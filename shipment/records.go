@@ -20,10 +20,13 @@ import (
 //   - 3: the customs declaration and documents (customs, documents in
 //     the shipment, customs in the request). Schema 2 records have none
 //     and read as they are.
+//   - 4: manifest_id in deliveries (the manifest that handed them over).
+//     Schema 3 records have none and read as they are; a release of
+//     schema 3 refuses them rather than cancel a manifested delivery.
 //
 // A change of a stored name or meaning needs a new schema number and a
 // step in upgradeShipment.
-const shipmentSchema = 3
+const shipmentSchema = 4
 
 // shipments holds the shipments, keyed by site and shipment id. Every read
 // goes through upgradeShipment.
@@ -49,10 +52,10 @@ func upgradeShipment(r *storedShipment) error {
 	if err := stored.CheckSchema("shipment", r.Schema, shipmentSchema); err != nil {
 		return err
 	}
-	if r.Schema < 3 {
-		// Schema 1 has schema 2's layout; schema 3 only adds optional
-		// fields.
-		r.Schema = 3
+	if r.Schema < 4 {
+		// Schema 1 has schema 2's layout; schemas 3 and 4 only add
+		// optional fields.
+		r.Schema = 4
 	}
 	return nil
 }
@@ -165,6 +168,7 @@ type deliveryRecord struct {
 	PickupBookedAt    *time.Time      `json:"pickup_booked_at,omitempty"`
 	PickedUpAt        *time.Time      `json:"picked_up_at,omitempty"`
 	CancelledAt       *time.Time      `json:"cancelled_at,omitempty"`
+	ManifestID        string          `json:"manifest_id,omitempty"`
 }
 
 type pickupRecord struct {

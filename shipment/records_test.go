@@ -16,6 +16,26 @@ import (
 func TestStoredTypesOwnTheirNames(t *testing.T) {
 	recordtest.CheckOwnNames(t, reflect.TypeFor[storedShipment]())
 	recordtest.CheckOwnNames(t, reflect.TypeFor[requestRecord]())
+	recordtest.CheckOwnNames(t, reflect.TypeFor[manifestRecord]())
+}
+
+// A manifest is stored and read back unchanged, its totals derived from
+// its parcels.
+func TestManifestRecordRoundTrip(t *testing.T) {
+	var want Manifest
+	recordtest.Fill(&want)
+	want.Totals = totalsOf(want.Parcels)
+	r := storeManifest(&want)
+	got, err := loadManifest(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("read back (-stored +read):\n%s", diff)
+	}
+	if r := (manifestRecord{Schema: manifestSchema + 1}); func() error { _, err := loadManifest(&r); return err }() == nil {
+		t.Error("a manifest of a newer schema was read")
+	}
 }
 
 // A shipment with every field set is stored and read back unchanged: the

@@ -31,6 +31,11 @@ var expiry = retention.Index{Name: "shipment.expiry"}
 
 const classShipment = "shipment"
 
+// classManifest is the class of manifests in expiry: a manifest is kept
+// Options.Retention after it was made, as long as the shipments it lists
+// are at least, and never changes.
+const classManifest = "manifest"
+
 // shipmentEntry is where a shipment's entry belongs: its last change.
 func shipmentEntry(sh *Shipment) retention.Entry {
 	at := sh.UpdatedAt
@@ -51,7 +56,13 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 		return 0, err
 	}
 	keep := retention.Resolve(s.opts.Retention, retention.DefaultShipments)
-	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{{Name: classShipment, Keep: keep}}, deleteShipment)
+	n, err := expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{{Name: classShipment, Keep: keep}, {Name: classManifest, Keep: keep}},
+		func(tx storage.Tx, key string, e retention.Entry) (bool, error) {
+			if e.Class == classManifest {
+				return true, manifests.Delete(tx, key, storage.Condition{})
+			}
+			return deleteShipment(tx, key, e)
+		})
 	if err != nil {
 		return n, fmt.Errorf("shipment: %w", err)
 	}

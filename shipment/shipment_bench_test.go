@@ -71,3 +71,49 @@ func BenchmarkLabelPDF(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCreateManifestScan measures what a close costs on a site's
+// history: CreateManifest reads every shipment of the site in its
+// transaction, so a close among 2,000 manifested shipments that finds
+// nothing left is that scan alone, and a close of 50 new parcels among
+// them adds the writes.
+func BenchmarkCreateManifestScan(b *testing.B) {
+	f := newFixtureWith(b, nil)
+	for i := range 2000 {
+		if _, err := f.svc.CreateAndBook(ctx, site, request(fmt.Sprintf("OLD-%d", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	close := shipment.CreateManifestRequest{Carrier: "north", PickupDate: "2026-11-20"}
+	// MaxManifestParcels at a time, until none is left.
+	for {
+		if _, err := f.svc.CreateManifest(ctx, site, close); err != nil {
+			break
+		}
+	}
+	b.Run("nothing-left", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.svc.CreateManifest(ctx, site, close); deliverykit.KindOf(err) != deliverykit.KindConflict {
+				b.Fatal(err)
+			}
+		}
+	})
+	n := 0 // across the sub-benchmark's runs: every shipment is new
+	b.Run("50-new", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			for range 50 {
+				n++
+				if _, err := f.svc.CreateAndBook(ctx, site, request(fmt.Sprintf("NEW-%d", n))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StartTimer()
+			if _, err := f.svc.CreateManifest(ctx, site, close); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -197,6 +197,10 @@ type Delivery struct {
 	PickupBookedAt *time.Time `json:"pickup_booked_at,omitempty"`
 	PickedUpAt     *time.Time `json:"picked_up_at,omitempty"`
 	CancelledAt    *time.Time `json:"cancelled_at,omitempty"`
+	// ManifestID names the manifest that handed the delivery over to its
+	// carrier (CreateManifest); such a delivery can no longer be
+	// cancelled.
+	ManifestID string `json:"manifest_id,omitempty"`
 }
 
 // Label tells where a booked delivery's printable label is.

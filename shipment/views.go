@@ -42,6 +42,7 @@ func storeShipment(r *shipmentRecord) storedShipment {
 				Sender: senderRecord(d.Sender), Receiver: receiverRecord(d.Receiver), Pickup: pickupRecordOf(d.Pickup),
 				TrackingNumber: d.TrackingNumber, TrackingLink: d.TrackingLink,
 				BookedAt: d.BookedAt, PickupBookedAt: d.PickupBookedAt, PickedUpAt: d.PickedUpAt, CancelledAt: d.CancelledAt,
+				ManifestID: d.ManifestID,
 			}
 			if l := d.Label; l != nil {
 				lr := labelRecord(*l)
@@ -87,6 +88,7 @@ func loadStoredShipment(r *storedShipment) (shipmentRecord, error) {
 				Sender: d.Sender.sender(), Receiver: d.Receiver.receiver(), Pickup: d.Pickup.wire(),
 				TrackingNumber: d.TrackingNumber, TrackingLink: d.TrackingLink,
 				BookedAt: d.BookedAt, PickupBookedAt: d.PickupBookedAt, PickedUpAt: d.PickedUpAt, CancelledAt: d.CancelledAt,
+				ManifestID: d.ManifestID,
 			}
 			if l := d.Label; l != nil {
 				wl := Label(*l)

@@ -272,6 +272,15 @@ func pdfBarcode(pdf *fpdf.Fpdf, bars []bool, trackingNumber string) {
 	}
 	x0 := (pageW - module*float64(len(bars))) / 2
 	yb := pageH - margin - 8 - barH
+	drawBars(pdf, bars, x0, yb, module, barH)
+	pdf.SetXY(margin, yb+barH+1)
+	pdf.SetFont("Courier", "B", 14)
+	pdf.CellFormat(inner, 6, trackingNumber, "", 0, "C", false, 0, "")
+}
+
+// drawBars draws the dark modules of a barcode from x0, y, each run of
+// them as one filled rectangle module mm wide per module and h high.
+func drawBars(pdf *fpdf.Fpdf, bars []bool, x0, y, module, h float64) {
 	pdf.SetFillColor(0, 0, 0)
 	for i := 0; i < len(bars); {
 		if !bars[i] {
@@ -282,12 +291,9 @@ func pdfBarcode(pdf *fpdf.Fpdf, bars []bool, trackingNumber string) {
 		for j < len(bars) && bars[j] {
 			j++
 		}
-		pdf.Rect(x0+module*float64(i), yb, module*float64(j-i), barH, "F")
+		pdf.Rect(x0+module*float64(i), y, module*float64(j-i), h, "F")
 		i = j
 	}
-	pdf.SetXY(margin, yb+barH+1)
-	pdf.SetFont("Courier", "B", 14)
-	pdf.CellFormat(inner, 6, trackingNumber, "", 0, "C", false, 0, "")
 }
 
 // ZPL renders the label for a thermal printer: 4×6 inches at 203 dpi

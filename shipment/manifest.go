@@ -1,0 +1,258 @@
+package shipment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/stored"
+	"github.com/deliverykit/deliverykit/internal/validation"
+	"github.com/deliverykit/deliverykit/retention"
+	"github.com/deliverykit/deliverykit/shipment/label"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// MaxManifestParcels bounds a manifest: a close finding more parcels
+// takes the first ones (by shipment id) and leaves the others for the
+// next close, so a manifest's transaction and PDF stay bounded.
+const MaxManifestParcels = 500
+
+// CreateManifestRequest closes the day for a carrier
+// (POST /v1/som/manifests). Carrier is a carrier id, as the catalog's
+// products name it (Product.CarrierID); PickupDate is the day the carrier
+// collects the parcels, YYYY-MM-DD, at most a week back or 30 days ahead.
+type CreateManifestRequest struct {
+	SiteID     string `json:"site_id,omitempty" validate:"max_id"`
+	Carrier    string `json:"carrier" validate:"required,max_id"`
+	PickupDate string `json:"pickup_date" validate:"required,datetime=2006-01-02"`
+}
+
+// Manifest is the list of parcels handed over to a carrier at one
+// pickup: the driver signs for it.
+type Manifest struct {
+	ID      string `json:"id"`
+	SiteID  string `json:"site_id"`
+	Carrier string `json:"carrier"`
+	// CarrierName is the carrier's name as its products give it.
+	CarrierName string           `json:"carrier_name,omitempty"`
+	PickupDate  string           `json:"pickup_date"`
+	CreatedAt   time.Time        `json:"created_at"`
+	Parcels     []ManifestParcel `json:"parcels"`
+	Totals      ManifestTotals   `json:"totals"`
+}
+
+// ManifestParcel is one booked delivery of a manifest.
+type ManifestParcel struct {
+	TrackingNumber string `json:"tracking_number"`
+	ShipmentID     string `json:"shipment_id"`
+	// Weight is the parcel's, in grams.
+	Weight int32 `json:"weight"`
+}
+
+// ManifestTotals sums a manifest's parcels; Weight is in grams.
+type ManifestTotals struct {
+	Parcels int   `json:"parcels"`
+	Weight  int64 `json:"weight"`
+}
+
+// manifestSchema is the schema of stored manifests (manifestRecord).
+// A change of a stored name or meaning needs a new number and an upgrade
+// step in loadManifest.
+const manifestSchema = 1
+
+// manifests holds the manifests, keyed by site and manifest id.
+var manifests = stored.Collection[Manifest, manifestRecord]{
+	Name: "shipment.manifests", Record: storeManifest, Value: loadManifest,
+}
+
+// manifestRecord is a manifest as stored; it names its fields itself.
+type manifestRecord struct {
+	Schema      int                    `json:"schema"`
+	ID          string                 `json:"id"`
+	SiteID      string                 `json:"site_id"`
+	Carrier     string                 `json:"carrier"`
+	CarrierName string                 `json:"carrier_name,omitempty"`
+	PickupDate  string                 `json:"pickup_date"`
+	CreatedAt   time.Time              `json:"created_at"`
+	Parcels     []manifestParcelRecord `json:"parcels"`
+}
+
+type manifestParcelRecord struct {
+	TrackingNumber string `json:"tracking_number"`
+	ShipmentID     string `json:"shipment_id"`
+	Weight         int32  `json:"weight"`
+}
+
+func storeManifest(m *Manifest) manifestRecord {
+	r := manifestRecord{Schema: manifestSchema, ID: m.ID, SiteID: m.SiteID, Carrier: m.Carrier, CarrierName: m.CarrierName, PickupDate: m.PickupDate, CreatedAt: m.CreatedAt,
+		Parcels: make([]manifestParcelRecord, len(m.Parcels))}
+	for i, p := range m.Parcels {
+		r.Parcels[i] = manifestParcelRecord{TrackingNumber: p.TrackingNumber, ShipmentID: p.ShipmentID, Weight: p.Weight}
+	}
+	return r
+}
+
+// loadManifest reads a stored manifest; the totals are derived, not
+// stored, so they always agree with the parcels.
+func loadManifest(r *manifestRecord) (Manifest, error) {
+	if err := stored.CheckSchema("manifest", r.Schema, manifestSchema); err != nil {
+		return Manifest{}, err
+	}
+	m := Manifest{ID: r.ID, SiteID: r.SiteID, Carrier: r.Carrier, CarrierName: r.CarrierName, PickupDate: r.PickupDate, CreatedAt: r.CreatedAt,
+		Parcels: make([]ManifestParcel, len(r.Parcels))}
+	for i, p := range r.Parcels {
+		m.Parcels[i] = ManifestParcel{TrackingNumber: p.TrackingNumber, ShipmentID: p.ShipmentID, Weight: p.Weight}
+	}
+	m.Totals = totalsOf(m.Parcels)
+	return m, nil
+}
+
+func totalsOf(ps []ManifestParcel) ManifestTotals {
+	t := ManifestTotals{Parcels: len(ps)}
+	for _, p := range ps {
+		t.Weight += int64(p.Weight)
+	}
+	return t
+}
+
+// manifestable reports whether a delivery waits for a manifest: booked,
+// not collected, not cancelled and in no manifest yet.
+func manifestable(d *Delivery) bool {
+	return d.ManifestID == "" && d.TrackingNumber != "" &&
+		(d.State == DeliveryBooked || d.State == DeliveryPickupBooked)
+}
+
+// CreateManifest closes the day for a carrier of the site: every booked
+// parcel (delivery) of the carrier that is in no manifest yet goes into a
+// new manifest, up to MaxManifestParcels. The manifest is stored in the
+// transaction that marks its deliveries manifested, each shipment written
+// with a compare-and-set, so two closes never share a parcel: the one that
+// loses the race is a Conflict and may be repeated. Parcels booked later
+// go into the next manifest. With no parcel waiting, the answer is a
+// Conflict naming carrier (an empty manifest would hand nothing over).
+func (s *Service) CreateManifest(ctx context.Context, site string, req CreateManifestRequest) (*Manifest, error) {
+	if err := checkSite(site, req.SiteID); err != nil {
+		return nil, err
+	}
+	if err := check(&req, nil); err != nil {
+		return nil, err
+	}
+	now := s.opts.Clock.Now().UTC()
+	day, _ := time.Parse(time.DateOnly, req.PickupDate) // checked by the datetime rule
+	today := now.Truncate(24 * time.Hour)
+	if day.Before(today.AddDate(0, 0, -7)) || day.After(today.AddDate(0, 0, 30)) {
+		return nil, deliverykit.InvalidField("pickup_date", "range", "must be at most 7 days back and 30 days ahead")
+	}
+	m := Manifest{ID: s.opts.IDs.NewID("mfst_"), SiteID: site, Carrier: req.Carrier, PickupDate: req.PickupDate, CreatedAt: now}
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		// A retried transaction starts over.
+		m.Parcels, m.CarrierName = m.Parcels[:0], ""
+		// Collect first: a collection cannot be written while it is
+		// scanned.
+		var changed []storage.Item[shipmentRecord]
+		for it, err := range shipments.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site)}) {
+			if err != nil {
+				return err
+			}
+			if len(m.Parcels) == MaxManifestParcels {
+				break
+			}
+			rec, touched := &it.Value, false
+			for i := range rec.Shipment.Parcels {
+				p := &rec.Shipment.Parcels[i]
+				for j := range p.Deliveries {
+					d := &p.Deliveries[j]
+					if len(m.Parcels) == MaxManifestParcels || !manifestable(d) || rec.CarrierIDs[d.ID] != req.Carrier {
+						continue
+					}
+					d.ManifestID, touched = m.ID, true
+					if m.CarrierName == "" {
+						m.CarrierName = d.CarrierName
+					}
+					m.Parcels = append(m.Parcels, ManifestParcel{TrackingNumber: d.TrackingNumber, ShipmentID: rec.Shipment.ID, Weight: p.Weight})
+				}
+			}
+			if touched {
+				rec.Shipment.UpdatedAt = now
+				changed = append(changed, it)
+			}
+		}
+		if len(m.Parcels) == 0 {
+			return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "nothing to manifest",
+				Violations: []deliverykit.FieldViolation{{Field: "carrier", Rule: "manifestable", Message: "no booked parcel of carrier " + req.Carrier + " waits for a manifest"}}}
+		}
+		for _, it := range changed {
+			if _, err := shipments.Put(tx, it.Key, it.Value, storage.VersionIs(it.Version)); err != nil {
+				return err
+			}
+		}
+		key := storage.Key(site, m.ID)
+		if _, err := manifests.Put(tx, key, m, storage.MustNotExist()); err != nil {
+			return err
+		}
+		return expiry.Move(tx, key, retention.Entry{}, retention.Entry{Class: classManifest, At: now})
+	})
+	if err != nil {
+		return nil, concurrent(err)
+	}
+	m.Totals = totalsOf(m.Parcels)
+	return &m, nil
+}
+
+// GetManifest returns a manifest of the site (GET /v1/som/manifests/{id}).
+func (s *Service) GetManifest(ctx context.Context, site, id string) (*Manifest, error) {
+	if err := checkSite(site, ""); err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return nil, deliverykit.InvalidField("id", "required", "is required")
+	}
+	if len(id) > validation.MaxIDLength {
+		return nil, deliverykit.InvalidField("id", "max", fmt.Sprintf("must be at most %d characters long", validation.MaxIDLength))
+	}
+	var m Manifest
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := manifests.Get(tx, storage.Key(site, id))
+		if errors.Is(err, storage.ErrNotFound) {
+			return notFound("manifest", "id")
+		}
+		m = it.Value
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// manifested is the refusal to cancel a delivery handed over in a
+// manifest.
+func manifested(d *Delivery) error {
+	return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "parcel " + d.TrackingNumber + " is in manifest " + d.ManifestID + " and can no longer be cancelled",
+		Violations: []deliverykit.FieldViolation{{Field: "tracking_number", Rule: "not_manifested", Message: d.TrackingNumber + " is in manifest " + d.ManifestID}}}
+}
+
+// ManifestPDF renders a manifest of the site as an A4 PDF with a Code 128
+// barcode per parcel (GET /v1/som/manifests/{id}?format=pdf). Like
+// labels, it is rendered on request from the stored manifest, and the
+// same manifest always renders the same bytes.
+func (s *Service) ManifestPDF(ctx context.Context, site, id string) ([]byte, error) {
+	m, err := s.GetManifest(ctx, site, id)
+	if err != nil {
+		return nil, err
+	}
+	d := label.ManifestData{ID: m.ID, CarrierName: m.CarrierName, Sender: site, PickupDate: m.PickupDate, Date: m.CreatedAt}
+	if d.CarrierName == "" {
+		d.CarrierName = m.Carrier
+	}
+	for _, p := range m.Parcels {
+		d.Parcels = append(d.Parcels, label.ManifestParcel{TrackingNumber: p.TrackingNumber, Reference: p.ShipmentID, WeightGrams: p.Weight})
+	}
+	b, err := label.ManifestPDF(d)
+	if err != nil {
+		return nil, deliverykit.Errorf(deliverykit.KindInternal, "rendering manifest %s: %w", m.ID, err)
+	}
+	return b, nil
+}
