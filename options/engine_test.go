@@ -38,12 +38,12 @@ func testCatalog() *catalog.Catalog {
 		Warehouses: []catalog.Warehouse{{ID: "sto", Address: catalog.Address{Country: "SE", City: "Stockholm"}, TimeZone: "Europe/Stockholm"}},
 		Carriers: []catalog.Carrier{
 			{ID: "np", Name: "North Parcel", Products: []catalog.Product{
-				{ID: "home", Ref: "np-home", ExternalID: "NPH", Name: "Home", DeliveryType: catalog.DeliveryHome, TransitDays: catalog.DayRange{Min: 1, Max: 2}, CutOff: "15:00"},
-				{ID: "point", Ref: "np-point", Name: "Point", DeliveryType: catalog.DeliveryPickup, LeadTimeDays: 1, TransitDays: catalog.DayRange{Min: 2, Max: 3}, CutOff: "12:00"},
-				{ID: "mail", Ref: "np-mail", Name: "Mailbox", DeliveryType: catalog.DeliveryMailbox, TransitDays: catalog.DayRange{Min: 1, Max: 1}, CutOff: "15:00", Days: []string{"tue", "thu"}},
+				{ID: "home", Ref: "np-home", ExternalID: "NPH", Name: catalog.PlainText("Home"), DeliveryType: catalog.DeliveryHome, TransitDays: catalog.DayRange{Min: 1, Max: 2}, CutOff: "15:00"},
+				{ID: "point", Ref: "np-point", Name: catalog.PlainText("Point"), DeliveryType: catalog.DeliveryPickup, LeadTimeDays: 1, TransitDays: catalog.DayRange{Min: 2, Max: 3}, CutOff: "12:00"},
+				{ID: "mail", Ref: "np-mail", Name: catalog.PlainText("Mailbox"), DeliveryType: catalog.DeliveryMailbox, TransitDays: catalog.DayRange{Min: 1, Max: 1}, CutOff: "15:00", Days: []string{"tue", "thu"}},
 			}},
 			{ID: "sc", Name: "Swift Courier", Products: []catalog.Product{
-				{ID: "exp", Ref: "sc-exp", Name: "Express", DeliveryType: catalog.DeliveryHome, TransitDays: catalog.DayRange{Min: 0, Max: 1}, CutOff: "12:00"},
+				{ID: "exp", Ref: "sc-exp", Name: catalog.PlainText("Express"), DeliveryType: catalog.DeliveryHome, TransitDays: catalog.DayRange{Min: 0, Max: 1}, CutOff: "12:00"},
 			}},
 		},
 		Categories: []catalog.Category{

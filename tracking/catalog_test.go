@@ -18,13 +18,13 @@ func testCatalog() *catalog.Catalog {
 		Carriers: []catalog.Carrier{{ID: "np", Name: "North Parcel",
 			TrackingURL: "https://np.example/track?n={tracking_number}&zip={postal_code}&lang={locale}",
 			LogoPattern: "https://cdn.example/np/{size}.svg",
-			Products: []catalog.Product{{ID: "point", Ref: "np-point", Name: "Pickup point", DeliveryType: catalog.DeliveryPickup,
+			Products: []catalog.Product{{ID: "point", Ref: "np-point", Name: catalog.PlainText("Pickup point"), DeliveryType: catalog.DeliveryPickup,
 				TransitDays: catalog.DayRange{Min: 1, Max: 2}}}}},
 		Categories: []catalog.Category{{ID: "point", DisplayName: map[string]string{"en-US": "Pickup point"}, DeliveryType: catalog.DeliveryPickup,
 			Products: []string{"np-point"}, Prices: []catalog.PriceRule{{Currency: "SEK", Price: 2900}}}},
 		PickupLocations: []catalog.PickupLocation{{ID: "l1", ExternalID: "PP-1", Name: "Kiosk", Carrier: "np", Type: catalog.LocationManned,
 			Address:            catalog.Address{Country: "SE", PostalCode: "111 57", Coordinates: &catalog.Coordinates{Lat: 59.3, Lng: 18}},
-			PickupInstructions: "Ask at the tobacco counter; bring an ID.",
+			PickupInstructions: catalog.PlainText("Ask at the tobacco counter; bring an ID."),
 			HoursText:          []string{"Closed on the last Friday of the month"}}},
 	}
 }
