@@ -89,33 +89,8 @@ func (t Text) plain() (string, bool) {
 // else the plain text, else that of the smallest locale, so a text always
 // reads the same.
 func (t Text) In(locale, fallback string) string {
-	if s, ok := t[locale]; ok {
+	if s, ok := t.Lookup(locale); ok {
 		return s
-	}
-	if len(t) == 0 {
-		return ""
-	}
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		if k != "" {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	if want, err := language.Parse(locale); err == nil && len(keys) > 0 {
-		tags := make([]language.Tag, 0, len(keys))
-		valid := make([]string, 0, len(keys))
-		for _, k := range keys {
-			if tag, err := language.Parse(k); err == nil {
-				tags = append(tags, tag)
-				valid = append(valid, k)
-			}
-		}
-		if len(tags) > 0 {
-			if _, i, conf := language.NewMatcher(tags).Match(want); conf >= language.High {
-				return t[valid[i]]
-			}
-		}
 	}
 	if s, ok := t[fallback]; ok {
 		return s
@@ -123,7 +98,53 @@ func (t Text) In(locale, fallback string) string {
 	if s, ok := t[""]; ok {
 		return s
 	}
-	return t[keys[0]]
+	if keys := t.locales(); len(keys) > 0 {
+		return t[keys[0]]
+	}
+	return ""
+}
+
+// Lookup returns the text written for a locale ("sv-SE", or a tag such as
+// "sv" a page's language matcher gives): the locale's own, else that of
+// the closest locale of the same language the text has. ok is false when
+// the text has none for the locale's language (a plain text counts for
+// none: the caller decides what to fall back to).
+func (t Text) Lookup(locale string) (text string, ok bool) {
+	if s, ok := t[locale]; ok && locale != "" {
+		return s, true
+	}
+	want, err := language.Parse(locale)
+	if err != nil || locale == "" {
+		return "", false
+	}
+	keys := t.locales()
+	tags := make([]language.Tag, 0, len(keys))
+	valid := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if tag, err := language.Parse(k); err == nil {
+			tags = append(tags, tag)
+			valid = append(valid, k)
+		}
+	}
+	if len(tags) == 0 {
+		return "", false
+	}
+	if _, i, conf := language.NewMatcher(tags).Match(want); conf >= language.High {
+		return t[valid[i]], true
+	}
+	return "", false
+}
+
+// locales returns the text's locale keys, sorted.
+func (t Text) locales() []string {
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // String is the text in no particular locale: the plain text, else the

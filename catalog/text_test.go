@@ -149,3 +149,29 @@ func TestTextValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestTextLookup(t *testing.T) {
+	multi := Text{"en-US": "Home delivery", "sv-SE": "Hemleverans"}
+	tests := []struct {
+		name, locale string
+		text         Text
+		want         string
+		wantOK       bool
+	}{
+		{"exact", "sv-SE", multi, "Hemleverans", true},
+		{"language only", "sv", multi, "Hemleverans", true},
+		{"other region", "en-GB", multi, "Home delivery", true},
+		{"missing language", "de-DE", multi, "", false},
+		{"plain is no locale's", "sv-SE", PlainText("Home"), "", false},
+		{"no locale", "", multi, "", false},
+		{"not a locale", "!!", multi, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tt.text.Lookup(tt.locale)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("Lookup(%q) = %q, %v; want %q, %v", tt.locale, got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
