@@ -151,7 +151,7 @@ func (t Text) locales() []string {
 // smallest locale's. Prefer In.
 func (t Text) String() string { return t.In("", "") }
 
-// validateText checks a text's locales against the catalog's and its
+// text checks a text's locales against the catalog's and its
 // length against max bytes per entry.
 func (v *validator) text(field string, t Text, locales map[string]bool, required bool, max int) {
 	if len(t) == 0 {
