@@ -241,7 +241,10 @@ type Product struct {
 	ID         string `json:"id"`
 	Ref        string `json:"ref"`
 	ExternalID string `json:"external_id,omitempty"`
-	Name       string `json:"name"`
+	// Name is what shoppers read (the widget, the tracking page): a
+	// plain string or one per locale of Locales, at most MaxProductName
+	// bytes each.
+	Name Text `json:"name"`
 	// DeliveryType is what the product does; a category offers only
 	// products of its own type.
 	DeliveryType DeliveryType `json:"delivery_type"`
@@ -411,8 +414,9 @@ type PickupLocation struct {
 	Meta   map[string]string `json:"meta,omitempty"`
 	// PickupInstructions tell the customer how to collect a parcel here
 	// ("Ask at the tobacco counter; bring an ID"), shown on the tracking
-	// page (pickup_instructions). At most MaxPickupInstructions bytes.
-	PickupInstructions string `json:"pickup_instructions,omitempty"`
+	// page (pickup_instructions): a plain string or one per locale of
+	// Locales, at most MaxPickupInstructions bytes each.
+	PickupInstructions Text `json:"pickup_instructions,omitempty"`
 	// HoursText are opening hours in words, for what Hours cannot say
 	// ("Closed on the last Friday of the month"); shown as the location's
 	// operational_hours.free_text. At most MaxHoursText lines of
@@ -433,6 +437,7 @@ type PickupLocation struct {
 // Bounds of a pickup location's texts.
 const (
 	MaxPickupInstructions = 512
+	MaxProductName        = 128
 	MaxHoursText          = 10
 	MaxHoursTextLine      = 200
 	// A catalog holds many locations: its sections are bounded well
@@ -565,11 +570,14 @@ type ReturnPolicy struct {
 type ProductInfo struct {
 	// Ref is the product's reference, its one identity on every area's
 	// wire; ExternalID the merchant's own id for it.
-	Ref          string
-	CarrierID    string
-	CarrierName  string
-	ProductID    string
+	Ref         string
+	CarrierID   string
+	CarrierName string
+	ProductID   string
+	// ProductName is in the catalog's default locale (Locales[0]); Name
+	// has every locale's.
 	ProductName  string
+	Name         Text
 	ExternalID   string
 	DeliveryType DeliveryType
 	// CarrierTrackingURL and CarrierLogoPattern are the carrier's
@@ -585,12 +593,20 @@ func (c *Catalog) Product(ref string) (ProductInfo, bool) {
 		for _, p := range cr.Products {
 			if p.Ref == ref {
 				return ProductInfo{Ref: p.Ref, CarrierID: cr.ID, CarrierName: cr.Name, ProductID: p.ID,
-					ProductName: p.Name, ExternalID: p.ExternalID, DeliveryType: p.DeliveryType,
+					ProductName: p.Name.In(c.defaultLocale(), ""), Name: p.Name, ExternalID: p.ExternalID, DeliveryType: p.DeliveryType,
 					CarrierTrackingURL: cr.TrackingURL, CarrierLogoPattern: cr.LogoPattern}, true
 			}
 		}
 	}
 	return ProductInfo{}, false
+}
+
+// defaultLocale is the locale texts fall back to: the first of Locales.
+func (c *Catalog) defaultLocale() string {
+	if len(c.Locales) == 0 {
+		return ""
+	}
+	return c.Locales[0]
 }
 
 // ProductRefs returns every product ref of the catalog, sorted.

@@ -15,8 +15,8 @@ func validCatalog() *Catalog {
 		Holidays:   []string{"2026-12-25"},
 		Warehouses: []Warehouse{{ID: "w1", Address: Address{Country: "SE"}, TimeZone: "Europe/Stockholm"}},
 		Carriers: []Carrier{{ID: "np", Name: "North Parcel", Products: []Product{
-			{ID: "home", Ref: "np-home", Name: "Home", DeliveryType: DeliveryHome, TransitDays: DayRange{1, 2}, CutOff: "15:00"},
-			{ID: "point", Ref: "np-point", Name: "Point", DeliveryType: DeliveryPickup, TransitDays: DayRange{1, 3}, Days: []string{"mon", "sat"}},
+			{ID: "home", Ref: "np-home", Name: PlainText("Home"), DeliveryType: DeliveryHome, TransitDays: DayRange{1, 2}, CutOff: "15:00"},
+			{ID: "point", Ref: "np-point", Name: PlainText("Point"), DeliveryType: DeliveryPickup, TransitDays: DayRange{1, 3}, Days: []string{"mon", "sat"}},
 		}}},
 		Categories: []Category{
 			{ID: "home", DisplayName: map[string]string{"en-US": "Home", "sv-SE": "Hem"}, DeliveryType: DeliveryHome, Products: []string{"np-home"},
@@ -90,7 +90,7 @@ func TestValidate(t *testing.T) {
 		{"valid carrier links and location texts", func(c *Catalog) {
 			c.Carriers[0].TrackingURL = "https://np.example/track?n={tracking_number}&zip={postal_code}&lang={locale}"
 			c.Carriers[0].LogoPattern = "https://cdn.example/np/{size}.{format}"
-			c.PickupLocations[0].PickupInstructions = "Ask at the counter; bring an ID."
+			c.PickupLocations[0].PickupInstructions = PlainText("Ask at the counter; bring an ID.")
 			c.PickupLocations[0].HoursText = []string{"Closed on the last Friday of the month"}
 			c.Notifications = &Notifications{PickupReminderDays: 5}
 		}, nil},
@@ -113,7 +113,7 @@ func TestValidate(t *testing.T) {
 			c.Carriers[0].LogoPattern = "https://cdn.example/{tracking_number}.svg"
 		}, []string{"carriers[0].logo_pattern"}},
 		{"location texts", func(c *Catalog) {
-			c.PickupLocations[0].PickupInstructions = strings.Repeat("x", MaxPickupInstructions+1)
+			c.PickupLocations[0].PickupInstructions = PlainText(strings.Repeat("x", MaxPickupInstructions+1))
 			c.PickupLocations[0].HoursText = []string{" ", strings.Repeat("y", MaxHoursTextLine+1)}
 		}, []string{"pickup_locations[0].pickup_instructions", "pickup_locations[0].hours_text[0]", "pickup_locations[0].hours_text[1]"}},
 		{"too many hours lines", func(c *Catalog) {
@@ -179,12 +179,12 @@ func TestValidate(t *testing.T) {
 		{"return product unknown", func(c *Catalog) { c.ReturnPolicy.ReturnProduct = "nope" }, []string{"return_policy.return_product"}},
 		{"return product of a carrier without drop-off points", func(c *Catalog) {
 			c.Carriers = append(c.Carriers, Carrier{ID: "sc", Name: "Swift", Products: []Product{
-				{ID: "x", Ref: "sc-express", Name: "Express", DeliveryType: DeliveryHome, TransitDays: DayRange{1, 1}}}})
+				{ID: "x", Ref: "sc-express", Name: PlainText("Express"), DeliveryType: DeliveryHome, TransitDays: DayRange{1, 1}}}})
 			c.ReturnPolicy.ReturnProduct = "sc-express"
 		}, []string{"return_policy.return_product"}},
 		{"return product in store", func(c *Catalog) {
 			c.Carriers = append(c.Carriers, Carrier{ID: "st", Name: "Stores", Products: []Product{
-				{ID: "c", Ref: "store-collect", Name: "Collect", DeliveryType: DeliveryInStore, TransitDays: DayRange{1, 1}}}})
+				{ID: "c", Ref: "store-collect", Name: PlainText("Collect"), DeliveryType: DeliveryInStore, TransitDays: DayRange{1, 1}}}})
 			c.PickupLocations = append(c.PickupLocations, PickupLocation{ID: "s1", ExternalID: "S1", Name: "Store", Carrier: "st", Type: LocationStore,
 				Address: Address{Country: "SE", Coordinates: &Coordinates{Lat: 59.3, Lng: 18}}})
 			c.ReturnPolicy.ReturnProduct = "store-collect"
@@ -230,9 +230,9 @@ func sorted(s []string) []string {
 func TestLookups(t *testing.T) {
 	c := validCatalog()
 	got, ok := c.Product("np-point")
-	want := ProductInfo{Ref: "np-point", CarrierID: "np", CarrierName: "North Parcel", ProductID: "point", ProductName: "Point", DeliveryType: DeliveryPickup}
-	if !ok || got != want {
-		t.Errorf("Product(np-point) = %+v, %v; want %+v", got, ok, want)
+	want := ProductInfo{Ref: "np-point", CarrierID: "np", CarrierName: "North Parcel", ProductID: "point", ProductName: "Point", Name: PlainText("Point"), DeliveryType: DeliveryPickup}
+	if diff := cmp.Diff(want, got); !ok || diff != "" {
+		t.Errorf("Product(np-point) found %v (-want +got):\n%s", ok, diff)
 	}
 	if _, ok := c.Product("missing"); ok {
 		t.Error("Product(missing) found something")

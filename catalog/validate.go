@@ -176,7 +176,7 @@ func (c *Catalog) validate(v *validator) {
 		v.date(fmt.Sprintf("holidays[%d]", i), h)
 	}
 	d.warehouses = c.validateWarehouses(v)
-	d.products, d.carriers = c.validateCarriers(v)
+	d.products, d.carriers = c.validateCarriers(v, d.locales)
 	d.categories = c.validateCategories(v, &d)
 	c.validatePickupLocations(v, &d)
 	for i, a := range c.PostalAreas {
@@ -254,7 +254,7 @@ func (c *Catalog) validateWarehouses(v *validator) map[string]bool {
 
 // validateCarriers checks the carriers and their products and returns the
 // delivery type of every product by ref and the carrier ids.
-func (c *Catalog) validateCarriers(v *validator) (products map[string]DeliveryType, carriers map[string]bool) {
+func (c *Catalog) validateCarriers(v *validator, locales map[string]bool) (products map[string]DeliveryType, carriers map[string]bool) {
 	products = map[string]DeliveryType{}
 	carriers = map[string]bool{}
 	if len(c.Carriers) == 0 {
@@ -290,7 +290,7 @@ func (c *Catalog) validateCarriers(v *validator) (products map[string]DeliveryTy
 					products[pr.Ref] = pr.DeliveryType
 				}
 			}
-			validateProduct(v, q, pr)
+			validateProduct(v, q, pr, locales)
 		}
 	}
 	return products, carriers
@@ -298,8 +298,8 @@ func (c *Catalog) validateCarriers(v *validator) (products map[string]DeliveryTy
 
 // validateProduct checks a carrier product's fields other than its id and
 // ref, which must be unique across products.
-func validateProduct(v *validator, q string, pr Product) {
-	v.required(q+".name", pr.Name)
+func validateProduct(v *validator, q string, pr Product, locales map[string]bool) {
+	v.text(q+".name", pr.Name, locales, true, MaxProductName)
 	if !pr.DeliveryType.Valid() {
 		v.Add(q+".delivery_type", "oneof", "must be one of DELIVERY, PICKUP, MAILBOX, INSTORE")
 	}
@@ -476,9 +476,7 @@ func (c *Catalog) validatePickupLocations(v *validator, d *declared) {
 		validateHours(v, p, l)
 		validateContact(v, p, l)
 		validateSections(v, p+".sections", l.Sections)
-		if len(l.PickupInstructions) > MaxPickupInstructions {
-			v.Addf(p+".pickup_instructions", "max", "must be at most %d bytes long", MaxPickupInstructions)
-		}
+		v.text(p+".pickup_instructions", l.PickupInstructions, d.locales, false, MaxPickupInstructions)
 		if len(l.HoursText) > MaxHoursText {
 			v.Addf(p+".hours_text", "max", "must have at most %d lines", MaxHoursText)
 		}

@@ -306,7 +306,7 @@ func TestComplete(t *testing.T) {
 		t.Errorf("shipping_price = %d, selection %s", s.ShippingPrice, s.Result.Selection)
 	}
 	wantComponents := []PriceComponent{
-		{Type: PriceComponentShipping, ID: "home/north-parcel-home", Name: "Home Delivery", Value: 7900, VAT: 1580, VATRate: 2500},
+		{Type: PriceComponentShipping, ID: "home/north-parcel-home", Name: "Hemleverans", Value: 7900, VAT: 1580, VATRate: 2500},
 		{Type: PriceComponentAddon, ID: "carry-in", Name: "Inbärning", Value: 19900, VAT: 3980, VATRate: 2500},
 	}
 	if diff := cmp.Diff(wantComponents, s.Result.Pricing.PriceComponents); diff != "" {

@@ -50,10 +50,19 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 		b.expires = opt.ExpireTime
 		slot.Expires = &b.expires
 	}
+	// product is in the catalog's default locale, as the category's
+	// name is: a merchant's systems read it, whatever the shopper's
+	// language (opt.Carrier.ProductName is in the session's).
+	product := opt.Carrier.ProductName
+	if engine != nil {
+		if p, ok := engine.Catalog().Product(opt.Carrier.ProductRef); ok {
+			product = cmp.Or(p.ProductName, product)
+		}
+	}
 	selected := &b.selected
 	*selected = ShippingOption{
 		ShippingMethod: opt.Carrier.ProductRef, DeliveryType: dt,
-		Carrier: opt.Carrier.Name, Product: opt.Carrier.ProductName,
+		Carrier: opt.Carrier.Name, Product: product,
 		Price: pricing.Price, Currency: opt.Currency, Location: loc, TimeSlot: slot, Addons: addonIDs,
 	}
 	name := cat.Name
@@ -77,7 +86,7 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 	b.warehouse = Warehouse{Address: address(cat.Warehouse.Address)}
 	b.shipping = ResultShipping{
 		ShippingMethod: opt.Carrier.ProductRef, DeliveryType: dt,
-		Carrier: opt.Carrier.Name, Product: opt.Carrier.ProductName, Location: loc,
+		Carrier: opt.Carrier.Name, Product: product, Location: loc,
 		DeliveryTime:     slot,
 		ExternalMethodID: opt.Carrier.ExternalID,
 		Addons:           rAddons,

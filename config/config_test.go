@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -239,5 +240,61 @@ func TestParseSyntaxPosition(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%q) = %v, want an error at %s", tt.in, err, tt.want)
 		}
+	}
+}
+
+// A product's name is a plain string or an object of the catalog's
+// locales; a wrong one is rejected naming the field, and both forms
+// write back as they were read.
+func TestProductNameForms(t *testing.T) {
+	tests := []struct {
+		name, value string
+		want        catalog.Text
+		wantField   string
+	}{
+		{"plain", `"Home Delivery"`, catalog.PlainText("Home Delivery"), ""},
+		{"per locale", `{"en-US": "Home Delivery"}`, catalog.Text{"en-US": "Home Delivery"}, ""},
+		{"number", `12`, nil, "sites[0].catalog.carriers[0].products[0].name"},
+		{"empty key", `{"": "x"}`, nil, "sites[0].catalog.carriers[0].products[0].name"},
+		{"number in object", `{"en-US": 1}`, nil, "sites[0].catalog.carriers[0].products[0].name"},
+		{"unknown locale", `{"en-US": "Home", "sv-SE": "Hem"}`, nil, "sites[0].catalog.carriers[0].products[0].name.sv-SE"},
+		{"empty object", `{}`, nil, "sites[0].catalog.carriers[0].products[0].name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := strings.Replace(string(readmeMinimalConfig(t)), `"Home Delivery"`, tt.value, 1)
+			c, err := Parse(strings.NewReader(doc))
+			if tt.wantField != "" {
+				var got []string
+				for _, v := range deliverykit.ViolationsOf(err) {
+					got = append(got, v.Field)
+				}
+				if !errors.Is(err, deliverykit.ErrInvalidArgument) || !cmp.Equal(got, []string{tt.wantField}) {
+					t.Fatalf("Parse = %v, want a violation of %s", err, tt.wantField)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := c.Sites[0].Catalog.Carriers[0].Products[0]
+			if diff := cmp.Diff(tt.want, p.Name); diff != "" {
+				t.Errorf("name (-want +got):\n%s", diff)
+			}
+			b, err := json.Marshal(p.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, got any
+			if err := json.Unmarshal([]byte(tt.value), &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("written back (-read +written):\n%s", diff)
+			}
+		})
 	}
 }

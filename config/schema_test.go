@@ -40,6 +40,13 @@ const module = "github.com/deliverykit/deliverykit"
 
 // schemaEnums gives the values of the file's enumerated types.
 func schemaEnums(t reflect.Type) *jsonschema.Schema {
+	if t == reflect.TypeFor[catalog.Text]() {
+		return &jsonschema.Schema{
+			Description: "A plain string for every locale, or an object of the catalog's locales to strings.",
+			OneOf: []*jsonschema.Schema{{Type: "string"},
+				{Type: "object", AdditionalProperties: &jsonschema.Schema{Type: "string"}, PropertyNames: &jsonschema.Schema{Pattern: "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})+$"}}},
+		}
+	}
 	var vals []string
 	switch t {
 	case reflect.TypeFor[catalog.DeliveryType]():

@@ -109,19 +109,23 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 			e.products[p.Ref] = productEntry{carrier: cr, product: p, plan: newPlan(*p)}
 		}
 	}
-	e.carriers = make(map[string][]*Carrier, len(cat.Categories))
-	for _, cc := range cat.Categories {
-		cs := make([]Carrier, len(cc.Products))
-		ps := make([]*Carrier, len(cc.Products))
-		for sort, ref := range cc.Products {
-			cs[sort] = e.carrier(ref, sort)
-			ps[sort] = &cs[sort]
+	// The carriers are built once per catalog locale, their product
+	// names in that locale: options share them rather than copy them.
+	e.carriers = make(map[string][]*Carrier, len(cat.Categories)*len(cat.Locales))
+	for _, loc := range cat.Locales {
+		for _, cc := range cat.Categories {
+			cs := make([]Carrier, len(cc.Products))
+			ps := make([]*Carrier, len(cc.Products))
+			for sort, ref := range cc.Products {
+				cs[sort] = e.carrier(ref, sort, loc)
+				ps[sort] = &cs[sort]
+			}
+			e.carriers[carrierKey(loc, cc.ID)] = ps
 		}
-		e.carriers[cc.ID] = ps
-	}
-	if fb := cat.Fallback; fb != nil {
-		c := e.carrier(fb.Product, 0)
-		e.carriers[fallbackKey] = []*Carrier{&c}
+		if fb := cat.Fallback; fb != nil {
+			c := e.carrier(fb.Product, 0, loc)
+			e.carriers[carrierKey(loc, fallbackKey)] = []*Carrier{&c}
+		}
 	}
 	coords := map[string][]catalog.Coordinates{}
 	for i := range cat.PickupLocations {
@@ -157,11 +161,16 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 // with a NUL so that no category id can be the same.
 const fallbackKey = "\x00fallback"
 
-// carrier describes the product with the given ref at a sort position.
-func (e *Engine) carrier(ref string, sort int) Carrier {
+// carrierKey keys the carriers of a category (or the fallback) in a
+// catalog locale in Engine.carriers.
+func carrierKey(locale, category string) string { return locale + "\x00" + category }
+
+// carrier describes the product with the given ref at a sort position,
+// its name in the catalog locale.
+func (e *Engine) carrier(ref string, sort int, locale string) Carrier {
 	pe := e.products[ref]
 	return Carrier{ID: pe.carrier.ID, Name: pe.carrier.Name, ProductID: pe.product.ID,
-		ProductName: pe.product.Name, ProductRef: ref, ExternalID: pe.product.ExternalID, SortOrder: sort,
+		ProductName: pe.product.Name.In(locale, e.cat.Locales[0]), ProductRef: ref, ExternalID: pe.product.ExternalID, SortOrder: sort,
 		VATRate: cmp.Or(pe.product.VATRate, e.cat.VATRate), Supports: pe.product.Supports, Meta: pe.product.Meta}
 }
 
@@ -477,7 +486,7 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 // nearest first across the products.
 func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price int64) []Option {
 	ids := e.optionIDs[cc.ID]
-	carriers := e.carriers[cc.ID]
+	carriers := e.carriers[carrierKey(q.locale, cc.ID)]
 	ready := q.req.readyAt(cc.Tags)
 	if !cc.DeliveryType.AtLocation() {
 		opts := make([]Option, len(cc.Products))
@@ -582,7 +591,7 @@ func (e *Engine) fallback(locale string, req Request, now time.Time, weight int)
 	pe := e.products[fb.Product]
 	wh, _ := e.cat.Warehouse("")
 	opt := Option{
-		ID: fb.ID + "/" + fb.Product, CategoryID: fb.ID, Carrier: e.carriers[fallbackKey][0],
+		ID: fb.ID + "/" + fb.Product, CategoryID: fb.ID, Carrier: e.carriers[carrierKey(locale, fallbackKey)][0],
 		Price: price, Currency: req.Currency, ETD: e.cals[wh.ID].etd(now, req.ReadyAt, pe.plan),
 		ExpireTime: now.Add(e.ttl),
 	}

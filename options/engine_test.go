@@ -38,12 +38,12 @@ func testCatalog() *catalog.Catalog {
 		Warehouses: []catalog.Warehouse{{ID: "sto", Address: catalog.Address{Country: "SE", City: "Stockholm"}, TimeZone: "Europe/Stockholm"}},
 		Carriers: []catalog.Carrier{
 			{ID: "np", Name: "North Parcel", Products: []catalog.Product{
-				{ID: "home", Ref: "np-home", ExternalID: "NPH", Name: "Home", DeliveryType: catalog.DeliveryHome, TransitDays: catalog.DayRange{Min: 1, Max: 2}, CutOff: "15:00"},
-				{ID: "point", Ref: "np-point", Name: "Point", DeliveryType: catalog.DeliveryPickup, LeadTimeDays: 1, TransitDays: catalog.DayRange{Min: 2, Max: 3}, CutOff: "12:00"},
-				{ID: "mail", Ref: "np-mail", Name: "Mailbox", DeliveryType: catalog.DeliveryMailbox, TransitDays: catalog.DayRange{Min: 1, Max: 1}, CutOff: "15:00", Days: []string{"tue", "thu"}},
+				{ID: "home", Ref: "np-home", ExternalID: "NPH", Name: catalog.Text{"en-US": "Home", "sv-SE": "Hem"}, DeliveryType: catalog.DeliveryHome, TransitDays: catalog.DayRange{Min: 1, Max: 2}, CutOff: "15:00"},
+				{ID: "point", Ref: "np-point", Name: catalog.PlainText("Point"), DeliveryType: catalog.DeliveryPickup, LeadTimeDays: 1, TransitDays: catalog.DayRange{Min: 2, Max: 3}, CutOff: "12:00"},
+				{ID: "mail", Ref: "np-mail", Name: catalog.PlainText("Mailbox"), DeliveryType: catalog.DeliveryMailbox, TransitDays: catalog.DayRange{Min: 1, Max: 1}, CutOff: "15:00", Days: []string{"tue", "thu"}},
 			}},
 			{ID: "sc", Name: "Swift Courier", Products: []catalog.Product{
-				{ID: "exp", Ref: "sc-exp", Name: "Express", DeliveryType: catalog.DeliveryHome, TransitDays: catalog.DayRange{Min: 0, Max: 1}, CutOff: "12:00"},
+				{ID: "exp", Ref: "sc-exp", Name: catalog.PlainText("Express"), DeliveryType: catalog.DeliveryHome, TransitDays: catalog.DayRange{Min: 0, Max: 1}, CutOff: "12:00"},
 			}},
 		},
 		Categories: []catalog.Category{
@@ -165,12 +165,15 @@ func TestComputeLocales(t *testing.T) {
 		wantLocale string
 		wantName   string
 		wantAddon  string
+		// wantProducts are the options' product names: np-home's per
+		// locale, sc-exp's a plain string for every locale.
+		wantProducts []string
 	}{
-		{nil, "en-US", "Home delivery", "Carry in"},
-		{[]string{"sv-SE"}, "sv-SE", "Hemleverans", "Carry in"}, // no Swedish name: the default's
-		{[]string{"fi-FI", "sv-FI"}, "sv-SE", "Hemleverans", "Carry in"},
-		{[]string{"en-GB", "sv-SE"}, "en-US", "Home delivery", "Carry in"},
-		{[]string{"de-DE"}, "en-US", "Home delivery", "Carry in"},
+		{nil, "en-US", "Home delivery", "Carry in", []string{"Home", "Express"}},
+		{[]string{"sv-SE"}, "sv-SE", "Hemleverans", "Carry in", []string{"Hem", "Express"}}, // no Swedish addon name: the default's
+		{[]string{"fi-FI", "sv-FI"}, "sv-SE", "Hemleverans", "Carry in", []string{"Hem", "Express"}},
+		{[]string{"en-GB", "sv-SE"}, "en-US", "Home delivery", "Carry in", []string{"Home", "Express"}},
+		{[]string{"de-DE"}, "en-US", "Home delivery", "Carry in", []string{"Home", "Express"}},
 	}
 	for _, tt := range tests {
 		res, err := e.Compute(context.Background(), Request{Currency: "SEK", Locales: tt.locales, Address: catalog.Address{Country: "SE"}, Categories: []string{"home"}})
@@ -179,7 +182,11 @@ func TestComputeLocales(t *testing.T) {
 		}
 		c := res.Categories[0]
 		got := []string{res.Locale, c.Name, c.Addons[1].Name}
-		if diff := cmp.Diff([]string{tt.wantLocale, tt.wantName, tt.wantAddon}, got); diff != "" {
+		for _, o := range c.Options {
+			got = append(got, o.Carrier.ProductName)
+		}
+		want := append([]string{tt.wantLocale, tt.wantName, tt.wantAddon}, tt.wantProducts...)
+		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("locales %v (-want +got):\n%s", tt.locales, diff)
 		}
 	}

@@ -40,10 +40,10 @@ func Example() {
 	fmt.Printf("nearest: %s, %d m walk\n", first.Location.Name, first.Location.Distance.WalkingMeters)
 	fmt.Println("preselected:", res.Preselected)
 	// Output:
-	// Utlämningsställe: 8 options, from North Parcel Service Point, 4900 öre, delivered Fri 20 Nov
-	// Hemleverans: 2 options, from North Parcel Home Delivery, 7900 öre, delivered Fri 20 Nov
-	// Brevlåda: 1 options, from North Parcel Mailbox Parcel, 2900 öre, delivered Mon 23 Nov
-	// Hämta i butik: 1 options, from Demo Stores Click & Collect, 0 öre, delivered Mon 23 Nov
+	// Utlämningsställe: 8 options, from North Parcel Ombud, 4900 öre, delivered Fri 20 Nov
+	// Hemleverans: 2 options, from North Parcel Hemleverans, 7900 öre, delivered Fri 20 Nov
+	// Brevlåda: 1 options, from North Parcel Brevlådepaket, 2900 öre, delivered Mon 23 Nov
+	// Hämta i butik: 1 options, from Demo Stores Klicka och hämta, 0 öre, delivered Mon 23 Nov
 	// nearest: Grocer Södermalm, 0 m walk
 	// preselected: pickup/north-parcel-point/np-se-102
 }

@@ -45,7 +45,7 @@ func (c CatalogProducts) PickupPoint(site, externalID string) (PickupPoint, bool
 	if !ok {
 		return PickupPoint{}, false
 	}
-	return PickupPoint{Instructions: l.PickupInstructions, HoursText: l.HoursText}, true
+	return PickupPoint{Instructions: l.PickupInstructions.In(cat.Locales[0], ""), InstructionsText: l.PickupInstructions, HoursText: l.HoursText}, true
 }
 
 // CheckOrder answers whether an order with the external id may still be

@@ -11,20 +11,24 @@ import (
 
 // testCatalog is a catalog whose carrier has a tracking page and a logo
 // and whose pickup location has instructions and hours in words.
+// instructions are the catalog location's pickup instructions: the
+// tracking API shows the default locale's, the page its language's.
+var instructions = catalog.Text{"en-US": "Ask at the tobacco counter; bring an ID.", "sv-SE": "Fråga vid tobaksdisken; ta med legitimation."}
+
 func testCatalog() *catalog.Catalog {
 	return &catalog.Catalog{
-		Locales:    []string{"en-US"},
+		Locales:    []string{"en-US", "sv-SE"},
 		Warehouses: []catalog.Warehouse{{ID: "w1", Address: catalog.Address{Country: "SE"}, TimeZone: "Europe/Stockholm"}},
 		Carriers: []catalog.Carrier{{ID: "np", Name: "North Parcel",
 			TrackingURL: "https://np.example/track?n={tracking_number}&zip={postal_code}&lang={locale}",
 			LogoPattern: "https://cdn.example/np/{size}.svg",
-			Products: []catalog.Product{{ID: "point", Ref: "np-point", Name: "Pickup point", DeliveryType: catalog.DeliveryPickup,
+			Products: []catalog.Product{{ID: "point", Ref: "np-point", Name: catalog.Text{"en-US": "Pickup point", "sv-SE": "Ombud"}, DeliveryType: catalog.DeliveryPickup,
 				TransitDays: catalog.DayRange{Min: 1, Max: 2}}}}},
 		Categories: []catalog.Category{{ID: "point", DisplayName: map[string]string{"en-US": "Pickup point"}, DeliveryType: catalog.DeliveryPickup,
 			Products: []string{"np-point"}, Prices: []catalog.PriceRule{{Currency: "SEK", Price: 2900}}}},
 		PickupLocations: []catalog.PickupLocation{{ID: "l1", ExternalID: "PP-1", Name: "Kiosk", Carrier: "np", Type: catalog.LocationManned,
 			Address:            catalog.Address{Country: "SE", PostalCode: "111 57", Coordinates: &catalog.Coordinates{Lat: 59.3, Lng: 18}},
-			PickupInstructions: "Ask at the tobacco counter; bring an ID.",
+			PickupInstructions: instructions,
 			HoursText:          []string{"Closed on the last Friday of the month"}}},
 	}
 }
@@ -46,8 +50,8 @@ func TestCatalogCarrierAndLocationFields(t *testing.T) {
 			wantLinks: []TrackingLink{{Type: LinkServicePortal, URL: "https://portal.example/v1/delivery_tracking/_/page/tt_000003?locale=sv-SE"},
 				{Type: LinkMerchantProvided, URL: "https://shop.example/orders/1"}},
 			wantLocation: &Location{Address: &Address{PostalCode: "111 57", Country: "SE"}, LocationExternalID: "PP-1",
-				PickupInstructions: "Ask at the tobacco counter; bring an ID.",
-				OperationalHours:   &DisplayHours{FreeText: []string{"Closed on the last Friday of the month"}}},
+				PickupInstructions: "Ask at the tobacco counter; bring an ID.", PickupInstructionsText: instructions,
+				OperationalHours: &DisplayHours{FreeText: []string{"Closed on the last Friday of the month"}}},
 			wantCarrier: "https://np.example/track?n=TN+1&zip=111+57&lang=sv-SE",
 		},
 		{
@@ -62,8 +66,8 @@ func TestCatalogCarrierAndLocationFields(t *testing.T) {
 			pickupID:  "PP-1",
 			wantLinks: []TrackingLink{{Type: LinkServicePortal, URL: "https://portal.example/v1/delivery_tracking/_/page/tt_000003?locale=sv-SE"}},
 			wantLocation: &Location{Address: &Address{PostalCode: "111 57", Country: "SE"}, LocationExternalID: "PP-1",
-				PickupInstructions: "Ask at the tobacco counter; bring an ID.",
-				OperationalHours:   &DisplayHours{FreeText: []string{"Closed on the last Friday of the month"}}},
+				PickupInstructions: "Ask at the tobacco counter; bring an ID.", PickupInstructionsText: instructions,
+				OperationalHours: &DisplayHours{FreeText: []string{"Closed on the last Friday of the month"}}},
 			wantCarrier: "https://np.example/track?n=TN+1&zip=111+57&lang=sv-SE",
 		},
 	}

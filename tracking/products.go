@@ -53,6 +53,9 @@ type PickupPoint struct {
 	// Instructions tell the customer how to collect a parcel there
 	// (Location.pickup_instructions).
 	Instructions string
+	// InstructionsText are the instructions in every locale the catalog
+	// has them in; Instructions is in the catalog's default locale.
+	InstructionsText catalog.Text
 	// HoursText are opening hours in words
 	// (Location.operational_hours.free_text).
 	HoursText []string

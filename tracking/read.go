@@ -432,7 +432,7 @@ func (s *Service) location(site string, o *orderRecord, p *parcelRecord) *Locati
 	if !ok {
 		return l
 	}
-	l.PickupInstructions = pt.Instructions
+	l.PickupInstructions, l.PickupInstructionsText = pt.Instructions, pt.InstructionsText
 	if len(pt.HoursText) > 0 {
 		h := DisplayHours{}
 		if l.OperationalHours != nil {

@@ -2,6 +2,7 @@ package tracking
 
 import (
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
 )
 
 // Wire types of area A: the tracking orders and parcels merchants register
@@ -494,6 +495,10 @@ type Location struct {
 	LocationType       PickupLocationType `json:"location_type,omitempty"`
 	OperationalHours   *DisplayHours      `json:"operational_hours,omitempty"`
 	PickupInstructions string             `json:"pickup_instructions,omitempty"`
+	// PickupInstructionsText are the catalog's instructions in each
+	// locale it has them in, for a page in the customer's language;
+	// PickupInstructions is in the catalog's default locale.
+	PickupInstructionsText catalog.Text `json:"-"`
 }
 
 // DisplayHours are opening hours as display strings per weekday, e.g.

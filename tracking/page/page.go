@@ -275,6 +275,9 @@ func buildParcel(tag language.Tag, pp *tracking.PrivateParcel, heading string, l
 			}
 		}
 		lv.Instructions = l.PickupInstructions
+		if text, ok := l.PickupInstructionsText.Lookup(tag.String()); ok {
+			lv.Instructions = text // in the page's language where the catalog has it
+		}
 		if h := l.OperationalHours; h != nil {
 			weekdays := h.Mon + h.Tue + h.Wed + h.Thu + h.Fri + h.Sat + h.Sun
 			for _, d := range []struct{ day, hours string }{{"mon", h.Mon}, {"tue", h.Tue}, {"wed", h.Wed}, {"thu", h.Thu}, {"fri", h.Fri}, {"sat", h.Sat}, {"sun", h.Sun}} {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/internal/i18n"
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/google/go-cmp/cmp"
@@ -397,5 +398,34 @@ func TestReturnParcel(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("two returns: the page lacks %s", want)
 		}
+	}
+}
+
+// The catalog's pickup instructions show in the page's language where the
+// catalog has them, else in the catalog's default locale.
+func TestPickupInstructionsInPageLanguage(t *testing.T) {
+	text := catalog.Text{"en-US": "Ask at the counter.", "sv-SE": "Fråga i kassan.", "de-DE": "Fragen Sie an der Kasse."}
+	tests := []struct {
+		name string
+		tag  language.Tag
+		text catalog.Text
+		want string
+	}{
+		{"Swedish link", Language("sv-SE", "", ""), text, "Fråga i kassan."},
+		{"German browser", Language("", "", "de-AT,de;q=0.9"), text, "Fragen Sie an der Kasse."},
+		{"English", language.English, text, "Ask at the counter."},
+		{"language the catalog lacks", Language("fi-FI", "", ""), text, "Ask at the counter."},
+		{"plain text", Language("sv-SE", "", ""), catalog.PlainText("Ask at the counter."), "Ask at the counter."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := sampleOrder()
+			o.Parcels[0].Location.PickupInstructions = "Ask at the counter."
+			o.Parcels[0].Location.PickupInstructionsText = tt.text
+			got := testids(render(t, o, tt.tag, Options{Now: now}))["pickup-instructions"]
+			if got != tt.want {
+				t.Errorf("pickup-instructions = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
