@@ -63,6 +63,7 @@
 //	internal/i18n              the one catalog of texts, money and date formats shown to shoppers
 //	internal/validation        struct tags to field violations
 //	internal/jsonshape         values of the wrong JSON type, named by their full path
+//	internal/browsertest       headless Chromium for the browser tests
 //	internal/checked           integer arithmetic that reports overflow
 //	internal/retry             the waits between attempts of retrying loops
 //	internal/stored            stored records of an area's own private types

@@ -2,52 +2,18 @@ package httpapi
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
+	"github.com/deliverykit/deliverykit/internal/browsertest"
 )
-
-// chromiumPath is where Debian installs Chromium, here and in CI.
-const chromiumPath = "/usr/bin/chromium"
 
 // browserTimeout bounds a whole browser test, Chromium's start included,
 // so that a stalled browser fails the test instead of hanging the run.
 const browserTimeout = 60 * time.Second
 
-// newBrowser starts headless Chromium with a fresh profile for one test and
-// returns a context driving its first tab; everything is shut down when
-// the test ends. Without Chromium the test is skipped, unless
-// DELIVERYKIT_REQUIRE_BROWSER=1 (as in CI) makes that a failure.
+// newBrowser is a headless Chromium for one test (browsertest.New).
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("DELIVERYKIT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("DELIVERYKIT_REQUIRE_BROWSER=1 but %s is missing: %v", chromiumPath, err)
-		}
-		t.Skipf("browser test skipped: %s is not installed (set DELIVERYKIT_REQUIRE_BROWSER=1 to make this a failure)", chromiumPath)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
-	t.Cleanup(cancel)
-	// The machines running these tests have no outside network: without
-	// the disable-* flags Chromium stalls on its own background
-	// connections. A small /dev/shm (containers) would crash its tabs.
-	actx, acancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	return bctx
+	return browsertest.New(t, browserTimeout)
 }

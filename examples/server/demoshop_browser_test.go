@@ -10,42 +10,14 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/deliverykit/deliverykit/internal/browsertest"
 )
 
-// chromiumPath is where Debian installs Chromium, here and in CI.
-const chromiumPath = "/usr/bin/chromium"
-
-// newBrowser starts headless Chromium with a fresh profile for one test
-// (as httpapi's browser tests do) and returns a context driving its first
-// tab, bounded so that a stalled browser fails the test. Without Chromium
-// the test is skipped, unless DELIVERYKIT_REQUIRE_BROWSER=1 (as in CI).
+// newBrowser is a headless Chromium for one test (browsertest.New).
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("DELIVERYKIT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("DELIVERYKIT_REQUIRE_BROWSER=1 but %s is missing: %v", chromiumPath, err)
-		}
-		t.Skipf("browser test skipped: %s is not installed (set DELIVERYKIT_REQUIRE_BROWSER=1 to make this a failure)", chromiumPath)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
-	actx, acancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	return bctx
+	return browsertest.New(t, 90*time.Second)
 }
 
 // screenshotDir is DELIVERYKIT_SCREENSHOTS, else a temporary directory.
