@@ -17,3 +17,7 @@ func newBrowser(t *testing.T) context.Context {
 	t.Helper()
 	return browsertest.New(t, browserTimeout)
 }
+
+// screenshotDir is where a browser test saves its screenshots
+// (browsertest.ScreenshotDir).
+func screenshotDir(t *testing.T) string { return browsertest.ScreenshotDir(t) }

@@ -13,21 +13,6 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// screenshotDir is where browser tests save what a person would see:
-// $DELIVERYKIT_SCREENSHOTS when set (created if missing), else a temporary
-// directory of the test.
-func screenshotDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("DELIVERYKIT_SCREENSHOTS")
-	if dir == "" {
-		return t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // TestWidgetInEveryLanguageAndScheme renders the widget of a Swedish,
 // German and English checkout on a phone and a desktop, light and dark,
 // saves a screenshot of each, and checks that no text of another language

@@ -20,19 +20,6 @@ func newBrowser(t *testing.T) context.Context {
 	return browsertest.New(t, 90*time.Second)
 }
 
-// screenshotDir is DELIVERYKIT_SCREENSHOTS, else a temporary directory.
-func screenshotDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("DELIVERYKIT_SCREENSHOTS")
-	if dir == "" {
-		return t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // TestDemoShop buys in the demo shop as a shopper does, in Swedish: adds
 // a tent, sees the widget render inside the page's strict CSP, chooses
 // another delivery and sees the total follow (data_changed, then the
@@ -40,10 +27,10 @@ func screenshotDir(t *testing.T) string {
 // resume), fills in the customer form and places the order, opens the
 // tracking page of its parcel, starts a return, and sees the return parcel
 // on the tracking page as a return. Screenshots (shop-*.png) go to
-// screenshotDir.
+// browsertest.ScreenshotDir.
 func TestDemoShop(t *testing.T) {
 	ctx := newBrowser(t)
-	dir := screenshotDir(t)
+	dir := browsertest.ScreenshotDir(t)
 	base, done, stop := start(t, hooks{})
 	defer func() {
 		stop()

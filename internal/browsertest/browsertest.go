@@ -51,3 +51,18 @@ func New(t testing.TB, timeout time.Duration) context.Context {
 	t.Cleanup(bcancel)
 	return bctx
 }
+
+// ScreenshotDir is where browser tests save what a person would see:
+// $DELIVERYKIT_SCREENSHOTS when set (created if missing), else a
+// temporary directory of the test.
+func ScreenshotDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("DELIVERYKIT_SCREENSHOTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
