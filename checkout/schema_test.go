@@ -159,7 +159,8 @@ func golden[T any](t *testing.T, name string, got T, err error) {
 
 // snippetFacts compares html_snippet by what a session decides in it: its
 // container's attributes (an old snippet without data-deliverykit-object
-// defined _sw) and texts.
+// defined _sw) and texts. The widget script's name is the release's, as
+// the bootstrap script is, not the session's.
 var snippetFacts = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".HTMLSnippet" },
 	cmp.Transformer("snippetFacts", func(s string) map[string]string {
 		tag, rest, _ := strings.Cut(s, ">")
@@ -167,6 +168,7 @@ var snippetFacts = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String
 		for _, m := range snippetAttr.FindAllStringSubmatch(tag, -1) {
 			facts[m[1]] = m[2]
 		}
+		delete(facts, "data-deliverykit-script")
 		facts["loading"], _, _ = strings.Cut(strings.TrimPrefix(rest, `<div class="dk-skeleton" role="status" aria-busy="true">`), "<")
 		_, noscript, _ := strings.Cut(rest, "<noscript>")
 		facts["noscript"], _, _ = strings.Cut(noscript, "<")

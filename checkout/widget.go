@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -24,30 +25,42 @@ import (
 	"github.com/deliverykit/deliverykit/storage"
 )
 
-// WidgetJS is the widget script that html_snippet loads from
-// <widget base URL>widget.js. It is plain JavaScript without dependencies.
+// WidgetJS is the widget script. It is plain JavaScript without
+// dependencies. html_snippet loads it from <widget base URL> +
+// WidgetScriptName, a name that changes with its content, so it may be
+// cached for good; <widget base URL>widget.js serves the same script for
+// pages that name it directly.
 //
 //go:embed widget.js
 var WidgetJS []byte
+
+// WidgetScriptName is the widget script's content-addressed file name,
+// "widget.<16 hex digits of its SHA-256>.js".
+var WidgetScriptName = func() string {
+	sum := sha256.Sum256(WidgetJS)
+	return "widget." + hex.EncodeToString(sum[:8]) + ".js"
+}()
 
 // BootstrapScript is the inline script of every html_snippet, inside its
 // container. It defines, on window, the queue function of every widget
 // container on the page (its data-deliverykit-object: _sw unless the
 // session's SnippetConfiguration renames it), so a front-end may call
 // window._sw(function (api) { … }) right after inserting the snippet, and
-// loads the widget script from the container's data-deliverykit-base once
-// (when the widget is already loaded it just looks for new containers).
+// loads the widget script once, by the name in data-deliverykit-script
+// (WidgetScriptName) from the container's data-deliverykit-base (when the
+// widget is already loaded it just looks for new containers).
 // It reads the names from the page rather than holding them, so its text
 // is the same for every session, configuration and deployment of a
 // release, and a merchant's Content-Security-Policy can allow it by
 // BootstrapScriptHash.
-const BootstrapScript = `(function(w,d){var c=d.querySelectorAll("[data-deliverykit-object]"),b,i,n,s;` +
+const BootstrapScript = `(function(w,d){var c=d.querySelectorAll("[data-deliverykit-object]"),b,f,i,n,s;` +
 	`function q(){var f=function(){(f.q=f.q||[]).push(arguments)};return f}` +
 	`for(i=0;i<c.length;i++){n=c[i].getAttribute("data-deliverykit-object");` +
-	`if(/^[A-Za-z_$][\w$]{0,63}$/.test(n))w[n]=w[n]||q();b=b||c[i].getAttribute("data-deliverykit-base")}` +
+	`if(/^[A-Za-z_$][\w$]{0,63}$/.test(n))w[n]=w[n]||q();b=b||c[i].getAttribute("data-deliverykit-base");` +
+	`f=f||c[i].getAttribute("data-deliverykit-script")}` +
 	`if(w.deliverykitCheckout){w.deliverykitCheckout.scan();return}` +
 	`if(!b||d.querySelector("script[data-deliverykit-widget]"))return;` +
-	`s=d.createElement("script");s.setAttribute("data-deliverykit-widget","");s.src=b+"widget.js";s.async=true;` +
+	`s=d.createElement("script");s.setAttribute("data-deliverykit-widget","");s.src=b+(f&&/^[\w.-]{1,64}$/.test(f)?f:"widget.js");s.async=true;` +
 	`(d.head||d.body).appendChild(s)})(window,document);`
 
 // BootstrapScriptHash is the CSP source expression of BootstrapScript
@@ -63,7 +76,7 @@ var BootstrapScriptHash = func() string {
 // script nodes under the container to make them run.
 var snippetTmpl = template.Must(template.New("snippet").Parse(
 	`<div id="{{.Container}}" class="deliverykit-checkout" lang="{{.Lang}}" data-deliverykit-object="{{.Object}}" ` +
-		`data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}">` +
+		`data-deliverykit-token="{{.Token}}" data-deliverykit-base="{{.Base}}" data-deliverykit-script="{{.Script}}">` +
 		`<div class="dk-skeleton" role="status" aria-busy="true">{{.Loading}}</div>` +
 		`<noscript>{{.NoScript}}</noscript><script>{{.Bootstrap}}</script></div>`))
 
@@ -174,10 +187,11 @@ func renderSnippet(lang language.Base, base, container, object, token string) st
 	tag, _ := language.Compose(lang)
 	data := struct {
 		Lang, Base, Token string
+		Script            string
 		Container, Object string
 		Loading, NoScript string
 		Bootstrap         template.JS
-	}{lang.String(), base, token, container, object, i18n.Text(tag, "widget.loading"), i18n.Text(tag, "widget.noscript"), template.JS(BootstrapScript)}
+	}{lang.String(), base, token, WidgetScriptName, container, object, i18n.Text(tag, "widget.loading"), i18n.Text(tag, "widget.noscript"), template.JS(BootstrapScript)}
 	if err := snippetTmpl.Execute(&b, data); err != nil {
 		panic("checkout: snippet template: " + err.Error()) // static template, string fields: cannot fail
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/returns"
@@ -322,6 +323,13 @@ func TestSecurityHeaders(t *testing.T) {
 		return map[string]string{"Content-Security-Policy": csp, "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
 			"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
 	}
+	// A page the customer may reload is kept by their browser only,
+	// and revalidated (ETag).
+	reloadable := func(csp string) map[string]string {
+		h := page(csp)
+		h["Cache-Control"] = "private, no-cache"
+		return h
+	}
 	api := func(cache string) map[string]string {
 		h := map[string]string{"Content-Security-Policy": apiCSP, "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}
 		if cache != "" {
@@ -335,15 +343,17 @@ func TestSecurityHeaders(t *testing.T) {
 		wantStatus int
 		want       map[string]string
 	}{
-		{"tracking page", req{method: "GET", target: tracking.PagePath + tk.tracking, remote: "192.0.2.1:1"}, 200, page(trackingCSP)},
+		{"tracking page", req{method: "GET", target: tracking.PagePath + tk.tracking, remote: "192.0.2.1:1"}, 200, reloadable(trackingCSP)},
 		{"tracking page, unknown token", req{method: "GET", target: tracking.PagePath + "nope", remote: "192.0.2.2:1"}, 404, page(trackingCSP)},
 		{"tracking page, rate limited", req{method: "GET", target: tracking.PagePath + tk.tracking, remote: "192.0.2.1:1"}, 429,
 			page("default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")},
-		{"return status page", req{method: "GET", target: returns.StatusPagePath + tk.status, remote: "192.0.2.3:1"}, 200, page(statusCSP)},
+		{"return status page", req{method: "GET", target: returns.StatusPagePath + tk.status, remote: "192.0.2.3:1"}, 200, reloadable(statusCSP)},
 		{"return status page, unknown token", req{method: "GET", target: returns.StatusPagePath + "nope", remote: "192.0.2.4:1"}, 404, page(statusCSP)},
 		{"return label, no label", req{method: "GET", target: returns.StatusPagePath + tk.status + returns.StatusLabelPath, remote: "192.0.2.8:1"}, 404, page(statusCSP)},
 		{"widget script", req{method: "GET", target: "/v1/siw/_/widget.js", remote: "192.0.2.5:1"}, 200,
 			map[string]string{"Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=300", "Cross-Origin-Resource-Policy": "cross-origin"}},
+		{"widget script, content-addressed", req{method: "GET", target: "/v1/siw/_/" + checkout.WidgetScriptName, remote: "192.0.2.10:1"}, 200,
+			map[string]string{"Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=31536000, immutable", "Cross-Origin-Resource-Policy": "cross-origin"}},
 		{"widget state", req{method: "GET", target: "/v1/siw/_/widget/state", header: widget(tk.widget), remote: "192.0.2.6:1"}, 200, api("no-store")},
 		{"widget preflight", req{method: "OPTIONS", target: "/v1/siw/_/widget/state", remote: "192.0.2.7:1"}, 204, api("no-store")},
 		{"merchant API", req{method: "GET", target: "/v1/delivery_tracking/orders?external_id=ext-1", header: restKey}, 200, api("")},

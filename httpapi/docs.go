@@ -2,16 +2,11 @@ package httpapi
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"html/template"
 	"net/http"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/deliverykit/deliverykit"
 )
@@ -203,72 +198,17 @@ func writeDocsPage(w http.ResponseWriter, name string, p docsPage) error {
 	return nil
 }
 
-// staticAsset is a script of the reference pages.
-type staticAsset struct {
-	path         string
-	body         []byte
-	etag         string
-	cacheControl string
-	// gzipped is body compressed, made on first use (the Redoc bundle
-	// shrinks to about a third).
-	gzipped func() (body []byte, etag string)
-}
-
+// The reference pages' scripts.
 var (
-	redocAsset = newStaticAsset(docsAssetsPath+"redoc-"+redocVersion+".standalone.js", "reference/redoc.standalone.js",
+	redocAsset = referenceScript(docsAssetsPath+"redoc-"+redocVersion+".standalone.js", "reference/redoc.standalone.js",
 		"public, max-age=31536000, immutable")
-	referenceAsset = newStaticAsset(docsAssetsPath+"reference.js", "reference/reference.js", "no-cache")
+	referenceAsset = referenceScript(docsAssetsPath+"reference.js", "reference/reference.js", "no-cache")
 )
 
-func newStaticAsset(path, file, cacheControl string) *staticAsset {
+func referenceScript(path, file, cacheControl string) *staticAsset {
 	body, err := referenceFiles.ReadFile(file)
 	if err != nil {
 		panic("httpapi: " + err.Error())
 	}
-	a := &staticAsset{path: path, body: body, etag: strongETag(body), cacheControl: cacheControl}
-	a.gzipped = sync.OnceValues(func() ([]byte, string) {
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		zw.Write(body)
-		zw.Close()
-		return buf.Bytes(), strongETag(buf.Bytes())
-	})
-	return a
-}
-
-func strongETag(b []byte) string {
-	sum := sha256.Sum256(b)
-	return `"` + hex.EncodeToString(sum[:16]) + `"`
-}
-
-// serve answers the script, gzipped when the client takes gzip, with its
-// ETag, so that a revalidation is a 304.
-func (a *staticAsset) serve(w http.ResponseWriter, r *http.Request, _ string) error {
-	body, etag := a.body, a.etag
-	h := w.Header()
-	h.Set("Content-Type", "text/javascript; charset=utf-8")
-	h.Set("Cache-Control", a.cacheControl)
-	h.Set("Vary", "Accept-Encoding")
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		body, etag = a.gzipped()
-		h.Set("Content-Encoding", "gzip")
-	}
-	h.Set("ETag", etag)
-	// ServeContent answers If-None-Match and ranges; the zero time sends
-	// no Last-Modified.
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
-	return nil
-}
-
-// acceptsGzip reports whether an Accept-Encoding value admits gzip.
-func acceptsGzip(v string) bool {
-	for part := range strings.SplitSeq(v, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
-			continue
-		}
-		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
-		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
-	}
-	return false
+	return newStaticAsset(path, "text/javascript; charset=utf-8", body, cacheControl)
 }

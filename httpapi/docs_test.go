@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -268,9 +267,8 @@ func checkDocsPage(t *testing.T, resp *http.Response, body string) {
 	}
 }
 
-// TestDocsAssets: the scripts are the embedded files, gzipped for clients
-// that take it, revalidated by ETag; the Redoc bundle is the one npm
-// ships and may be cached for good.
+// TestDocsAssets: the Redoc bundle is the one npm ships (how it is served
+// is TestStaticAssets').
 func TestDocsAssets(t *testing.T) {
 	b, err := os.ReadFile("reference/redoc.standalone.js")
 	if err != nil {
@@ -278,56 +276,6 @@ func TestDocsAssets(t *testing.T) {
 	}
 	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != redocSHA256 {
 		t.Errorf("reference/redoc.standalone.js is not redoc %s's bundle", redocVersion)
-	}
-	s, _ := newTestServer(t, Options{})
-	tests := []struct {
-		path, file, cache string
-	}{
-		{"/openapi/assets/redoc-2.5.4.standalone.js", "reference/redoc.standalone.js", "public, max-age=31536000, immutable"},
-		{"/openapi/assets/reference.js", "reference/reference.js", "no-cache"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.path, func(t *testing.T) {
-			want, err := os.ReadFile(tt.file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp := docsGet(t, s.handler, tt.path, nil)
-			got := readAll(t, resp.Body)
-			if resp.StatusCode != 200 || !bytes.Equal(got, want) || resp.Header.Get("Content-Encoding") != "" {
-				t.Fatalf("plain: %d, %d bytes, Content-Encoding %q", resp.StatusCode, len(got), resp.Header.Get("Content-Encoding"))
-			}
-			if ct, cc := resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"); ct != "text/javascript; charset=utf-8" || cc != tt.cache {
-				t.Errorf("Content-Type %q, Cache-Control %q", ct, cc)
-			}
-			etag := resp.Header.Get("ETag")
-			if resp := docsGet(t, s.handler, tt.path, map[string]string{"If-None-Match": etag}); resp.StatusCode != http.StatusNotModified {
-				t.Errorf("If-None-Match %s: %d", etag, resp.StatusCode)
-			}
-
-			resp = docsGet(t, s.handler, tt.path, map[string]string{"Accept-Encoding": "br;q=1, gzip;q=0.8"})
-			if resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("ETag") == etag || resp.Header.Get("Vary") != "Accept-Encoding" {
-				t.Fatalf("gzip: Content-Encoding %q, ETag %q, Vary %q", resp.Header.Get("Content-Encoding"), resp.Header.Get("ETag"), resp.Header.Get("Vary"))
-			}
-			zr, err := gzip.NewReader(resp.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := readAll(t, zr); !bytes.Equal(got, want) {
-				t.Error("the gzipped body is not the file")
-			}
-		})
-	}
-}
-
-func TestAcceptsGzip(t *testing.T) {
-	for v, want := range map[string]bool{
-		"": false, "gzip": true, "GZIP": true, "deflate, gzip;q=1.0, *;q=0.5": true, "br": false,
-		"gzip;q=0": false, "gzip; q=0.000": false, "x-gzip": false, "gzip;q=0.5": true,
-	} {
-		if got := acceptsGzip(v); got != want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", v, got, want)
-		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/tracking"
 )
@@ -64,6 +65,7 @@ var routeHeaders = map[string]headerPolicy{
 	returns.StatusPagePath + "{token}":                           policyCustomerPage,
 	returns.StatusPagePath + "{token}" + returns.StatusLabelPath: policyCustomerPage,
 	areaCheckout.base + "/_/widget.js":                           policyWidgetScript,
+	areaCheckout.base + "/_/" + checkout.WidgetScriptName:        policyWidgetScript,
 	areaCheckout.base + "/_/widget/state":                        policyAPI,
 	areaCheckout.base + "/_/widget/select":                       policyAPI,
 	areaCheckout.base + "/_/widget/address":                      policyAPI,
@@ -84,6 +86,7 @@ var (
 	hAPICSP      = []string{apiCSP}
 	hPageCSP     = []string{customerPageCSP}
 	hCrossOrigin = []string{"cross-origin"}
+	hAnyOrigin   = []string{"*"}
 	hDocsCSP     = []string{docsPageCSP}
 	hPhotoCSP    = []string{photoCSP}
 )
@@ -98,7 +101,12 @@ func (p headerPolicy) apply(h http.Header) {
 		h["X-Frame-Options"] = hDeny
 	case policyCustomerPage:
 		h["X-Frame-Options"] = hDeny
-		h["Cache-Control"] = hNoStore
+		// A page the customer may reload says so itself (private,
+		// no-cache, with its ETag); anything else of a customer's
+		// token stays out of every cache.
+		if _, ok := h["Cache-Control"]; !ok {
+			h["Cache-Control"] = hNoStore
+		}
 		switch csp := h.Get("Content-Security-Policy"); {
 		case csp == "":
 			h["Content-Security-Policy"] = hPageCSP
@@ -107,6 +115,9 @@ func (p headerPolicy) apply(h http.Header) {
 		}
 	case policyWidgetScript:
 		h["Cross-Origin-Resource-Policy"] = hCrossOrigin
+		// The shop's own page-speed measurements may see how long
+		// the widget took to load and how many bytes it cost.
+		h["Timing-Allow-Origin"] = hAnyOrigin
 	case policyDocsPage:
 		h["Content-Security-Policy"] = hDocsCSP
 		h["X-Frame-Options"] = hDeny

@@ -159,23 +159,22 @@ func (h returnsHandlers) statusPage(w http.ResponseWriter, r *http.Request, _ st
 	if err != nil {
 		return err
 	}
-	writeReturnPage(w, status, buf.Bytes())
+	writeReturnPage(w, r, status, buf.Bytes())
 	return nil
 }
 
 // writeReturnPage writes a status page. Its policy allows the inline
 // styles and the QR code, a data: image; the customer page headers
 // (headers.go) are added as the answer goes out.
-func writeReturnPage(w http.ResponseWriter, status int, body []byte) {
+func writeReturnPage(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
+	h.Set("Cache-Control", pageCacheControl(status))
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data: 'self'; form-action 'self'")
 	h.Set("Vary", "Accept-Language")
-	w.WriteHeader(status)
-	w.Write(body)
+	writePage(w, r, status, body)
 }
 
 // label serves the return label PDF a status page links to, under
@@ -199,7 +198,7 @@ func (h returnsHandlers) label(w http.ResponseWriter, r *http.Request, _ string)
 		if err != nil {
 			return err
 		}
-		writeReturnPage(w, status, buf.Bytes())
+		writeReturnPage(w, r, status, buf.Bytes())
 		return nil
 	}
 	hd := w.Header()

@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -118,31 +117,33 @@ func (h trackingHandlers) customerPage(w http.ResponseWriter, r *http.Request, _
 	if err != nil {
 		return err
 	}
-	if r.Method == http.MethodHead {
-		w = headWriter{w}
-	}
-	writeHTML(w, status, buf.Bytes())
+	writeHTML(w, r, status, buf.Bytes())
 	return nil
 }
 
 // writeHTML writes a customer page. The page has no script and loads
 // nothing from elsewhere; the headers say so to the browser, keep the token
-// out of caches and Referer headers, and forbid framing.
-func writeHTML(w http.ResponseWriter, status int, body []byte) {
+// out of shared caches and Referer headers, and forbid framing. The
+// customer's own browser may keep the page but asks again each time
+// (private, no-cache): the ETag makes an unchanged page a 304. Error
+// pages are not kept at all.
+func writeHTML(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("Cache-Control", "no-store")
+	h.Set("Cache-Control", pageCacheControl(status))
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; frame-ancestors 'none'")
-	w.WriteHeader(status)
-	w.Write(body)
+	writePage(w, r, status, body)
 }
 
-// headWriter answers a HEAD request: the headers GET would send, the
-// Content-Length of its body included, and no body.
-type headWriter struct{ http.ResponseWriter }
-
-func (headWriter) Write(b []byte) (int, error) { return len(b), nil }
+// pageCacheControl is the Cache-Control of a customer page answered with
+// status: a page may be kept by the customer's browser and revalidated;
+// a not-found or expired page is not kept.
+func pageCacheControl(status int) string {
+	if status == http.StatusOK {
+		return "private, no-cache"
+	}
+	return "no-store"
+}

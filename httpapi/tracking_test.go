@@ -361,7 +361,7 @@ func TestTrackingPageHTTP(t *testing.T) {
 			if rec.Code != tt.wantStatus || !strings.Contains(rec.Body.String(), tt.want) {
 				t.Fatalf("status %d, body lacks %q:\n%s", rec.Code, tt.want, rec.Body.String())
 			}
-			for k, v := range map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"} {
+			for k, v := range map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": pageCacheControl(tt.wantStatus), "Referrer-Policy": "no-referrer"} {
 				if got := rec.Header().Get(k); got != v {
 					t.Errorf("%s = %q, want %q", k, got, v)
 				}
@@ -536,7 +536,7 @@ func TestTrackingPageHead(t *testing.T) {
 			if got, want := hh.Get("Content-Length"), strconv.Itoa(get.Body.Len()); got != want {
 				t.Errorf("HEAD Content-Length = %s, want GET's body length %s", got, want)
 			}
-			for k, v := range map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+			for k, v := range map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": pageCacheControl(get.Code), "Referrer-Policy": "no-referrer",
 				"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"} {
 				if got := hh.Get(k); got != v {
 					t.Errorf("%s = %q, want %q", k, got, v)
