@@ -311,13 +311,7 @@ func newBaseline(sizes map[string]int) (http.Handler, error) {
 			pad = 0
 		}
 		padding := strings.Repeat("x", pad)
-		var decode func(io.Reader) error
-		switch ep.name {
-		case "siw.create":
-			decode = func(r io.Reader) error { var v siwCreate; return json.NewDecoder(r).Decode(&v) }
-		case "delivery.create":
-			decode = func(r io.Reader) error { var v deliveryCreate; return json.NewDecoder(r).Decode(&v) }
-		}
+		decode := baselineDecoder(ep.name)
 		mux.HandleFunc(s.method+" "+path, func(w http.ResponseWriter, r *http.Request) {
 			if decode != nil {
 				if err := decode(r.Body); err != nil {

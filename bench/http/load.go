@@ -78,10 +78,11 @@ func (r *result) percentile(p float64) time.Duration {
 	return r.latencies[max(0, min(i, len(r.latencies)-1))]
 }
 
-// load sends s from clients goroutines in a closed loop for d. The first
-// failed request ends the run with its error: a benchmark of errors
-// measures nothing.
-func load(ctx context.Context, c *http.Client, s spec, clients int, d time.Duration) (*result, error) {
+// load sends specs from clients goroutines in a closed loop for d, client
+// i sending specs[i % len(specs)] (a scaled-out server's processes share
+// the clients). The first failed request ends the run with its error: a
+// benchmark of errors measures nothing.
+func load(ctx context.Context, c *http.Client, specs []spec, clients int, d time.Duration) (*result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -92,7 +93,8 @@ func load(ctx context.Context, c *http.Client, s spec, clients int, d time.Durat
 	)
 	start := time.Now()
 	deadline := start.Add(d)
-	for range clients {
+	for i := range clients {
+		s := specs[i%len(specs)]
 		wg.Go(func() {
 			lat := make([]time.Duration, 0, 1024)
 			var err error
@@ -173,23 +175,29 @@ func report(w io.Writer, cfg options, servers []*server, results map[string]map[
 	fmt.Fprintf(w, "deliverykit HTTP benchmark: %d clients, %d rounds of %v per endpoint and server, alternating; load from %s\n\n",
 		cfg.clients, cfg.rounds, cfg.duration, cfg.loader)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tserver\treq/s\tp50\tp99\tratio\tRSS MiB\tpeak MiB\t")
+	fmt.Fprintln(tw, "endpoint\tserver\treq/s\tp50\tp99\tratio\tvs pgx\tRSS MiB\tpeak MiB\t")
 	for _, ep := range cfg.endpoints {
 		rs := results[ep.name]
 		base := rs[modeBaseline].rate()
 		for _, s := range servers {
 			r := rs[s.mode]
-			ratio := 0.0
-			if base > 0 {
-				ratio = r.rate() / base
+			vsPgx := "-"
+			if p, ok := rs[modePgx]; ok && p.rate() > 0 && (s.mode == modePostgres || s.mode == modePostgres2) {
+				vsPgx = fmt.Sprintf("%.2f", r.rate()/p.rate())
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%v\t%v\t%.2f\t%.1f\t%.1f\t\n", ep.title, s.mode, r.rate(),
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%v\t%v\t%.2f\t%s\t%.1f\t%.1f\t\n", ep.title, s.mode, r.rate(),
 				r.p50().Round(time.Microsecond), r.p99().Round(time.Microsecond),
-				ratio, float64(r.rss)/(1<<20), float64(r.hwm)/(1<<20))
+				ratioOf(r.rate(), base), vsPgx, float64(r.rss)/(1<<20), float64(r.hwm)/(1<<20))
 		}
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	for _, ep := range cfg.endpoints {
+		rs := results[ep.name]
+		if one, two := rs[modePostgres], rs[modePostgres2]; one != nil && two != nil {
+			fmt.Fprintf(w, "scale-out %s: postgres×2 / postgres: %.2fx\n", ep.title, ratioOf(two.rate(), one.rate()))
+		}
+	}
 	for _, ep := range cfg.endpoints {
 		target, ok := ep.targets[cfg.loader]
 		if !ok {
@@ -203,4 +211,12 @@ func report(w io.Writer, cfg options, servers []*server, results map[string]map[
 		}
 		fmt.Fprintf(w, "target %s on memory: >= %.2fx baseline: %.2fx %s\n", ep.title, target, ratio, verdict)
 	}
+}
+
+// ratioOf is a / b, 0 when b is 0.
+func ratioOf(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
 }

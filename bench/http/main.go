@@ -23,6 +23,22 @@
 //   - bolt: the same on storage/bolt, a fresh file in a temporary directory,
 //     with fsync on every commit as in production.
 //
+// Given a PostgreSQL database (-postgres DSN, by default
+// $DELIVERYKIT_POSTGRES_DSN, which `.ci/postgres.sh start` prints for a
+// throw-away cluster), it runs the scale-out path too, each in fresh
+// schemas dropped at the end:
+//
+//   - pgx: the baseline plus one raw pgx INSERT (POST) or SELECT by key
+//     (GET) of a row the size of deliverykit's answer: the ceiling of any
+//     service writing or reading one row per request on that database.
+//   - postgres: the example server's handler on storage/postgres.
+//   - postgres×2: two such server processes on one store, the clients
+//     split between them (with wrk: one wrk per process, requests added,
+//     the worse percentiles kept).
+//
+// The report then gives each postgres server's ratio to pgx as well, and
+// postgres×2's throughput over postgres's.
+//
 // The memory and bolt servers run their background work as the example
 // server does (wiring.Services.Run), with the retention sweeper every
 // -sweep-interval (the example server: every minute) and the demo
@@ -90,6 +106,7 @@ type options struct {
 	sweep     time.Duration
 	oneWrite  bool // serve through httpapi.Listener
 	endpoints []endpoint
+	postgres  string // the DSN of the postgres, postgres×2 and pgx servers; "": none
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -103,6 +120,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	names := fs.String("endpoints", "all", "comma-separated endpoints to measure: "+strings.Join(endpointNames(), ",")+" or all")
 	fs.StringVar(&c.loader, "load", "go", "load generator: go (this program's client) or wrk (Debian's wrk, whole seconds)")
 	fs.DurationVar(&c.sweep, "sweep-interval", time.Second, "how often the memory and bolt servers run their retention sweeper (0: no background work at all)")
+	fs.StringVar(&c.postgres, "postgres", os.Getenv("DELIVERYKIT_POSTGRES_DSN"),
+		"PostgreSQL DSN for the postgres, postgres×2 and pgx servers (default: $DELIVERYKIT_POSTGRES_DSN, which .ci/postgres.sh start prints; empty: those servers are not run)")
 	fs.BoolVar(&c.oneWrite, "one-write", true, "serve the memory and bolt servers through httpapi.Listener, as the example server does (false: a plain listener, to measure what it buys)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -163,19 +182,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer blt.stop()
+	stores := []*server{mem, blt}
+	var schemas []string
+	if cfg.postgres == "" {
+		fmt.Fprintln(stderr, "no PostgreSQL DSN (-postgres, $DELIVERYKIT_POSTGRES_DSN): the postgres, postgres×2 and pgx servers are skipped")
+	} else {
+		// Fresh schemas of this run, dropped at its end: one store for
+		// the single server, one shared by the two of postgres×2.
+		run := fmt.Sprintf("bench_%d_%d", os.Getpid(), time.Now().Unix())
+		schemas = []string{run + "_one", run + "_two", run + "_pgx"}
+		defer func() {
+			if err := dropSchemas(context.WithoutCancel(ctx), cfg.postgres, schemas...); err != nil {
+				fmt.Fprintln(stderr, "dropping the benchmark's schemas:", err)
+			}
+		}()
+		pg, err := startServer(ctx, modePostgres, dir, nil, postgresEnv+"="+cfg.postgres, schemaEnv+"="+schemas[0])
+		if err != nil {
+			return err
+		}
+		defer pg.stop()
+		pg2, err := startScaledOut(ctx, 2, dir, postgresEnv+"="+cfg.postgres, schemaEnv+"="+schemas[1])
+		if err != nil {
+			return err
+		}
+		defer pg2.stop()
+		stores = append(stores, pg, pg2)
+	}
 
 	client := newClient(cfg.clients)
-	fmt.Fprintln(stderr, "seeding the memory and bolt servers")
-	memFix, err := seed(ctx, client, mem.base)
-	if err != nil {
-		return fmt.Errorf("seeding memory: %w", err)
+	fixtures := map[*server]fixture{}
+	for _, s := range stores {
+		fmt.Fprintf(stderr, "seeding the %s server\n", s.mode)
+		f, err := seed(ctx, client, s.base)
+		if err != nil {
+			return fmt.Errorf("seeding %s: %w", s.mode, err)
+		}
+		fixtures[s] = f
 	}
-	bltFix, err := seed(ctx, client, blt.base)
-	if err != nil {
-		return fmt.Errorf("seeding bolt: %w", err)
-	}
-	// The baseline answers with as many bytes as deliverykit does.
-	sizes, err := responseSizes(ctx, client, mem.base, memFix, cfg.endpoints)
+	// The baselines answer with as many bytes as deliverykit does.
+	sizes, err := responseSizes(ctx, client, mem.base, fixtures[mem], cfg.endpoints)
 	if err != nil {
 		return err
 	}
@@ -184,9 +229,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer base.stop()
-
+	fixtures[base] = fixtures[mem]
 	servers := []*server{base, mem, blt}
-	fixtures := map[*server]fixture{base: memFix, mem: memFix, blt: bltFix}
+	if cfg.postgres != "" {
+		pgx, err := startServer(ctx, modePgx, dir, sizes, postgresEnv+"="+cfg.postgres, schemaEnv+"="+schemas[2])
+		if err != nil {
+			return err
+		}
+		defer pgx.stop()
+		fixtures[pgx] = fixtures[mem]
+		servers = append(servers, pgx, stores[2], stores[3])
+	}
 	results := make(map[string]map[string]*result)
 	for _, ep := range cfg.endpoints {
 		results[ep.name] = make(map[string]*result)
@@ -209,7 +262,7 @@ func measure(ctx context.Context, cfg options, client *http.Client, servers []*s
 		for _, ep := range cfg.endpoints {
 			for _, s := range servers {
 				fmt.Fprintf(stderr, "warm-up %s on %s\n", ep.name, s.mode)
-				if _, err := load(ctx, client, ep.request(s.base, fixtures[s]), cfg.clients, cfg.warmup); err != nil {
+				if _, err := load(ctx, client, requests(ep, s, fixtures[s]), cfg.clients, cfg.warmup); err != nil {
 					return fmt.Errorf("%s on %s: %w", ep.name, s.mode, err)
 				}
 			}
@@ -221,10 +274,11 @@ func measure(ctx context.Context, cfg options, client *http.Client, servers []*s
 				fmt.Fprintf(stderr, "round %d/%d: %s on %s\n", round, cfg.rounds, ep.name, s.mode)
 				var r *result
 				var err error
+				specs := requests(ep, s, fixtures[s])
 				if cfg.loader == "wrk" {
-					r, err = measureWrk(ctx, ep.request(s.base, fixtures[s]), cfg.clients, cfg.duration, dir)
+					r, err = measureWrkSplit(ctx, specs, cfg.clients, cfg.duration, dir)
 				} else {
-					r, err = load(ctx, client, ep.request(s.base, fixtures[s]), cfg.clients, cfg.duration)
+					r, err = load(ctx, client, specs, cfg.clients, cfg.duration)
 				}
 				if err != nil {
 					return fmt.Errorf("%s on %s: %w", ep.name, s.mode, err)
@@ -235,4 +289,31 @@ func measure(ctx context.Context, cfg options, client *http.Client, servers []*s
 		}
 	}
 	return nil
+}
+
+// requests is ep's request to each process of s.
+func requests(ep endpoint, s *server, f fixture) []spec {
+	var out []spec
+	for _, b := range s.bases() {
+		out = append(out, ep.request(b, f))
+	}
+	return out
+}
+
+// startScaledOut starts n postgres servers on one store (env names it).
+func startScaledOut(ctx context.Context, n int, dir string, env ...string) (*server, error) {
+	first, err := startServer(ctx, modePostgres, dir, nil, env...)
+	if err != nil {
+		return nil, err
+	}
+	first.mode = modePostgres2
+	for range n - 1 {
+		m, err := startServer(ctx, modePostgres, dir, nil, env...)
+		if err != nil {
+			first.stop()
+			return nil, err
+		}
+		first.more = append(first.more, m)
+	}
+	return first, nil
 }

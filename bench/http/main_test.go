@@ -22,24 +22,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestSmoke runs the whole benchmark very briefly: three servers start,
-// seeding succeeds on both stores, every endpoint answers 2xx under load on
-// every server, and the report has a line per endpoint and server with the
-// targets after it. It takes a few seconds; CI runs it.
+// TestSmoke runs the whole benchmark very briefly: the servers start
+// (with $DELIVERYKIT_POSTGRES_DSN, as in CI, the pgx baseline and the
+// postgres and postgres×2 servers too), seeding succeeds on every store,
+// every endpoint answers 2xx under load on every server, and the report
+// has a line per endpoint and server with the targets after it. It takes
+// a few seconds; CI runs it.
 func TestSmoke(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out, progress bytes.Buffer
 	if err := run(ctx, []string{"-duration", "100ms", "-warmup", "0", "-rounds", "1", "-clients", "4"}, &out, &progress); err != nil {
 		t.Fatalf("run: %v\nprogress:\n%s", err, progress.String())
 	}
 	report := out.String()
+	modes := []string{modeBaseline, modeMemory, modeBolt}
+	if os.Getenv("DELIVERYKIT_POSTGRES_DSN") != "" {
+		modes = append(modes, modePgx, modePostgres, modePostgres2)
+	}
 	for _, ep := range endpoints {
-		for _, mode := range []string{modeBaseline, modeMemory, modeBolt} {
+		for _, mode := range modes {
 			found := false
 			for line := range strings.SplitSeq(report, "\n") {
 				f := strings.Fields(line)
-				if strings.Contains(line, ep.title) && len(f) > 3 && f[len(f)-7] == mode {
+				if strings.Contains(line, ep.title) && len(f) > 8 && f[len(f)-8] == mode {
 					found = true
 				}
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/storage/postgres"
 	"github.com/deliverykit/deliverykit/wiring"
 )
 
@@ -35,6 +36,8 @@ const (
 	sizesEnv    = "DELIVERYKIT_BENCH_SIZES"     // the baseline's response sizes, JSON {path: bytes}
 	sweepEnv    = "DELIVERYKIT_BENCH_SWEEP"     // the retention sweeper's interval, 0: none
 	oneWriteEnv = "DELIVERYKIT_BENCH_ONE_WRITE" // "false": serve without httpapi.Listener
+	postgresEnv = "DELIVERYKIT_BENCH_POSTGRES"  // the PostgreSQL DSN of the postgres and pgx modes
+	schemaEnv   = "DELIVERYKIT_BENCH_SCHEMA"    // the schema holding that mode's tables
 	// ProfileEnv, when set to a directory, makes every server write a CPU
 	// profile of its whole run to DIR/MODE.pprof, for go tool pprof.
 	profileEnv = "DELIVERYKIT_BENCH_CPUPROFILE"
@@ -44,26 +47,48 @@ const (
 	modeBaseline = "baseline"
 	modeMemory   = "memory"
 	modeBolt     = "bolt"
+	// modePgx is the baseline with one raw pgx INSERT (POST) or SELECT
+	// (GET) of a row of the answer's size per request: the ceiling of any
+	// service that writes or reads one row per request on that database.
+	modePgx = "pgx"
+	// modePostgres is the example server's handler on storage/postgres.
+	modePostgres = "postgres"
+	// modePostgres2 is two such servers on one database, the load split
+	// between them: the scale-out path.
+	modePostgres2 = "postgres×2"
 )
 
-// server is a running server process.
+// server is a running server: one process, or (postgres×2) several
+// serving one store.
 type server struct {
 	mode string
 	base string // http://host:port
 	cmd  *exec.Cmd
 	in   io.WriteCloser
+	more []*server // the further processes of a scaled-out server
+}
+
+// bases is the address of every process of s.
+func (s *server) bases() []string {
+	out := []string{s.base}
+	for _, m := range s.more {
+		out = append(out, m.base)
+	}
+	return out
 }
 
 // startServer runs this binary in server mode and waits until it listens.
 // The child serves until its standard input closes, so it never outlives
-// this process, even when this one is killed.
-func startServer(ctx context.Context, mode, dir string, sizes map[string]int) (*server, error) {
+// this process, even when this one is killed. env adds to the child's
+// environment.
+func startServer(ctx context.Context, mode, dir string, sizes map[string]int, env ...string) (*server, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Env = append(os.Environ(), serveEnv+"="+mode, dbEnv+"="+filepath.Join(dir, mode+".db"))
+	cmd.Env = append(cmd.Env, env...)
 	if sizes != nil {
 		b, err := json.Marshal(sizes)
 		if err != nil {
@@ -96,6 +121,9 @@ func startServer(ctx context.Context, mode, dir string, sizes map[string]int) (*
 
 // stop closes the child's standard input, which ends it, and waits for it.
 func (s *server) stop() {
+	for _, m := range s.more {
+		m.stop()
+	}
 	s.in.Close()
 	done := make(chan struct{})
 	go func() { s.cmd.Wait(); close(done) }()
@@ -107,9 +135,19 @@ func (s *server) stop() {
 	}
 }
 
-// memory returns the child's resident set (VmRSS) and its peak (VmHWM) in
-// bytes, or zeros where /proc is not available.
+// memory returns the resident set (VmRSS) and its peak (VmHWM) in bytes
+// of the server's processes together, or zeros where /proc is not
+// available.
 func (s *server) memory() (rss, hwm int64) {
+	for _, m := range s.more {
+		r, h := m.memory()
+		rss, hwm = rss+r, hwm+h
+	}
+	r, h := s.processMemory()
+	return rss + r, hwm + h
+}
+
+func (s *server) processMemory() (rss, hwm int64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
 		return 0, 0
@@ -159,10 +197,28 @@ func serve(mode string, stdin io.Reader, stdout io.Writer) error {
 			return err
 		}
 		handler = h
-	case modeMemory, modeBolt:
+	case modePgx:
+		sizes := make(map[string]int)
+		if err := json.Unmarshal([]byte(os.Getenv(sizesEnv)), &sizes); err != nil {
+			return fmt.Errorf("%s: %w", sizesEnv, err)
+		}
+		h, closeDB, err := newPgxBaseline(context.Background(), os.Getenv(postgresEnv), os.Getenv(schemaEnv), sizes)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		handler = h
+	case modeMemory, modeBolt, modePostgres:
 		var store storage.Store = memory.New()
-		if mode == modeBolt {
+		switch mode {
+		case modeBolt:
 			s, err := bolt.Open(os.Getenv(dbEnv), nil)
+			if err != nil {
+				return err
+			}
+			store = s
+		case modePostgres:
+			s, err := postgres.Open(context.Background(), os.Getenv(postgresEnv), &postgres.Options{Schema: os.Getenv(schemaEnv)})
 			if err != nil {
 				return err
 			}
@@ -196,7 +252,7 @@ func serve(mode string, stdin io.Reader, stdout io.Writer) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-	if mode != modeBaseline && os.Getenv(oneWriteEnv) != "false" {
+	if mode != modeBaseline && mode != modePgx && os.Getenv(oneWriteEnv) != "false" {
 		// As the example server: answers leave in one write.
 		srv.ConnContext = httpapi.ConnContext
 		ln = httpapi.Listener(ln)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -49,6 +51,38 @@ func measureWrk(ctx context.Context, s spec, clients int, d time.Duration, dir s
 		return nil, fmt.Errorf("%s %s: %w", s.method, s.url, err)
 	}
 	return r, nil
+}
+
+// measureWrkSplit is measureWrk against every spec at once, the clients
+// shared between them (a scaled-out server's processes, one wrk each).
+// Requests add up; the latencies reported are the highest of the wrk
+// runs' (wrk gives percentiles, not its samples).
+func measureWrkSplit(ctx context.Context, specs []spec, clients int, d time.Duration, dir string) (*result, error) {
+	if len(specs) == 1 {
+		return measureWrk(ctx, specs[0], clients, d, dir)
+	}
+	results := make([]*result, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		n := clients / len(specs)
+		if i < clients%len(specs) {
+			n++
+		}
+		wg.Go(func() { results[i], errs[i] = measureWrk(ctx, s, max(1, n), d, dir) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	total := &result{p50s: []time.Duration{0}, p99s: []time.Duration{0}}
+	for _, r := range results {
+		total.requests += r.requests
+		total.elapsed = max(total.elapsed, r.elapsed)
+		total.p50s[0] = max(total.p50s[0], r.p50s[0])
+		total.p99s[0] = max(total.p99s[0], r.p99s[0])
+	}
+	return total, nil
 }
 
 // wrkScript is the Lua that makes wrk send s. Lua long brackets of a level

@@ -74,7 +74,7 @@ func TestSmokeWrk(t *testing.T) {
 		}
 		t.Skip("wrk is not installed (Debian: apt-get install wrk)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out, progress bytes.Buffer
 	if err := run(ctx, []string{"-load", "wrk", "-duration", "1s", "-warmup", "0", "-rounds", "1", "-clients", "4"}, &out, &progress); err != nil {
