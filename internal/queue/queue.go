@@ -1,8 +1,9 @@
 // Package queue is the module's one work queue: the due index, claiming
 // with a lease, settling, retries with backoff and jitter, dead items,
 // lease release at start, order per subject and the wake-up of a loop.
-// The outbox and webhook deliveries are its users; notify's scheduled
-// sends and the carrier simulator read their due index with it.
+// The outbox, webhook deliveries and notify's scheduled sends are its
+// users; the carrier simulator and notify's pickup reminders keep their
+// due times in its Index.
 //
 // The queue keeps no records of its own: a user stores its items in its
 // own collection, in its own record shape, and tells the queue where an
@@ -105,7 +106,11 @@ func NewIndex[V any](name string) Index[V] {
 // Key is the index key of id at at: the time, then id (one or more key
 // parts).
 func Key(at time.Time, id ...string) string {
-	return storage.Key(append([]string{TimeKey(at)}, id...)...)
+	k := TimeKey(at)
+	for _, p := range id {
+		k += storage.KeySep + p
+	}
+	return k
 }
 
 // Put adds the entry of id at at.
@@ -210,12 +215,12 @@ func (q *Queue[R, V]) Save(tx storage.Tx, r *R, cond storage.Condition) (uint64,
 // Move sets r's next attempt to at, moving its index entry, and stores r
 // under cond.
 func (q *Queue[R, V]) Move(tx storage.Tx, r *R, at time.Time, cond storage.Condition) (uint64, error) {
-	if err := q.Unschedule(tx, r); err != nil {
+	s := q.Slot(r)
+	if err := q.Index.Delete(tx, *s.Next, s.ID); err != nil {
 		return 0, err
 	}
-	s := q.Slot(r)
 	*s.Next = at
-	v, err := q.Save(tx, r, cond)
+	v, err := q.Items.Put(tx, s.Key, *r, cond)
 	if err != nil {
 		return 0, err
 	}
@@ -227,7 +232,7 @@ func (q *Queue[R, V]) Move(tx storage.Tx, r *R, at time.Time, cond storage.Condi
 // ahead, by a compare-and-set on its version, and is returned with its
 // new version. ok is false when the item is gone or not due, or check
 // refused it (check may write: park or kill the item). A concurrent claim
-// fails the transaction with storage.ErrConflict (Claimed tells).
+// fails the transaction with storage.ErrConflict (ClaimedElsewhere tells).
 func (q *Queue[R, V]) Claim(tx storage.Tx, key string, now time.Time, check func(tx storage.Tx, r *R, version uint64) (bool, error)) (claimed R, version uint64, ok bool, err error) {
 	it, err := q.Items.Get(tx, key)
 	if errors.Is(err, storage.ErrNotFound) {
