@@ -323,8 +323,8 @@ func queuePrefix(site, endpoint, subject string) string {
 // deliveryQueue is the queue of deliveries; a Service's copy adds its
 // policy. Only the heads of the subjects' queues have an entry in due.
 var deliveryQueue = queue.Queue[record, ref]{Items: deliveries, Index: due, Slot: func(r *record) queue.Slot[ref] {
-	return queue.Slot[ref]{Key: deliveryKey(r.Site, r.Endpoint, r.Seq), ID: storage.Uint64Key(r.Seq),
-		Ref: ref{r.Site, r.Endpoint, r.Seq}, Next: &r.NextAttempt}
+	id := storage.Uint64Key(r.Seq)
+	return queue.Slot[ref]{Key: storage.Key(r.Site, r.Endpoint, id), ID: id, Ref: ref{r.Site, r.Endpoint, r.Seq}, Next: &r.NextAttempt}
 }}
 
 // Handle is the outbox consumer: for each endpoint of e's site subscribed

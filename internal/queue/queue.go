@@ -215,7 +215,11 @@ func (q *Queue[R, V]) Save(tx storage.Tx, r *R, cond storage.Condition) (uint64,
 // Move sets r's next attempt to at, moving its index entry, and stores r
 // under cond.
 func (q *Queue[R, V]) Move(tx storage.Tx, r *R, at time.Time, cond storage.Condition) (uint64, error) {
-	s := q.Slot(r)
+	return q.move(tx, r, q.Slot(r), at, cond)
+}
+
+// move is Move with r's slot s.
+func (q *Queue[R, V]) move(tx storage.Tx, r *R, s Slot[V], at time.Time, cond storage.Condition) (uint64, error) {
 	if err := q.Index.Delete(tx, *s.Next, s.ID); err != nil {
 		return 0, err
 	}
@@ -242,7 +246,8 @@ func (q *Queue[R, V]) Claim(tx storage.Tx, key string, now time.Time, check func
 		return claimed, 0, false, err
 	}
 	r := it.Value
-	if q.Slot(&r).Next.After(now) {
+	s := q.Slot(&r)
+	if s.Next.After(now) {
 		return claimed, 0, false, nil
 	}
 	if check != nil {
@@ -250,7 +255,7 @@ func (q *Queue[R, V]) Claim(tx storage.Tx, key string, now time.Time, check func
 			return claimed, 0, false, err
 		}
 	}
-	version, err = q.Move(tx, &r, now.Add(q.Policy.Lease), storage.VersionIs(it.Version))
+	version, err = q.move(tx, &r, s, now.Add(q.Policy.Lease), storage.VersionIs(it.Version))
 	if err != nil {
 		return claimed, 0, false, err
 	}
