@@ -66,6 +66,8 @@
 //	internal/browsertest       headless Chromium for the browser tests
 //	internal/checked           integer arithmetic that reports overflow
 //	internal/retry             the waits between attempts of retrying loops
+//	internal/queue             the one work queue: due index, leases, retries, order per subject
+//	internal/queue/queuetest   the queue's suite for a storage backend
 //	internal/stored            stored records of an area's own private types
 //	internal/recordtest        golden snapshots of stored records, for tests
 //

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	pathpkg "path"
 	"path/filepath"
 	"regexp"
@@ -192,4 +193,73 @@ func enclosingPackage(path string, layer map[string]int) string {
 		}
 	}
 	return ""
+}
+
+// Only internal/queue claims, leases and retries: the other packages with
+// background work (the outbox, webhook deliveries, notify's sends, the
+// carrier simulator) use it, so that a guarantee fixed there holds for
+// all. A package of its own that takes a lease (adds a Lease or
+// ClaimTimeout to a time), computes backoffs (imports internal/retry) or
+// writes index times in a layout of its own fails here.
+func TestOnlyTheQueueClaims(t *testing.T) {
+	imports := moduleImports(t)
+	for path := range imports {
+		if path == "internal/queue" || path == "internal/retry" {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(filepath.FromSlash(path), "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range queueViolations(string(src)) {
+				t.Errorf("%s: %s: use internal/queue", filepath.ToSlash(f), v)
+			}
+		}
+	}
+}
+
+// The scan finds each way around the queue.
+func TestQueueViolations(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want int
+	}{
+		{"a user", "q.Claim(tx, key, now, nil)\nqueue.TimeKey(now)\n", 0},
+		{"a lease of its own", "r.NextAttempt = now.Add(s.opts.Lease)\n", 1},
+		{"a claim timeout of its own", "next := now.Add(opts.ClaimTimeout)\n", 1},
+		{"backoffs of its own", "import \"github.com/deliverykit/deliverykit/internal/retry\"\n", 1},
+		{"a time layout of its own", "t.Format(\"2006-01-02T15:04:05.000000000Z\")\n", 1},
+	}
+	for _, tt := range tests {
+		if got := queueViolations(tt.src); len(got) != tt.want {
+			t.Errorf("%s: queueViolations = %q, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+var ownLease = regexp.MustCompile(`\.Add\([^)]*\b(Lease|ClaimTimeout)\)`)
+
+// queueViolations says what in the source of a non-test file does
+// internal/queue's work.
+func queueViolations(src string) []string {
+	var v []string
+	if loc := ownLease.FindString(src); loc != "" {
+		v = append(v, fmt.Sprintf("takes a lease (%s)", loc))
+	}
+	if strings.Contains(src, `"`+module+`/internal/retry"`) {
+		v = append(v, "computes backoffs (imports internal/retry)")
+	}
+	if strings.Contains(src, "2006-01-02T15:04:05.000000000Z") {
+		v = append(v, "formats index times itself")
+	}
+	return v
 }

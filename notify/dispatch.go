@@ -14,7 +14,6 @@ import (
 
 	outboxevent "github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/internal/i18n"
-	"github.com/deliverykit/deliverykit/internal/retry"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -28,19 +27,18 @@ import (
 // least once and a notification is never lost.
 func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	now := s.opts.Clock.Now().UTC()
-	limit := dueTime(now)
 	type ref struct{ site, id string }
 	var refs []ref
 	err := s.store.View(ctx, func(tx storage.Tx) error {
-		for it, err := range due.Scan(tx, storage.Range{Limit: s.opts.Batch}) {
+		for e, err := range due.Due(tx, now, s.opts.Batch) {
 			if err != nil {
 				return err
 			}
-			parts := strings.Split(it.Key, storage.KeySep)
-			if len(parts) != 3 || parts[0] > limit {
+			site, id, ok := strings.Cut(e.ID, storage.KeySep)
+			if !ok || strings.Contains(id, storage.KeySep) {
 				break
 			}
-			refs = append(refs, ref{parts[1], parts[2]})
+			refs = append(refs, ref{site, id})
 		}
 		return nil
 	})
@@ -77,31 +75,18 @@ func (s *Service) Step(ctx context.Context) (int, error) {
 // send claims, sends and settles one notification. It reports whether the
 // send succeeded; a notification that is not open or not due is skipped.
 func (s *Service) send(ctx context.Context, site, id string, now time.Time) (bool, error) {
+	q := s.queue()
 	var claimed record
 	var version uint64
-	skip := false
+	ok := false
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		skip = false
-		it, err := notifications.Get(tx, storage.Key(site, id))
-		if errors.Is(err, storage.ErrNotFound) {
-			skip = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		r := it.Value
-		if !r.open() || r.NextAttempt.After(now) {
-			skip = true
-			return nil
-		}
-		old := dueKey(&r)
-		r.NextAttempt = now.Add(s.opts.ClaimTimeout)
-		version, err = putDue(tx, &r, old, now, storage.VersionIs(it.Version))
-		claimed = r
+		var err error
+		claimed, version, ok, err = q.Claim(tx, storage.Key(site, id), now, func(_ storage.Tx, r *record, _ uint64) (bool, error) {
+			return r.open(), nil
+		})
 		return err
 	})
-	if err != nil || skip {
+	if err != nil || !ok {
 		return false, err
 	}
 	sender := s.opts.Senders[claimed.Channel]
@@ -120,34 +105,29 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 			Language: lang,
 		})
 	}
-	// Settle with a fresh context: the send happened, so its outcome is
-	// recorded even when the caller's context ended meanwhile.
-	err = s.store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
-		it, err := notifications.Get(tx, storage.Key(site, id))
-		if err != nil {
-			return err
-		}
-		if it.Version != version {
+	// Settled even when the caller's context ended meanwhile: the send
+	// happened.
+	err = q.Settle(ctx, s.store, storage.Key(site, id), version, func(tx storage.Tx, r *record, v uint64) error {
+		if r == nil {
 			return nil // cancelled or changed while being sent
 		}
-		r := it.Value
-		old := dueKey(&r)
+		old := dueKey(r)
 		if sendErr == nil {
 			r.Status, r.TriggeredAt, r.LastError = StatusTriggered, now, ""
 		} else {
 			r.Attempts++
 			r.Status, r.LastError = StatusFailed, sendErr.Error()
-			r.NextAttempt = now.Add(s.backoff(r.Attempts))
-			if r.Attempts >= s.opts.MaxAttempts {
+			r.NextAttempt = now.Add(q.Policy.Backoff(r.Attempts))
+			if q.Policy.Exhausted(r.Attempts) {
 				// Every attempt failed: FAILED for good, until
 				// retriggered.
 				r.NextAttempt = time.Time{}
 			}
 		}
-		if _, err := putDue(tx, &r, old, now, storage.VersionIs(it.Version)); err != nil {
+		if _, err := putDue(tx, r, old, now, storage.VersionIs(v)); err != nil {
 			return err
 		}
-		return emitSettled(tx, &r, lang, sendErr, now)
+		return emitSettled(tx, r, lang, sendErr, now)
 	})
 	return sendErr == nil && err == nil, err
 }
@@ -209,9 +189,7 @@ func publicReason(err error) string {
 }
 
 // backoff is RetryBase × 2^(attempts−1), at most RetryMax.
-func (s *Service) backoff(attempts int) time.Duration {
-	return retry.Backoff(s.opts.RetryBase, s.opts.RetryMax, attempts)
-}
+func (s *Service) backoff(attempts int) time.Duration { return s.queue().Policy.Backoff(attempts) }
 
 // LogSender is the default Sender: it logs each message (without the
 // recipient's address, which is personal data) and keeps it in memory for

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -44,13 +45,13 @@ var (
 	waiting = storage.Collection[waitingRecord]{Name: "notify.waiting"}
 	// remindersDue indexes them by reminder time (remind at, site,
 	// external id, tracking number), for RemindPickups.
-	remindersDue = storage.Collection[marker]{Name: "notify.reminders_due"}
+	remindersDue = queue.NewIndex[marker]("notify.reminders_due")
 )
 
 func waitingKey(site, ext, tn string) string { return storage.Key(site, ext, tn) }
 
 func reminderDueKey(w *waitingRecord) string {
-	return storage.Key(dueTime(w.RemindAt), w.Site, w.ExternalID, w.TrackingNumber)
+	return queue.Key(w.RemindAt, w.Site, w.ExternalID, w.TrackingNumber)
 }
 
 // CatalogPickupReminders is the pickup reminder delay of each site from
@@ -111,7 +112,7 @@ func (s *Service) notePickup(tx storage.Tx, ev *Event) error {
 			return nil // the arrival again
 		}
 		// The parcel moved on (or arrived again): its wait ends.
-		if err := remindersDue.Delete(tx, reminderDueKey(&old.Value), storage.AnyVersion); err != nil {
+		if err := remindersDue.Collection.Delete(tx, reminderDueKey(&old.Value), storage.AnyVersion); err != nil {
 			return err
 		}
 		if err := waiting.Delete(tx, key, storage.AnyVersion); err != nil {
@@ -135,7 +136,7 @@ func (s *Service) notePickup(tx storage.Tx, ev *Event) error {
 	if _, err := waiting.Put(tx, key, w, storage.AnyVersion); err != nil {
 		return err
 	}
-	_, err = remindersDue.Put(tx, reminderDueKey(&w), marker{}, storage.AnyVersion)
+	_, err = remindersDue.Collection.Put(tx, reminderDueKey(&w), marker{}, storage.AnyVersion)
 	return err
 }
 
@@ -146,17 +147,13 @@ func (s *Service) notePickup(tx storage.Tx, ev *Event) error {
 // wait, for Dispatch to send. Step calls both. A parcel is reminded of
 // once: a second call, or another process calling it, makes nothing more.
 func (s *Service) RemindPickups(ctx context.Context, now time.Time) (int, error) {
-	limit := dueTime(now)
 	var keys []string
 	err := s.store.View(ctx, func(tx storage.Tx) error {
-		for it, err := range remindersDue.Scan(tx, storage.Range{Limit: s.opts.Batch}) {
+		for e, err := range remindersDue.Due(tx, now, s.opts.Batch) {
 			if err != nil {
 				return err
 			}
-			if strings.SplitN(it.Key, storage.KeySep, 2)[0] > limit {
-				break
-			}
-			keys = append(keys, it.Key)
+			keys = append(keys, e.Key)
 		}
 		return nil
 	})
@@ -193,7 +190,7 @@ func (s *Service) RemindPickups(ctx context.Context, now time.Time) (int, error)
 		made := false
 		err = s.store.Update(ctx, func(tx storage.Tx) error {
 			made = false
-			if err := remindersDue.Delete(tx, dk, storage.AnyVersion); err != nil {
+			if err := remindersDue.Collection.Delete(tx, dk, storage.AnyVersion); err != nil {
 				return err
 			}
 			it, err := waiting.Get(tx, key)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
@@ -88,21 +89,11 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Rules == nil {
 		opts.Rules = DefaultRules()
 	}
-	if opts.RetryBase <= 0 {
-		opts.RetryBase = DefaultRetryBase
-	}
-	if opts.RetryMax <= 0 {
-		opts.RetryMax = DefaultRetryMax
-	}
-	if opts.ClaimTimeout <= 0 {
-		opts.ClaimTimeout = DefaultClaimTimeout
-	}
-	if opts.Batch <= 0 {
-		opts.Batch = DefaultBatch
-	}
-	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = DefaultMaxAttempts
-	}
+	opts.RetryBase = queue.Or(opts.RetryBase, DefaultRetryBase)
+	opts.RetryMax = queue.Or(opts.RetryMax, DefaultRetryMax)
+	opts.ClaimTimeout = queue.Or(opts.ClaimTimeout, DefaultClaimTimeout)
+	opts.Batch = queue.Or(opts.Batch, DefaultBatch)
+	opts.MaxAttempts = queue.Or(opts.MaxAttempts, DefaultMaxAttempts)
 	if opts.PickupReminder == nil {
 		opts.PickupReminder = func(string) time.Duration { return DefaultPickupReminderDelay }
 	}
@@ -174,7 +165,7 @@ type dedupRecord struct {
 var (
 	notifications = storage.Collection[record]{Name: "notify.notifications"}
 	byOrder       = storage.Collection[marker]{Name: "notify.by_order"}
-	due           = storage.Collection[marker]{Name: "notify.due"}
+	due           = queue.NewIndex[marker]("notify.due")
 	dedup         = storage.Collection[dedupRecord]{Name: "notify.dedup"}
 	// byParcel lists notifications by tracking number (site, tracking
 	// number, id), for GET /notifications?tracking_number=.
@@ -193,10 +184,27 @@ type parcelState struct {
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// dueTime is a fixed-width UTC timestamp that sorts in time order.
-func dueTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+// dueTime is the time part of an index key.
+func dueTime(t time.Time) string { return queue.TimeKey(t) }
 
-func dueKey(r *record) string { return storage.Key(dueTime(r.NextAttempt), r.Site, r.ID) }
+func dueKey(r *record) string { return queue.Key(r.NextAttempt, r.Site, r.ID) }
+
+// sends is the queue of open notifications: an entry in due at their next
+// attempt, by site and id.
+var sends = queue.Queue[record, marker]{Items: notifications, Index: due, Slot: func(r *record) queue.Slot[marker] {
+	k := storage.Key(r.Site, r.ID)
+	return queue.Slot[marker]{Key: k, ID: k, Next: &r.NextAttempt}
+}}
+
+// queue returns the queue of sends with the Service's policy: a claim
+// holds for ClaimTimeout, retries back off without jitter (a shopper's
+// notification is due when the doc's table says).
+func (s *Service) queue() *queue.Queue[record, marker] {
+	q := sends
+	q.Policy = queue.Policy{Lease: s.opts.ClaimTimeout, RetryBase: s.opts.RetryBase, RetryMax: s.opts.RetryMax,
+		MaxAttempts: s.opts.MaxAttempts, Jitter: func() float64 { return 0 }}
+	return &q
+}
 
 // putDue stores r (version cond) and moves its due-index entry from old
 // (if any) to its NextAttempt when open. A notification that is no longer
@@ -206,12 +214,12 @@ func putDue(tx storage.Tx, r *record, oldDue string, now time.Time, cond storage
 		return 0, err
 	}
 	if oldDue != "" {
-		if err := due.Delete(tx, oldDue, storage.AnyVersion); err != nil {
+		if err := due.Collection.Delete(tx, oldDue, storage.AnyVersion); err != nil {
 			return 0, err
 		}
 	}
 	if r.open() {
-		if _, err := due.Put(tx, dueKey(r), marker{}, storage.AnyVersion); err != nil {
+		if err := sends.Schedule(tx, r, r.NextAttempt); err != nil {
 			return 0, err
 		}
 	}

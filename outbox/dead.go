@@ -7,6 +7,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -90,12 +91,15 @@ func (d *Dispatcher) Retry(ctx context.Context, site, id string) error {
 		if err := expiry.Remove(tx, storage.Uint64Key(r.Seq), deadEntry(&r)); err != nil {
 			return err
 		}
-		r.DeadAt, r.Attempts, r.NextAttempt, r.Waiting = time.Time{}, 0, now, 0
+		r.DeadAt, r.Attempts, r.Waiting = time.Time{}, 0, 0
 		// Pending again: the subject's events written from now on wait for it.
 		if err := enqueueSubject(tx, &r); err != nil {
 			return err
 		}
-		_, err = put(tx, &r, "", storage.VersionIs(it.Version))
+		if err := d.q.Schedule(tx, &r, now); err != nil {
+			return err
+		}
+		_, err = d.q.Save(tx, &r, storage.VersionIs(it.Version))
 		return err
 	})
 }
@@ -163,30 +167,7 @@ func Pending(ctx context.Context, store storage.Store, limit int) ([]event.Event
 // store that other running dispatchers share (PostgreSQL): it would take
 // their leases.
 func (d *Dispatcher) ReleaseLeases(ctx context.Context) (int, error) {
-	now := d.opts.Clock.Now().UTC()
-	n := 0
-	err := d.store.Update(ctx, func(tx storage.Tx) error {
-		n = 0
-		var held []record
-		var versions []uint64
-		for it, err := range events.Scan(tx, storage.Range{}) {
-			if err != nil {
-				return err
-			}
-			if r := it.Value; r.DeadAt.IsZero() && r.NextAttempt.After(now) {
-				held, versions = append(held, r), append(versions, it.Version)
-			}
-		}
-		for i := range held {
-			r := &held[i]
-			old := dueKey(r)
-			r.NextAttempt = now
-			if _, err := put(tx, r, old, storage.VersionIs(versions[i])); err != nil {
-				return err
-			}
-		}
-		n = len(held)
-		return nil
+	return d.q.ReleaseLeases(ctx, d.store, d.opts.Clock.Now().UTC(), func(e queue.Entry[uint64]) string {
+		return storage.Uint64Key(e.Value)
 	})
-	return n, err
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -34,7 +35,7 @@ import (
 // delivered as before, and do not hold up the events written after them.
 // They are the few in flight at an upgrade; indexing them would mean a scan
 // of the whole outbox inside one transaction at start.
-var subjects = storage.Collection[struct{}]{Name: "outbox.subjects"}
+var subjects = queue.NewOrder("outbox.subjects")
 
 // subjectPrefix returns the prefix of e's entries in subjects, and false
 // for an event that is not ordered: one without a subject, or whose site
@@ -53,8 +54,7 @@ func enqueueSubject(tx storage.Tx, r *record) error {
 	if !ok {
 		return nil
 	}
-	_, err := subjects.Put(tx, p+storage.Uint64Key(r.Seq), struct{}{}, storage.AnyVersion)
-	return err
+	return subjects.Add(tx, p, r.Seq, storage.AnyVersion)
 }
 
 // firstPending returns the seq of the first pending event of r's subject,
@@ -64,13 +64,8 @@ func firstPending(tx storage.Tx, r *record) (uint64, error) {
 	if !ok {
 		return 0, nil
 	}
-	for it, err := range subjects.Scan(tx, storage.Range{Prefix: p, Limit: 1}) {
-		if err != nil {
-			return 0, err
-		}
-		return storage.ParseUint64Key(strings.TrimPrefix(it.Key, p))
-	}
-	return 0, nil
+	seq, _, err := subjects.First(tx, p)
+	return seq, err
 }
 
 // earlierPending returns the record of the first pending event of r's
@@ -104,7 +99,7 @@ func settleSubject(tx storage.Tx, r *record, now time.Time) error {
 	if !ok {
 		return nil
 	}
-	if err := subjects.Delete(tx, p+storage.Uint64Key(r.Seq), storage.AnyVersion); err != nil {
+	if err := subjects.Remove(tx, p, r.Seq); err != nil {
 		return err
 	}
 	seq, err := firstPending(tx, r)
@@ -122,12 +117,12 @@ func settleSubject(tx storage.Tx, r *record, now time.Time) error {
 	if next.Waiting == 0 || !next.DeadAt.IsZero() {
 		return nil
 	}
-	old := dueKey(&next)
 	next.Waiting = 0
-	if next.NextAttempt.After(now) {
-		next.NextAttempt = now
+	at := next.NextAttempt
+	if at.After(now) {
+		at = now
 	}
-	_, err = put(tx, &next, old, storage.VersionIs(it.Version))
+	_, err = eventQueue.Move(tx, &next, at, storage.VersionIs(it.Version))
 	return err
 }
 
@@ -137,12 +132,12 @@ func park(tx storage.Tx, r *record, version uint64, blocker *record, now time.Ti
 	if r.Waiting == blocker.Seq && !r.NextAttempt.Before(blocker.NextAttempt) {
 		return nil
 	}
-	old := dueKey(r)
 	r.Waiting = blocker.Seq
-	if blocker.NextAttempt.After(r.NextAttempt) {
-		r.NextAttempt = blocker.NextAttempt
+	at := r.NextAttempt
+	if blocker.NextAttempt.After(at) {
+		at = blocker.NextAttempt
 	}
-	_, err := put(tx, r, old, storage.VersionIs(version))
+	_, err := eventQueue.Move(tx, r, at, storage.VersionIs(version))
 	return err
 }
 

@@ -41,15 +41,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
-	"github.com/deliverykit/deliverykit/internal/retry"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
@@ -104,6 +102,7 @@ type consumer struct {
 type Dispatcher struct {
 	store    storage.Store
 	opts     Options
+	q        queue.Queue[record, uint64]
 	mu       sync.RWMutex
 	handlers map[event.Type][]consumer
 	// held are the events this process is about to deliver right after
@@ -128,22 +127,13 @@ func New(store storage.Store, opts Options) *Dispatcher {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	opts.Batch = cmpOrPositive(opts.Batch, DefaultBatch)
-	opts.Lease = cmpOrPositive(opts.Lease, DefaultLease)
-	opts.RetryBase = cmpOrPositive(opts.RetryBase, DefaultRetryBase)
-	opts.RetryMax = cmpOrPositive(opts.RetryMax, DefaultRetryMax)
-	opts.MaxAttempts = cmpOrPositive(opts.MaxAttempts, DefaultMaxAttempts)
-	if opts.Jitter == nil {
-		opts.Jitter = rand.Float64
-	}
-	return &Dispatcher{store: store, opts: opts, handlers: map[event.Type][]consumer{}}
-}
-
-func cmpOrPositive[T int | time.Duration](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
+	opts.Batch = queue.Or(opts.Batch, DefaultBatch)
+	p := queue.Policy{Lease: opts.Lease, RetryBase: opts.RetryBase, RetryMax: opts.RetryMax, MaxAttempts: opts.MaxAttempts, Jitter: opts.Jitter}.
+		Or(queue.Policy{Lease: DefaultLease, RetryBase: DefaultRetryBase, RetryMax: DefaultRetryMax, MaxAttempts: DefaultMaxAttempts})
+	opts.Lease, opts.RetryBase, opts.RetryMax, opts.MaxAttempts, opts.Jitter = p.Lease, p.RetryBase, p.RetryMax, p.MaxAttempts, p.Jitter
+	q := eventQueue
+	q.Policy = p
+	return &Dispatcher{store: store, opts: opts, q: q, handlers: map[event.Type][]consumer{}}
 }
 
 // Handle registers h as consumer name of events of type t. Names identify
@@ -185,7 +175,7 @@ type record struct {
 var (
 	events = storage.Collection[record]{Name: "outbox.events"}
 	// due holds a key per live event: its next attempt, then its seq.
-	due = storage.Collection[uint64]{Name: "outbox.due"}
+	due = queue.NewIndex[uint64]("outbox.due")
 	// ids finds an event's seq by site and id.
 	ids = storage.Collection[uint64]{Name: "outbox.ids"}
 	// dead lists dead events by site, in seq order.
@@ -194,10 +184,12 @@ var (
 	applied = storage.Collection[struct{}]{Name: "outbox.applied"}
 )
 
-// dueTime is a fixed-width UTC timestamp that sorts in time order.
-func dueTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
-
-func dueKey(r *record) string { return storage.Key(dueTime(r.NextAttempt), storage.Uint64Key(r.Seq)) }
+// eventQueue is the outbox's queue of events; a Dispatcher's copy adds its
+// policy.
+var eventQueue = queue.Queue[record, uint64]{Items: events, Index: due, Slot: func(r *record) queue.Slot[uint64] {
+	k := storage.Uint64Key(r.Seq)
+	return queue.Slot[uint64]{Key: k, ID: k, Ref: r.Seq, Next: &r.NextAttempt}
+}}
 
 // Add writes e to the outbox inside tx: it is delivered once tx commits,
 // and never if tx rolls back. e.Type and e.Site are required. An empty
@@ -229,7 +221,7 @@ func Add(tx storage.Tx, e event.Event) error {
 	if _, err := events.Put(tx, storage.Uint64Key(seq), r, storage.MustNotExist()); err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
-	if _, err := due.Put(tx, dueKey(&r), seq, storage.AnyVersion); err != nil {
+	if err := eventQueue.Schedule(tx, &r, r.NextAttempt); err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
 	if err := enqueueSubject(tx, &r); err != nil {
@@ -295,19 +287,15 @@ func Applied(tx storage.Tx, consumer, id string) (bool, error) {
 // retried later. Its error is the store's.
 func (d *Dispatcher) Dispatch(ctx context.Context) (int, error) {
 	now := d.opts.Clock.Now().UTC()
-	limit := dueTime(now)
 	var seqs []uint64
 	err := d.store.View(ctx, func(tx storage.Tx) error {
 		seqs = seqs[:0]
-		for it, err := range due.Scan(tx, storage.Range{Limit: d.opts.Batch}) {
+		for e, err := range due.Due(tx, now, d.opts.Batch) {
 			if err != nil {
 				return err
 			}
-			if at, _, _ := strings.Cut(it.Key, storage.KeySep); at > limit {
-				break
-			}
-			if !d.isHeld(it.Value) {
-				seqs = append(seqs, it.Value)
+			if !d.isHeld(e.Value) {
+				seqs = append(seqs, e.Value)
 			}
 		}
 		return nil
@@ -362,46 +350,32 @@ func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) 
 	now := d.opts.Clock.Now().UTC()
 	var claimed record
 	var version, blocker uint64
-	skip := false
+	ok := false
 	key := storage.Uint64Key(seq)
 	err := d.store.Update(ctx, func(tx storage.Tx) error {
-		skip, blocker = false, 0
-		it, err := events.Get(tx, key)
-		if errors.Is(err, storage.ErrNotFound) {
-			skip = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		r := it.Value
-		if !r.DeadAt.IsZero() || r.NextAttempt.After(now) {
-			skip = true
-			return nil
-		}
-		earlier, err := earlierPending(tx, &r)
-		if err != nil {
-			return err
-		}
-		if earlier != nil {
-			skip = true
+		blocker = 0
+		var err error
+		claimed, version, ok, err = d.q.Claim(tx, key, now, func(tx storage.Tx, r *record, v uint64) (bool, error) {
+			if !r.DeadAt.IsZero() {
+				return false, nil
+			}
+			earlier, err := earlierPending(tx, r)
+			if err != nil || earlier == nil {
+				r.Waiting = 0
+				return err == nil, err
+			}
 			if mayWait && d.isLocal(earlier.Seq) {
 				blocker = earlier.Seq
-				return nil
+				return false, nil
 			}
-			return park(tx, &r, it.Version, earlier, now)
-		}
-		old := dueKey(&r)
-		r.NextAttempt = now.Add(d.opts.Lease)
-		r.Waiting = 0
-		version, err = put(tx, &r, old, storage.VersionIs(it.Version))
-		claimed = r
+			return false, park(tx, r, v, earlier, now)
+		})
 		return err
 	})
-	if errors.Is(err, deliverykit.ErrConflict) {
+	if queue.ClaimedElsewhere(err) {
 		return false, 0, nil // another dispatcher claimed it first
 	}
-	if err != nil || skip {
+	if err != nil || !ok {
 		return false, blocker, err
 	}
 	d.markBusy(seq)
@@ -411,24 +385,20 @@ func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) 
 	// Settle with a fresh context: the consumers ran, so what they did is
 	// recorded even when the caller's context ended meanwhile.
 	allDone := false
-	err = d.store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
-		it, err := events.Get(tx, key)
-		if err != nil {
-			return err
-		}
-		if it.Version != version {
+	err = d.q.Settle(ctx, d.store, key, version, func(tx storage.Tx, r *record, v uint64) error {
+		if r == nil {
+			allDone = false
 			return nil // the lease ran out and another dispatcher took it
 		}
-		r := it.Value
 		r.Done = done
 		allDone = failure == nil
 		if allDone {
-			if err := settleSubject(tx, &r, d.opts.Clock.Now().UTC()); err != nil {
+			if err := settleSubject(tx, r, d.opts.Clock.Now().UTC()); err != nil {
 				return err
 			}
-			return remove(tx, &r)
+			return remove(tx, r)
 		}
-		return d.fail(ctx, tx, &r, it.Version, failure, now)
+		return d.fail(ctx, tx, r, v, failure, now)
 	})
 	if errors.Is(err, storage.ErrNotFound) {
 		err = nil
@@ -499,12 +469,11 @@ func safeCall(ctx context.Context, c consumer, e event.Event) (err error) {
 
 // fail records a failed delivery: a retry after the backoff, or death.
 func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version uint64, failure error, now time.Time) error {
-	old := dueKey(r)
 	r.Attempts++
 	r.LastError = validation.TruncateBytes(failure.Error(), 1000)
-	if r.Attempts >= d.opts.MaxAttempts || permanent(failure) {
+	if d.q.Policy.Exhausted(r.Attempts) || permanent(failure) {
 		r.DeadAt = now
-		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
+		if err := d.q.Unschedule(tx, r); err != nil {
 			return err
 		}
 		// Dead counts as settled: the subject's later events go on.
@@ -517,42 +486,19 @@ func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version
 		if err := expiry.Move(tx, storage.Uint64Key(r.Seq), retention.Entry{}, deadEntry(r)); err != nil {
 			return err
 		}
-		if _, err := events.Put(tx, storage.Uint64Key(r.Seq), *r, storage.VersionIs(version)); err != nil {
+		if _, err := d.q.Save(tx, r, storage.VersionIs(version)); err != nil {
 			return err
 		}
 		d.opts.Logger.ErrorContext(ctx, "outbox event is dead", "site", r.Event.Site, "event_id", r.Event.ID,
 			"type", string(r.Event.Type), "attempts", r.Attempts, "err", r.LastError)
 		return nil
 	}
-	r.NextAttempt = now.Add(d.backoff(r.Attempts))
-	_, err := put(tx, r, old, storage.VersionIs(version))
-	return err
-}
-
-// backoff is RetryBase × 2^(attempts−1), at most RetryMax, less a random
-// part of up to half of it.
-func (d *Dispatcher) backoff(attempts int) time.Duration {
-	return retry.Jittered(retry.Backoff(d.opts.RetryBase, d.opts.RetryMax, attempts), d.opts.Jitter())
-}
-
-// put stores r and moves its due entry from old to its next attempt.
-func put(tx storage.Tx, r *record, old string, cond storage.Condition) (uint64, error) {
-	if old != "" {
-		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
-			return 0, err
-		}
-	}
-	v, err := events.Put(tx, storage.Uint64Key(r.Seq), *r, cond)
-	if err != nil {
-		return 0, err
-	}
-	_, err = due.Put(tx, dueKey(r), r.Seq, storage.AnyVersion)
-	return v, err
+	return d.q.Retry(tx, r, version, r.Attempts, now)
 }
 
 // remove deletes a delivered event and its index entries.
 func remove(tx storage.Tx, r *record) error {
-	if err := due.Delete(tx, dueKey(r), storage.AnyVersion); err != nil {
+	if err := eventQueue.Unschedule(tx, r); err != nil {
 		return err
 	}
 	if err := ids.Delete(tx, storage.Key(r.Event.Site, r.Event.ID), storage.AnyVersion); err != nil {

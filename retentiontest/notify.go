@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
@@ -139,7 +140,7 @@ func checkNotifyIndexes(t *testing.T, store storage.Store) {
 			want.byParcel = append(want.byParcel, storage.Key(n.Site, n.TrackingNumber, n.ID))
 		}
 		if open := n.Status == "PENDING" || n.Status == "FAILED" && !n.NextAttempt.IsZero(); open {
-			want.due = append(want.due, storage.Key(n.NextAttempt.UTC().Format("2006-01-02T15:04:05.000000000Z"), n.Site, n.ID))
+			want.due = append(want.due, queue.Key(n.NextAttempt, n.Site, n.ID))
 		} else {
 			if n.SettledAt.IsZero() {
 				t.Errorf("settled notification %s (%s) has no settled_at", n.ID, n.Status)

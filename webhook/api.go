@@ -321,7 +321,7 @@ func (s *Service) Redeliver(ctx context.Context, site, id, eventID string) (Deli
 	if err != nil {
 		return Delivery{}, fmt.Errorf("webhook: redelivering event %s: %w", eventID, err)
 	}
-	s.poke()
+	s.wake.Signal()
 	return out, nil
 }
 

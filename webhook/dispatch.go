@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"code.dny.dev/ssrf"
-	"github.com/deliverykit/deliverykit/internal/retry"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -106,19 +106,14 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 		return result{rf: rf, next: n.next, hasNext: n.hasNext, err: err}
 	}
 	out := s.send(ctx, t, &claimed, now)
-	// Settle with a fresh context: the request was made, so its outcome
-	// is recorded even when the caller's context ended meanwhile.
-	err = s.store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
+	// Settled even when the caller's context ended meanwhile: the
+	// request was made.
+	err = s.q.Settle(ctx, s.store, key, version, func(tx storage.Tx, r *record, v uint64) error {
 		n = note{}
-		it, err := deliveries.Get(tx, key)
-		if err != nil {
-			return err
-		}
-		if it.Version != version {
+		if r == nil {
 			return nil // the lease ran out and another sender took it
 		}
-		r := it.Value
-		return s.settle(tx, &r, it.Version, out, now, &n)
+		return s.settle(tx, r, v, out, now, &n)
 	})
 	if errors.Is(err, storage.ErrNotFound) {
 		return result{rf: rf}
@@ -159,46 +154,32 @@ func (s *Service) claim(ctx context.Context, rf ref, t *target, now time.Time) (
 	key := deliveryKey(rf.Site, rf.Endpoint, rf.Seq)
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		ok, n = false, note{}
-		it, err := deliveries.Get(tx, key)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		r := it.Value
-		if r.settled() || !r.Due || r.NextAttempt.After(now) {
-			return nil
-		}
-		// Only configured, enabled endpoints are sent to; the
-		// deliveries of others die here without a request.
-		reason := ""
-		if t == nil {
-			reason = "the endpoint is no longer configured"
-		} else if st, err := state(tx, r.Site, r.Endpoint); err != nil {
-			return err
-		} else if st.Disabled {
-			reason = "the endpoint is disabled"
-		}
-		if reason != "" {
+		var err error
+		claimed, version, ok, err = s.q.Claim(tx, key, now, func(tx storage.Tx, r *record, v uint64) (bool, error) {
+			if r.settled() || !r.Due {
+				return false, nil
+			}
+			// Only configured, enabled endpoints are sent to; the
+			// deliveries of others die here without a request.
+			reason := ""
+			if t == nil {
+				reason = "the endpoint is no longer configured"
+			} else if st, err := state(tx, r.Site, r.Endpoint); err != nil {
+				return false, err
+			} else if st.Disabled {
+				reason = "the endpoint is disabled"
+			}
+			if reason == "" {
+				return true, nil
+			}
 			r.LastError = reason
-			err := s.kill(tx, &r, it.Version, now, &n)
-			n.dead = r
-			return err
-		}
-		old := dueKey(&r)
-		r.NextAttempt = now.Add(s.opts.Lease)
-		if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
-			return err
-		}
-		if _, err := due.Put(tx, dueKey(&r), rf, storage.AnyVersion); err != nil {
-			return err
-		}
-		version, err = deliveries.Put(tx, key, r, storage.VersionIs(it.Version))
-		claimed, ok = r, err == nil
+			err := s.kill(tx, r, v, now, &n)
+			n.dead = *r
+			return false, err
+		})
 		return err
 	})
-	if errors.Is(err, storage.ErrConflict) {
+	if queue.ClaimedElsewhere(err) {
 		return record{}, 0, false, note{}, nil // another sender claimed it first
 	}
 	s.log(ctx, n, err)
@@ -307,22 +288,13 @@ func (s *Service) settle(tx storage.Tx, r *record, version uint64, out outcome, 
 		err := s.kill(tx, r, version, now, n)
 		n.dead = *r
 		return err
-	case r.Attempts >= s.opts.MaxAttempts:
+	case s.q.Policy.Exhausted(r.Attempts):
 		err := s.kill(tx, r, version, now, n)
 		n.dead = *r
 		return err
 	}
 	r.Status = StatusRetrying
-	old := dueKey(r)
-	r.NextAttempt = now.Add(s.backoff(r.Attempts))
-	if err := due.Delete(tx, old, storage.AnyVersion); err != nil {
-		return err
-	}
-	if _, err := due.Put(tx, dueKey(r), ref{r.Site, r.Endpoint, r.Seq}, storage.AnyVersion); err != nil {
-		return err
-	}
-	_, err := deliveries.Put(tx, deliveryKey(r.Site, r.Endpoint, r.Seq), *r, storage.VersionIs(version))
-	return err
+	return s.q.Retry(tx, r, version, r.Attempts, now)
 }
 
 // kill makes r dead and lets its queue go on; the caller logs it at
@@ -337,15 +309,15 @@ func (s *Service) kill(tx storage.Tx, r *record, version uint64, now time.Time, 
 // retention (retention.go).
 func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time, n *note) error {
 	if r.Due {
-		if err := due.Delete(tx, dueKey(r), storage.AnyVersion); err != nil {
+		if err := deliveryQueue.Unschedule(tx, r); err != nil {
 			return err
 		}
 	}
-	if err := queues.Delete(tx, queueKey(r), storage.AnyVersion); err != nil {
+	if err := queues.Remove(tx, queuePrefix(r.Site, r.Endpoint, r.Subject), r.Seq); err != nil {
 		return err
 	}
 	r.Due, r.NextAttempt, r.SettledAt = false, time.Time{}, now
-	if _, err := deliveries.Put(tx, deliveryKey(r.Site, r.Endpoint, r.Seq), *r, storage.VersionIs(version)); err != nil {
+	if _, err := deliveryQueue.Save(tx, r, storage.VersionIs(version)); err != nil {
 		return err
 	}
 	if err := settle(tx, r); err != nil {
@@ -358,19 +330,8 @@ func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time
 // promote makes the first delivery of a queue due now, if it is not, and
 // names it in n.
 func promote(tx storage.Tx, site, endpoint, subject string, now time.Time, n *note) error {
-	prefix := queuePrefix(site, endpoint, subject)
-	var next string
-	for it, err := range queues.Scan(tx, storage.Range{Prefix: prefix, Limit: 1}) {
-		if err != nil {
-			return err
-		}
-		next = it.Key
-	}
-	if next == "" {
-		return nil
-	}
-	seq, err := storage.ParseUint64Key(strings.TrimPrefix(next, prefix))
-	if err != nil {
+	seq, ok, err := queues.First(tx, queuePrefix(site, endpoint, subject))
+	if err != nil || !ok {
 		return err
 	}
 	it, err := deliveries.Get(tx, deliveryKey(site, endpoint, seq))
@@ -381,19 +342,16 @@ func promote(tx storage.Tx, site, endpoint, subject string, now time.Time, n *no
 	if r.Due {
 		return nil
 	}
-	r.Due, r.NextAttempt = true, now
-	if _, err := due.Put(tx, dueKey(&r), ref{site, endpoint, seq}, storage.AnyVersion); err != nil {
+	r.Due = true
+	if err := deliveryQueue.Schedule(tx, &r, now); err != nil {
 		return err
 	}
-	if _, err = deliveries.Put(tx, it.Key, r, storage.VersionIs(it.Version)); err != nil {
+	if _, err = deliveryQueue.Save(tx, &r, storage.VersionIs(it.Version)); err != nil {
 		return err
 	}
 	n.next, n.hasNext = ref{site, endpoint, seq}, true
 	return nil
 }
 
-// backoff is RetryBase × 2^(attempts−1), at most RetryMax, less a random
-// part of up to half of it.
-func (s *Service) backoff(attempts int) time.Duration {
-	return retry.Jittered(retry.Backoff(s.opts.RetryBase, s.opts.RetryMax, attempts), s.opts.Jitter())
-}
+// backoff is the wait after the attempts-th failure (queue.Policy).
+func (s *Service) backoff(attempts int) time.Duration { return s.q.Policy.Backoff(attempts) }

@@ -15,12 +15,16 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
 var testTime = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
+
+// timeKey is the time part of an index key, as stored.
+var timeKey = queue.TimeKey
 
 const (
 	secretA = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

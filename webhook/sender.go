@@ -3,7 +3,6 @@ package webhook
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
@@ -398,21 +397,17 @@ func (s *Service) look(ctx context.Context, p *pump) error {
 // entries. Deliveries in flight here are skipped; those of paused
 // endpoints are added to postpone.
 func (s *Service) scan(ctx context.Context, now time.Time, postpone map[time.Time][]ref) ([]ref, error) {
-	limit := timeKey(now)
 	var refs []ref
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		refs = refs[:0]
 		clear(postpone)
 		perEndpoint := map[epKey]int{}
 		ready, waiting := 0, 0
-		for it, err := range due.Scan(tx, storage.Range{Limit: scanFactor * s.opts.Batch}) {
+		for e, err := range due.Due(tx, now, scanFactor*s.opts.Batch) {
 			if err != nil {
 				return err
 			}
-			if at, _, _ := strings.Cut(it.Key, storage.KeySep); at > limit {
-				break
-			}
-			rf := it.Value
+			rf := e.Value
 			busy, full, until := s.held(rf, now)
 			switch {
 			case busy:
@@ -483,14 +478,7 @@ func (s *Service) postpone(ctx context.Context, refs []ref, now, until time.Time
 			if r.settled() || !r.Due || r.NextAttempt.After(now) {
 				continue
 			}
-			if err := due.Delete(tx, dueKey(&r), storage.AnyVersion); err != nil {
-				return err
-			}
-			r.NextAttempt = until
-			if _, err := due.Put(tx, dueKey(&r), rf, storage.AnyVersion); err != nil {
-				return err
-			}
-			if _, err := deliveries.Put(tx, it.Key, r, storage.VersionIs(it.Version)); err != nil {
+			if _, err := deliveryQueue.Move(tx, &r, until, storage.VersionIs(it.Version)); err != nil {
 				return err
 			}
 		}

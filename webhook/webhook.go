@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
@@ -119,10 +119,11 @@ type Options struct {
 type Service struct {
 	store     storage.Store
 	opts      Options
+	q         queue.Queue[record, ref]
 	endpoints map[string]map[string]*target // site → endpoint id
 	client    *http.Client
 	// wake tells Run that Handle queued something.
-	wake   chan struct{}
+	wake   queue.Wake
 	counts attemptCounts
 	// flight is what this process is sending, and the endpoints'
 	// circuits (sender.go).
@@ -154,23 +155,21 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.IDs == nil {
 		opts.IDs = deliverykit.RandomIDs{Clock: opts.Clock}
 	}
-	opts.Batch = positiveOr(opts.Batch, DefaultBatch)
-	opts.Concurrency = positiveOr(opts.Concurrency, DefaultConcurrency)
-	opts.PerEndpoint = positiveOr(opts.PerEndpoint, DefaultPerEndpoint)
-	opts.PerSite = positiveOr(opts.PerSite, max(opts.Concurrency/2, 1))
-	opts.Timeout = positiveOr(opts.Timeout, DefaultTimeout)
-	opts.ConnectTimeout = min(positiveOr(opts.ConnectTimeout, DefaultConnectTimeout), opts.Timeout)
-	opts.BreakerThreshold = positiveOr(opts.BreakerThreshold, DefaultBreakerThreshold)
-	opts.BreakerCooldown = positiveOr(opts.BreakerCooldown, DefaultBreakerCooldown)
-	opts.Lease = positiveOr(opts.Lease, opts.Timeout+time.Minute)
-	opts.RetryBase = positiveOr(opts.RetryBase, DefaultRetryBase)
-	opts.RetryMax = positiveOr(opts.RetryMax, DefaultRetryMax)
-	opts.MaxAttempts = positiveOr(opts.MaxAttempts, DefaultMaxAttempts)
+	opts.Batch = queue.Or(opts.Batch, DefaultBatch)
+	opts.Concurrency = queue.Or(opts.Concurrency, DefaultConcurrency)
+	opts.PerEndpoint = queue.Or(opts.PerEndpoint, DefaultPerEndpoint)
+	opts.PerSite = queue.Or(opts.PerSite, max(opts.Concurrency/2, 1))
+	opts.Timeout = queue.Or(opts.Timeout, DefaultTimeout)
+	opts.ConnectTimeout = min(queue.Or(opts.ConnectTimeout, DefaultConnectTimeout), opts.Timeout)
+	opts.BreakerThreshold = queue.Or(opts.BreakerThreshold, DefaultBreakerThreshold)
+	opts.BreakerCooldown = queue.Or(opts.BreakerCooldown, DefaultBreakerCooldown)
+	p := queue.Policy{Lease: opts.Lease, RetryBase: opts.RetryBase, RetryMax: opts.RetryMax, MaxAttempts: opts.MaxAttempts, Jitter: opts.Jitter}.
+		Or(queue.Policy{Lease: opts.Timeout + time.Minute, RetryBase: DefaultRetryBase, RetryMax: DefaultRetryMax, MaxAttempts: DefaultMaxAttempts})
+	opts.Lease, opts.RetryBase, opts.RetryMax, opts.MaxAttempts, opts.Jitter = p.Lease, p.RetryBase, p.RetryMax, p.MaxAttempts, p.Jitter
 	opts.Retention = retention.Resolve(opts.Retention, DefaultRetention)
-	if opts.Jitter == nil {
-		opts.Jitter = rand.Float64
-	}
-	s := &Service{store: store, opts: opts, endpoints: map[string]map[string]*target{}, wake: make(chan struct{}, 1), flight: newFlight()}
+	q := deliveryQueue
+	q.Policy = p
+	s := &Service{store: store, opts: opts, q: q, endpoints: map[string]map[string]*target{}, wake: queue.NewWake(), flight: newFlight()}
 	var vs []deliverykit.FieldViolation
 	for site, eps := range opts.Endpoints {
 		for _, v := range deliverykit.ViolationsOf(Validate(eps, opts.AllowPorts...)) {
@@ -223,13 +222,6 @@ func limitConnect(c *http.Client, d time.Duration) {
 		return dial(ctx, network, addr)
 	}
 	tr.TLSHandshakeTimeout = d
-}
-
-func positiveOr[T int | time.Duration](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
 }
 
 // Status is where a delivery is.
@@ -308,18 +300,15 @@ var (
 	// queues: site, endpoint, subject, seq → one entry per unsettled
 	// delivery; the first of a subject's range is the one that may be
 	// sent.
-	queues = storage.Collection[struct{}]{Name: "webhook.queues"}
+	queues = queue.NewOrder("webhook.queues")
 	// due: next attempt, seq → the heads of the queues, by time.
-	due = storage.Collection[ref]{Name: "webhook.due"}
+	due = queue.NewIndex[ref]("webhook.due")
 	// states: site, endpoint → endpointState.
 	states = storage.Collection[endpointState]{Name: "webhook.endpoints"}
 	// deliveryIDs: site, endpoint, delivery id → seq, for the before
 	// cursor of the list.
 	deliveryIDs = storage.Collection[uint64]{Name: "webhook.delivery_ids"}
 )
-
-// timeKey is a fixed-width UTC timestamp that sorts in time order.
-func timeKey(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
 
 func deliveryKey(site, endpoint string, seq uint64) string {
 	return storage.Key(site, endpoint, storage.Uint64Key(seq))
@@ -331,11 +320,12 @@ func queuePrefix(site, endpoint, subject string) string {
 	return storage.KeyPrefix(site, endpoint, url.QueryEscape(subject))
 }
 
-func queueKey(r *record) string {
-	return queuePrefix(r.Site, r.Endpoint, r.Subject) + storage.Uint64Key(r.Seq)
-}
-
-func dueKey(r *record) string { return storage.Key(timeKey(r.NextAttempt), storage.Uint64Key(r.Seq)) }
+// deliveryQueue is the queue of deliveries; a Service's copy adds its
+// policy. Only the heads of the subjects' queues have an entry in due.
+var deliveryQueue = queue.Queue[record, ref]{Items: deliveries, Index: due, Slot: func(r *record) queue.Slot[ref] {
+	id := storage.Uint64Key(r.Seq)
+	return queue.Slot[ref]{Key: storage.Key(r.Site, r.Endpoint, id), ID: id, Ref: ref{r.Site, r.Endpoint, r.Seq}, Next: &r.NextAttempt}
+}}
 
 // Handle is the outbox consumer: for each endpoint of e's site subscribed
 // to e's type it records a delivery, queued behind the endpoint's earlier
@@ -393,7 +383,7 @@ func (s *Service) Handle(ctx context.Context, e event.Event) error {
 		return fmt.Errorf("webhook: recording event %s: %w", e.ID, err)
 	}
 	if added {
-		s.poke()
+		s.wake.Signal()
 	}
 	return nil
 }
@@ -412,23 +402,21 @@ func (s *Service) enqueue(tx storage.Tx, r *record, now time.Time) error {
 	if _, err := byEvent.Put(tx, storage.Key(r.Site, r.Endpoint, r.EventID), seq, storage.AnyVersion); err != nil {
 		return err
 	}
-	head := true
-	for _, err := range queues.Scan(tx, storage.Range{Prefix: queuePrefix(r.Site, r.Endpoint, r.Subject), Limit: 1}) {
-		if err != nil {
-			return err
-		}
-		head = false
-	}
-	if _, err := queues.Put(tx, queueKey(r), struct{}{}, storage.MustNotExist()); err != nil {
+	prefix := queuePrefix(r.Site, r.Endpoint, r.Subject)
+	_, pending, err := queues.First(tx, prefix)
+	if err != nil {
 		return err
 	}
-	if head {
-		r.Due, r.NextAttempt = true, now
-		if _, err := due.Put(tx, dueKey(r), ref{r.Site, r.Endpoint, r.Seq}, storage.AnyVersion); err != nil {
+	if err := queues.Add(tx, prefix, r.Seq, storage.MustNotExist()); err != nil {
+		return err
+	}
+	if !pending {
+		r.Due = true
+		if err := deliveryQueue.Schedule(tx, r, now); err != nil {
 			return err
 		}
 	}
-	_, err = deliveries.Put(tx, deliveryKey(r.Site, r.Endpoint, seq), *r, storage.MustNotExist())
+	_, err = deliveryQueue.Save(tx, r, storage.MustNotExist())
 	return err
 }
 
@@ -439,12 +427,4 @@ func state(tx storage.Tx, site, endpoint string) (endpointState, error) {
 		return endpointState{}, nil
 	}
 	return it.Value, err
-}
-
-// poke wakes Run without waiting.
-func (s *Service) poke() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/storage"
@@ -118,15 +119,10 @@ var (
 	routes = storage.Collection[routeRecord]{Name: "carrier.sim.routes"}
 	// due holds one key per route with steps left: the next step's time,
 	// then the tracking number.
-	due = storage.Collection[string]{Name: "carrier.sim.due"}
+	due = queue.NewIndex[string]("carrier.sim.due")
 )
 
-// dueTime is a fixed-width UTC timestamp that sorts in time order.
-func dueTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
-
-func dueKey(r *routeRecord) string {
-	return storage.Key(dueTime(r.Steps[r.Next].At), r.TrackingNumber)
-}
+func dueKey(r *routeRecord) string { return queue.Key(r.Steps[r.Next].At, r.TrackingNumber) }
 
 // NewSimulator returns a simulator keeping its bookings and routes in
 // store. Build it on the outbox's Store so that the steps it reports are
@@ -219,7 +215,7 @@ func (s *Simulator) Book(ctx context.Context, req shipment.BookingRequest) (ship
 		if _, err := routes.Put(tx, rec.TrackingNumber, rec, storage.MustNotExist()); err != nil {
 			return err
 		}
-		_, err = due.Put(tx, dueKey(&rec), rec.TrackingNumber, storage.MustNotExist())
+		_, err = due.Collection.Put(tx, dueKey(&rec), rec.TrackingNumber, storage.MustNotExist())
 		return err
 	})
 	if err != nil {
@@ -294,7 +290,7 @@ func (s *Simulator) Cancel(ctx context.Context, req shipment.CancelRequest) erro
 		}
 		r := it.Value
 		if r.Next < len(r.Steps) {
-			if err := due.Delete(tx, dueKey(&r), storage.AnyVersion); err != nil {
+			if err := due.Collection.Delete(tx, dueKey(&r), storage.AnyVersion); err != nil {
 				return err
 			}
 		}
@@ -339,7 +335,7 @@ func (s *Simulator) replace(tx storage.Tx, tn string, version uint64, r *routeRe
 	}
 	old := it.Value
 	if old.Next < len(old.Steps) {
-		if err := due.Delete(tx, dueKey(&old), storage.AnyVersion); err != nil {
+		if err := due.Collection.Delete(tx, dueKey(&old), storage.AnyVersion); err != nil {
 			return err
 		}
 	}
@@ -355,7 +351,7 @@ func (s *Simulator) replace(tx storage.Tx, tn string, version uint64, r *routeRe
 		return err
 	}
 	if r.Next < len(r.Steps) {
-		_, err = due.Put(tx, dueKey(r), tn, storage.AnyVersion)
+		_, err = due.Collection.Put(tx, dueKey(r), tn, storage.AnyVersion)
 	}
 	return err
 }
@@ -393,18 +389,14 @@ func (s *Simulator) SetOutcome(ctx context.Context, trackingNumber string, outco
 // progress, so a step is reported once, however many processes sweep.
 func (s *Simulator) Dispatch(ctx context.Context) (int, error) {
 	now := s.opts.Clock.Now().UTC()
-	limit := dueTime(now)
 	var keys []string
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		keys = keys[:0]
-		for it, err := range due.Scan(tx, storage.Range{Limit: s.opts.Batch}) {
+		for e, err := range due.Due(tx, now, s.opts.Batch) {
 			if err != nil {
 				return err
 			}
-			if at, _, _ := strings.Cut(it.Key, storage.KeySep); at > limit {
-				break
-			}
-			keys = append(keys, it.Key)
+			keys = append(keys, e.Key)
 		}
 		return nil
 	})
@@ -430,7 +422,7 @@ func (s *Simulator) report(ctx context.Context, key, tn string, now time.Time) (
 		n = 0
 		it, err := routes.Get(tx, tn)
 		if errors.Is(err, storage.ErrNotFound) {
-			return due.Delete(tx, key, storage.AnyVersion)
+			return due.Collection.Delete(tx, key, storage.AnyVersion)
 		}
 		if err != nil {
 			return err
@@ -445,14 +437,14 @@ func (s *Simulator) report(ctx context.Context, key, tn string, now time.Time) (
 			}
 			n++
 		}
-		if err := due.Delete(tx, key, storage.AnyVersion); err != nil {
+		if err := due.Collection.Delete(tx, key, storage.AnyVersion); err != nil {
 			return err
 		}
 		if _, err := routes.Put(tx, tn, r, storage.VersionIs(it.Version)); err != nil {
 			return err
 		}
 		if r.Next < len(r.Steps) {
-			_, err = due.Put(tx, dueKey(&r), tn, storage.AnyVersion)
+			_, err = due.Collection.Put(tx, dueKey(&r), tn, storage.AnyVersion)
 		}
 		return err
 	})
@@ -490,7 +482,7 @@ func (s *Simulator) NextDue(ctx context.Context) (time.Time, bool, error) {
 				return err
 			}
 			k, _, _ := strings.Cut(it.Key, storage.KeySep)
-			t, err := time.Parse("2006-01-02T15:04:05.000000000Z", k)
+			t, err := queue.ParseTimeKey(k)
 			if err != nil {
 				return fmt.Errorf("carrier: due key %q: %w", it.Key, err)
 			}

@@ -1,0 +1,369 @@
+// Package queue is the module's one work queue: the due index, claiming
+// with a lease, settling, retries with backoff and jitter, dead items,
+// lease release at start, order per subject and the wake-up of a loop.
+// The outbox, webhook deliveries and notify's scheduled sends are its
+// users; the carrier simulator and notify's pickup reminders keep their
+// due times in its Index.
+//
+// The queue keeps no records of its own: a user stores its items in its
+// own collection, in its own record shape, and tells the queue where an
+// item's key, next attempt and index entry are (Slot). The queue moves
+// the next attempt and the index entry together, inside the caller's
+// transaction, so that the index lists every live item once, at its next
+// attempt.
+//
+// # Guarantees
+//
+// A claim moves an item's next attempt a lease ahead by a compare-and-set
+// on the item's version: of several processes on one store, one claims
+// it; when the holder dies, the lease runs out and the item is due again.
+// A settle after the lease ran out (the item's version moved on) changes
+// nothing. A retry waits Policy.Backoff; an item whose attempts reach
+// Policy.MaxAttempts is for its user to make dead.
+package queue
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/deliverykit/deliverykit/internal/retry"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// TimeLayout is the layout of the time in index keys: fixed-width UTC, so
+// that keys sort in time order. Stored keys use it; it must not change.
+const TimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// TimeKey formats t for an index key.
+func TimeKey(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// ParseTimeKey reads a time written by TimeKey.
+func ParseTimeKey(s string) (time.Time, error) { return time.Parse(TimeLayout, s) }
+
+// Policy is how a queue leases and retries.
+type Policy struct {
+	// Lease is how long a claimed item is left to its claimer.
+	Lease time.Duration
+	// RetryBase and RetryMax bound the backoff: the n-th failure waits
+	// RetryBase × 2^(n−1), at most RetryMax, less a random part of up to
+	// half of it.
+	RetryBase, RetryMax time.Duration
+	// MaxAttempts is how many failed attempts make an item dead.
+	MaxAttempts int
+	// Jitter returns a number in [0, 1); default math/rand/v2.Float64.
+	Jitter func() float64
+}
+
+// Or returns p with each field that is zero or negative taken from def,
+// and Jitter defaulting to math/rand/v2.Float64: the one way users set
+// their defaults.
+func (p Policy) Or(def Policy) Policy {
+	p.Lease = Or(p.Lease, def.Lease)
+	p.RetryBase = Or(p.RetryBase, def.RetryBase)
+	p.RetryMax = Or(p.RetryMax, def.RetryMax)
+	p.MaxAttempts = Or(p.MaxAttempts, def.MaxAttempts)
+	if p.Jitter == nil {
+		p.Jitter = def.Jitter
+	}
+	if p.Jitter == nil {
+		p.Jitter = rand.Float64
+	}
+	return p
+}
+
+// Or returns v, or def when v is zero or negative.
+func Or[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Backoff is the wait after the attempts-th failure: RetryBase ×
+// 2^(attempts−1), at most RetryMax, less a random part of up to half.
+func (p Policy) Backoff(attempts int) time.Duration {
+	return retry.Jittered(retry.Backoff(p.RetryBase, p.RetryMax, attempts), p.Jitter())
+}
+
+// Exhausted reports whether attempts failed attempts make an item dead.
+func (p Policy) Exhausted(attempts int) bool { return attempts >= p.MaxAttempts }
+
+// Index is a due index: one entry per item, keyed by a time and the
+// item's id, so that a scan meets them in time order.
+// Its Put and Delete take the time and id; the collection's own methods
+// (Scan, Name) read it as it is stored.
+type Index[V any] struct{ storage.Collection[V] }
+
+// NewIndex returns the index stored in the collection name.
+func NewIndex[V any](name string) Index[V] {
+	return Index[V]{storage.Collection[V]{Name: name}}
+}
+
+// Key is the index key of id at at: the time, then id (one or more key
+// parts).
+func Key(at time.Time, id ...string) string {
+	k := TimeKey(at)
+	for _, p := range id {
+		k += storage.KeySep + p
+	}
+	return k
+}
+
+// Put adds the entry of id at at.
+func (x Index[V]) Put(tx storage.Tx, at time.Time, id string, v V) error {
+	_, err := x.Collection.Put(tx, Key(at, id), v, storage.AnyVersion)
+	return err
+}
+
+// Delete removes the entry of id at at.
+func (x Index[V]) Delete(tx storage.Tx, at time.Time, id string) error {
+	return x.Collection.Delete(tx, Key(at, id), storage.AnyVersion)
+}
+
+// Entry is an index entry met by a scan.
+type Entry[V any] struct {
+	// Key is the entry's key; ID its part after the time.
+	Key, ID string
+	Value   V
+}
+
+// Due yields the entries due at now (time not after it), in time order,
+// reading at most limit entries (0: no limit). It stops at the first
+// entry that is not due.
+func (x Index[V]) Due(tx storage.Tx, now time.Time, limit int) iter.Seq2[Entry[V], error] {
+	bound := TimeKey(now)
+	return func(yield func(Entry[V], error) bool) {
+		for it, err := range x.Collection.Scan(tx, storage.Range{Limit: limit}) {
+			if err != nil {
+				yield(Entry[V]{}, err)
+				return
+			}
+			at, id, _ := strings.Cut(it.Key, storage.KeySep)
+			if at > bound {
+				return
+			}
+			if !yield(Entry[V]{Key: it.Key, ID: id, Value: it.Value}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Later returns the entries after now: items leased or backing off.
+func (x Index[V]) Later(tx storage.Tx, now time.Time) ([]Entry[V], error) {
+	bound := TimeKey(now)
+	var out []Entry[V]
+	// The whole index: it runs once, at start, and a bound after now
+	// would depend on how each store compares bytes past the time.
+	for it, err := range x.Collection.Scan(tx, storage.Range{}) {
+		if err != nil {
+			return nil, err
+		}
+		at, id, _ := strings.Cut(it.Key, storage.KeySep)
+		if at > bound {
+			out = append(out, Entry[V]{Key: it.Key, ID: id, Value: it.Value})
+		}
+	}
+	return out, nil
+}
+
+// Slot is where an item's queue state is in its user's record.
+type Slot[V any] struct {
+	// Key is the record's key in Queue.Items.
+	Key string
+	// ID is its index entry's key after the time; Ref the entry's value.
+	ID  string
+	Ref V
+	// Next points at the record's next attempt: the time of its entry.
+	Next *time.Time
+}
+
+// Queue is a user's items, its due index and its policy. R is the user's
+// record; V the value of an index entry (what a scan needs to find the
+// item).
+type Queue[R any, V any] struct {
+	Items  storage.Collection[R]
+	Index  Index[V]
+	Policy Policy
+	// Slot tells where r's queue state is.
+	Slot func(r *R) Slot[V]
+}
+
+// Schedule sets r's next attempt to at and adds its index entry; r is not
+// stored (Save).
+func (q *Queue[R, V]) Schedule(tx storage.Tx, r *R, at time.Time) error {
+	s := q.Slot(r)
+	*s.Next = at
+	return q.Index.Put(tx, at, s.ID, s.Ref)
+}
+
+// Unschedule removes r's index entry, at its next attempt.
+func (q *Queue[R, V]) Unschedule(tx storage.Tx, r *R) error {
+	s := q.Slot(r)
+	return q.Index.Delete(tx, *s.Next, s.ID)
+}
+
+// Save stores r under cond and returns its new version.
+func (q *Queue[R, V]) Save(tx storage.Tx, r *R, cond storage.Condition) (uint64, error) {
+	return q.Items.Put(tx, q.Slot(r).Key, *r, cond)
+}
+
+// Move sets r's next attempt to at, moving its index entry, and stores r
+// under cond.
+func (q *Queue[R, V]) Move(tx storage.Tx, r *R, at time.Time, cond storage.Condition) (uint64, error) {
+	return q.move(tx, r, q.Slot(r), at, cond)
+}
+
+// move is Move with r's slot s.
+func (q *Queue[R, V]) move(tx storage.Tx, r *R, s Slot[V], at time.Time, cond storage.Condition) (uint64, error) {
+	if err := q.Index.Delete(tx, *s.Next, s.ID); err != nil {
+		return 0, err
+	}
+	*s.Next = at
+	v, err := q.Items.Put(tx, s.Key, *r, cond)
+	if err != nil {
+		return 0, err
+	}
+	return v, q.Index.Put(tx, at, s.ID, s.Ref)
+}
+
+// Claim takes the item stored at key for an attempt at now, inside tx: an
+// item that is due and that check accepts gets its next attempt a lease
+// ahead, by a compare-and-set on its version, and is returned with its
+// new version. ok is false when the item is gone or not due, or check
+// refused it (check may write: park or kill the item). A concurrent claim
+// fails the transaction with storage.ErrConflict (ClaimedElsewhere tells).
+func (q *Queue[R, V]) Claim(tx storage.Tx, key string, now time.Time, check func(tx storage.Tx, r *R, version uint64) (bool, error)) (claimed R, version uint64, ok bool, err error) {
+	it, err := q.Items.Get(tx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return claimed, 0, false, nil
+	}
+	if err != nil {
+		return claimed, 0, false, err
+	}
+	r := it.Value
+	s := q.Slot(&r)
+	if s.Next.After(now) {
+		return claimed, 0, false, nil
+	}
+	if check != nil {
+		if ok, err := check(tx, &r, it.Version); err != nil || !ok {
+			return claimed, 0, false, err
+		}
+	}
+	version, err = q.move(tx, &r, s, now.Add(q.Policy.Lease), storage.VersionIs(it.Version))
+	if err != nil {
+		return claimed, 0, false, err
+	}
+	return r, version, true, nil
+}
+
+// ClaimedElsewhere reports whether err, of a transaction that claimed,
+// says another claimer took the item first: not a failure, the item is
+// simply not this one's.
+func ClaimedElsewhere(err error) bool { return errors.Is(err, storage.ErrConflict) }
+
+// Settle records the outcome of an attempt on the item stored at key and
+// claimed at version, in a transaction that outlives ctx's cancellation
+// (the attempt was made: its outcome is recorded). fn runs on each try of
+// the transaction, so it starts its own notes afresh; r is nil when the
+// lease ran out and another claimer took the item (its version moved on):
+// fn then writes nothing. An item gone meanwhile is storage.ErrNotFound.
+func (q *Queue[R, V]) Settle(ctx context.Context, store storage.Store, key string, version uint64, fn func(tx storage.Tx, r *R, version uint64) error) error {
+	return store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
+		it, err := q.Items.Get(tx, key)
+		if err != nil {
+			return err
+		}
+		if it.Version != version {
+			return fn(tx, nil, 0)
+		}
+		r := it.Value
+		return fn(tx, &r, it.Version)
+	})
+}
+
+// Retry schedules r, stored at version, for its next attempt after the
+// attempts-th failure at now: Policy.Backoff later.
+func (q *Queue[R, V]) Retry(tx storage.Tx, r *R, version uint64, attempts int, now time.Time) error {
+	_, err := q.Move(tx, r, now.Add(q.Policy.Backoff(attempts)), storage.VersionIs(version))
+	return err
+}
+
+// ReleaseLeases makes every item leased or backing off due at now, and
+// returns how many it moved. key finds an item from its index entry. Only
+// a process that is the only one on its store calls it (at start): it
+// takes every lease, the live ones of other processes too.
+func (q *Queue[R, V]) ReleaseLeases(ctx context.Context, store storage.Store, now time.Time, key func(Entry[V]) string) (int, error) {
+	n := 0
+	err := store.Update(ctx, func(tx storage.Tx) error {
+		later, err := q.Index.Later(tx, now)
+		if err != nil {
+			return err
+		}
+		for _, e := range later {
+			it, err := q.Items.Get(tx, key(e))
+			if err != nil {
+				return err
+			}
+			r := it.Value
+			if _, err := q.Move(tx, &r, now, storage.VersionIs(it.Version)); err != nil {
+				return err
+			}
+		}
+		n = len(later)
+		return nil
+	})
+	return n, err
+}
+
+// Order keeps the items of each subject in the order they were queued:
+// one entry per pending item, by subject prefix and sequence number, so
+// that the first entry of a subject is the item that goes first.
+type Order struct{ storage.Collection[struct{}] }
+
+// NewOrder returns the order stored in the collection name.
+func NewOrder(name string) Order { return Order{storage.Collection[struct{}]{Name: name}} }
+
+// Add lists seq as pending in the subject of prefix, under cond.
+func (o Order) Add(tx storage.Tx, prefix string, seq uint64, cond storage.Condition) error {
+	_, err := o.Collection.Put(tx, prefix+storage.Uint64Key(seq), struct{}{}, cond)
+	return err
+}
+
+// Remove takes seq off the subject of prefix.
+func (o Order) Remove(tx storage.Tx, prefix string, seq uint64) error {
+	return o.Collection.Delete(tx, prefix+storage.Uint64Key(seq), storage.AnyVersion)
+}
+
+// First returns the first pending seq of the subject of prefix; ok is
+// false when none is pending.
+func (o Order) First(tx storage.Tx, prefix string) (seq uint64, ok bool, err error) {
+	for it, err := range o.Collection.Scan(tx, storage.Range{Prefix: prefix, Limit: 1}) {
+		if err != nil {
+			return 0, false, err
+		}
+		seq, err := storage.ParseUint64Key(strings.TrimPrefix(it.Key, prefix))
+		return seq, err == nil, err
+	}
+	return 0, false, nil
+}
+
+// Wake tells a loop that work was queued or settled, without waiting: one
+// wake-up stands for any number of calls made before the loop looks.
+type Wake chan struct{}
+
+// NewWake returns a Wake.
+func NewWake() Wake { return make(Wake, 1) }
+
+// Signal wakes the loop, if it is not awake already.
+func (w Wake) Signal() {
+	select {
+	case w <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,480 @@
+// Package queuetest is the conformance suite of package queue on a
+// storage backend: every shipped store's tests run it, so that the
+// queue's guarantees (the due index in time order, one claimer per lease,
+// a settle after a lost lease changing nothing, retries after their
+// backoff, order per subject) hold on each.
+//
+//	func TestQueue(t *testing.T) {
+//		queuetest.Run(t, func(t *testing.T) (storage.Store, storage.Store) {
+//			s := memory.New()
+//			return s, s
+//		})
+//	}
+package queuetest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit/internal/queue"
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// NewStores returns two handles on one fresh, empty database: the same
+// store twice where a backend has one handle per database, two connections
+// where it can have more (two servers on one PostgreSQL database).
+type NewStores func(t *testing.T) (storage.Store, storage.Store)
+
+// Run runs the suite.
+func Run(t *testing.T, newStores NewStores) {
+	t.Run("DueInTimeOrder", func(t *testing.T) { testDue(t, newStores) })
+	t.Run("StoredKeysOfBefore", func(t *testing.T) { testStoredKeys(t, newStores) })
+	t.Run("ClaimLeases", func(t *testing.T) { testClaimLeases(t, newStores) })
+	t.Run("OneClaimerEach", func(t *testing.T) { testOneClaimer(t, newStores) })
+	t.Run("SettleAfterLostLease", func(t *testing.T) { testLostLease(t, newStores) })
+	t.Run("RetryAfterBackoff", func(t *testing.T) { testRetry(t, newStores) })
+	t.Run("ReleaseLeases", func(t *testing.T) { testReleaseLeases(t, newStores) })
+	t.Run("OrderPerSubject", func(t *testing.T) { testOrder(t, newStores) })
+}
+
+var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// item is a user's record, as the outbox and webhook deliveries keep
+// theirs: its own fields, and the queue's state among them.
+type item struct {
+	Seq         uint64    `json:"seq"`
+	Attempts    int       `json:"attempts,omitempty"`
+	NextAttempt time.Time `json:"next_attempt"`
+	Dead        bool      `json:"dead,omitempty"`
+}
+
+func newQueue() *queue.Queue[item, uint64] {
+	return &queue.Queue[item, uint64]{
+		Items:  storage.Collection[item]{Name: "queuetest.items"},
+		Index:  queue.NewIndex[uint64]("queuetest.due"),
+		Policy: queue.Policy{Lease: time.Minute, RetryBase: time.Second, RetryMax: 10 * time.Second, MaxAttempts: 3, Jitter: func() float64 { return 0 }},
+		Slot: func(r *item) queue.Slot[uint64] {
+			k := storage.Uint64Key(r.Seq)
+			return queue.Slot[uint64]{Key: k, ID: k, Ref: r.Seq, Next: &r.NextAttempt}
+		},
+	}
+}
+
+func key(e queue.Entry[uint64]) string { return storage.Uint64Key(e.Value) }
+
+// add stores items with seqs 1, 2, … due at the given times.
+func add(t *testing.T, s storage.Store, q *queue.Queue[item, uint64], at ...time.Time) {
+	t.Helper()
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
+		for i, a := range at {
+			r := item{Seq: uint64(i + 1)}
+			if err := q.Schedule(tx, &r, a); err != nil {
+				return err
+			}
+			if _, err := q.Save(tx, &r, storage.MustNotExist()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func due(t *testing.T, s storage.Store, q *queue.Queue[item, uint64], now time.Time, limit int) []uint64 {
+	t.Helper()
+	var got []uint64
+	err := s.View(t.Context(), func(tx storage.Tx) error {
+		got = nil
+		for e, err := range q.Index.Due(tx, now, limit) {
+			if err != nil {
+				return err
+			}
+			got = append(got, e.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// claim claims seq at now on s and reports whether it was this one's.
+func claim(t *testing.T, s storage.Store, q *queue.Queue[item, uint64], seq uint64, now time.Time) (item, uint64, bool) {
+	t.Helper()
+	var r item
+	var v uint64
+	ok := false
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
+		var err error
+		r, v, ok, err = q.Claim(tx, storage.Uint64Key(seq), now, nil)
+		return err
+	})
+	if queue.ClaimedElsewhere(err) {
+		return item{}, 0, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, v, ok
+}
+
+func get(t *testing.T, s storage.Store, q *queue.Queue[item, uint64], seq uint64) item {
+	t.Helper()
+	var r item
+	err := s.View(t.Context(), func(tx storage.Tx) error {
+		it, err := q.Items.Get(tx, storage.Uint64Key(seq))
+		r = it.Value
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func testDue(t *testing.T, newStores NewStores) {
+	s, _ := newStores(t)
+	q := newQueue()
+	// Written out of time order: the index sorts them.
+	add(t, s, q, start.Add(3*time.Second), start, start.Add(time.Second), start.Add(time.Hour))
+	tests := []struct {
+		name  string
+		now   time.Time
+		limit int
+		want  []uint64
+	}{
+		{"before all", start.Add(-time.Nanosecond), 0, nil},
+		{"at the first", start, 0, []uint64{2}},
+		{"three due", start.Add(3 * time.Second), 0, []uint64{2, 3, 1}},
+		{"limit", start.Add(3 * time.Second), 2, []uint64{2, 3}},
+		{"all", start.Add(2 * time.Hour), 0, []uint64{2, 3, 1, 4}},
+		// A time in another zone is the same instant.
+		{"other zone", start.In(time.FixedZone("x", 3600)), 0, []uint64{2}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, due(t, s, q, tt.now, tt.limit)); diff != "" {
+			t.Errorf("%s: due (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// testStoredKeys reads index entries as releases before the queue package
+// wrote them: the key layout is stored data and must not change.
+func testStoredKeys(t *testing.T, newStores NewStores) {
+	s, _ := newStores(t)
+	q := newQueue()
+	at := time.Date(2026, 3, 1, 9, 0, 0, 5, time.FixedZone("x", -3600))
+	const stored = "2026-03-01T10:00:00.000000005Z\x0000000000000000000007"
+	if got := queue.Key(at, storage.Uint64Key(7)); got != stored {
+		t.Fatalf("Key = %q, want the stored layout %q", got, stored)
+	}
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
+		if _, err := q.Items.Put(tx, storage.Uint64Key(7), item{Seq: 7, NextAttempt: at}, storage.MustNotExist()); err != nil {
+			return err
+		}
+		_, err := q.Index.Collection.Put(tx, stored, 7, storage.MustNotExist())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]uint64{7}, due(t, s, q, at, 0)); diff != "" {
+		t.Errorf("due (-want +got):\n%s", diff)
+	}
+	// Claiming moves the stored entry: none is left at the old key.
+	if _, _, ok := claim(t, s, q, 7, at); !ok {
+		t.Fatal("the stored item was not claimed")
+	}
+	var keys []string
+	err = s.View(t.Context(), func(tx storage.Tx) error {
+		for it, err := range q.Index.Scan(tx, storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			keys = append(keys, it.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"2026-03-01T10:01:00.000000005Z\x0000000000000000000007"}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("index after the claim (-want +got):\n%s", diff)
+	}
+}
+
+func testClaimLeases(t *testing.T, newStores NewStores) {
+	a, b := newStores(t)
+	q := newQueue()
+	add(t, a, q, start, start.Add(time.Hour))
+	if _, _, ok := claim(t, a, q, 2, start); ok {
+		t.Error("an item not due yet was claimed")
+	}
+	if _, _, ok := claim(t, a, q, 9, start); ok {
+		t.Error("a missing item was claimed")
+	}
+	r, _, ok := claim(t, a, q, 1, start)
+	if !ok {
+		t.Fatal("a due item was not claimed")
+	}
+	if want := start.Add(time.Minute); !r.NextAttempt.Equal(want) {
+		t.Errorf("claimed next attempt = %s, want the lease's end %s", r.NextAttempt, want)
+	}
+	if diff := cmp.Diff([]uint64(nil), due(t, b, q, start.Add(time.Minute-time.Nanosecond), 0)); diff != "" {
+		t.Errorf("due within the lease (-want +got):\n%s", diff)
+	}
+	if _, _, ok := claim(t, b, q, 1, start.Add(time.Minute-time.Nanosecond)); ok {
+		t.Error("a leased item was claimed again within its lease")
+	}
+	if _, _, ok := claim(t, b, q, 1, start.Add(time.Minute)); !ok {
+		t.Error("an item whose lease ran out was not claimed again")
+	}
+	// A check that refuses leaves the item as it was.
+	err := a.Update(t.Context(), func(tx storage.Tx) error {
+		_, _, ok, err := q.Claim(tx, storage.Uint64Key(2), start.Add(time.Hour), func(storage.Tx, *item, uint64) (bool, error) { return false, nil })
+		if ok {
+			t.Error("an item its check refused was claimed")
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, a, q, 2); !got.NextAttempt.Equal(start.Add(time.Hour)) {
+		t.Errorf("refused item's next attempt = %s, want unchanged %s", got.NextAttempt, start.Add(time.Hour))
+	}
+}
+
+func testOneClaimer(t *testing.T, newStores NewStores) {
+	a, b := newStores(t)
+	q := newQueue()
+	const n = 20
+	at := make([]time.Time, n)
+	for i := range at {
+		at[i] = start
+	}
+	add(t, a, q, at...)
+	claims := make([]int, n+1)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, s := range []storage.Store{a, b, a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seq := uint64(1); seq <= n; seq++ {
+				ok := false
+				err := s.Update(context.Background(), func(tx storage.Tx) error {
+					var err error
+					_, _, ok, err = q.Claim(tx, storage.Uint64Key(seq), start, nil)
+					return err
+				})
+				if err != nil && !queue.ClaimedElsewhere(err) {
+					t.Error(err)
+					return
+				}
+				if ok && err == nil {
+					mu.Lock()
+					claims[seq]++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for seq := 1; seq <= n; seq++ {
+		if claims[seq] != 1 {
+			t.Errorf("item %d claimed %d times, want once", seq, claims[seq])
+		}
+	}
+}
+
+func testLostLease(t *testing.T, newStores NewStores) {
+	a, b := newStores(t)
+	q := newQueue()
+	add(t, a, q, start)
+	_, va, ok := claim(t, a, q, 1, start)
+	if !ok {
+		t.Fatal("not claimed")
+	}
+	later := start.Add(time.Minute)
+	_, vb, ok := claim(t, b, q, 1, later)
+	if !ok {
+		t.Fatal("not claimed after the lease ran out")
+	}
+	settle := func(s storage.Store, v uint64) bool {
+		called := false
+		err := q.Settle(t.Context(), s, storage.Uint64Key(1), v, func(tx storage.Tx, r *item, v uint64) error {
+			called = r != nil
+			if r == nil {
+				return nil
+			}
+			r.Dead = true
+			_, err := q.Save(tx, r, storage.VersionIs(v))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return called
+	}
+	if settle(a, va) {
+		t.Error("the first claimer settled after it lost its lease")
+	}
+	if get(t, a, q, 1).Dead {
+		t.Error("a settle after a lost lease wrote")
+	}
+	// A settle outlives its caller's context: the attempt was made.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := q.Settle(ctx, b, storage.Uint64Key(1), vb, func(tx storage.Tx, r *item, v uint64) error {
+		if r == nil {
+			t.Error("the lease holder's settle was told its lease was lost")
+			return nil
+		}
+		r.Dead = true
+		_, err := q.Save(tx, r, storage.VersionIs(v))
+		return err
+	}); err != nil {
+		t.Fatalf("settle with an ended context: %v", err)
+	}
+	if !get(t, a, q, 1).Dead {
+		t.Error("the lease holder's settle was not recorded")
+	}
+}
+
+func testRetry(t *testing.T, newStores NewStores) {
+	s, _ := newStores(t)
+	q := newQueue()
+	add(t, s, q, start)
+	tests := []struct {
+		attempts  int
+		jitter    float64
+		wait      time.Duration
+		exhausted bool
+	}{
+		{1, 0, time.Second, false},
+		{2, 0, 2 * time.Second, false},
+		{2, 0.5, 1500 * time.Millisecond, false},
+		{3, 0, 4 * time.Second, true},
+		{5, 0, 10 * time.Second, true}, // at most RetryMax
+		{5, 0.99, 10*time.Second - time.Duration(0.99*float64(5*time.Second)), true},
+	}
+	now := start
+	for _, tt := range tests {
+		q.Policy.Jitter = func() float64 { return tt.jitter }
+		r, v, ok := claim(t, s, q, 1, now)
+		if !ok {
+			t.Fatalf("attempt %d: not claimed when due", tt.attempts)
+		}
+		err := s.Update(t.Context(), func(tx storage.Tx) error {
+			rr := r
+			return q.Retry(tx, &rr, v, tt.attempts, now)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Policy.Exhausted(tt.attempts); got != tt.exhausted {
+			t.Errorf("Exhausted(%d) = %v, want %v", tt.attempts, got, tt.exhausted)
+		}
+		next := now.Add(tt.wait)
+		if got := get(t, s, q, 1).NextAttempt; !got.Equal(next) {
+			t.Errorf("attempt %d, jitter %v: next attempt %s, want %s", tt.attempts, tt.jitter, got, next)
+		}
+		if diff := cmp.Diff([]uint64(nil), due(t, s, q, next.Add(-time.Nanosecond), 0)); diff != "" {
+			t.Errorf("attempt %d: due before the backoff ended (-want +got):\n%s", tt.attempts, diff)
+		}
+		now = next
+	}
+}
+
+func testReleaseLeases(t *testing.T, newStores NewStores) {
+	s, _ := newStores(t)
+	q := newQueue()
+	add(t, s, q, start, start, start.Add(-time.Hour), start.Add(time.Hour))
+	claim(t, s, q, 1, start)
+	r, v, _ := claim(t, s, q, 2, start)
+	err := s.Update(t.Context(), func(tx storage.Tx) error { return q.Retry(tx, &r, v, 1, start) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := q.ReleaseLeases(t.Context(), s, start, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The leased, the backing-off and the scheduled later: 3; the one due
+	// already stays where it is.
+	if n != 3 {
+		t.Errorf("released %d, want 3", n)
+	}
+	if diff := cmp.Diff([]uint64{3, 1, 2, 4}, due(t, s, q, start, 0)); diff != "" {
+		t.Errorf("due after release (-want +got):\n%s", diff)
+	}
+	if got := get(t, s, q, 1).NextAttempt; !got.Equal(start) {
+		t.Errorf("released next attempt = %s, want %s", got, start)
+	}
+}
+
+func testOrder(t *testing.T, newStores NewStores) {
+	s, _ := newStores(t)
+	o := queue.NewOrder("queuetest.order")
+	a, b := storage.KeyPrefix("site", "A"), storage.KeyPrefix("site", "AB")
+	first := func() [2]uint64 {
+		var got [2]uint64
+		err := s.View(t.Context(), func(tx storage.Tx) error {
+			for i, p := range []string{a, b} {
+				seq, ok, err := o.First(tx, p)
+				if err != nil {
+					return err
+				}
+				if ok != (seq != 0) {
+					t.Errorf("First(%q) = %d, %v", p, seq, ok)
+				}
+				got[i] = seq
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	steps := []struct {
+		name string
+		do   func(tx storage.Tx) error
+		want [2]uint64
+	}{
+		{"empty", func(storage.Tx) error { return nil }, [2]uint64{0, 0}},
+		{"queued", func(tx storage.Tx) error {
+			for _, seq := range []uint64{12, 3, 10} {
+				if err := o.Add(tx, a, seq, storage.MustNotExist()); err != nil {
+					return err
+				}
+			}
+			return o.Add(tx, b, 1, storage.MustNotExist())
+		}, [2]uint64{3, 1}},
+		{"first settled", func(tx storage.Tx) error { return o.Remove(tx, a, 3) }, [2]uint64{10, 1}},
+		{"another subject settled", func(tx storage.Tx) error { return o.Remove(tx, b, 1) }, [2]uint64{10, 0}},
+		{"rest settled", func(tx storage.Tx) error {
+			if err := o.Remove(tx, a, 10); err != nil {
+				return err
+			}
+			return o.Remove(tx, a, 12)
+		}, [2]uint64{0, 0}},
+	}
+	for _, st := range steps {
+		if err := s.Update(t.Context(), st.do); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := first(); got != st.want {
+			t.Errorf("%s: first = %v, want %v", st.name, got, st.want)
+		}
+	}
+}
