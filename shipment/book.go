@@ -239,7 +239,7 @@ func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef)
 		sh := &rec.Shipment
 		booked := takeBooked(&rec)
 		err = s.store.Update(ctx, func(tx storage.Tx) error {
-			if _, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
+			if err := putShipmentRecord(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
 				return err
 			}
 			if err := s.emitBooked(tx, site, sh, booked, now); err != nil {
@@ -334,8 +334,7 @@ func (s *Service) bookPickups(ctx context.Context, site, tn, shipmentID string, 
 	sh.State = derivedState(sh)
 	sh.UpdatedAt = now
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		_, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version))
-		return err
+		return putShipmentRecord(tx, it.Key, rec, storage.VersionIs(it.Version))
 	})
 	if err != nil {
 		return nil, concurrent(err)

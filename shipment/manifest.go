@@ -146,18 +146,36 @@ func (s *Service) CreateManifest(ctx context.Context, site string, req CreateMan
 		return nil, deliverykit.InvalidField("pickup_date", "range", "must be at most 7 days back and 30 days ahead")
 	}
 	m := Manifest{ID: s.opts.IDs.NewID("mfst_"), SiteID: site, Carrier: req.Carrier, PickupDate: req.PickupDate, CreatedAt: now}
+	if err := s.pendingDone.Do(ctx, s.pendingBackfill); err != nil {
+		return nil, err
+	}
+	nothing := &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "nothing to manifest",
+		Violations: []deliverykit.FieldViolation{{Field: "carrier", Rule: "manifestable", Message: "no booked parcel of carrier " + req.Carrier + " waits for a manifest"}}}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		// A retried transaction starts over.
 		m.Parcels, m.CarrierName = m.Parcels[:0], ""
-		// Collect first: a collection cannot be written while it is
-		// scanned.
-		var changed []storage.Item[shipmentRecord]
-		for it, err := range shipments.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site)}) {
-			if err != nil {
-				return err
-			}
+		healed := false
+		// The carrier's pending parcels (pending.go), not the site's
+		// shipments: a close costs what the day booked.
+		waiting, err := pendingShipments(tx, site, req.Carrier, MaxManifestParcels)
+		if err != nil {
+			return err
+		}
+		for _, ps := range waiting {
 			if len(m.Parcels) == MaxManifestParcels {
 				break
+			}
+			it, err := shipments.Get(tx, storage.Key(site, ps.ID))
+			if errors.Is(err, storage.ErrNotFound) {
+				dropped, err := dropStale(tx, site, ps, nil)
+				if err != nil {
+					return err
+				}
+				healed = healed || dropped
+				continue
+			}
+			if err != nil {
+				return err
 			}
 			rec, touched := &it.Value, false
 			for i := range rec.Shipment.Parcels {
@@ -176,17 +194,21 @@ func (s *Service) CreateManifest(ctx context.Context, site string, req CreateMan
 			}
 			if touched {
 				rec.Shipment.UpdatedAt = now
-				changed = append(changed, it)
+				if err := putShipmentRecord(tx, it.Key, *rec, storage.VersionIs(it.Version)); err != nil {
+					return err
+				}
 			}
-		}
-		if len(m.Parcels) == 0 {
-			return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "nothing to manifest",
-				Violations: []deliverykit.FieldViolation{{Field: "carrier", Rule: "manifestable", Message: "no booked parcel of carrier " + req.Carrier + " waits for a manifest"}}}
-		}
-		for _, it := range changed {
-			if _, err := shipments.Put(tx, it.Key, it.Value, storage.VersionIs(it.Version)); err != nil {
+			dropped, err := dropStale(tx, site, ps, rec)
+			if err != nil {
 				return err
 			}
+			healed = healed || dropped
+		}
+		if len(m.Parcels) == 0 && !healed {
+			return nothing
+		}
+		if len(m.Parcels) == 0 {
+			return nil // committed, so the entries dropped stay dropped
 		}
 		key := storage.Key(site, m.ID)
 		if _, err := manifests.Put(tx, key, m, storage.MustNotExist()); err != nil {
@@ -196,6 +218,9 @@ func (s *Service) CreateManifest(ctx context.Context, site string, req CreateMan
 	})
 	if err != nil {
 		return nil, concurrent(err)
+	}
+	if len(m.Parcels) == 0 {
+		return nil, nothing
 	}
 	m.Totals = totalsOf(m.Parcels)
 	return &m, nil

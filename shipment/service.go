@@ -165,6 +165,9 @@ type Service struct {
 	opts  Options
 	// backfilled is Sweep's first-sweep backfill (retention.go).
 	backfilled retention.Once
+	// pendingDone is the pending index's backfill, before the first
+	// close (pending.go).
+	pendingDone retention.Once
 }
 
 // New returns a Service on store.
