@@ -400,5 +400,5 @@ func (s *Service) continueBooking(ctx context.Context, site, id string, w *TimeS
 	if err != nil || w == nil {
 		return sh, err
 	}
-	return s.bookPickups(ctx, site, "", id, *w, nil, "")
+	return s.bookPickups(ctx, site, "", id, *w, nil, "", false)
 }

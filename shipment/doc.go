@@ -178,6 +178,17 @@
 // manifest. ManifestPDF renders the A4 list the driver signs, a Code 128
 // barcode per parcel, on request like labels.
 //
+// A close reads only the parcels waiting for it: an index of the booked,
+// not yet manifested deliveries per site and carrier, written in the
+// transactions that book, cancel, collect and manifest them, so a close
+// costs what the day booked, whatever the site's history.
+//
+// A pickup booked with manifest (BookPickupRequest.Manifest) collects the
+// day's manifest: the waiting parcels of its carriers are manifested for
+// the window's day first. A carrier that takes hand-overs
+// (HandOverCarrier; the simulator does) is told them and the window
+// before the manifest is written, and submits them within the window.
+//
 // # Return parcels
 //
 // HandleReturnRequested books the return parcel a return asks for

@@ -369,6 +369,14 @@ type BookPickupRequest struct {
 	Address *Address `json:"address,omitempty" validate:"omitempty"`
 	// Instructions are passed on to the carrier's driver.
 	Instructions string `json:"instructions,omitempty" validate:"omitempty,max_instructions"`
+	// Manifest makes the pickup the collection of the day's manifest:
+	// the parcels of the carriers booked that wait for a manifest are
+	// manifested for the window's day (UTC) first, and a carrier that
+	// takes hand-overs collects them in the window. Like every
+	// manifested parcel, they can no longer be cancelled; without it, a
+	// delivery with a booked pickup may be cancelled until it is
+	// collected.
+	Manifest bool `json:"manifest,omitempty"`
 }
 
 // DeliveryRef names one delivery by its tracking number or, before
