@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog/packing"
 )
 
 // Wire types of area F. They follow the other areas: snake_case JSON,
@@ -228,7 +229,7 @@ type TimeSpan struct {
 const (
 	// MaxParcels is the most parcels a shipment may have, at creation
 	// and after shipments.addParcel.
-	MaxParcels = 100
+	MaxParcels = packing.MaxParcels
 	// MaxParcelDeliveries is the most deliveries (carrier legs) of one
 	// parcel.
 	MaxParcelDeliveries = 10
@@ -243,7 +244,7 @@ const (
 	// MaxItems is the most items (lines) of a create request, and
 	// MaxPackedUnits the most units they add up to: each unit is packed.
 	MaxItems       = 500
-	MaxPackedUnits = 500
+	MaxPackedUnits = packing.MaxUnits
 	// MaxItemDimension bounds an item's measures in millimetres.
 	MaxItemDimension = 10000
 )
