@@ -159,7 +159,7 @@
 //
 // A create request with items and no parcels is packed into the boxes of
 // the site's catalog (Options.Boxes) usable with its shipping_method, by
-// package shipment/packing: one parcel per box, weighing its items and
+// package catalog/packing: one parcel per box, weighing its items and
 // the box's tare, with the box's outer measures and its items as line
 // items. An item that fits no box is an InvalidArgument naming it
 // (items[3]). Parcels in the request win: their items are not packed.

@@ -283,7 +283,7 @@ type CreateShipmentRequest struct {
 	// Items, without parcels, are packed into the catalog's boxes usable
 	// with shipping_method (required then): one parcel per box, weighing
 	// its items and the box's tare, measuring the box's outer measures,
-	// with its items as line items (see package shipment/packing). An item
+	// with its items as line items (see package catalog/packing). An item
 	// that fits no box is refused naming it (items[3]).
 	Items []ItemInput `json:"items,omitempty" validate:"max_items,dive"`
 	// OutboundShipmentID connects a RETURN shipment to the outbound
