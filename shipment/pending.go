@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/deliverykit/deliverykit/retention"
@@ -64,16 +66,17 @@ func putShipmentRecord(tx storage.Tx, key string, rec shipmentRecord, cond stora
 }
 
 // syncPending deletes the keys of was not in now and adds those of now
-// not in was.
+// not in was, in key order, so that concurrent writers touch the index in
+// the same order.
 func syncPending(tx storage.Tx, was, now map[string]bool, shipmentID string) error {
-	for k := range was {
+	for _, k := range slices.Sorted(maps.Keys(was)) {
 		if !now[k] {
 			if err := pending.Delete(tx, k, storage.Condition{}); err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
 		}
 	}
-	for k := range now {
+	for _, k := range slices.Sorted(maps.Keys(now)) {
 		if !was[k] {
 			if _, err := pending.Put(tx, k, idRecord{ShipmentID: shipmentID}, storage.AnyVersion); err != nil {
 				return err
