@@ -444,6 +444,9 @@ type query struct {
 	weight      int                  // of the cart
 	country     string               // upper case
 	postal      string               // normalized
+	// parcels are the cart's parcels per set of boxes, packed once per
+	// computation (parcels.go).
+	parcels parcelCounts
 }
 
 // category answers catalog category cc for q with its options, or false
@@ -481,7 +484,7 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 			Price: a.Price, Preselected: a.Preselected})
 	}
 	cat.Options = e.options(cc, q, e.cals[wh.ID], price)
-	e.parcels.priceParcels(req.Items, &cat)
+	e.parcels.priceParcels(req.Items, &cat, &q.parcels)
 	return cat, true
 }
 
@@ -604,7 +607,7 @@ func (e *Engine) fallback(locale string, req Request, now time.Time, weight int)
 		Name: e.loc.name(fb.DisplayName, locale), ETDText: e.loc.name(fb.ETDText, locale),
 		Warehouse: wh, BasePrice: base, Fallback: true, Options: []Option{opt},
 	}
-	e.parcels.priceParcels(req.Items, &cat)
+	e.parcels.priceParcels(req.Items, &cat, &parcelCounts{})
 	return cat, len(cat.Options) > 0
 }
 

@@ -44,26 +44,16 @@ func newPerParcel(cat *catalog.Catalog) perParcel {
 // price rules applies is: a price is never guessed. The base price is
 // multiplied too when every option has the same number of parcels, so
 // that it stays the price before vouchers and free shipping.
-func (pp perParcel) priceParcels(items []Item, cat *Category) {
+func (pp perParcel) priceParcels(items []Item, cat *Category, pc *parcelCounts) {
 	if pp.boxes == nil {
 		return
 	}
-	var units []packing.Unit
-	counts := map[string]int{} // box group → parcels; 0: cannot be packed
-	same := 0                  // the options' common number of parcels; -1 when they differ
-	kept := cat.Options[:0]    // the options are the computation's own
+	same := 0               // the options' common number of parcels; -1 when they differ
+	kept := cat.Options[:0] // the options are the computation's own
 	for _, o := range cat.Options {
 		n := 1
 		if boxes, ok := pp.boxes[o.Carrier.ProductRef]; ok {
-			g := pp.group[o.Carrier.ProductRef]
-			c, done := counts[g]
-			if !done {
-				if units == nil {
-					units = packingUnits(items)
-				}
-				c, _ = packing.Count(units, boxes) // 0 with the error
-				counts[g] = c
-			}
+			c := pc.count(items, pp.group[o.Carrier.ProductRef], boxes)
 			if c == 0 {
 				continue
 			}
@@ -83,6 +73,27 @@ func (pp perParcel) priceParcels(items []Item, cat *Category) {
 	if same > 1 {
 		cat.BasePrice *= int64(same)
 	}
+}
+
+// parcelCounts are the parcels of one computation's cart per set of
+// boxes (perParcel.group), so that the categories of a computation pack
+// it once per set.
+type parcelCounts struct {
+	units  []packing.Unit
+	counts map[string]int // 0: cannot be packed
+}
+
+// count is the parcels of items in boxes, the set group.
+func (pc *parcelCounts) count(items []Item, group string, boxes []packing.Box) int {
+	if c, ok := pc.counts[group]; ok {
+		return c
+	}
+	if pc.counts == nil {
+		pc.counts, pc.units = map[string]int{}, packingUnits(items)
+	}
+	c, _ := packing.Count(pc.units, boxes) // 0 with the error
+	pc.counts[group] = c
+	return c
 }
 
 // packingUnits are the cart's items as packing counts them.

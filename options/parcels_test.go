@@ -2,6 +2,7 @@ package options
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/config"
 )
 
 // parcelCatalog is testCatalog with boxes, np-home and np-point priced
@@ -143,5 +145,34 @@ func TestPricePerParcelBaseAndFallback(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// BenchmarkComputePerParcel is BenchmarkCompute with every demo product
+// priced per parcel and a cart of 100 units in 20 lines: the price per
+// parcel packs the cart once per set of usable boxes and category.
+func BenchmarkComputePerParcel(b *testing.B) {
+	site, _ := config.Demo().Site("demo-site")
+	cat := site.Catalog
+	for i := range cat.Carriers {
+		for j := range cat.Carriers[i].Products {
+			cat.Carriers[i].Products[j].PricePerParcel = true
+		}
+	}
+	e, err := New(cat, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	req := Request{Currency: "SEK", Locales: []string{"sv-SE"}, CartValue: 45000, Address: catalog.Address{Country: "SE", PostalCode: "118 26"}}
+	for range 20 {
+		req.Items = append(req.Items, Item{Quantity: 5, Weight: 50 + r.IntN(400),
+			Dimensions: &catalog.Dimensions{Length: 30 + r.IntN(250), Width: 20 + r.IntN(180), Height: 10 + r.IntN(120)}})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Compute(b.Context(), req); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
