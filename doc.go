@@ -44,7 +44,6 @@
 //	shipment/customs           F: customs territories and which customs document a parcel needs
 //	shipment/label             F: A6 PDF and ZPL shipping labels, CN22, CN23 and commercial invoices
 //	shipment/label/labeltest   F: reads rendered labels as a scanner and a PDF reader would
-//	shipment/packing           F: packs items into boxes, first fit decreasing with rotation
 //
 // Services the areas share:
 //
@@ -59,6 +58,7 @@
 //
 //	auth                       API keys to sites, compared in constant time
 //	catalog                    a site's delivery offering and return policy
+//	catalog/packing            packs items into the catalog's boxes, first fit decreasing with rotation
 //	event                      the events' vocabulary and payloads
 //	internal/i18n              the one catalog of texts, money and date formats shown to shoppers
 //	internal/validation        struct tags to field violations

@@ -1,10 +1,13 @@
 package catalog
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Box is a shipping carton the warehouse packs goods in. Shipments created
 // with items instead of parcels are packed into the catalog's boxes (see
-// package shipment/packing), one parcel per box.
+// package catalog/packing), one parcel per box.
 type Box struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -98,6 +101,21 @@ func (c *Catalog) validateBoxes(v *validator, d *declared) {
 		for j, ref := range b.Products {
 			if _, ok := d.products[ref]; !ok {
 				v.Addf(fmt.Sprintf("%s.products[%d]", p, j), "known", "%q is not the ref of a carrier product", ref)
+			}
+		}
+	}
+}
+
+// validatePricePerParcel refuses a product priced per parcel that no box
+// may ship with: it could never be offered.
+func (c *Catalog) validatePricePerParcel(v *validator) {
+	for i, cr := range c.Carriers {
+		for j, p := range cr.Products {
+			if !p.PricePerParcel {
+				continue
+			}
+			if !slices.ContainsFunc(c.Boxes, func(b Box) bool { return b.UsableWith(p.Ref) }) {
+				v.Addf(fmt.Sprintf("carriers[%d].products[%d].price_per_parcel", i, j), "boxes", "needs a box usable with %q: the parcels are counted by packing the cart into boxes", p.Ref)
 			}
 		}
 	}

@@ -272,6 +272,14 @@ type Product struct {
 	// shipping.meta, with the session's meta. At most MaxProductMeta
 	// entries, keys MaxMetaKey and values MaxMetaValue bytes long.
 	Meta map[string]string `json:"meta,omitempty"`
+	// PricePerParcel prices the product per parcel: its options cost the
+	// category's price times the number of parcels the cart's items pack
+	// into, in the boxes usable with the product (package
+	// catalog/packing), as a shipment created with those items books
+	// them. A cart that cannot be packed (an item without weight or
+	// measures, or one no box holds) is not offered the product: its
+	// price is never guessed. At least one box must be usable with it.
+	PricePerParcel bool `json:"price_per_parcel,omitempty"`
 }
 
 // The bounds of a product's Meta.

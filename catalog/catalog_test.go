@@ -50,6 +50,11 @@ func TestValidate(t *testing.T) {
 			}
 		}, []string{"boxes[1].id", "boxes[1].name", "boxes[1].inner.length", "boxes[1].inner.height", "boxes[1].outer",
 			"boxes[1].max_weight", "boxes[1].tare_weight", "boxes[1].products[1]", "boxes[2].tare_weight"}},
+		{"price per parcel without a box", func(c *Catalog) {
+			c.Carriers[0].Products[0].PricePerParcel = true // np-home: the box below is np-point's only
+			c.Carriers[0].Products[1].PricePerParcel = true
+			c.Boxes = []Box{{ID: "s", Name: "Small", Inner: Dimensions{Length: 300, Width: 200, Height: 100}, MaxWeight: 5000, Products: []string{"np-point"}}}
+		}, []string{"carriers[0].products[0].price_per_parcel"}},
 		{"too many boxes", func(c *Catalog) {
 			c.Boxes = make([]Box, MaxBoxes+1)
 		}, []string{"boxes"}},

@@ -202,6 +202,7 @@ func (c *Catalog) validate(v *validator) {
 		v.Addf("notifications.pickup_reminder_days", "range", "must be between 0 (the default, %d) and %d days", DefaultPickupReminderDays, MaxPickupReminderDays)
 	}
 	c.validateBoxes(v, &d)
+	c.validatePricePerParcel(v)
 }
 
 // validateLocales checks the catalog's locales and returns the valid ones

@@ -73,3 +73,49 @@ func TestShipmentManifestOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// A pickup booked over HTTP with "manifest": true manifests the day's
+// parcels of its carrier first, the other shipment's too; without it, the
+// parcel of a booked pickup stays cancellable.
+func TestBookPickupManifestOverHTTP(t *testing.T) {
+	env := newShipmentEnv(t)
+	h := env.h
+	var ids, tns []string
+	for _, ext := range []string{"ORD-1", "ORD-2", "ORD-3"} {
+		resp, sh := som("POST", "/shipments.createAndBook", "demo-key", strings.Replace(shipmentBody, "ORD-77", ext, 2)).do(t, h)
+		if resp.StatusCode != 200 {
+			t.Fatalf("createAndBook %s: %d %v", ext, resp.StatusCode, sh)
+		}
+		ids, tns = append(ids, str(sh, "id")), append(tns, str(sh, "parcels", 0, "deliveries", 0, "tracking_number"))
+	}
+	window := `"pickup_window": {"start": "2026-11-23T09:00:00Z", "end": "2026-11-23T12:00:00Z"}`
+	// ORD-1 alone, without manifest: it stays cancellable.
+	if resp, body := som("POST", "/deliveries.bookPickup", "demo-key", `{"tracking_number": "`+tns[0]+`", `+window+`}`).do(t, h); resp.StatusCode != 200 {
+		t.Fatalf("bookPickup: %d %v", resp.StatusCode, body)
+	}
+	if resp, body := som("POST", "/shipments.cancel", "demo-key", `{"shipment_id": "`+ids[0]+`"}`).do(t, h); resp.StatusCode != 200 {
+		t.Fatalf("cancel after a pickup without manifest: %d %v", resp.StatusCode, body)
+	}
+	resp, sh := som("POST", "/deliveries.bookPickup", "demo-key", `{"shipment_id": "`+ids[1]+`", "manifest": true, `+window+`}`).do(t, h)
+	if resp.StatusCode != 200 {
+		t.Fatalf("bookPickup with manifest: %d %v", resp.StatusCode, sh)
+	}
+	id := str(sh, "shipment", "parcels", 0, "deliveries", 0, "manifest_id")
+	resp, m := som("GET", "/manifests/"+id, "demo-key", "").do(t, h)
+	if resp.StatusCode != 200 || str(m, "pickup_date") != "2026-11-23" {
+		t.Fatalf("the pickup's manifest %q: %d %v", id, resp.StatusCode, m)
+	}
+	var listed []string
+	for i := range 2 {
+		listed = append(listed, str(m, "parcels", i, "tracking_number"))
+	}
+	if diff := cmp.Diff(tns[1:], listed); diff != "" {
+		t.Errorf("manifest parcels (-want +got):\n%s", diff)
+	}
+	if resp, body := som("POST", "/shipments.cancel", "demo-key", `{"shipment_id": "`+ids[2]+`"}`).do(t, h); resp.StatusCode != 409 || str(body, "details", 0, "field") != "tracking_number" {
+		t.Errorf("cancelling the other manifested shipment: %d %v, want 409 naming tracking_number", resp.StatusCode, body)
+	}
+	if resp, body := som("POST", "/deliveries.bookPickup", "demo-key", `{"shipment_id": "`+ids[1]+`", "manifest": "yes", `+window+`}`).do(t, h); resp.StatusCode != 400 || str(body, "details", 0, "field") != "manifest" {
+		t.Errorf("manifest as a string: %d %v, want 400 naming manifest", resp.StatusCode, body)
+	}
+}

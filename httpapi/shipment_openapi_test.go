@@ -66,6 +66,7 @@ var shipmentFieldDocs = map[string]string{
 	"Delivery.tracking_link":                     "The customer tracking page when tracking registered the delivery, else the carrier's page.",
 	"Delivery.id":                                "`<shipment id>-P<parcel>-D<leg>`; names the delivery before it has a tracking number.",
 	"BookPickupRequest.address":                  "Where the carrier collects. Default: the sender's address.",
+	"BookPickupRequest.manifest":                 "The pickup collects the day's manifest: the parcels of the booked deliveries' carriers that wait for a manifest are manifested for the window's day (UTC) first and can no longer be cancelled. Default: false, a pickup of the deliveries alone.",
 	"AddParcelRequest.parcel":                    "Default: a duplicate of the shipment's first parcel (weight, dimensions, deliveries), without its external_id and line_items.",
 	"UpdateShipmentRequest.attributes":           "Replaces all attributes. May change in every state but CANCELLED.",
 	"UpdateShipmentRequest.sender":               "CREATED only; once booked, sending a different value is 400 failed precondition.",

@@ -37,6 +37,11 @@
 //   - Names are in the best catalog locale for the request: the first of
 //     the customer's locales the catalog supports (golang.org/x/text/language
 //     matching, so en-GB finds en-US), else the catalog's default.
+//   - A product priced per parcel (catalog.Product.PricePerParcel) costs
+//     the category's price times the parcels the items pack into, in the
+//     boxes usable with it (package catalog/packing, as a shipment created
+//     with those items is packed); when they cannot be packed the product
+//     is not offered.
 //   - The first option of the first category (by sort order) is preselected.
 //
 // Option ids are built from the category id, product ref and location id,

@@ -45,6 +45,8 @@ type Engine struct {
 	loc      localizer
 	cals     map[string]*calendar // warehouse id → calendar
 	products map[string]productEntry
+	// parcels prices the products priced per parcel (parcels.go).
+	parcels perParcel
 	// carriers holds, per category id, the Carrier of each of its
 	// products, made once and shared by every option of the product.
 	carriers map[string][]*Carrier
@@ -109,6 +111,7 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 			e.products[p.Ref] = productEntry{carrier: cr, product: p, plan: newPlan(*p)}
 		}
 	}
+	e.parcels = newPerParcel(cat)
 	// The carriers are built once per catalog locale, their product
 	// names in that locale: options share them rather than copy them.
 	e.carriers = make(map[string][]*Carrier, len(cat.Categories)*len(cat.Locales))
@@ -441,6 +444,9 @@ type query struct {
 	weight      int                  // of the cart
 	country     string               // upper case
 	postal      string               // normalized
+	// parcels are the cart's parcels per set of boxes, packed once per
+	// computation (parcels.go).
+	parcels parcelCounts
 }
 
 // category answers catalog category cc for q with its options, or false
@@ -478,6 +484,7 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 			Price: a.Price, Preselected: a.Preselected})
 	}
 	cat.Options = e.options(cc, q, e.cals[wh.ID], price)
+	e.parcels.priceParcels(req.Items, &cat, &q.parcels)
 	return cat, true
 }
 
@@ -595,11 +602,13 @@ func (e *Engine) fallback(locale string, req Request, now time.Time, weight int)
 		Price: price, Currency: req.Currency, ETD: e.cals[wh.ID].etd(now, req.ReadyAt, pe.plan),
 		ExpireTime: now.Add(e.ttl),
 	}
-	return Category{
+	cat := Category{
 		ID: fb.ID, ExternalID: fb.ExternalID, DeliveryType: pe.product.DeliveryType,
 		Name: e.loc.name(fb.DisplayName, locale), ETDText: e.loc.name(fb.ETDText, locale),
 		Warehouse: wh, BasePrice: base, Fallback: true, Options: []Option{opt},
-	}, true
+	}
+	e.parcels.priceParcels(req.Items, &cat, &parcelCounts{})
+	return cat, len(cat.Options) > 0
 }
 
 // cartWeight is the total weight of the items in grams. It saturates at the

@@ -14,7 +14,7 @@ import (
 
 // shipmentColls are the collections the shipment area keeps: the records,
 // then every index.
-var shipmentColls = []string{"shipment.shipments", "shipment.expiry", "shipment.by_external_id", "shipment.by_tracking_number"}
+var shipmentColls = []string{"shipment.shipments", "shipment.expiry", "shipment.by_external_id", "shipment.by_tracking_number", "shipment.pending"}
 
 func newShipments(t *testing.T, store storage.Store, clock deliverykit.Clock) *shipment.Service {
 	t.Helper()

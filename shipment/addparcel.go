@@ -163,7 +163,7 @@ func (s *Service) returnParcel(site string, req *AddParcelRequest, ret *Shipment
 // putShipment writes rec over the shipment it was read as (it), if that is
 // still the stored version, and indexes its tracking numbers.
 func putShipment(tx storage.Tx, site string, it storage.Item[shipmentRecord], rec shipmentRecord) error {
-	if _, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
+	if err := putShipmentRecord(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
 		return err
 	}
 	return indexTrackingNumbers(tx, site, &rec.Shipment)

@@ -239,7 +239,7 @@ func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef)
 		sh := &rec.Shipment
 		booked := takeBooked(&rec)
 		err = s.store.Update(ctx, func(tx storage.Tx) error {
-			if _, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
+			if err := putShipmentRecord(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
 				return err
 			}
 			if err := s.emitBooked(tx, site, sh, booked, now); err != nil {
@@ -254,11 +254,48 @@ func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef)
 	return &rec.Shipment, nil
 }
 
+// pickupTargets are the deliveries of sh a pickup booking for w changes:
+// the one with tracking number tn, or, when tn is empty, every one that
+// may have a pickup booked; those booked for w already are left out (a
+// repeated call).
+func pickupTargets(sh *Shipment, tn string, w TimeSpan) ([]*Delivery, error) {
+	var all []*Delivery
+	if tn != "" {
+		i, j, _ := findDelivery(sh, func(d *Delivery) bool { return d.TrackingNumber == tn })
+		d := &sh.Parcels[i].Deliveries[j]
+		if _, err := deliveryMove(d, opBookPickup); err != nil {
+			return nil, err
+		}
+		all = append(all, d)
+	} else {
+		if err := shipmentAllow(sh, opShipBookPickup); err != nil {
+			return nil, err
+		}
+		for i := range sh.Parcels {
+			for j := range sh.Parcels[i].Deliveries {
+				d := &sh.Parcels[i].Deliveries[j]
+				if _, err := deliveryMove(d, opBookPickup); err == nil {
+					all = append(all, d)
+				}
+			}
+		}
+	}
+	var out []*Delivery
+	for _, d := range all {
+		if d.State == DeliveryPickupBooked && d.PickupWindow != nil && d.PickupWindow.Start.Equal(w.Start) && d.PickupWindow.End.Equal(w.End) {
+			continue // a repeated call
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
 // BookPickup books the carrier pickup of one delivery (by tracking number)
 // or of every booked delivery of a shipment (POST /deliveries.bookPickup),
 // and notifies the carriers. Deliveries already booked for the same window
 // are left alone, so a repeated call changes nothing; another window
-// replaces the earlier one.
+// replaces the earlier one. With Manifest, the day's parcels of the
+// carriers are manifested first (see BookPickupRequest.Manifest).
 func (s *Service) BookPickup(ctx context.Context, site string, req BookPickupRequest) (*Shipment, error) {
 	if err := checkSite(site, req.SiteID); err != nil {
 		return nil, err
@@ -279,10 +316,13 @@ func (s *Service) BookPickup(ctx context.Context, site string, req BookPickupReq
 			return nil, err
 		}
 	}
-	return s.bookPickups(ctx, site, req.TrackingNumber, req.ShipmentID, w, req.Address, req.Instructions)
+	return s.bookPickups(ctx, site, req.TrackingNumber, req.ShipmentID, w, req.Address, req.Instructions, req.Manifest)
 }
 
-func (s *Service) bookPickups(ctx context.Context, site, tn, shipmentID string, w TimeSpan, addr *Address, instructions string) (*Shipment, error) {
+// bookPickups books the pickups; with closing (BookPickupRequest.Manifest)
+// it first manifests the day's parcels of the carriers it books
+// (closeForPickup).
+func (s *Service) bookPickups(ctx context.Context, site, tn, shipmentID string, w TimeSpan, addr *Address, instructions string, closing bool) (*Shipment, error) {
 	it, err := s.view(ctx, func(tx storage.Tx) (storage.Item[shipmentRecord], error) {
 		if tn != "" {
 			return loadByIndex(tx, byTracking, site, tn, "delivery", "tracking_number")
@@ -294,33 +334,23 @@ func (s *Service) bookPickups(ctx context.Context, site, tn, shipmentID string, 
 	}
 	rec := it.Value
 	sh := &rec.Shipment
-	var targets []*Delivery
-	if tn != "" {
-		i, j, _ := findDelivery(sh, func(d *Delivery) bool { return d.TrackingNumber == tn })
-		d := &sh.Parcels[i].Deliveries[j]
-		if _, err := deliveryMove(d, opBookPickup); err != nil {
+	targets, err := pickupTargets(sh, tn, w)
+	if err != nil {
+		return nil, err
+	}
+	if closing && len(targets) > 0 && !w.Start.IsZero() {
+		if it, err = s.closeForPickup(ctx, site, it, targets, w); err != nil {
 			return nil, err
 		}
-		targets = append(targets, d)
-	} else {
-		if err := shipmentAllow(sh, opShipBookPickup); err != nil {
+		rec = it.Value
+		sh = &rec.Shipment
+		if targets, err = pickupTargets(sh, tn, w); err != nil {
 			return nil, err
-		}
-		for i := range sh.Parcels {
-			for j := range sh.Parcels[i].Deliveries {
-				d := &sh.Parcels[i].Deliveries[j]
-				if _, err := deliveryMove(d, opBookPickup); err == nil {
-					targets = append(targets, d)
-				}
-			}
 		}
 	}
 	now := s.opts.Clock.Now().UTC()
 	changed := false
 	for _, d := range targets {
-		if d.State == DeliveryPickupBooked && d.PickupWindow != nil && d.PickupWindow.Start.Equal(w.Start) && d.PickupWindow.End.Equal(w.End) {
-			continue // a repeated call
-		}
 		if err := s.pickupAt(ctx, site, &rec, d, w, addr, instructions); err != nil {
 			return nil, err
 		}
@@ -334,8 +364,7 @@ func (s *Service) bookPickups(ctx context.Context, site, tn, shipmentID string, 
 	sh.State = derivedState(sh)
 	sh.UpdatedAt = now
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		_, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version))
-		return err
+		return putShipmentRecord(tx, it.Key, rec, storage.VersionIs(it.Version))
 	})
 	if err != nil {
 		return nil, concurrent(err)

@@ -218,12 +218,12 @@ func insert(tx storage.Tx, site string, rec *shipmentRecord) error {
 		}
 		o.Shipment.ReturnShipmentID = sh.ID
 		o.Shipment.UpdatedAt = sh.CreatedAt
-		if _, err := shipments.Put(tx, out.Key, o, storage.VersionIs(out.Version)); err != nil {
+		if err := putShipmentRecord(tx, out.Key, o, storage.VersionIs(out.Version)); err != nil {
 			return err
 		}
 	}
 	key := storage.Key(site, sh.ID)
-	if _, err := shipments.Put(tx, key, *rec, storage.MustNotExist()); err != nil {
+	if err := putShipmentRecord(tx, key, *rec, storage.MustNotExist()); err != nil {
 		return err
 	}
 	if err := expiry.Move(tx, key, retention.Entry{}, shipmentEntry(sh)); err != nil {
@@ -400,5 +400,5 @@ func (s *Service) continueBooking(ctx context.Context, site, id string, w *TimeS
 	if err != nil || w == nil {
 		return sh, err
 	}
-	return s.bookPickups(ctx, site, "", id, *w, nil, "")
+	return s.bookPickups(ctx, site, "", id, *w, nil, "", false)
 }

@@ -159,7 +159,7 @@
 //
 // A create request with items and no parcels is packed into the boxes of
 // the site's catalog (Options.Boxes) usable with its shipping_method, by
-// package shipment/packing: one parcel per box, weighing its items and
+// package catalog/packing: one parcel per box, weighing its items and
 // the box's tare, with the box's outer measures and its items as line
 // items. An item that fits no box is an InvalidArgument naming it
 // (items[3]). Parcels in the request win: their items are not packed.
@@ -177,6 +177,17 @@
 // that finds nothing is a Conflict naming carrier rather than an empty
 // manifest. ManifestPDF renders the A4 list the driver signs, a Code 128
 // barcode per parcel, on request like labels.
+//
+// A close reads only the parcels waiting for it: an index of the booked,
+// not yet manifested deliveries per site and carrier, written in the
+// transactions that book, cancel, collect and manifest them, so a close
+// costs what the day booked, whatever the site's history.
+//
+// A pickup booked with manifest (BookPickupRequest.Manifest) collects the
+// day's manifest: the waiting parcels of its carriers are manifested for
+// the window's day first. A carrier that takes hand-overs
+// (HandOverCarrier; the simulator does) is told them and the window
+// before the manifest is written, and submits them within the window.
 //
 // # Return parcels
 //

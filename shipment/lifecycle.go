@@ -94,7 +94,7 @@ func (s *Service) change(ctx context.Context, site string,
 	}
 	rec.Shipment.UpdatedAt = now
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := shipments.Put(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
+		if err := putShipmentRecord(tx, it.Key, rec, storage.VersionIs(it.Version)); err != nil {
 			return err
 		}
 		// evs are values made before the transaction: a retried

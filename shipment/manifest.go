@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -145,26 +146,52 @@ func (s *Service) CreateManifest(ctx context.Context, site string, req CreateMan
 	if day.Before(today.AddDate(0, 0, -7)) || day.After(today.AddDate(0, 0, 30)) {
 		return nil, deliverykit.InvalidField("pickup_date", "range", "must be at most 7 days back and 30 days ahead")
 	}
-	m := Manifest{ID: s.opts.IDs.NewID("mfst_"), SiteID: site, Carrier: req.Carrier, PickupDate: req.PickupDate, CreatedAt: now}
+	return s.closeDay(ctx, site, req.Carrier, req.PickupDate, nil)
+}
+
+// closeDay makes the manifest of carrier's waiting parcels of site for
+// date: every one, or, when only is not nil, those whose tracking numbers
+// it holds (the ones the carrier was told of, see closeForPickup).
+func (s *Service) closeDay(ctx context.Context, site, carrier, date string, only map[string]bool) (*Manifest, error) {
+	now := s.opts.Clock.Now().UTC()
+	m := Manifest{ID: s.opts.IDs.NewID("mfst_"), SiteID: site, Carrier: carrier, PickupDate: date, CreatedAt: now}
+	if err := s.pendingDone.Do(ctx, s.pendingBackfill); err != nil {
+		return nil, err
+	}
+	nothing := &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "nothing to manifest",
+		Violations: []deliverykit.FieldViolation{{Field: "carrier", Rule: "manifestable", Message: "no booked parcel of carrier " + carrier + " waits for a manifest"}}}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		// A retried transaction starts over.
 		m.Parcels, m.CarrierName = m.Parcels[:0], ""
-		// Collect first: a collection cannot be written while it is
-		// scanned.
-		var changed []storage.Item[shipmentRecord]
-		for it, err := range shipments.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site)}) {
-			if err != nil {
-				return err
-			}
+		healed := false
+		// The carrier's pending parcels (pending.go), not the site's
+		// shipments: a close costs what the day booked.
+		waiting, err := pendingShipments(tx, site, carrier, MaxManifestParcels)
+		if err != nil {
+			return err
+		}
+		for _, ps := range waiting {
 			if len(m.Parcels) == MaxManifestParcels {
 				break
+			}
+			it, err := shipments.Get(tx, storage.Key(site, ps.ID))
+			if errors.Is(err, storage.ErrNotFound) {
+				dropped, err := dropStale(tx, site, ps, nil)
+				if err != nil {
+					return err
+				}
+				healed = healed || dropped
+				continue
+			}
+			if err != nil {
+				return err
 			}
 			rec, touched := &it.Value, false
 			for i := range rec.Shipment.Parcels {
 				p := &rec.Shipment.Parcels[i]
 				for j := range p.Deliveries {
 					d := &p.Deliveries[j]
-					if len(m.Parcels) == MaxManifestParcels || !manifestable(d) || rec.CarrierIDs[d.ID] != req.Carrier {
+					if len(m.Parcels) == MaxManifestParcels || !manifestable(d) || rec.CarrierIDs[d.ID] != carrier || (only != nil && !only[d.TrackingNumber]) {
 						continue
 					}
 					d.ManifestID, touched = m.ID, true
@@ -176,17 +203,21 @@ func (s *Service) CreateManifest(ctx context.Context, site string, req CreateMan
 			}
 			if touched {
 				rec.Shipment.UpdatedAt = now
-				changed = append(changed, it)
+				if err := putShipmentRecord(tx, it.Key, *rec, storage.VersionIs(it.Version)); err != nil {
+					return err
+				}
 			}
-		}
-		if len(m.Parcels) == 0 {
-			return &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "nothing to manifest",
-				Violations: []deliverykit.FieldViolation{{Field: "carrier", Rule: "manifestable", Message: "no booked parcel of carrier " + req.Carrier + " waits for a manifest"}}}
-		}
-		for _, it := range changed {
-			if _, err := shipments.Put(tx, it.Key, it.Value, storage.VersionIs(it.Version)); err != nil {
+			dropped, err := dropStale(tx, site, ps, rec)
+			if err != nil {
 				return err
 			}
+			healed = healed || dropped
+		}
+		if len(m.Parcels) == 0 && !healed {
+			return nothing
+		}
+		if len(m.Parcels) == 0 {
+			return nil // committed, so the entries dropped stay dropped
 		}
 		key := storage.Key(site, m.ID)
 		if _, err := manifests.Put(tx, key, m, storage.MustNotExist()); err != nil {
@@ -197,8 +228,99 @@ func (s *Service) CreateManifest(ctx context.Context, site string, req CreateMan
 	if err != nil {
 		return nil, concurrent(err)
 	}
+	if len(m.Parcels) == 0 {
+		return nil, nothing
+	}
 	m.Totals = totalsOf(m.Parcels)
 	return &m, nil
+}
+
+// closeForPickup manifests, before a pickup is booked for w, the parcels
+// waiting for the carriers of the deliveries the booking changes, for w's
+// day: the driver who comes in w collects the day's manifest. A carrier
+// that takes hand-overs (HandOverCarrier) is told the parcels first and
+// the manifest lists only those, so a failed call leaves no manifest and
+// a repeated request tells it again. It returns the shipment it as
+// stored after the close.
+func (s *Service) closeForPickup(ctx context.Context, site string, it storage.Item[shipmentRecord], targets []*Delivery, w TimeSpan) (storage.Item[shipmentRecord], error) {
+	var carriers []string
+	for _, d := range targets {
+		if c := it.Value.CarrierIDs[d.ID]; manifestable(d) && !slices.Contains(carriers, c) {
+			carriers = append(carriers, c)
+		}
+	}
+	if len(carriers) == 0 {
+		return it, nil
+	}
+	if err := s.pendingDone.Do(ctx, s.pendingBackfill); err != nil {
+		return it, err
+	}
+	date := w.Start.UTC().Format(time.DateOnly)
+	for _, cid := range carriers {
+		tns, err := s.waitingNumbers(ctx, site, cid)
+		if err != nil {
+			return it, err
+		}
+		if len(tns) == 0 {
+			continue
+		}
+		var only map[string]bool
+		if ho, ok := s.carrier(cid).(HandOverCarrier); ok {
+			if err := ho.HandOver(ctx, HandOverRequest{Site: site, Window: w, TrackingNumbers: tns}); err != nil {
+				return it, carrierError(cid, "handing over the parcels of "+date, err)
+			}
+			only = make(map[string]bool, len(tns))
+			for _, tn := range tns {
+				only[tn] = true
+			}
+		}
+		// Nothing left: a concurrent close took the parcels, which are
+		// manifested either way.
+		if _, err := s.closeDay(ctx, site, cid, date, only); err != nil && !nothingToManifest(err) {
+			return it, err
+		}
+	}
+	return s.view(ctx, func(tx storage.Tx) (storage.Item[shipmentRecord], error) {
+		return shipments.Get(tx, it.Key)
+	})
+}
+
+// nothingToManifest reports whether err is closeDay's answer when no
+// parcel waits.
+func nothingToManifest(err error) bool {
+	vs := deliverykit.ViolationsOf(err)
+	return deliverykit.KindOf(err) == deliverykit.KindConflict && len(vs) == 1 && vs[0].Rule == "manifestable"
+}
+
+// waitingNumbers are the tracking numbers of the parcels of carrier at
+// site waiting for a manifest, at most MaxManifestParcels.
+func (s *Service) waitingNumbers(ctx context.Context, site, carrier string) ([]string, error) {
+	var tns []string
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		tns = tns[:0]
+		waiting, err := pendingShipments(tx, site, carrier, MaxManifestParcels)
+		if err != nil {
+			return err
+		}
+		for _, ps := range waiting {
+			it, err := shipments.Get(tx, storage.Key(site, ps.ID))
+			if errors.Is(err, storage.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			for _, p := range it.Value.Shipment.Parcels {
+				for _, d := range p.Deliveries {
+					if len(tns) < MaxManifestParcels && manifestable(&d) && it.Value.CarrierIDs[d.ID] == carrier {
+						tns = append(tns, d.TrackingNumber)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	return tns, err
 }
 
 // GetManifest returns a manifest of the site (GET /v1/som/manifests/{id}).

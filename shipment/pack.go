@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/catalog/packing"
 	"github.com/deliverykit/deliverykit/internal/validation"
-	"github.com/deliverykit/deliverykit/shipment/packing"
 )
 
 // Boxes lists the boxes a site packs its shipments in (catalog.Box).
@@ -52,20 +52,11 @@ func (s *Service) withPacking(site string, req CreateShipmentRequest) (CreateShi
 			line = append(line, i)
 		}
 	}
-	var usable []catalog.Box
+	var all []catalog.Box
 	if s.opts.Boxes != nil {
-		for _, b := range s.opts.Boxes.Boxes(site) {
-			if b.UsableWith(req.ShippingMethod) {
-				usable = append(usable, b)
-			}
-		}
+		all = s.opts.Boxes.Boxes(site)
 	}
-	boxes := make([]packing.Box, len(usable))
-	for i, b := range usable {
-		// The catalog bounds measures and weights far below int32.
-		boxes[i] = packing.Box{Length: int32(b.Inner.Length), Width: int32(b.Inner.Width), Height: int32(b.Inner.Height),
-			MaxWeight: int32(b.MaxWeight), TareWeight: int32(b.TareWeight)}
-	}
+	usable, boxes := packing.UsableBoxes(all, req.ShippingMethod)
 	packed, err := packing.Pack(units, boxes)
 	if ie := (*packing.ItemError)(nil); errors.As(err, &ie) {
 		vs.Add(fmt.Sprintf("items[%d]", line[ie.Index]), "fits_box",

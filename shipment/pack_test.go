@@ -1,12 +1,15 @@
 package shipment_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/shipment"
 )
 
@@ -92,5 +95,53 @@ func TestCreatePackingRefused(t *testing.T) {
 				t.Errorf("fields (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// What the shopper pays for a product priced per parcel is what is
+// booked: for random carts, the options engine's price is the category's
+// price times the parcels a shipment created with the same items has.
+func TestPricePerParcelMatchesBooking(t *testing.T) {
+	cat := &catalog.Catalog{
+		Locales:    []string{"sv-SE"},
+		Warehouses: []catalog.Warehouse{{ID: "sto", Address: catalog.Address{Country: "SE"}, TimeZone: "Europe/Stockholm"}},
+		Carriers: []catalog.Carrier{{ID: "north", Name: "North Parcel", Products: []catalog.Product{
+			{ID: "home", Ref: "np-home", Name: catalog.PlainText("Home"), DeliveryType: catalog.DeliveryHome,
+				TransitDays: catalog.DayRange{Min: 1, Max: 2}, PricePerParcel: true},
+		}}},
+		Categories: []catalog.Category{{ID: "home", DisplayName: map[string]string{"sv-SE": "Hem"}, DeliveryType: catalog.DeliveryHome,
+			Products: []string{"np-home"}, Prices: []catalog.PriceRule{{Currency: "SEK", Price: 4900}}}},
+		Boxes: packBoxes,
+	}
+	eng, err := options.New(cat, options.Options{Clock: deliverykit.NewManualClock(t0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixtureWith(t, func(o *shipment.Options) { o.Boxes = packBoxes })
+	r := rand.New(rand.NewPCG(38, 1))
+	for n := range 40 {
+		var items []shipment.ItemInput
+		var cart []options.Item
+		for i := range 1 + r.IntN(6) {
+			it := item(fmt.Sprint("SKU-", i), 1+r.Int32N(5), 100+r.Int32N(9000), 20+r.Int32N(560), 20+r.Int32N(380), 10+r.Int32N(390))
+			items = append(items, it)
+			d := it.Dimensions
+			cart = append(cart, options.Item{Quantity: int(it.Quantity), Weight: int(it.Weight),
+				Dimensions: &catalog.Dimensions{Length: int(d.Length), Width: int(d.Width), Height: int(d.Height)}})
+		}
+		res, err := eng.Compute(ctx, options.Request{Currency: "SEK", Items: cart, Address: catalog.Address{Country: "SE"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh, err := f.svc.Create(ctx, site, packRequest("np-home", items...))
+		if err != nil {
+			t.Fatalf("cart %d: %v", n, err)
+		}
+		if len(res.Categories) != 1 {
+			t.Fatalf("cart %d: %d categories, want home", n, len(res.Categories))
+		}
+		if got, want := res.Categories[0].Options[0].Price, int64(4900*len(sh.Parcels)); got != want {
+			t.Errorf("cart %d: price %d, want 4900 × %d booked parcels", n, got, len(sh.Parcels))
+		}
 	}
 }

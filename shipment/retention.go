@@ -22,7 +22,7 @@ import (
 // Options.Retention after its last change at the cost of one write per
 // sweep that finds it changed, not one per change.
 //
-// A shipment goes with its entries in byExternalID and byTracking. The
+// A shipment goes with its entries in byExternalID, byTracking and pending. The
 // shipment it is connected to (return_shipment_id, outbound_shipment_id)
 // keeps the id, which then reads as NotFound.
 
@@ -101,6 +101,9 @@ func deleteShipment(tx storage.Tx, key string, e retention.Entry) (bool, error) 
 		return false, expiry.Move(tx, key, retention.Entry{}, cur)
 	}
 	if err := shipments.Delete(tx, key, storage.VersionIs(it.Version)); err != nil {
+		return false, err
+	}
+	if err := syncPending(tx, pendingKeys(site, &it.Value), nil, sh.ID); err != nil {
 		return false, err
 	}
 	// Index entries another shipment took over are left to it.

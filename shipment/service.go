@@ -70,6 +70,27 @@ type Carrier interface {
 	CheckTrackingNumber(s string) error
 }
 
+// HandOverCarrier is a Carrier that collects a day's manifest at a
+// booked pickup. Before BookPickup manifests the parcels waiting for the
+// pickup's carrier, it tells the carrier which they are and the pickup's
+// window: the carrier takes them over within it. Carriers without it
+// collect manifested parcels as each was booked.
+type HandOverCarrier interface {
+	Carrier
+	// HandOver plans the collection of the parcels in the window.
+	// Repeating it changes nothing; a parcel the carrier does not know
+	// or has collected already is left as it is.
+	HandOver(ctx context.Context, req HandOverRequest) error
+}
+
+// HandOverRequest names the parcels of a manifest and the pickup that
+// collects them.
+type HandOverRequest struct {
+	Site            string
+	Window          TimeSpan
+	TrackingNumbers []string
+}
+
 // BookingRequest is one delivery to book.
 type BookingRequest struct {
 	// Key identifies the delivery at the carrier: site + "/" + delivery
@@ -165,6 +186,9 @@ type Service struct {
 	opts  Options
 	// backfilled is Sweep's first-sweep backfill (retention.go).
 	backfilled retention.Once
+	// pendingDone is the pending index's backfill, before the first
+	// close (pending.go).
+	pendingDone retention.Once
 }
 
 // New returns a Service on store.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog/packing"
 )
 
 // Wire types of area F. They follow the other areas: snake_case JSON,
@@ -228,7 +229,7 @@ type TimeSpan struct {
 const (
 	// MaxParcels is the most parcels a shipment may have, at creation
 	// and after shipments.addParcel.
-	MaxParcels = 100
+	MaxParcels = packing.MaxParcels
 	// MaxParcelDeliveries is the most deliveries (carrier legs) of one
 	// parcel.
 	MaxParcelDeliveries = 10
@@ -243,7 +244,7 @@ const (
 	// MaxItems is the most items (lines) of a create request, and
 	// MaxPackedUnits the most units they add up to: each unit is packed.
 	MaxItems       = 500
-	MaxPackedUnits = 500
+	MaxPackedUnits = packing.MaxUnits
 	// MaxItemDimension bounds an item's measures in millimetres.
 	MaxItemDimension = 10000
 )
@@ -282,7 +283,7 @@ type CreateShipmentRequest struct {
 	// Items, without parcels, are packed into the catalog's boxes usable
 	// with shipping_method (required then): one parcel per box, weighing
 	// its items and the box's tare, measuring the box's outer measures,
-	// with its items as line items (see package shipment/packing). An item
+	// with its items as line items (see package catalog/packing). An item
 	// that fits no box is refused naming it (items[3]).
 	Items []ItemInput `json:"items,omitempty" validate:"max_items,dive"`
 	// OutboundShipmentID connects a RETURN shipment to the outbound
@@ -369,6 +370,14 @@ type BookPickupRequest struct {
 	Address *Address `json:"address,omitempty" validate:"omitempty"`
 	// Instructions are passed on to the carrier's driver.
 	Instructions string `json:"instructions,omitempty" validate:"omitempty,max_instructions"`
+	// Manifest makes the pickup the collection of the day's manifest:
+	// the parcels of the carriers booked that wait for a manifest are
+	// manifested for the window's day (UTC) first, and a carrier that
+	// takes hand-overs collects them in the window. Like every
+	// manifested parcel, they can no longer be cancelled; without it, a
+	// delivery with a booked pickup may be cancelled until it is
+	// collected.
+	Manifest bool `json:"manifest,omitempty"`
 }
 
 // DeliveryRef names one delivery by its tracking number or, before

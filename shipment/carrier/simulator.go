@@ -238,6 +238,32 @@ func (s *Simulator) BookPickup(ctx context.Context, req shipment.PickupRequest) 
 	}, func(tx storage.Tx) error { return s.demo.bookPickup(tx, req) })
 }
 
+// HandOver implements shipment.HandOverCarrier: the manifest is the
+// hand-over, so each of its parcels not collected yet is planned again to
+// be submitted to the carrier (STEP_SUBMITTED_TO_CARRIER) within the
+// pickup's window, as a booked pickup of its own would be. Parcels of
+// another site, cancelled, collected already or planned for the window
+// already keep their routes; a tracking number the simulator never booked
+// is left alone, as a carrier ignores a line of a manifest it cannot
+// read.
+func (s *Simulator) HandOver(ctx context.Context, req shipment.HandOverRequest) error {
+	w := &spanRecord{Earliest: req.Window.Start.UTC(), Latest: req.Window.End.UTC()}
+	for _, tn := range req.TrackingNumbers {
+		err := s.replan(ctx, tn, func(r *routeRecord) (bool, error) {
+			if r.Site != req.Site || r.Cancelled || r.Next > 0 || (r.Pickup != nil && r.Pickup.Earliest.Equal(w.Earliest) && r.Pickup.Latest.Equal(w.Latest)) {
+				return false, nil
+			}
+			r.Pickup = w
+			_, r.Steps = plan(s.input(r, Outcome(r.Outcome)))
+			return true, nil
+		}, nil)
+		if err != nil {
+			return fmt.Errorf("carrier: handing over %s: %w", tn, err)
+		}
+	}
+	return nil
+}
+
 // replan reads tn's route, lets change plan it again outside any
 // transaction (it reports whether it did), and writes it with also's
 // writes, unless the route changed meanwhile, in which case it starts
@@ -546,4 +572,4 @@ func (s *Simulator) Route(ctx context.Context, trackingNumber string) (Route, er
 	return out, nil
 }
 
-var _ shipment.Carrier = (*Simulator)(nil)
+var _ shipment.HandOverCarrier = (*Simulator)(nil)

@@ -436,6 +436,51 @@ func TestSimulatorBookPickup(t *testing.T) {
 	}
 }
 
+// A manifest handed over at a pickup is the hand-over of its parcels:
+// each not collected yet is submitted within the pickup's window; one
+// collected already, one of another site and an unknown number keep
+// their routes or are ignored.
+func TestSimulatorHandOver(t *testing.T) {
+	e := newSim(t, carrier.SimulatorOptions{Seed: 9})
+	ctx := t.Context()
+	// early is collected before the others are booked.
+	early := e.book(t, bookingReq(3, shipment.DeliveryDelivery, shipment.DirectionOutbound))
+	e.clock.Set(e.route(t, early).Steps[0].At)
+	if n, err := e.sim.Dispatch(ctx); n != 1 || err != nil {
+		t.Fatalf("dispatch: %d %v", n, err)
+	}
+	home := e.book(t, bookingReq(1, shipment.DeliveryDelivery, shipment.DirectionOutbound))
+	point := e.book(t, bookingReq(2, shipment.DeliveryPickup, shipment.DirectionOutbound))
+	other := bookingReq(4, shipment.DeliveryDelivery, shipment.DirectionOutbound)
+	other.Site, other.Key = "site-2", "site-2/d4"
+	elsewhere := e.book(t, other)
+	before := map[string][]carrier.PlannedStep{early: e.route(t, early).Steps, elsewhere: e.route(t, elsewhere).Steps}
+	w := shipment.TimeSpan{Start: monday.Add(48 * time.Hour), End: monday.Add(51 * time.Hour)} // Wednesday 09:00–12:00
+	req := shipment.HandOverRequest{Site: "site-1", Window: w, TrackingNumbers: []string{home, point, early, elsewhere, "CP999999995SE"}}
+	if err := e.sim.HandOver(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	for _, tn := range []string{home, point} {
+		r := e.route(t, tn)
+		if s := r.Steps[0]; s.Step != "STEP_SUBMITTED_TO_CARRIER" || s.At.Before(w.Start) || s.At.After(w.End) {
+			t.Errorf("%s: first step %s at %v, want STEP_SUBMITTED_TO_CARRIER in %v – %v", tn, s.Step, s.At, w.Start, w.End)
+		}
+	}
+	for tn, steps := range before {
+		if diff := cmp.Diff(steps, e.route(t, tn).Steps); diff != "" {
+			t.Errorf("%s: route changed (-before +after):\n%s", tn, diff)
+		}
+	}
+	// Repeated: the same routes.
+	again := e.route(t, home).Steps
+	if err := e.sim.HandOver(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(again, e.route(t, home).Steps); diff != "" {
+		t.Errorf("a repeated hand-over changed the route (-before +after):\n%s", diff)
+	}
+}
+
 // Making a parcel late after some of its steps were reported keeps them
 // and plans the rest anew.
 func TestSimulatorSetOutcomeKeepsReportedSteps(t *testing.T) {
