@@ -79,7 +79,8 @@
 //	storage/postgres           PostgreSQL, shared by several servers
 //	storage/storagetest        the Store conformance suite
 //	storage/internal/backend   the rules every shipped store applies alike
-//	storage/postgres/internal/pgtest  a schema per test on the environment's PostgreSQL
+//	internal/pgtest            a schema per test on the environment's PostgreSQL
+//	internal/storebench        the store a benchmark runs on, chosen by a flag: memory, bolt or postgres
 //
 // This root package holds what they share: the error vocabulary (Kind, Error,
 // FieldViolation and the Err* sentinels for errors.Is), Clock and IDSource.

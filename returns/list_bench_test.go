@@ -7,17 +7,19 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/storebench"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
-// benchReturns fills a store with n returns of one order at "bench-site"
+// benchReturns fills a new store of -bench.store's kind (package
+// storebench) with n returns of one order at "bench-site"
 // (and a few of another site around them), writing records directly in
 // batches, which is much faster than n CreateReturn calls.
 func benchReturns(b *testing.B, n int) *Service {
 	b.Helper()
 	ctx := context.Background()
-	svc := New(memory.New(), Options{Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{}})
+	svc := New(storebench.Open(b), Options{Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{}})
 	o, err := svc.ImportOrder(ctx, "bench-site", orderInput("B-1"))
 	if err != nil {
 		b.Fatal(err)
@@ -51,14 +53,15 @@ func benchReturns(b *testing.B, n int) *Service {
 	return svc
 }
 
-// BenchmarkListReturns lists pages of size 20 in id order at 10k and 1M
-// returns: every one reads about one page, so the time does not grow with
+// BenchmarkListReturns lists pages of size 20 in id order at 10k, 100k
+// and 1M returns: every one reads about one page, so the time does not grow with
 // the page number or the table. At 10k, page 499 is the last full page and
 // page 500 is just past the end. The createdAt sort reads all of the site's
 // rows, for contrast (10k only). 1M is skipped with -short.
+// -bench.store bolt or postgres runs it on that store.
 func BenchmarkListReturns(b *testing.B) {
-	for _, n := range []int{10_000, 1_000_000} {
-		if n > 10_000 && testing.Short() {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		if n > 100_000 && testing.Short() {
 			continue
 		}
 		svc := benchReturns(b, n)

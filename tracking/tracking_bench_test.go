@@ -8,27 +8,29 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/storebench"
 	"github.com/deliverykit/deliverykit/storage"
-	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
 // benchMillion adds the 1,000,000-parcel size, which takes a while to
 // build: go test -run '^$' -bench Lookup ./tracking -tracking.million
+// (-bench.store bolt or postgres: on that store; package storebench).
 var benchMillion = flag.Bool("tracking.million", false, "also benchmark lookups among 1,000,000 parcels")
 
 func benchSizes() []int {
-	sizes := []int{1_000, 100_000}
+	sizes := []int{1_000, 10_000, 100_000}
 	if *benchMillion {
 		sizes = append(sizes, 1_000_000)
 	}
 	return sizes
 }
 
-// seed writes n orders with one parcel each straight into the store, in
-// batches, the way CreateOrder and CreateParcel store them.
+// seed writes n orders with one parcel each straight into a new store of
+// -bench.store's kind, in batches, the way CreateOrder and CreateParcel
+// store them.
 func seed(b *testing.B, n int) *Service {
 	b.Helper()
-	store := memory.New()
+	store := storebench.Open(b)
 	svc, err := New(store, Options{Products: testProducts, Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{}})
 	if err != nil {
 		b.Fatal(err)

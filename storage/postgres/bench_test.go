@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/deliverykit/deliverykit/storage"
-	"github.com/deliverykit/deliverykit/storage/postgres/internal/pgtest"
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/storage/storagetest"
 )
 

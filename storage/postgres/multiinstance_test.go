@@ -18,7 +18,7 @@ import (
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/storage"
-	"github.com/deliverykit/deliverykit/storage/postgres/internal/pgtest"
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/wiring"
 )
 

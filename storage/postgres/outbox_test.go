@@ -6,7 +6,7 @@ import (
 	"github.com/deliverykit/deliverykit/outbox/outboxtest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/postgres"
-	"github.com/deliverykit/deliverykit/storage/postgres/internal/pgtest"
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 )
 
 // TestOutbox runs the outbox suite with two servers' stores on one

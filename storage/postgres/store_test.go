@@ -18,7 +18,7 @@ import (
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/storage/postgres"
-	"github.com/deliverykit/deliverykit/storage/postgres/internal/pgtest"
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 )
 
 // admin connects to the test database directly, for looking behind the
