@@ -6,7 +6,7 @@ import (
 	"github.com/deliverykit/deliverykit/internal/queue/queuetest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/postgres"
-	"github.com/deliverykit/deliverykit/storage/postgres/internal/pgtest"
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 )
 
 // TestQueue runs the queue suite with two servers' stores on one
