@@ -120,6 +120,10 @@ func (s *server) dispatch(a area, pattern string, methods map[string]endpoint, a
 			})
 			return
 		}
+		if s.idempotent(r) {
+			s.serveIdempotent(w, r, a, site, h)
+			return
+		}
 		if err := h(w, r, site); err != nil {
 			s.writeError(w, r, a.style, err)
 		}
