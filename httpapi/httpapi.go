@@ -166,6 +166,7 @@ type server struct {
 	mux     *http.ServeMux
 	metrics *Metrics
 	idem    *idempotency.Keeper
+	routes  []string     // "METHOD pattern" of every route, for tests
 	handler http.Handler // mux behind the middleware
 }
 

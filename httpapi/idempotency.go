@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/idempotency"
@@ -71,15 +72,8 @@ func (s *server) serveIdempotent(w http.ResponseWriter, r *http.Request, a area,
 		return rec.answer(), nil
 	})
 	switch {
-	case errors.Is(err, idempotency.ErrInFlight):
-		we := toWire(err)
-		we.retryAfter = 1e9 // one second
-		s.writeWire(w, r, a.style, we)
-		return
-	case errors.Is(err, idempotency.ErrKeyReused):
-		we := toWire(err)
-		we.status, we.kind = http.StatusUnprocessableEntity, "unprocessable"
-		s.writeWire(w, r, a.style, we)
+	case errors.Is(err, idempotency.ErrInFlight), errors.Is(err, idempotency.ErrKeyReused):
+		s.writeWire(w, r, a.style, idempotencyWire(err))
 		return
 	case err != nil:
 		s.writeError(w, r, a.style, err)
@@ -94,6 +88,18 @@ func (s *server) serveIdempotent(w http.ResponseWriter, r *http.Request, a area,
 	}
 	w.WriteHeader(ans.Status)
 	w.Write(ans.Body)
+}
+
+// idempotencyWire is the answer to a key in flight (409, retry in a
+// second) or reused with another request (422).
+func idempotencyWire(err error) wireError {
+	we := toWire(err)
+	if errors.Is(err, idempotency.ErrKeyReused) {
+		we.status, we.kind = http.StatusUnprocessableEntity, "unprocessable"
+	} else {
+		we.retryAfter = time.Second
+	}
+	return we
 }
 
 // publicScope is the scope of a key sent to an endpoint that takes no

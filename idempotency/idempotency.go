@@ -62,10 +62,10 @@ const DefaultRetention = retention.DefaultIdempotencyKeys
 var (
 	// ErrInFlight: the first call with the key is still running. It is a
 	// conflict (HTTP 409 with Retry-After: 1); the retry gets the answer.
-	ErrInFlight = &deliverykit.Error{Kind: deliverykit.KindConflict, Message: Header + ": a request with this key is still being processed; retry shortly",
+	ErrInFlight = &deliverykit.Error{Kind: deliverykit.KindConflict, Message: "request in flight",
 		Violations: []deliverykit.FieldViolation{{Field: Header, Rule: "in_flight", Message: "a request with this key is still being processed"}}}
 	// ErrKeyReused: the key was used with another request (HTTP 422).
-	ErrKeyReused = &deliverykit.Error{Kind: deliverykit.KindInvalidArgument, Message: Header + ": reused with a different request",
+	ErrKeyReused = &deliverykit.Error{Kind: deliverykit.KindInvalidArgument, Message: "idempotency key reused",
 		Violations: []deliverykit.FieldViolation{{Field: Header, Rule: "reused", Message: "reused with a different request"}}}
 )
 
