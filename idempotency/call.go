@@ -41,7 +41,9 @@ func Call[T any](ctx context.Context, k *Keeper, site, operation string, req any
 			if !stored {
 				return Answer{Status: status}, nil
 			}
-			b, err := json.Marshal(storedError{Kind: deliverykit.KindOf(direct.err), Message: deliverykit.Message(direct.err),
+			var de *deliverykit.Error
+			errors.As(direct.err, &de) // stored errors are *deliverykit.Error (errorStatus)
+			b, err := json.Marshal(storedError{Kind: deliverykit.KindOf(direct.err), Message: de.Message,
 				Violations: deliverykit.ViolationsOf(direct.err)})
 			return Answer{Status: status, Body: b}, err
 		}
@@ -68,7 +70,9 @@ func Call[T any](ctx context.Context, k *Keeper, site, operation string, req any
 	return res, nil
 }
 
-// storedError is a caller's error as Call stores it.
+// storedError is a caller's error as Call stores it: its kind, message
+// and violations, which the replay's *deliverykit.Error has again (the
+// text of wrappers around it is not kept).
 type storedError struct {
 	Kind       deliverykit.Kind             `json:"kind"`
 	Message    string                       `json:"message"`
