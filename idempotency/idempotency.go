@@ -171,11 +171,45 @@ func New(opts Options) *Keeper {
 // the areas are built on must be wrapped with k.Store.
 func (k *Keeper) Open(store storage.Store) { k.store = store }
 
-// record is a stored answer.
+// record is a stored answer. It is stored as its head in JSON (the
+// answer's body left out), a newline, and the body as it is: an answer of
+// a few KiB is neither base64-encoded nor escaped on every keyed call.
 type record struct {
-	Hash   string    `json:"hash"`
-	Answer Answer    `json:"answer"`
-	At     time.Time `json:"at"`
+	Hash   string              `json:"hash"`
+	Status int                 `json:"status"`
+	Header map[string][]string `json:"header,omitempty"`
+	At     time.Time           `json:"at"`
+	body   []byte
+}
+
+func newRecord(hash string, a Answer, at time.Time) record {
+	return record{Hash: hash, Status: a.Status, Header: a.Header, At: at, body: a.Body}
+}
+
+func (r record) answer() Answer { return Answer{Status: r.Status, Header: r.Header, Body: r.body} }
+
+func (r record) encode() ([]byte, error) {
+	head, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	// json.Marshal escapes every newline inside strings: the first one
+	// ends the head.
+	out := make([]byte, 0, len(head)+1+len(r.body))
+	return append(append(append(out, head...), '\n'), r.body...), nil
+}
+
+func decodeRecord(v []byte) (record, error) {
+	head, body, ok := bytes.Cut(v, []byte{'\n'})
+	if !ok {
+		return record{}, errors.New("no head")
+	}
+	var r record
+	if err := json.Unmarshal(head, &r); err != nil {
+		return record{}, err
+	}
+	r.body = body
+	return r, nil
 }
 
 func (r record) entry() retention.Entry { return retention.Entry{Class: classKey, At: r.At} }
@@ -271,7 +305,7 @@ func (k *Keeper) Do(ctx context.Context, key string, req Request, run func(conte
 		if !Storable(a.Status) {
 			return errDiscard
 		}
-		return k.put(tx, rk, record{Hash: hash, Answer: a, At: k.clock.Now()}, rec.At)
+		return k.put(tx, rk, newRecord(hash, a, k.clock.Now()), rec.At)
 	})
 	switch {
 	case err == nil:
@@ -310,7 +344,7 @@ func (k *Keeper) runAlone(ctx context.Context, rk, hash string, run func(context
 		if err != nil || found {
 			return err
 		}
-		return k.put(tx, rk, record{Hash: hash, Answer: a, At: k.clock.Now()}, rec.At)
+		return k.put(tx, rk, newRecord(hash, a, k.clock.Now()), rec.At)
 	})
 	if err != nil && !errors.Is(err, storage.ErrConflict) {
 		return Answer{}, false, err
@@ -322,7 +356,7 @@ func replayOf(rec record, hash string) (Answer, bool, error) {
 	if rec.Hash != hash {
 		return Answer{}, false, ErrKeyReused
 	}
-	return rec.Answer, true, nil
+	return rec.answer(), true, nil
 }
 
 // stored returns the answer kept for rk, if any.
@@ -350,8 +384,8 @@ func (k *Keeper) get(tx storage.Tx, rk string) (record, bool, error) {
 	if err != nil {
 		return record{}, false, err
 	}
-	var rec record
-	if err := json.Unmarshal(r.Value, &rec); err != nil {
+	rec, err := decodeRecord(r.Value)
+	if err != nil {
 		return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: stored answer %q: %w", rk, err)
 	}
 	if k.retention > 0 && !k.clock.Now().Before(rec.At.Add(k.retention)) {
@@ -362,7 +396,7 @@ func (k *Keeper) get(tx storage.Tx, rk string) (record, bool, error) {
 
 // put stores rec at rk: a new record, or the expired one at old replaced.
 func (k *Keeper) put(tx storage.Tx, rk string, rec record, old time.Time) error {
-	b, err := json.Marshal(rec)
+	b, err := rec.encode()
 	if err != nil {
 		return deliverykit.Errorf(deliverykit.KindInternal, "idempotency: storing answer: %w", err)
 	}
@@ -407,8 +441,8 @@ func (k *Keeper) Sweep(ctx context.Context, now time.Time, limit int) (int, erro
 		if err != nil {
 			return false, err
 		}
-		var rec record
-		if err := json.Unmarshal(r.Value, &rec); err != nil {
+		rec, err := decodeRecord(r.Value)
+		if err != nil {
 			return false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: stored answer %q: %w", rk, err)
 		}
 		if !rec.entry().Same(e) {
