@@ -268,7 +268,9 @@ var (
 // them; replayed reports which. run gets a context that carries the unit;
 // it may be called more than once (a backend retrying the transaction),
 // each time afresh, and must have no effect outside the store until Do
-// returns. An error of run is returned as is and nothing is stored.
+// returns. An error of run is returned as is and nothing is stored. When
+// a nested Update of run fails after writing, the unit is rolled back and
+// run runs once more without one (runAlone).
 func (k *Keeper) Do(ctx context.Context, key string, req Request, run func(context.Context) (Answer, error)) (Answer, bool, error) {
 	if err := ValidateKey(key); err != nil {
 		return Answer{}, false, err
