@@ -53,6 +53,8 @@
 //	webhook                    signed POSTs of events to each site's endpoints
 //	webhook/webhooktest        the webhook service's suite for a storage backend
 //	retention                  deletes records once they are no longer needed
+//	idempotency                Idempotency-Key: a repeated call gets the first one's answer, not a second effect
+//	idempotency/idempotencytest  the idempotency keeper's suite for a storage backend
 //
 // Vocabulary and helpers:
 //

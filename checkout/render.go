@@ -76,7 +76,8 @@ func (s *Service) GetRendered(ctx context.Context, site, id string, r *Renderer)
 	if b, ok := s.cache.rendered(key, raw.Version, r, engine); ok {
 		return Answer{b}, nil
 	}
-	rec, err := s.shared(site, key, raw)
+	keep := cacheable(ctx)
+	rec, err := s.shared(site, key, raw, keep)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -84,6 +85,8 @@ func (s *Service) GetRendered(ctx context.Context, site, id string, r *Renderer)
 	if err != nil {
 		return Answer{}, deliverykit.Errorf(deliverykit.KindInternal, "checkout: rendering session %s: %w", id, err)
 	}
-	s.cache.putRendered(key, raw.Version, rec, r, engine, b)
+	if keep {
+		s.cache.putRendered(key, raw.Version, rec, r, engine, b)
+	}
 	return Answer{b}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/idempotency"
 	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
@@ -769,11 +770,18 @@ func (s *Service) loadShared(ctx context.Context, site, id string) (*record, err
 	if err != nil {
 		return nil, err
 	}
-	return s.shared(site, key, raw)
+	return s.shared(site, key, raw, cacheable(ctx))
 }
 
-// shared is loadShared once the stored session is read.
-func (s *Service) shared(site, key string, raw storage.Record) (*record, error) {
+// cacheable reports whether what ctx reads may be cached: not inside an
+// idempotency unit, whose writes are not committed yet. Were the unit
+// rolled back, the version it wrote could be drawn again for other
+// content, and a cached entry keyed by that version would be stale.
+func cacheable(ctx context.Context) bool { return !idempotency.InUnit(ctx) }
+
+// shared is loadShared once the stored session is read; keep says
+// whether the record may go into the cache.
+func (s *Service) shared(site, key string, raw storage.Record, keep bool) (*record, error) {
 	if cached := s.cache.get(key, raw.Version); cached != nil {
 		return cached, nil
 	}
@@ -783,6 +791,9 @@ func (s *Service) shared(site, key string, raw storage.Record) (*record, error) 
 	}
 	if err := s.restoreOptions(site, &it.Value); err != nil {
 		return nil, err
+	}
+	if !keep {
+		return &it.Value, nil
 	}
 	return s.cache.put(key, it.Version, &it.Value, len(raw.Value)), nil
 }

@@ -13,7 +13,7 @@ import (
 // missing member is its default; 0 keeps the records forever.
 //
 //	"retention": {"active_session_days": 7, "completed_session_days": 90, "dead_event_days": 30, "tracking_days": 180,
-//		"webhook_delivery_days": 30, "shipment_days": 730}
+//		"webhook_delivery_days": 30, "shipment_days": 730, "idempotency_key_hours": 24}
 //
 // Returns are not deleted yet: their lists count and page by a rank
 // without gaps (docs/ARCHITECTURE.md, "Retention").
@@ -46,6 +46,10 @@ type Retention struct {
 	// merchants need shipments for their bookkeeping. Default 730 (two
 	// years); 0 keeps them forever.
 	ShipmentDays *int `json:"shipment_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=730"`
+	// IdempotencyKeyHours is how long the answer to a call with an
+	// Idempotency-Key is kept and given again to a repeat of the call,
+	// in hours. Default 24; 0 keeps them forever.
+	IdempotencyKeyHours *int `json:"idempotency_key_hours,omitempty" jsonschema:"minimum=0,maximum=876000,default=24"`
 }
 
 // maxRetentionDays bounds a retention: a hundred years is forever.
@@ -58,7 +62,8 @@ func (r *Retention) Policy() retention.Policy {
 	}
 	return retention.Policy{ActiveSessions: days(r.ActiveSessionDays), CompletedSessions: days(r.CompletedSessionDays),
 		DeadEvents: days(r.DeadEventDays), Tracking: days(r.TrackingDays),
-		WebhookDeliveries: days(r.WebhookDeliveryDays), Shipments: days(r.ShipmentDays)}
+		WebhookDeliveries: days(r.WebhookDeliveryDays), Shipments: days(r.ShipmentDays),
+		IdempotencyKeys: hours(r.IdempotencyKeyHours)}
 }
 
 // days is a Policy duration: nil is the default (0), 0 is Never.
@@ -70,6 +75,14 @@ func days(n *int) time.Duration {
 		return retention.Never
 	}
 	return time.Duration(*n) * 24 * time.Hour
+}
+
+// hours is days for a policy counted in hours.
+func hours(n *int) time.Duration {
+	if n != nil && *n > 0 {
+		return time.Duration(*n) * time.Hour
+	}
+	return days(n)
 }
 
 func (r *Retention) violations() []deliverykit.FieldViolation {
@@ -92,6 +105,10 @@ func (r *Retention) violations() []deliverykit.FieldViolation {
 			vs = append(vs, deliverykit.FieldViolation{Field: f.name, Rule: "range",
 				Message: fmt.Sprintf("must be between 0 (keep forever) and %d days", maxRetentionDays)})
 		}
+	}
+	if n := r.IdempotencyKeyHours; n != nil && (*n < 0 || *n > 24*maxRetentionDays) {
+		vs = append(vs, deliverykit.FieldViolation{Field: "retention.idempotency_key_hours", Rule: "range",
+			Message: fmt.Sprintf("must be between 0 (keep forever) and %d hours", 24*maxRetentionDays)})
 	}
 	return vs
 }

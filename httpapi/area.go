@@ -55,12 +55,21 @@ type endpoint func(w http.ResponseWriter, r *http.Request, site string) error
 // in methods is answered 405 with an Allow header, in the area's shape; a nil
 // map answers 404 after authentication (the area's catch-all).
 func (s *server) route(a area, pattern string, methods map[string]endpoint) {
+	s.note(pattern, methods)
 	s.mux.Handle(pattern, s.dispatch(a, pattern, methods, true))
+}
+
+// note keeps the route's methods for the tests that walk every route.
+func (s *server) note(pattern string, methods map[string]endpoint) {
+	for m := range methods {
+		s.routes = append(s.routes, m+" "+pattern)
+	}
 }
 
 // routePublic registers routes that take no API key: customer pages, the
 // widget (which carries its own token) and the customer return form.
 func (s *server) routePublic(a area, pattern string, methods map[string]endpoint) {
+	s.note(pattern, methods)
 	s.mux.Handle(pattern, s.dispatch(a, pattern, methods, false))
 }
 
@@ -118,6 +127,10 @@ func (s *server) dispatch(a area, pattern string, methods map[string]endpoint, a
 				rpcCode: rpcUnimplemented,
 				message: r.Method + " is not allowed here; allowed: " + allowHeader,
 			})
+			return
+		}
+		if s.idempotent(r) {
+			s.serveIdempotent(w, r, a, site, h)
 			return
 		}
 		if err := h(w, r, site); err != nil {

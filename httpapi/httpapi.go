@@ -71,6 +71,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/checkout"
+	"github.com/deliverykit/deliverykit/idempotency"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
@@ -145,6 +146,10 @@ type Options struct {
 	// from outside because the configuration is assembled above this
 	// package, which serves the areas and not the file that builds them.
 	ConfigSchema []byte
+	// Idempotency, when set, serves the Idempotency-Key header of every
+	// POST and PATCH (see the README); without it the header is ignored.
+	// wiring's Handler sets it.
+	Idempotency *idempotency.Keeper
 }
 
 // server holds what the handlers share.
@@ -160,6 +165,8 @@ type server struct {
 	uploads *uploadGate
 	mux     *http.ServeMux
 	metrics *Metrics
+	idem    *idempotency.Keeper
+	routes  []string     // "METHOD pattern" of every route, for tests
 	handler http.Handler // mux behind the middleware
 }
 
@@ -181,6 +188,7 @@ func newServer(opts Options) *server {
 		limits:  newLimiters(opts.RateLimits),
 		mux:     http.NewServeMux(),
 		metrics: opts.Metrics,
+		idem:    opts.Idempotency,
 	}
 	if s.keys == nil {
 		s.keys = &auth.Keyring{}

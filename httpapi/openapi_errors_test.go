@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/idempotency"
 )
 
 // The 4xx answers of the generated documents (tracking, shipment,
@@ -25,7 +26,8 @@ var restErrors = []struct{ status, name, description string }{
 	{"401", "Unauthorized", "Missing or invalid API key."},
 	{"403", "Forbidden", "site_id names another site than the API key's."},
 	{"404", "NotFound", "No such record of the site (another site's records are not found either)."},
-	{"409", "Conflict", "A concurrent call changed the record (repeat the call), or an external id is already used with other content."},
+	{"409", "Conflict", "A concurrent call changed the record (repeat the call), an external id is already used with other content, or a request with the same Idempotency-Key is still being processed (repeat it after Retry-After seconds to get its answer)."},
+	{"422", "IdempotencyKeyReused", "The Idempotency-Key was used before with a different request (another body, path or method)."},
 	{"413", "PayloadTooLarge", "The request body is over the limit (1 MiB unless the server is configured otherwise)."},
 	{"429", "TooManyRequests", "Over a rate limit of the key's site, the widget token or the client address; wait Retry-After seconds."},
 }
@@ -54,6 +56,10 @@ func (op openAPIOp) errorStatuses() []string {
 		out = append(out, "413")
 	}
 	out = append(out, "429")
+	if op.method == "post" || op.method == "patch" {
+		// Idempotency-Key: in flight, or reused with another request.
+		out = append(out, "409", "422")
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -93,6 +99,9 @@ func restErrorResponse(status string, examples map[string]any) (string, map[stri
 			"example": example,
 		}},
 	}
+	if status == "409" {
+		r["headers"] = map[string]any{"Retry-After": map[string]any{"description": "Seconds to wait before repeating a request whose Idempotency-Key is still being processed.", "schema": map[string]any{"type": "integer"}}}
+	}
 	if status == "429" {
 		r["headers"] = map[string]any{"Retry-After": map[string]any{"description": "Seconds to wait before trying again.", "schema": map[string]any{"type": "integer"}}}
 	}
@@ -121,9 +130,11 @@ func errorExamplesAs(example func(wireError) any, bad, notFound, conflict error)
 		"413": example(toWire(fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, DefaultMaxBodyBytes))),
 		"429": example(tooManyRequests(time.Second)),
 	}
+	m["409"] = example(idempotencyWire(idempotency.ErrInFlight))
 	if conflict != nil {
 		m["409"] = example(toWire(conflict))
 	}
+	m["422"] = example(idempotencyWire(idempotency.ErrKeyReused))
 	return m
 }
 

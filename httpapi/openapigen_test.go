@@ -28,6 +28,17 @@ import (
 // SPDX identifier and the url the licence's text.
 var openAPILicense = map[string]any{"name": "Apache-2.0", "url": "https://www.apache.org/licenses/LICENSE-2.0"}
 
+// idempotencyKeyParameter is the Idempotency-Key header every POST and
+// PATCH takes (README, "Idempotency keys").
+var idempotencyKeyParameter = map[string]any{
+	"name": "Idempotency-Key", "in": "header", "required": false,
+	"description": "A key of the client's choosing (1 to 255 printable ASCII characters) that makes the request safe to repeat: " +
+		"a repeat with the same key, method, path and body within 24 hours gets the first answer again, byte for byte, with `Idempotent-Replayed: true`, " +
+		"and does nothing more. The same key with another request is 422; while the first request is still being processed, 409 with Retry-After. " +
+		"Keys are scoped by site. Server errors, 409 and 429 are not kept: repeat the request.",
+	"schema": map[string]any{"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},
+}
+
 // openAPISchemas turns Go types into the schemas of components/schemas.
 type openAPISchemas struct {
 	// enums lists the values of every enumerated type.
@@ -291,6 +302,9 @@ func buildOpenAPI(spec openAPISpec) ([]byte, error) {
 				schema = map[string]any{"type": "string"}
 			}
 			params = append(params, map[string]any{"name": q, "in": "query", "schema": schema})
+		}
+		if op.method == "post" || op.method == "patch" {
+			params = append(params, idempotencyKeyParameter)
 		}
 		if params != nil {
 			o["parameters"] = params

@@ -227,9 +227,19 @@ func Add(tx storage.Tx, e event.Event) error {
 	if err := enqueueSubject(tx, &r); err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
-	if t, ok := tx.(*deliveringTx); ok {
-		t.d.hold(seq)
-		t.added = append(t.added, seq)
+	// The delivering store's transaction may be wrapped (an
+	// idempotency unit's nested Update): look through the wrappers.
+	for t := tx; t != nil; {
+		if dt, ok := t.(*deliveringTx); ok {
+			dt.d.hold(seq)
+			dt.added = append(dt.added, seq)
+			break
+		}
+		w, ok := t.(interface{ Unwrap() storage.Tx })
+		if !ok {
+			break
+		}
+		t = w.Unwrap()
 	}
 	return nil
 }

@@ -31,6 +31,16 @@
 //     received and their duplicates. The access log holds no API key or
 //     webhook secret; at the end the file passes bbolt's page-level
 //     consistency check.
+//   - Idempotency keys (idempotency_test.go, idempotency_crash_test.go):
+//     every POST and PATCH of every served OpenAPI document is sent twice
+//     with one Idempotency-Key in a fresh world; the second answer is the
+//     first byte for byte with Idempotent-Replayed: true and the store is
+//     unchanged, record and version. The crash variant kills the server
+//     (bolt, SIGKILL at seeded points) while clients book shipments without
+//     an external_id and create customer returns with keys, retries every
+//     unanswered call with its key after the restart, and checks after
+//     every kill that each key has at most one effect, exactly one once
+//     answered (-reliability.kills for the long run).
 //   - Limits and timeouts (limits_test.go): a client that never finishes
 //     its header is cut off after the server's header timeout (5 s), one
 //     that never finishes its body after the read timeout (30 s), while

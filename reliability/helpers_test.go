@@ -152,13 +152,15 @@ func str(v any, path ...any) string {
 type countingStore struct {
 	storage.Store
 	writes atomic.Int64
+	// colls are the collections ever written, for snapshots.
+	colls sync.Map
 }
 
 func (s *countingStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	var n int64
 	err := s.Store.Update(ctx, func(tx storage.Tx) error {
 		n = 0 // fn may run more than once; only the last run commits
-		return fn(&countingTx{Tx: tx, n: &n})
+		return fn(&countingTx{Tx: tx, n: &n, colls: &s.colls})
 	})
 	if err == nil {
 		s.writes.Add(n)
@@ -168,11 +170,13 @@ func (s *countingStore) Update(ctx context.Context, fn func(storage.Tx) error) e
 
 type countingTx struct {
 	storage.Tx
-	n *int64
+	n     *int64
+	colls *sync.Map
 }
 
 func (t *countingTx) Put(coll, key string, val []byte, cond storage.Condition) (storage.Record, error) {
 	*t.n++
+	t.colls.Store(coll, true)
 	return t.Tx.Put(coll, key, val, cond)
 }
 

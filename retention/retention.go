@@ -52,6 +52,9 @@ const (
 	// DefaultShipments: a shipment is deleted two years (730 days) after
 	// its last change; merchants need shipments for their bookkeeping.
 	DefaultShipments = 730 * 24 * time.Hour
+	// DefaultIdempotencyKeys: the answer stored for an Idempotency-Key
+	// is replayed for a day, then deleted.
+	DefaultIdempotencyKeys = 24 * time.Hour
 )
 
 // Never, as a Policy duration, keeps the records forever.
@@ -84,6 +87,9 @@ type Policy struct {
 	// Shipments is how long a shipment is kept after its last change
 	// (booking, pickup, carrier event, cancellation), whatever its state.
 	Shipments time.Duration
+	// IdempotencyKeys is how long the answer to a call with an
+	// Idempotency-Key is kept and replayed (package idempotency).
+	IdempotencyKeys time.Duration
 }
 
 // Resolve returns d, or def when d is zero, or 0 when d is Never: the

@@ -32,6 +32,7 @@ import (
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/idempotency"
 	"github.com/deliverykit/deliverykit/metrics"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/options"
@@ -127,6 +128,9 @@ type Services struct {
 	// Retention deletes what the configuration's retention no longer
 	// keeps, when Run runs.
 	Retention *retention.Sweeper
+	// Idempotency runs the calls that carry an Idempotency-Key: Handler
+	// serves it, and Go callers use idempotency.Call with it.
+	Idempotency *idempotency.Keeper
 	// httpMetrics count requests when Options.Metrics was set.
 	httpMetrics *httpapi.Metrics
 	// refunds is Options.RefundExecutor: Run steps it when it is a
@@ -154,10 +158,16 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 			return nil, fmt.Errorf("metrics: %w", err)
 		}
 	}
-	svcs := &Services{Outbox: outbox.New(store, ob), refunds: opts.RefundExecutor, intervals: opts.Intervals, log: opts.Logger}
+	// Every store the areas reach takes part in the units of calls with
+	// an Idempotency-Key; a unit is a transaction of the outbox's store,
+	// so the events a call adds are delivered once its answer commits.
+	keeper := idempotency.New(idempotency.Options{Retention: cfg.Retention.Policy().IdempotencyKeys, Clock: opts.Clock})
+	store = keeper.Store(store)
+	svcs := &Services{Outbox: outbox.New(store, ob), Idempotency: keeper, refunds: opts.RefundExecutor, intervals: opts.Intervals, log: opts.Logger}
+	keeper.Open(svcs.Outbox.Store())
 	// Producers write through the outbox's store, which delivers their
 	// events as soon as they commit.
-	if err := svcs.build(store, svcs.Outbox.Store(), cfg, opts); err != nil {
+	if err := svcs.build(store, keeper.Store(svcs.Outbox.Store()), cfg, opts); err != nil {
 		return nil, err
 	}
 	svcs.register()
@@ -166,7 +176,8 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	svcs.areas = []retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
 		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox},
 		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify},
-		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment}}
+		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment},
+		{Name: "idempotency", Sweep: svcs.Idempotency}}
 	svcs.Retention = retention.NewSweeper(svcs.areas, ro)
 	if reg := opts.Metrics; reg != nil {
 		now := cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{}).Now
@@ -287,6 +298,7 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	}
 	opts.Tracking, opts.Notify, opts.Checkout, opts.Session = s.Tracking, s.Notify, s.Checkout, s.Session
 	opts.Shipment, opts.Returns, opts.Webhooks, opts.Outbox = s.Shipment, s.Returns, s.Webhooks, s.Outbox
+	opts.Idempotency = s.Idempotency
 	opts.Metrics = cmp.Or(opts.Metrics, s.httpMetrics)
 	return httpapi.New(opts)
 }

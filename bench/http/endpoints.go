@@ -27,6 +27,9 @@ type spec struct {
 	url    string
 	header http.Header
 	body   []byte
+	// keyed sends every request with an Idempotency-Key of its own, as a
+	// merchant's backend does: each is a first request, never a replay.
+	keyed bool
 }
 
 // fixture is what seeding created on one server and the GET endpoints read.
@@ -72,31 +75,39 @@ var endpoints = []endpoint{
 	{
 		name: "siw.create", title: "POST /v1/siw/session.create", targets: map[string]float64{"go": 0.5, "wrk": 0.45},
 		request: func(base string, _ fixture) spec {
-			return spec{http.MethodPost, base + "/v1/siw/session.create", jsonHeader(bearerHeader()), []byte(siwCreateBody)}
+			return spec{http.MethodPost, base + "/v1/siw/session.create", jsonHeader(bearerHeader()), []byte(siwCreateBody), false}
+		},
+	},
+	{
+		// siw.create with a fresh Idempotency-Key per request: the cost of
+		// storing the answer in the create's transaction.
+		name: "siw.create.key", title: "POST /v1/siw/session.create, Idempotency-Key",
+		request: func(base string, _ fixture) spec {
+			return spec{http.MethodPost, base + "/v1/siw/session.create", jsonHeader(bearerHeader()), []byte(siwCreateBody), true}
 		},
 	},
 	{
 		name: "siw.get", title: "GET /v1/siw/session.get", targets: map[string]float64{"go": 0.8, "wrk": 0.8},
 		request: func(base string, f fixture) spec {
-			return spec{http.MethodGet, base + "/v1/siw/session.get?id=" + f.sessionID, bearerHeader(), nil}
+			return spec{http.MethodGet, base + "/v1/siw/session.get?id=" + f.sessionID, bearerHeader(), nil, false}
 		},
 	},
 	{
 		name: "delivery.create", title: "POST /delivery/v1/sessions",
 		request: func(base string, _ fixture) spec {
-			return spec{http.MethodPost, base + "/delivery/v1/sessions", jsonHeader(http.Header{"Authorization": {key}}), []byte(deliveryCreateBody)}
+			return spec{http.MethodPost, base + "/delivery/v1/sessions", jsonHeader(http.Header{"Authorization": {key}}), []byte(deliveryCreateBody), false}
 		},
 	},
 	{
 		name: "parcels", title: "GET /v1/delivery_tracking/parcels",
 		request: func(base string, f fixture) spec {
-			return spec{http.MethodGet, base + "/v1/delivery_tracking/parcels?site_id=" + site + "&tracking_number=" + f.trackingNumber, bearerHeader(), nil}
+			return spec{http.MethodGet, base + "/v1/delivery_tracking/parcels?site_id=" + site + "&tracking_number=" + f.trackingNumber, bearerHeader(), nil, false}
 		},
 	},
 	{
 		name: "returns", title: "GET /returns/merchant/return?size=20",
 		request: func(base string, _ fixture) spec {
-			return spec{http.MethodGet, base + "/returns/merchant/return?size=20", http.Header{"X-Api-Key": {key}}, nil}
+			return spec{http.MethodGet, base + "/returns/merchant/return?size=20", http.Header{"X-Api-Key": {key}}, nil, false}
 		},
 	},
 }
@@ -166,7 +177,7 @@ const returnsSeeded = 25
 func seed(ctx context.Context, c *http.Client, base string) (fixture, error) {
 	var f fixture
 	post := func(path string, h http.Header, body string) ([]byte, error) {
-		return send(ctx, c, spec{http.MethodPost, base + path, h, []byte(body)})
+		return send(ctx, c, spec{http.MethodPost, base + path, h, []byte(body), false})
 	}
 	b, err := post("/v1/siw/session.create", bearerHeader(), siwCreateBody)
 	if err != nil {
@@ -297,6 +308,7 @@ type baselineResponse struct {
 // bytes.
 func newBaseline(sizes map[string]int) (http.Handler, error) {
 	mux := http.NewServeMux()
+	registered := map[string]bool{} // a keyed variant shares its path
 	for _, ep := range endpoints {
 		size, ok := sizes[ep.name]
 		if !ok {
@@ -304,6 +316,10 @@ func newBaseline(sizes map[string]int) (http.Handler, error) {
 		}
 		s := ep.request("", fixture{})
 		path, _, _ := strings.Cut(s.url, "?")
+		if registered[s.method+" "+path] {
+			continue
+		}
+		registered[s.method+" "+path] = true
 		// json.Encoder adds a newline; the padding makes up the rest.
 		empty, _ := json.Marshal(baselineResponse{ID: "id_0123456789"})
 		pad := size - len(empty) - 1

@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 )
@@ -126,6 +128,13 @@ func load(ctx context.Context, c *http.Client, specs []spec, clients int, d time
 	return total, nil
 }
 
+// keys numbers the Idempotency-Keys of keyed requests; runID keeps them
+// apart from an earlier run's on the same bolt file.
+var (
+	keys  atomic.Uint64
+	runID = strconv.FormatInt(time.Now().UnixNano(), 36)
+)
+
 // once is send without keeping the body: the load generator reads and
 // discards it, as a client that decodes it would read it.
 func once(ctx context.Context, c *http.Client, s spec) error {
@@ -138,6 +147,10 @@ func once(ctx context.Context, c *http.Client, s spec) error {
 		return err
 	}
 	req.Header = s.header
+	if s.keyed {
+		req.Header = s.header.Clone()
+		req.Header.Set("Idempotency-Key", "bench-"+runID+"-"+strconv.FormatUint(keys.Add(1), 10))
+	}
 	req.ContentLength = int64(len(s.body))
 	resp, err := c.Do(req)
 	if err != nil {

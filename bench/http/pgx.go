@@ -57,6 +57,7 @@ func newPgxBaseline(ctx context.Context, dsn, schema string, sizes map[string]in
 	nextID := func() string { return hex.EncodeToString(prefix[:]) + "-" + strconv.FormatUint(seq.Add(1), 10) }
 
 	mux := http.NewServeMux()
+	registered := map[string]bool{} // a keyed variant shares its path
 	for _, ep := range endpoints {
 		size, ok := sizes[ep.name]
 		if !ok {
@@ -64,6 +65,10 @@ func newPgxBaseline(ctx context.Context, dsn, schema string, sizes map[string]in
 		}
 		s := ep.request("", fixture{})
 		path, _, _ := strings.Cut(s.url, "?")
+		if registered[s.method+" "+path] {
+			continue
+		}
+		registered[s.method+" "+path] = true
 		row := make([]byte, size)
 		for i := range row {
 			row[i] = 'x'
@@ -112,7 +117,7 @@ func newPgxBaseline(ctx context.Context, dsn, schema string, sizes map[string]in
 // nil for the GET endpoints.
 func baselineDecoder(name string) func(io.Reader) error {
 	switch name {
-	case "siw.create":
+	case "siw.create", "siw.create.key":
 		return func(r io.Reader) error { var v siwCreate; return json.NewDecoder(r).Decode(&v) }
 	case "delivery.create":
 		return func(r io.Reader) error { var v deliveryCreate; return json.NewDecoder(r).Decode(&v) }

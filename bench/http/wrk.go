@@ -107,6 +107,19 @@ func wrkScript(s spec) string {
 		// A long bracket drops a newline right after the opening one.
 		fmt.Fprintf(&b, "wrk.body = [%s[\n%s]%s]\n", eq, s.body, eq)
 	}
+	if s.keyed {
+		// A key per request: wrk's threads have Lua states of their own,
+		// numbered by setup.
+		b.WriteString(`local threads = 0
+function setup(thread) threads = threads + 1; thread:set("tid", threads) end
+local n = 0
+function request()
+  n = n + 1
+  wrk.headers["Idempotency-Key"] = "bench-" .. os.time() .. "-" .. tostring(tid) .. "-" .. n
+  return wrk.format()
+end
+`)
+	}
 	return b.String()
 }
 

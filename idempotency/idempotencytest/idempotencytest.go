@@ -1,0 +1,416 @@
+// Package idempotencytest is the idempotency keeper's suite for a storage
+// backend: replay, a reused key, a key in flight, expiry and the sites'
+// scopes, with the effects counted in the store.
+package idempotencytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/idempotency"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/google/go-cmp/cmp"
+)
+
+// NewStores returns two stores on one fresh database: two servers' stores
+// for a backend shared by servers, the same store twice otherwise.
+type NewStores func(t *testing.T) (storage.Store, storage.Store)
+
+// Run runs the suite.
+func Run(t *testing.T, newStores NewStores) {
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, NewStores)
+	}{
+		{"Replay", testReplay},
+		{"Statuses", testStatuses},
+		{"Mismatch", testMismatch},
+		{"InFlight", testInFlight},
+		{"InFlightElsewhere", testInFlightElsewhere},
+		{"Expiry", testExpiry},
+		{"TenantScope", testTenantScope},
+		{"NestedFailure", testNestedFailure},
+		{"RunError", testRunError},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores) })
+	}
+}
+
+var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// server is one process: a keeper and the store its "area" writes to.
+type server struct {
+	k     *idempotency.Keeper
+	store storage.Store // the area's store, wrapped
+}
+
+func newServer(s storage.Store, clock deliverykit.Clock) server {
+	k := idempotency.New(idempotency.Options{Clock: clock})
+	k.Open(s)
+	return server{k: k, store: k.Store(s)}
+}
+
+// effect is an area's write: a record in "effects" per call, numbered by
+// a sequence, as a create does.
+func (s server) effect(ctx context.Context, name string) (string, error) {
+	var id string
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		n, err := tx.NextSequence("effects")
+		if err != nil {
+			return err
+		}
+		id = name + "-" + strconv.FormatUint(n, 10)
+		_, err = tx.Put("effects", id, []byte(`{}`), storage.MustNotExist())
+		return err
+	})
+	return id, err
+}
+
+// create is a call whose answer names the effect it made.
+func (s server) create(name string) func(context.Context) (idempotency.Answer, error) {
+	return func(ctx context.Context) (idempotency.Answer, error) {
+		id, err := s.effect(ctx, name)
+		if err != nil {
+			return idempotency.Answer{}, err
+		}
+		return idempotency.Answer{Status: http.StatusCreated, Header: map[string][]string{"Location": {"/things/" + id}},
+			Body: []byte(`{"id":"` + id + `"}`)}, nil
+	}
+}
+
+func effects(t *testing.T, s storage.Store) []string {
+	t.Helper()
+	var keys []string
+	err := s.View(t.Context(), func(tx storage.Tx) error {
+		for r, err := range tx.Scan("effects", storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			keys = append(keys, r.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+func req(site, body string) idempotency.Request {
+	return idempotency.Request{Site: site, Operation: "POST /things", Body: []byte(body)}
+}
+
+type result struct {
+	Answer   idempotency.Answer
+	Replayed bool
+	Err      string
+}
+
+func do(t *testing.T, s server, key string, r idempotency.Request, run func(context.Context) (idempotency.Answer, error)) result {
+	t.Helper()
+	a, replayed, err := s.k.Do(t.Context(), key, r, run)
+	res := result{Answer: a, Replayed: replayed}
+	if err != nil {
+		res.Err = err.Error()
+	}
+	return res
+}
+
+func created(id string, replayed bool) result {
+	return result{Answer: idempotency.Answer{Status: http.StatusCreated, Header: map[string][]string{"Location": {"/things/" + id}},
+		Body: []byte(`{"id":"` + id + `"}`)}, Replayed: replayed}
+}
+
+func testReplay(t *testing.T, newStores NewStores) {
+	a, _ := newStores(t)
+	s := newServer(a, deliverykit.NewManualClock(start))
+	got := []result{
+		do(t, s, "k1", req("site-1", `{"a":1,"b":[1,2]}`), s.create("x")),
+		// The same request, its JSON members in another order and spaced.
+		do(t, s, "k1", req("site-1", "{ \"b\": [1, 2],\n \"a\": 1 }"), s.create("x")),
+		do(t, s, "k2", req("site-1", `{"a":1,"b":[1,2]}`), s.create("x")),
+	}
+	want := []result{created("x-1", false), created("x-1", true), created("x-2", false)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"x-1", "x-2"}, effects(t, a)); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
+
+// testStatuses: 2xx and 4xx answers are kept with their effect; 5xx, 409
+// and 429 answers roll the call back and a retry runs again.
+func testStatuses(t *testing.T, newStores NewStores) {
+	for _, tc := range []struct {
+		status int
+		stored bool
+	}{{200, true}, {201, true}, {204, true}, {400, true}, {404, true}, {422, true}, {409, false}, {429, false}, {500, false}, {503, false}} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			a, _ := newStores(t)
+			s := newServer(a, deliverykit.NewManualClock(start))
+			run := func(ctx context.Context) (idempotency.Answer, error) {
+				id, err := s.effect(ctx, "x")
+				return idempotency.Answer{Status: tc.status, Body: []byte(id)}, err
+			}
+			first := do(t, s, "k", req("site-1", `{}`), run)
+			second := do(t, s, "k", req("site-1", `{}`), run)
+			want := result{Answer: idempotency.Answer{Status: tc.status, Body: []byte("x-1")}}
+			if diff := cmp.Diff(want, first); diff != "" {
+				t.Errorf("first (-want +got):\n%s", diff)
+			}
+			wantEffects := []string{"x-1"}
+			want.Replayed = true
+			if !tc.stored {
+				// Rolled back: the effect and its sequence value are
+				// gone, so the retry runs and makes x-1 again, and is
+				// rolled back too.
+				wantEffects, want.Replayed = nil, false
+			}
+			if diff := cmp.Diff(want, second); diff != "" {
+				t.Errorf("second (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantEffects, effects(t, a)); diff != "" {
+				t.Errorf("effects (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func testMismatch(t *testing.T, newStores NewStores) {
+	a, _ := newStores(t)
+	s := newServer(a, deliverykit.NewManualClock(start))
+	do(t, s, "k", req("site-1", `{"a":1}`), s.create("x"))
+	reused := do(t, s, "k", req("site-1", `{"a":2}`), s.create("x"))
+	if reused.Err != idempotency.ErrKeyReused.Error() {
+		t.Errorf("another body: %+v, want %v", reused, idempotency.ErrKeyReused)
+	}
+	// Another operation is another scope: the key is free there.
+	other := do(t, s, "k", idempotency.Request{Site: "site-1", Operation: "PATCH /things", Body: []byte(`{"a":1}`)}, s.create("x"))
+	if diff := cmp.Diff(created("x-2", false), other); diff != "" {
+		t.Errorf("another operation (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"x-1", "x-2"}, effects(t, a)); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
+
+// testInFlight: a second call while the first runs in this process is
+// ErrInFlight; once the first is done, it is the replay.
+func testInFlight(t *testing.T, newStores NewStores) {
+	a, _ := newStores(t)
+	s := newServer(a, deliverykit.NewManualClock(start))
+	entered, release := make(chan struct{}), make(chan struct{})
+	done := make(chan result)
+	go func() {
+		done <- do(t, s, "k", req("site-1", `{}`), func(ctx context.Context) (idempotency.Answer, error) {
+			close(entered)
+			<-release
+			return s.create("x")(ctx)
+		})
+	}()
+	<-entered
+	during := do(t, s, "k", req("site-1", `{}`), s.create("x"))
+	close(release)
+	first := <-done
+	after := do(t, s, "k", req("site-1", `{}`), s.create("x"))
+	want := []result{created("x-1", false), {Err: idempotency.ErrInFlight.Error()}, created("x-1", true)}
+	if diff := cmp.Diff(want, []result{first, during, after}); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+	if deliverykit.KindOf(idempotency.ErrInFlight) != deliverykit.KindConflict {
+		t.Errorf("ErrInFlight is %v, want a conflict", deliverykit.KindOf(idempotency.ErrInFlight))
+	}
+}
+
+// testInFlightElsewhere: two servers on one store get the same key at
+// once: one effect, and the other answer is the replay or ErrInFlight.
+func testInFlightElsewhere(t *testing.T, newStores NewStores) {
+	a, b := newStores(t)
+	clock := deliverykit.NewManualClock(start)
+	s1, s2 := newServer(a, clock), newServer(b, clock)
+	entered, release := make(chan struct{}), make(chan struct{})
+	done := make(chan result)
+	go func() {
+		done <- do(t, s1, "k", req("site-1", `{}`), func(ctx context.Context) (idempotency.Answer, error) {
+			close(entered)
+			<-release
+			return s1.create("x")(ctx)
+		})
+	}()
+	<-entered
+	other := make(chan result)
+	go func() { other <- do(t, s2, "k", req("site-1", `{}`), s2.create("x")) }()
+	close(release)
+	first, second := <-done, <-other
+	if first.Err != "" || second.Err != "" && second.Err != idempotency.ErrInFlight.Error() {
+		t.Fatalf("first %+v, second %+v", first, second)
+	}
+	if second.Err == "" && !cmp.Equal(second, result{Answer: first.Answer, Replayed: true}) {
+		// The second server's unit may also have won: then the first
+		// is the replay of it.
+		if !first.Replayed || !cmp.Equal(first.Answer, second.Answer) {
+			t.Errorf("first %+v, second %+v: want one answer and its replay", first, second)
+		}
+	}
+	if n := len(effects(t, a)); n != 1 {
+		t.Errorf("%d effects, want 1", n)
+	}
+	if again := do(t, s2, "k", req("site-1", `{}`), s2.create("x")); !again.Replayed {
+		t.Errorf("after both: %+v, want the replay", again)
+	}
+}
+
+// testExpiry: past the retention a key is free again and the sweep
+// deletes its answer; within it the answer stays.
+func testExpiry(t *testing.T, newStores NewStores) {
+	a, _ := newStores(t)
+	clock := deliverykit.NewManualClock(start)
+	s := newServer(a, clock)
+	do(t, s, "k", req("site-1", `{}`), s.create("x"))
+	do(t, s, "old", req("site-1", `{}`), s.create("x"))
+	clock.Advance(idempotency.DefaultRetention - time.Second)
+	if n, err := s.k.Sweep(t.Context(), clock.Now(), 0); err != nil || n != 0 {
+		t.Fatalf("sweep within the retention: %d, %v", n, err)
+	}
+	if r := do(t, s, "k", req("site-1", `{}`), s.create("x")); !r.Replayed {
+		t.Errorf("within the retention: %+v, want the replay", r)
+	}
+	clock.Advance(time.Second)
+	// Not swept yet: the key is free all the same.
+	if r := do(t, s, "k", req("site-1", `{}`), s.create("x")); r.Replayed || r.Err != "" {
+		t.Errorf("past the retention: %+v, want a new run", r)
+	}
+	// The renewed key is kept; the other one goes.
+	if n, err := s.k.Sweep(t.Context(), clock.Now(), 0); err != nil || n != 1 {
+		t.Errorf("sweep: %d, %v; want 1", n, err)
+	}
+	if r := do(t, s, "k", req("site-1", `{}`), s.create("x")); !r.Replayed {
+		t.Errorf("renewed key: %+v, want the replay", r)
+	}
+	if n, err := s.k.Sweep(t.Context(), clock.Now().Add(idempotency.DefaultRetention), 0); err != nil || n != 1 {
+		t.Errorf("last sweep: %d, %v; want 1", n, err)
+	}
+	if diff := cmp.Diff([]string{"x-1", "x-2", "x-3"}, effects(t, a)); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
+
+func testTenantScope(t *testing.T, newStores NewStores) {
+	a, _ := newStores(t)
+	s := newServer(a, deliverykit.NewManualClock(start))
+	got := []result{
+		do(t, s, "k", req("site-1", `{}`), s.create("x")),
+		do(t, s, "k", req("site-2", `{}`), s.create("x")),
+		do(t, s, "k", req("site-1", `{}`), s.create("x")),
+		do(t, s, "k", req("site-2", `{}`), s.create("x")),
+		// A different request under site-2's key does not touch site-1's.
+		do(t, s, "k", req("site-2", `{"other":true}`), s.create("x")),
+	}
+	want := []result{created("x-1", false), created("x-2", false), created("x-1", true), created("x-2", true),
+		{Err: idempotency.ErrKeyReused.Error()}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+// testNestedFailure: a nested Update that fails leaves no write of its
+// own while the call's earlier writes stay, as without a key.
+func testNestedFailure(t *testing.T, newStores NewStores) {
+	refused := deliverykit.E(deliverykit.KindFailedPrecondition, "refused")
+	for _, tc := range []struct {
+		name        string
+		writeFirst  bool // the failing update writes before it fails
+		wantReplay  bool
+		wantEffects []string
+	}{
+		{"refusal before writing", false, true, []string{"kept"}},
+		{"refusal after writing", true, false, []string{"kept"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, _ := newStores(t)
+			s := newServer(a, deliverykit.NewManualClock(start))
+			alone := 0
+			run := func(ctx context.Context) (idempotency.Answer, error) {
+				if !idempotency.InUnit(ctx) {
+					alone++
+				}
+				err := s.store.Update(ctx, func(tx storage.Tx) error {
+					_, err := tx.Put("effects", "kept", []byte(`{}`), storage.AnyVersion)
+					return err
+				})
+				if err != nil {
+					return idempotency.Answer{}, err
+				}
+				err = s.store.Update(ctx, func(tx storage.Tx) error {
+					if tc.writeFirst {
+						if _, err := tx.Put("effects", "dropped", []byte(`{}`), storage.AnyVersion); err != nil {
+							return err
+						}
+					}
+					return refused
+				})
+				if !errors.Is(err, refused) {
+					return idempotency.Answer{}, fmt.Errorf("nested update: %v", err)
+				}
+				// A View sees the call's own writes and cannot write.
+				err = s.store.View(ctx, func(tx storage.Tx) error {
+					if _, err := tx.Get("effects", "kept"); err != nil {
+						return err
+					}
+					if _, err := tx.Put("effects", "view", nil, storage.AnyVersion); !errors.Is(err, storage.ErrReadOnly) {
+						return fmt.Errorf("put in a view: %v", err)
+					}
+					return nil
+				})
+				return idempotency.Answer{Status: http.StatusConflict + 3, Body: []byte("refused")}, err
+			}
+			first := do(t, s, "k", req("site-1", `{}`), run)
+			second := do(t, s, "k", req("site-1", `{}`), run)
+			if first.Err != "" || second.Err != "" {
+				t.Fatalf("errors: %q, %q", first.Err, second.Err)
+			}
+			if second.Replayed != tc.wantReplay {
+				t.Errorf("second replayed %v, want %v", second.Replayed, tc.wantReplay)
+			}
+			if diff := cmp.Diff(tc.wantEffects, effects(t, a)); diff != "" {
+				t.Errorf("effects (-want +got):\n%s", diff)
+			}
+			// Refused before writing: the unit holds. After writing: the
+			// unit rolls back and the call runs alone, on both calls, as
+			// its answer is not kept (it wrote "kept").
+			wantAlone := map[bool]int{false: 0, true: 2}[tc.writeFirst]
+			if alone != wantAlone {
+				t.Errorf("ran alone %d times, want %d", alone, wantAlone)
+			}
+		})
+	}
+}
+
+// testRunError: a call that fails leaves nothing, and a retry runs.
+func testRunError(t *testing.T, newStores NewStores) {
+	a, _ := newStores(t)
+	s := newServer(a, deliverykit.NewManualClock(start))
+	boom := errors.New("boom")
+	r := do(t, s, "k", req("site-1", `{}`), func(ctx context.Context) (idempotency.Answer, error) {
+		if _, err := s.effect(ctx, "x"); err != nil {
+			return idempotency.Answer{}, err
+		}
+		return idempotency.Answer{}, boom
+	})
+	if r.Err != "boom" {
+		t.Fatalf("first: %+v, want boom", r)
+	}
+	if got := effects(t, a); len(got) != 0 {
+		t.Fatalf("effects after a failed call: %v", got)
+	}
+	if r := do(t, s, "k", req("site-1", `{}`), s.create("x")); r.Replayed || r.Err != "" {
+		t.Errorf("retry: %+v, want a run", r)
+	}
+}

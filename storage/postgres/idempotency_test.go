@@ -1,0 +1,27 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/deliverykit/deliverykit/idempotency/idempotencytest"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/storage/postgres"
+	"github.com/deliverykit/deliverykit/internal/pgtest"
+)
+
+// TestIdempotency runs the idempotency suite with two servers' stores on
+// one database: a key sent to both is run once.
+func TestIdempotency(t *testing.T) {
+	idempotencytest.Run(t, func(t *testing.T) (storage.Store, storage.Store) {
+		dsn, schema := pgtest.DSN(t), pgtest.Schema(t)
+		open := func() storage.Store {
+			s, err := postgres.Open(t.Context(), dsn, &postgres.Options{Schema: schema})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		}
+		return open(), open()
+	})
+}
