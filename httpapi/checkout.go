@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/deliverykit/deliverykit/checkout"
+	"github.com/deliverykit/deliverykit/idempotency"
 )
 
 //go:embed openapi/checkout.json
@@ -179,12 +180,14 @@ func (h checkoutHandlers) widgetAddress(w http.ResponseWriter, r *http.Request, 
 // widgetCORS lets the widget call: it runs on the merchant's pages,
 // another origin, so its calls are cross-origin and carry a custom header,
 // and browsers ask first (OPTIONS). No cookies are involved; the token is
-// the credential, so any origin may call.
+// the credential, so any origin may call. A widget's POST may carry an
+// Idempotency-Key, and its script may read whether an answer was a replay.
 func widgetCORS(h endpoint) endpoint {
 	return func(w http.ResponseWriter, r *http.Request, site string) error {
 		hd := w.Header()
 		hd.Set("Access-Control-Allow-Origin", "*")
-		hd.Set("Access-Control-Allow-Headers", widgetTokenHeader+", Content-Type")
+		hd.Set("Access-Control-Allow-Headers", widgetTokenHeader+", Content-Type, "+idempotency.Header)
+		hd.Set("Access-Control-Expose-Headers", idempotency.ReplayedHeader)
 		hd.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 		hd.Set("Access-Control-Max-Age", "600")
 		hd.Set("Cache-Control", "no-store")

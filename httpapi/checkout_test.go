@@ -292,10 +292,12 @@ func TestCheckoutWidgetAssets(t *testing.T) {
 	e := newSiwEnv(t)
 	req := httptest.NewRequest("OPTIONS", "/v1/siw/_/widget/select", nil)
 	req.Header.Set("Origin", "https://shop.example")
-	req.Header.Set("Access-Control-Request-Headers", "x-widget-token, content-type")
+	req.Header.Set("Access-Control-Request-Headers", "x-widget-token, content-type, idempotency-key")
 	rec := httptest.NewRecorder()
 	e.handler.ServeHTTP(rec, req)
-	if rec.Code != 204 || rec.Header().Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(rec.Header().Get("Access-Control-Allow-Headers"), "X-Widget-Token") {
+	if allowed := rec.Header().Get("Access-Control-Allow-Headers"); rec.Code != 204 || rec.Header().Get("Access-Control-Allow-Origin") != "*" ||
+		!strings.Contains(allowed, "X-Widget-Token") || !strings.Contains(allowed, "Idempotency-Key") ||
+		rec.Header().Get("Access-Control-Expose-Headers") != "Idempotent-Replayed" {
 		t.Errorf("preflight: %d %v", rec.Code, rec.Header())
 	}
 	rec = httptest.NewRecorder()
