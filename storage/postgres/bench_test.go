@@ -13,8 +13,8 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/internal/pgtest"
+	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/storagetest"
 )
 

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/deliverykit/deliverykit/idempotency/idempotencytest"
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/postgres"
-	"github.com/deliverykit/deliverykit/internal/pgtest"
 )
 
 // TestIdempotency runs the idempotency suite with two servers' stores on

@@ -17,8 +17,8 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
-	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/internal/pgtest"
+	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/wiring"
 )
 

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/internal/backend"
 	"github.com/deliverykit/deliverykit/storage/postgres"
-	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/storage/storagetest"
 )
 

@@ -3,10 +3,10 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/internal/queue/queuetest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/postgres"
-	"github.com/deliverykit/deliverykit/internal/pgtest"
 )
 
 // TestQueue runs the queue suite with two servers' stores on one

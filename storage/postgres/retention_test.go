@@ -3,10 +3,10 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/retentiontest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/postgres"
-	"github.com/deliverykit/deliverykit/internal/pgtest"
 )
 
 // TestRetention runs the retention suite: the areas' sweeps delete what is

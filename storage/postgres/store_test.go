@@ -15,10 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/storage/postgres"
-	"github.com/deliverykit/deliverykit/internal/pgtest"
 )
 
 // admin connects to the test database directly, for looking behind the

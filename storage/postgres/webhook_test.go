@@ -3,9 +3,9 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/postgres"
-	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/webhook/webhooktest"
 )
 
