@@ -228,6 +228,20 @@ func (l *loginLimiter) allow(address, account string) bool {
 	return a && b
 }
 
+// succeeded gives back the attempt a successful login of account
+// counted: the limit is on guesses, and staff who log in often (a shared
+// account on several machines) never reach it. The address's attempt
+// stays counted.
+func (l *loginLimiter) succeeded(account string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	key := "acct:" + strings.ToLower(account)
+	if w, ok := l.windows[key]; ok && w.n > 0 {
+		w.n--
+		l.windows[key] = w
+	}
+}
+
 func (l *loginLimiter) take(key string, limit int, now time.Time) bool {
 	w, ok := l.windows[key]
 	if !ok || now.Sub(w.start) >= l.limits.Window {

@@ -372,6 +372,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.renderLogin(w, r, loc, http.StatusUnauthorized, email, loc.T("login.failed"))
 		return
 	}
+	c.limiter.succeeded(email)
 	// A login replaces whatever session the browser had: a session
 	// fixed by someone else before the login never becomes this user's.
 	if old, err := r.Cookie(sessionCookie); err == nil {
