@@ -15,6 +15,7 @@ import (
 
 	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/deliverykittest"
+	"github.com/deliverykit/deliverykit/returns"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -148,9 +149,10 @@ func (c *client) mustLogin(email string) *client {
 	return c
 }
 
-// shipAndReturn ships an order of demo-site and returns its first line,
-// the return parcel arriving at the warehouse.
-func shipAndReturn(t testing.TB, kit *deliverykittest.Kit, ext string) (deliverykittest.Parcel, deliverykittest.Return) {
+// shipAndReturn ships an order of the kit's site, delivers it, and
+// returns both lines: the first with a complaint, the second because it
+// does not fit. The return parcel has not left yet.
+func shipAndReturn(t testing.TB, kit *deliverykittest.Kit, ext string) (deliverykittest.Parcel, returns.Return) {
 	t.Helper()
 	ctx := context.Background()
 	p, err := kit.CheckoutAndShip(ctx, deliverykittest.Order{ExternalID: ext})
@@ -160,11 +162,14 @@ func shipAndReturn(t testing.TB, kit *deliverykittest.Kit, ext string) (delivery
 	if err := kit.Advance(ctx, 72*time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	ret, err := kit.ReturnItems(ctx, p.Checkout, 1)
+	ret, err := kit.Services.Returns.CreateReturn(ctx, returns.CustomerReturnInput{SiteID: kit.Site, ForeignOrderID: ext,
+		Email: deliverykittest.DefaultCustomer().Email, Items: []returns.CustomerReturnItemInput{
+			{ForeignLineItemID: "1", Quantity: 1, Reason: "arrived broken", Complaint: &returns.ComplaintInput{ReasonID: "damaged", Text: "The pole is snapped"}},
+			{ForeignLineItemID: "2", Quantity: 1, Reason: "does not fit"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := kit.Advance(ctx, 24*time.Hour); err != nil {
+	if err := kit.RunDue(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return p, ret
