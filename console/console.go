@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/notify"
@@ -136,11 +137,34 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 var files embed.FS
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"chart": chart,
-	"int64": func(n int) int64 { return int64(n) },
-	"inc":   func(n int) int { return n + 1 },
-	"dec":   func(n int) int { return n - 1 },
+	"chart":    chart,
+	"int64":    func(n int) int64 { return int64(n) },
+	"inc":      func(n int) int { return n + 1 },
+	"dec":      func(n int) int { return n - 1 },
+	"clip":     clip,
+	"shortURL": shortURL,
 }).ParseFS(files, "templates/*.html"))
+
+// clip cuts s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// shortURL is a webhook endpoint's URL without what may carry a secret
+// (user info, query, fragment): the console never shows one.
+func shortURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host + u.EscapedPath()
+}
 
 // staticCSS is the console's stylesheet, the one style source the CSP
 // allows.

@@ -276,8 +276,14 @@ func TestConsoleScreenshots(t *testing.T) {
 			b.login(operator, testPassword)
 			for _, pg := range pages {
 				b.open(pg.path)
+				// Nothing is wider than the screen: wide tables scroll
+				// within the page.
+				if w := b.eval(`String(document.documentElement.scrollWidth)`); w != fmt.Sprint(sc.w) {
+					t.Errorf("%s, %s, %s: the page is %s pixels wide", pg.name, lang, sc.name, w)
+				}
 				shoot(fmt.Sprintf("console-%s-%s-%s.png", pg.name, lang, sc.name))
 			}
+			b.open("/console/overview")
 			b.logout()
 		}
 	}

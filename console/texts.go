@@ -7,6 +7,7 @@ package console
 // shared ones.
 var texts = map[string]map[string]string{
 	"en": {
+		"quote": "“%s”", "overview.col_days": "%d days", "order.return_parcel": "Return parcel", "return.inspection": "Inspection",
 		"console.name": "Merchant console",
 		"nav.skip":     "Skip to content",
 		"nav.label":    "Sections",
@@ -77,6 +78,7 @@ var texts = map[string]map[string]string{
 		"done.redelivered": "The event is queued for delivery again.", "done.retried": "The event is queued again.",
 	},
 	"sv": {
+		"quote": "”%s”", "overview.col_days": "%d dagar", "order.return_parcel": "Returpaket", "return.inspection": "Kontroll",
 		"console.name": "Handlarkonsol",
 		"nav.skip":     "Hoppa till innehållet",
 		"nav.label":    "Avsnitt",
@@ -147,6 +149,7 @@ var texts = map[string]map[string]string{
 		"done.redelivered": "Händelsen levereras igen.", "done.retried": "Händelsen är köad igen.",
 	},
 	"de": {
+		"quote": "„%s“", "overview.col_days": "%d Tage", "order.return_parcel": "Retourenpaket", "return.inspection": "Prüfung",
 		"console.name": "Händlerkonsole",
 		"nav.skip":     "Zum Inhalt springen",
 		"nav.label":    "Bereiche",
