@@ -157,7 +157,7 @@ func TestCountersRead(t *testing.T) {
 		ev(t, "2", "s", 0, event.OrderCompleted{}),
 		ev(t, "3", "s", 2, event.OrderCompleted{}),
 		ev(t, "4", "s2", 1, event.OrderCompleted{}), // another site
-		ev(t, "5", "s", 3, event.OrderCompleted{}), // after today
+		ev(t, "5", "s", 3, event.OrderCompleted{}),  // after today
 	} {
 		if err := c.Handle(ctx, e); err != nil {
 			t.Fatalf("event %d: %v", i, err)
