@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -79,6 +80,17 @@ type sessionRecord struct {
 
 var sessions = storage.Collection[sessionRecord]{Name: "console.sessions"}
 
+// expiry is the sessions' time index (package retention): class
+// "session" at the session's expiry, so Console.Sweep deletes the
+// sessions nobody logged out of.
+var expiry = retention.Index{Name: "console.expiry"}
+
+const classSession = "session"
+
+func sessionEntry(rec sessionRecord) retention.Entry {
+	return retention.Entry{Class: classSession, At: rec.Expires}
+}
+
 // newToken is 32 random bytes in URL-safe base64: a session, CSRF or
 // login form token.
 func newToken() (string, error) {
@@ -118,8 +130,11 @@ func (s *sessionStore) create(ctx context.Context, p Principal) (string, session
 	}
 	rec := sessionRecord{Site: p.Site, User: p.User, Role: p.Role, CSRF: csrf, Expires: s.clock.Now().Add(s.lifetime)}
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		_, err := sessions.Put(tx, sessionKey(token), rec, storage.MustNotExist())
-		return err
+		key := sessionKey(token)
+		if _, err := sessions.Put(tx, key, rec, storage.MustNotExist()); err != nil {
+			return err
+		}
+		return expiry.Move(tx, key, retention.Entry{}, sessionEntry(rec))
 	})
 	if err != nil {
 		return "", sessionRecord{}, fmt.Errorf("console: store session: %w", err)
@@ -157,16 +172,41 @@ func (s *sessionStore) revoke(ctx context.Context, token string) error {
 		return nil
 	}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		err := sessions.Delete(tx, sessionKey(token), storage.Condition{})
+		key := sessionKey(token)
+		it, err := sessions.Get(tx, key)
 		if errors.Is(err, deliverykit.ErrNotFound) {
 			return nil
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		if err := sessions.Delete(tx, key, storage.VersionIs(it.Version)); err != nil {
+			return err
+		}
+		return expiry.Remove(tx, key, sessionEntry(it.Value))
 	})
 	if err != nil {
 		return fmt.Errorf("console: revoke session: %w", err)
 	}
 	return nil
+}
+
+// sweep deletes, at most limit, the sessions expired at now.
+func (s *sessionStore) sweep(ctx context.Context, now time.Time, limit int) (int, error) {
+	return expiry.SweepClasses(ctx, s.store, now, limit, []retention.Class{{Name: classSession, Keep: time.Nanosecond}}, deleteSession)
+}
+
+// deleteSession deletes the expired session at key, the one its entry e
+// was written for.
+func deleteSession(tx storage.Tx, key string, e retention.Entry) (bool, error) {
+	it, err := sessions.Get(tx, key)
+	if errors.Is(err, deliverykit.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil || !sessionEntry(it.Value).Same(e) {
+		return false, err
+	}
+	return true, sessions.Delete(tx, key, storage.VersionIs(it.Version))
 }
 
 // tokensEqual compares two tokens in constant time; empty never matches.

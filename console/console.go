@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"embed"
@@ -119,6 +120,17 @@ func New(opts Options) (*Console, error) {
 	}
 	c.routes()
 	return c, nil
+}
+
+// Sweep deletes, at most limit (≤ 0: no limit), the sessions expired at
+// now, and returns how many it deleted; a logout deletes its own at once.
+// wiring's retention sweeper calls it.
+func (c *Console) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
+	n, err := c.sessions.sweep(ctx, now, limit)
+	if err != nil {
+		return n, fmt.Errorf("console: sweeping sessions: %w", err)
+	}
+	return n, nil
 }
 
 // ServeHTTP serves the console's pages with its security headers.

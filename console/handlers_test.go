@@ -193,3 +193,23 @@ func TestPostsRefused(t *testing.T) {
 		})
 	}
 }
+
+// Sessions nobody logged out of are deleted once expired; a live one
+// stays and works.
+func TestSweepSessions(t *testing.T) {
+	kit := startKit(t, console.LoginLimits{})
+	newClient(t, kit.Handler).mustLogin(operator)
+	newClient(t, kit.Handler).mustLogin(viewer)
+	kit.Clock.Advance(console.DefaultSessionLifetime)
+	live := newClient(t, kit.Handler).mustLogin(operator)
+	n, err := kit.Services.Console.Sweep(t.Context(), kit.Clock.Now().Add(time.Second), 0)
+	if err != nil || n != 2 {
+		t.Errorf("Sweep = %d, %v; want the 2 expired sessions", n, err)
+	}
+	if status, _ := live.get("/console/overview"); status != http.StatusOK {
+		t.Errorf("the live session after the sweep: %d", status)
+	}
+	if n, err := kit.Services.Console.Sweep(t.Context(), kit.Clock.Now().Add(time.Second), 0); err != nil || n != 0 {
+		t.Errorf("a second Sweep = %d, %v; want 0", n, err)
+	}
+}

@@ -184,6 +184,9 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox},
 		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify},
 		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment}}
+	if svcs.Console != nil {
+		svcs.areas = append(svcs.areas, retention.Area{Name: "console", Sweep: svcs.Console})
+	}
 	svcs.Retention = retention.NewSweeper(svcs.areas, ro)
 	if reg := opts.Metrics; reg != nil {
 		now := cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{}).Now
