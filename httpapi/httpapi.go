@@ -35,6 +35,8 @@
 //     /openapi/reference shows them as pages, and GET
 //     /openapi/config.schema.json is the configuration file's JSON Schema
 //     (Options.ConfigSchema); none takes a key.
+//   - With Options.Console set, /console/ serves the merchant console
+//     (package console), which signs its own staff in.
 //   - GET /healthz answers while the process serves, with the release in
 //     "version" when Options.Version is set; GET /readyz answers 200 only
 //     while the server should get traffic (Options.Ready, see Readiness).
