@@ -207,6 +207,7 @@ func (c *Console) routes() {
 	})
 	m.Handle("POST "+Path+"logout", c.action(c.logout))
 	m.Handle("GET "+Path+"overview", c.page(c.overview))
+	m.Handle("GET "+Path+"checkout", c.page(c.checkoutPage))
 	if c.opts.Tracking != nil {
 		m.Handle("GET "+Path+"orders", c.page(c.orders))
 		m.Handle("GET "+Path+"orders/{external_id}", c.page(c.order))
@@ -460,7 +461,7 @@ type section struct {
 // base returns the page frame of rq, with the sections served.
 func (c *Console) base(rq *request, nav, title string) base {
 	b := base{L: rq.loc, CSRF: rq.csrf, Title: title, Principal: rq.Principal, Nav: nav}
-	b.Sections = append(b.Sections, section{"overview", Path + "overview"})
+	b.Sections = append(b.Sections, section{"overview", Path + "overview"}, section{"checkout", Path + "checkout"})
 	if c.opts.Tracking != nil {
 		b.Sections = append(b.Sections, section{"orders", Path + "orders"})
 	}

@@ -241,6 +241,7 @@ func TestConsoleScreenshots(t *testing.T) {
 	dir := browsertest.ScreenshotDir(t)
 	pages := []struct{ name, path string }{
 		{"overview", "/console/overview"},
+		{"checkout", "/console/checkout"},
 		{"orders", "/console/orders?q=nothing-like-it"},
 		{"order", "/console/orders/order-7200"},
 		{"returns", "/console/returns"},

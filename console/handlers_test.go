@@ -134,7 +134,7 @@ func TestLoginThrottled(t *testing.T) {
 func TestSecurityHeaders(t *testing.T) {
 	kit := startKit(t, console.LoginLimits{})
 	c := newClient(t, kit.Handler).mustLogin(viewer)
-	for _, path := range []string{"/console/login", "/console/overview", "/console/orders", "/console/returns", "/console/operations"} {
+	for _, path := range []string{"/console/login", "/console/overview", "/console/checkout", "/console/orders", "/console/returns", "/console/operations"} {
 		res := c.do(http.MethodGet, path, nil)
 		h := res.Header
 		got := [][2]string{{"status", fmt.Sprint(res.StatusCode)}, {"csp", h.Get("Content-Security-Policy")},

@@ -83,7 +83,7 @@ func (l localizer) Pct(part, whole int64) string {
 	if whole <= 0 {
 		return "–"
 	}
-	return l.p.Sprintf("%.1f %%", float64(part)*100/float64(whole))
+	return l.p.Sprintf("%.1f\u00a0%%", float64(part)*100/float64(whole))
 }
 
 // Money writes an amount in minor units of an ISO 4217 currency.

@@ -82,12 +82,10 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 	for _, st := range []string{"AWAITING_RETURN", "IN_TRANSIT", "AWAITING_REFUND", "AWAITING_EXCHANGE"} {
 		v.Gauges = append(v.Gauges, gaugeRow{gReturnPrefix + st, max(f.gauges[gReturnPrefix+st], 0)})
 	}
-	products, prices, priced := map[string]int64{}, map[string]int64{}, map[string]int64{}
+	prices, priced := map[string]int64{}, map[string]int64{}
 	for _, d := range f.days {
 		for k, n := range d.Counts {
-			if ref, ok := strings.CutPrefix(k, cProductPrefix); ok {
-				products[ref] += n
-			} else if cur, ok := strings.CutPrefix(k, cPricePrefix); ok {
+			if cur, ok := strings.CutPrefix(k, cPricePrefix); ok {
 				prices[cur] += n
 			} else if cur, ok := strings.CutPrefix(k, cPricedPrefix); ok {
 				priced[cur] += n
@@ -99,13 +97,6 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 			v.Prices = append(v.Prices, rq.loc.Money(prices[cur]/n, cur))
 		}
 	}
-	for ref, n := range products {
-		v.ProductRows = append(v.ProductRows, gaugeRow{ref, n})
-	}
-	sort.Slice(v.ProductRows, func(i, j int) bool {
-		a, b := v.ProductRows[i], v.ProductRows[j]
-		return a.Value > b.Value || a.Value == b.Value && a.Name < b.Name
-	})
 	for _, name := range []string{cOrders, cParcelsBooked, cExceptions} {
 		cv := chartView{Name: name}
 		for _, d := range f.days {

@@ -62,6 +62,7 @@ func TestOperatorWalk(t *testing.T) {
 	}
 
 	page("/console/overview", "Parcels delivered", "Orders", "<svg", "Dead events")
+	page("/console/checkout", "Pickup point", "north-parcel-point", "100.0\u00a0%", "Average shipping price")
 	for _, q := range []string{"order-7001", p.TrackingNumber, "alva@example.com"} {
 		res := c.do(http.MethodGet, "/console/orders?q="+url.QueryEscape(q), nil)
 		if to := res.Header.Get("Location"); to != "/console/orders/order-7001" {
@@ -150,7 +151,7 @@ func TestTenants(t *testing.T) {
 			t.Errorf("search %q: %d, finds the first site's order", q, status)
 		}
 	}
-	for path, want := range map[string]string{"/console/overview": "", "/console/returns": retPath, "/console/operations": "broken-demo-site"} {
+	for path, want := range map[string]string{"/console/overview": "", "/console/checkout": "north-parcel-point", "/console/returns": retPath, "/console/operations": "broken-demo-site"} {
 		status, body := c.get(path)
 		if status != http.StatusOK || want != "" && strings.Contains(body, want) {
 			t.Errorf("GET %s: %d, shows %q of the first site", path, status, want)
