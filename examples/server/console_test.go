@@ -2,9 +2,11 @@ package main
 
 import (
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/console"
 )
 
@@ -39,5 +41,18 @@ func TestConsoleFlag(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Errorf("run: %v", err)
 		}
+	}
+}
+
+// A -config file with the demo accounts' password hash is refused: their
+// password is in the README.
+func TestDemoPasswordHashRefused(t *testing.T) {
+	cfg := config.Demo()
+	for i := range cfg.Sites {
+		cfg.Sites[i].APIKeySHA256 = []string{strings.Repeat(strconv.Itoa(i+1), 64)}
+	}
+	err := checkNoDemoSecrets(cfg)
+	if err == nil || !strings.Contains(err.Error(), "sites[0].staff[0].password_hash") {
+		t.Errorf("checkNoDemoSecrets = %v, want the demo password hash named", err)
 	}
 }
