@@ -2,6 +2,8 @@ package console
 
 import (
 	"net/http"
+
+	"github.com/deliverykit/deliverykit/webhook"
 	"sort"
 	"strings"
 )
@@ -45,8 +47,11 @@ type overviewView struct {
 	DeadMore   bool
 	HasOutbox  bool
 	// Prices are the average shipping price per currency over 30 days.
-	Prices      []string
-	ProductRows []gaugeRow
+	Prices []string
+	// Webhooks is the share of the recent webhook deliveries that failed
+	// (retrying or dead), of WebhookSample tried; empty without webhooks.
+	Webhooks      string
+	WebhookSample int
 }
 
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) error {
@@ -112,8 +117,45 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 		}
 		v.Dead, v.DeadMore = len(dead), len(dead) == deadShown
 	}
+	if c.opts.Webhooks != nil {
+		failed, n, err := c.webhookFailures(r, rq.Site)
+		if err != nil {
+			return err
+		}
+		v.Webhooks, v.WebhookSample = rq.loc.Pct(int64(failed), int64(n)), n
+	}
 	c.render(w, r, http.StatusOK, "overview", v)
 	return nil
+}
+
+// webhookSample is how many of each endpoint's newest deliveries the
+// overview's failure rate looks at: a bounded read, the same cost however
+// many deliveries the store keeps.
+const webhookSample = 50
+
+// webhookFailures counts the failed (retrying or dead) deliveries among
+// the newest webhookSample of each of the site's endpoints.
+func (c *Console) webhookFailures(r *http.Request, site string) (failed, n int, err error) {
+	eps, err := c.opts.Webhooks.Endpoints(r.Context(), site)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, ep := range eps {
+		page, err := c.opts.Webhooks.Deliveries(r.Context(), site, ep.ID, webhook.DeliveriesQuery{Limit: webhookSample})
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, d := range page.Deliveries {
+			if d.Status == webhook.StatusPending {
+				continue // not tried yet
+			}
+			n++
+			if d.Status == webhook.StatusRetrying || d.Status == webhook.StatusDead {
+				failed++
+			}
+		}
+	}
+	return failed, n, nil
 }
 
 // currencies are the keys of priced, sorted.

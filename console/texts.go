@@ -7,7 +7,8 @@ package console
 // shared ones.
 var texts = map[string]map[string]string{
 	"en": {
-		"nav.checkout": "Checkout", "checkout.title": "Checkout (last 30 days)", "checkout.note": "Completed checkouts and delivery sessions, counted from the day the console was enabled.",
+		"overview.webhook_failures": "Webhook deliveries failed (last %d tried)",
+		"nav.checkout":              "Checkout", "checkout.title": "Checkout (last 30 days)", "checkout.note": "Completed checkouts and delivery sessions, counted from the day the console was enabled.",
 		"checkout.no_orders": "No completed orders in the last 30 days.", "checkout.orders_by_day": "Completed orders by day", "checkout.types": "Delivery types chosen",
 		"checkout.type": "Delivery type", "checkout.share": "Share", "checkout.prices": "Average shipping price", "checkout.currency": "Currency",
 		"type.DELIVERY": "Home delivery", "type.PICKUP": "Pickup point", "type.MAILBOX": "Mailbox", "type.INSTORE": "In store",
@@ -82,7 +83,8 @@ var texts = map[string]map[string]string{
 		"done.redelivered": "The event is queued for delivery again.", "done.retried": "The event is queued again.",
 	},
 	"sv": {
-		"nav.checkout": "Kassa", "checkout.title": "Kassa (senaste 30 dagarna)", "checkout.note": "Slutförda kassor och leveranssessioner, räknade från dagen konsolen slogs på.",
+		"overview.webhook_failures": "Misslyckade webhook-leveranser (senaste %d försökta)",
+		"nav.checkout":              "Kassa", "checkout.title": "Kassa (senaste 30 dagarna)", "checkout.note": "Slutförda kassor och leveranssessioner, räknade från dagen konsolen slogs på.",
 		"checkout.no_orders": "Inga slutförda ordrar de senaste 30 dagarna.", "checkout.orders_by_day": "Slutförda ordrar per dag", "checkout.types": "Valda leveranssätt",
 		"checkout.type": "Leveranssätt", "checkout.share": "Andel", "checkout.prices": "Genomsnittligt fraktpris", "checkout.currency": "Valuta",
 		"type.DELIVERY": "Hemleverans", "type.PICKUP": "Utlämningsställe", "type.MAILBOX": "Brevlåda", "type.INSTORE": "I butik",
@@ -157,7 +159,8 @@ var texts = map[string]map[string]string{
 		"done.redelivered": "Händelsen levereras igen.", "done.retried": "Händelsen är köad igen.",
 	},
 	"de": {
-		"nav.checkout": "Kasse", "checkout.title": "Kasse (letzte 30 Tage)", "checkout.note": "Abgeschlossene Kassen und Liefersitzungen, gezählt ab dem Tag, an dem die Konsole eingeschaltet wurde.",
+		"overview.webhook_failures": "Fehlgeschlagene Webhook-Zustellungen (letzte %d versuchte)",
+		"nav.checkout":              "Kasse", "checkout.title": "Kasse (letzte 30 Tage)", "checkout.note": "Abgeschlossene Kassen und Liefersitzungen, gezählt ab dem Tag, an dem die Konsole eingeschaltet wurde.",
 		"checkout.no_orders": "Keine abgeschlossenen Bestellungen in den letzten 30 Tagen.", "checkout.orders_by_day": "Abgeschlossene Bestellungen pro Tag", "checkout.types": "Gewählte Lieferarten",
 		"checkout.type": "Lieferart", "checkout.share": "Anteil", "checkout.prices": "Durchschnittlicher Versandpreis", "checkout.currency": "Währung",
 		"type.DELIVERY": "Hauszustellung", "type.PICKUP": "Abholstelle", "type.MAILBOX": "Briefkasten", "type.INSTORE": "Im Geschäft",
