@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -56,6 +57,79 @@ var (
 
 type parcelState struct {
 	Done bool `json:"done"`
+}
+
+// queued lists the returns waiting for the merchant that the returns
+// list cannot select by status: those with a complaint to decide and
+// those whose parcel reached the warehouse and waits for inspection. Key:
+// site, queue, return id (fixed width, so in id order).
+var queued = storage.Collection[queueEntry]{Name: "console.queues"}
+
+// The queues of queued.
+const (
+	queueComplaints = "complaints"
+	queueWarehouse  = "warehouse"
+)
+
+// queueEntry is a return in a queue.
+type queueEntry struct {
+	ReturnID        string    `json:"return_id"`
+	OrderExternalID string    `json:"order_external_id"`
+	Since           time.Time `json:"since"`
+}
+
+// queueKey is a return's key in a queue: its id fixed width when it is a
+// number (as the returns area's are).
+func queueKey(site, queue, returnID string) string {
+	if n, err := strconv.ParseUint(returnID, 10, 64); err == nil {
+		returnID = storage.Uint64Key(n)
+	}
+	return storage.Key(site, queue, returnID)
+}
+
+// requeue puts the return of r into each queue it belongs in now and
+// takes it out of the others.
+func requeue(tx storage.Tx, site string, at time.Time, r event.ReturnChanged) error {
+	in := map[string]bool{}
+	for _, it := range r.Items {
+		in[queueComplaints] = in[queueComplaints] || it.ComplaintStatus == "PENDING"
+		in[queueWarehouse] = in[queueWarehouse] || it.Status == "AWAITING_INSPECTION"
+	}
+	for _, q := range []string{queueComplaints, queueWarehouse} {
+		key := queueKey(site, q, r.ReturnID)
+		_, err := queued.Get(tx, key)
+		switch {
+		case err != nil && !errors.Is(err, deliverykit.ErrNotFound):
+			return err
+		case err != nil && in[q]:
+			if _, err := queued.Put(tx, key, queueEntry{ReturnID: r.ReturnID, OrderExternalID: r.OrderExternalID, Since: at}, storage.MustNotExist()); err != nil {
+				return err
+			}
+		case err == nil && !in[q]:
+			if err := queued.Delete(tx, key, storage.Condition{}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// queue lists at most limit returns of a site's queue, in id order.
+func (c *Counters) queue(ctx context.Context, site, q string, limit int) ([]queueEntry, error) {
+	var out []queueEntry
+	err := c.store.View(ctx, func(tx storage.Tx) error {
+		for it, err := range queued.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, q), Limit: limit}) {
+			if err != nil {
+				return err
+			}
+			out = append(out, it.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("console: read the %s queue: %w", q, err)
+	}
+	return out, nil
 }
 
 // dayKey is a site's day: days sort by date within the site.
@@ -185,6 +259,11 @@ func (c *Counters) changes(tx storage.Tx, e event.Event) (day, gauge counts, err
 		}
 		if e.Type == event.TypeReturnCreated {
 			day[cReturnsCreated]++
+		}
+		if r.ReturnID != "" {
+			if err := requeue(tx, e.Site, e.Time, r); err != nil {
+				return nil, nil, err
+			}
 		}
 		if r.Status != r.PreviousStatus {
 			if r.PreviousStatus != "" {

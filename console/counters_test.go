@@ -176,6 +176,50 @@ func TestCountersRead(t *testing.T) {
 	}
 }
 
+// A return is in the complaints queue while a line's complaint is
+// pending, and in the warehouse queue while a line waits for inspection.
+func TestQueues(t *testing.T) {
+	c := NewCounters(memory.New())
+	ret := func(id string, items ...event.ReturnItem) event.ReturnChanged {
+		return event.ReturnChanged{ReturnID: id, OrderExternalID: "o-" + id, Items: items}
+	}
+	pending := event.ReturnItem{Status: "AWAITING_RETURN", ComplaintStatus: "PENDING"}
+	arrived := event.ReturnItem{Status: "AWAITING_INSPECTION"}
+	steps := []struct {
+		e              event.Event
+		complaints, wh []string
+	}{
+		{ev(t, "1", "s", 0, event.ReturnCreated(ret("10", pending))), []string{"10"}, nil},
+		{ev(t, "2", "s", 0, event.ReturnCreated(ret("9", event.ReturnItem{Status: "AWAITING_RETURN"}))), []string{"10"}, nil},
+		{ev(t, "3", "s", 1, event.ReturnStatusChanged(ret("10", event.ReturnItem{Status: "AWAITING_INSPECTION", ComplaintStatus: "PENDING"}))), []string{"10"}, []string{"10"}},
+		{ev(t, "4", "s", 1, event.ReturnStatusChanged(ret("9", arrived))), []string{"10"}, []string{"9", "10"}},
+		{ev(t, "5", "s", 2, event.ReturnComplaintDecided(ret("10", event.ReturnItem{Status: "AWAITING_INSPECTION", ComplaintStatus: "APPROVED"}))), nil, []string{"9", "10"}},
+		{ev(t, "6", "s", 2, event.ReturnItemsReceived(ret("10", event.ReturnItem{Status: "RETURNED", ComplaintStatus: "APPROVED"}))), nil, []string{"9"}},
+	}
+	ids := func(q string) []string {
+		list, err := c.queue(t.Context(), "s", q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range list {
+			out = append(out, e.ReturnID)
+		}
+		return out
+	}
+	for i, st := range steps {
+		if err := c.Handle(t.Context(), st.e); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(st.complaints, ids(queueComplaints)); diff != "" {
+			t.Errorf("after event %d, complaints (-want +got):\n%s", i+1, diff)
+		}
+		if diff := cmp.Diff(st.wh, ids(queueWarehouse)); diff != "" {
+			t.Errorf("after event %d, warehouse (-want +got):\n%s", i+1, diff)
+		}
+	}
+}
+
 func TestCountersRefuseEventWithoutSite(t *testing.T) {
 	c := NewCounters(memory.New())
 	e := ev(t, "1", "s", 0, event.OrderCompleted{})

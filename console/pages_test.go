@@ -80,9 +80,10 @@ func TestOperatorWalk(t *testing.T) {
 	}
 
 	retPath := fmt.Sprintf("/console/returns/%d", ret.ID)
-	page("/console/returns", retPath, "Awaiting the customer")
+	page("/console/returns", retPath, "Awaiting the customer", `Complaints to decide <span class="count">1</span>`)
 	page(retPath, "The pole is snapped", "Approve complaint", "Arrived, approve")
 	act(retPath, fmt.Sprintf("%s/complaints/%d", retPath, ret.Items[0].ID), url.Values{"status": {"APPROVED"}}, retPath+"?done=decided")
+	page("/console/returns", `Complaints to decide <span class="count">0</span>`)
 	for _, it := range ret.Items {
 		act(retPath, retPath+"/items", url.Values{"sku": {it.ProductVariant.SKU}, "quantity": {"1"}, "decision": {"approve"}}, retPath+"?done=reported")
 	}

@@ -19,8 +19,16 @@ type queue struct {
 	Returns []returns.ReturnSummary
 }
 
+// indexQueue is a queue the counters keep (complaints to decide, parcels
+// to inspect).
+type indexQueue struct {
+	Name    string
+	Returns []queueEntry
+}
+
 type returnsView struct {
 	base
+	Waiting  []indexQueue
 	Queues   []queue
 	Refunds  []returns.RefundEntry
 	Page     int
@@ -45,6 +53,13 @@ func (c *Console) returnsPage(w http.ResponseWriter, r *http.Request, rq *reques
 	}
 	v := returnsView{base: c.base(rq, "returns", rq.loc.T("returns.title")), Page: page, Next: !list.Last, Operator: rq.Role == Operator}
 	v.Notice = notice(r, rq.loc)
+	for _, q := range []string{queueComplaints, queueWarehouse} {
+		list, err := c.opts.Counters.queue(r.Context(), rq.Site, q, returnsPageSize)
+		if err != nil {
+			return err
+		}
+		v.Waiting = append(v.Waiting, indexQueue{Name: q, Returns: list})
+	}
 	for _, st := range queueOrder {
 		q := queue{Status: string(st)}
 		for _, ret := range list.Content {

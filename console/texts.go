@@ -7,6 +7,7 @@ package console
 // shared ones.
 var texts = map[string]map[string]string{
 	"en": {
+		"queue.complaints": "Complaints to decide", "queue.warehouse": "At the warehouse, to inspect", "returns.return_id": "Return %s",
 		"overview.webhook_failures": "Webhook deliveries failed (last %d tried)",
 		"nav.checkout":              "Checkout", "checkout.title": "Checkout (last 30 days)", "checkout.note": "Completed checkouts and delivery sessions, counted from the day the console was enabled.",
 		"checkout.no_orders": "No completed orders in the last 30 days.", "checkout.orders_by_day": "Completed orders by day", "checkout.types": "Delivery types chosen",
@@ -83,6 +84,7 @@ var texts = map[string]map[string]string{
 		"done.redelivered": "The event is queued for delivery again.", "done.retried": "The event is queued again.",
 	},
 	"sv": {
+		"queue.complaints": "Reklamationer att besluta", "queue.warehouse": "På lagret, att kontrollera", "returns.return_id": "Retur %s",
 		"overview.webhook_failures": "Misslyckade webhook-leveranser (senaste %d försökta)",
 		"nav.checkout":              "Kassa", "checkout.title": "Kassa (senaste 30 dagarna)", "checkout.note": "Slutförda kassor och leveranssessioner, räknade från dagen konsolen slogs på.",
 		"checkout.no_orders": "Inga slutförda ordrar de senaste 30 dagarna.", "checkout.orders_by_day": "Slutförda ordrar per dag", "checkout.types": "Valda leveranssätt",
@@ -159,6 +161,7 @@ var texts = map[string]map[string]string{
 		"done.redelivered": "Händelsen levereras igen.", "done.retried": "Händelsen är köad igen.",
 	},
 	"de": {
+		"queue.complaints": "Zu entscheidende Reklamationen", "queue.warehouse": "Im Lager, zu prüfen", "returns.return_id": "Retoure %s",
 		"overview.webhook_failures": "Fehlgeschlagene Webhook-Zustellungen (letzte %d versuchte)",
 		"nav.checkout":              "Kasse", "checkout.title": "Kasse (letzte 30 Tage)", "checkout.note": "Abgeschlossene Kassen und Liefersitzungen, gezählt ab dem Tag, an dem die Konsole eingeschaltet wurde.",
 		"checkout.no_orders": "Keine abgeschlossenen Bestellungen in den letzten 30 Tagen.", "checkout.orders_by_day": "Abgeschlossene Bestellungen pro Tag", "checkout.types": "Gewählte Lieferarten",
