@@ -29,6 +29,7 @@
 //
 //	httpapi                    the optional net/http adapter serving the documented endpoints
 //	metrics                    a deployment's figures as Prometheus collectors
+//	console                    the merchant console: staff pages for orders, returns, webhooks and figures
 //
 // Areas (they never import each other; effects between them are events):
 //

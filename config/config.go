@@ -34,6 +34,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/webhook"
 )
 
@@ -72,7 +73,29 @@ type Site struct {
 	// events are POSTed, signed with which secrets, and which event types
 	// each wants. Their problems are reported under "sites[i].webhooks[j].…".
 	Webhooks []webhook.Endpoint `json:"webhooks,omitempty"`
+	// Staff are the site's merchant console accounts (package console),
+	// used when the console is enabled. An e-mail logs in to one site
+	// only: it appears once across all sites.
+	Staff []StaffAccount `json:"staff,omitempty"`
 }
+
+// StaffAccount is a merchant console login.
+type StaffAccount struct {
+	// Email names the account at login (compared without case).
+	Email string `json:"email"`
+	// Role is viewer (reads) or operator (also acts: resends
+	// notifications, decides returns and complaints, marks refunds,
+	// redelivers webhooks, retries dead events).
+	Role console.Role `json:"role"`
+	// PasswordHash is the password's argon2id hash in the PHC string
+	// format ($argon2id$v=19$m=…,t=…,p=…$salt$key): the example server
+	// prints one with -hash-password.
+	PasswordHash string `json:"password_hash"`
+}
+
+// maxStaffEmail is the longest staff e-mail address (RFC 5321's path
+// limit).
+const maxStaffEmail = 254
 
 //go:embed demo.json
 var demoJSON []byte
@@ -183,6 +206,7 @@ func (c *Config) Validate() error {
 	}
 	ids := map[string]int{}
 	digests := map[string]string{}
+	staff := map[string]string{} // e-mail → the account that has it
 	for i, s := range c.Sites {
 		p := fmt.Sprintf("sites[%d]", i)
 		switch {
@@ -223,6 +247,27 @@ func (c *Config) Validate() error {
 		for _, v := range deliverykit.ViolationsOf(webhook.Validate(s.Webhooks, c.WebhookPorts...)) {
 			bad(p+"."+v.Field, v.Rule, v.Message)
 		}
+		for k, st := range s.Staff {
+			f := fmt.Sprintf("%s.staff[%d]", p, k)
+			email := strings.ToLower(strings.TrimSpace(st.Email))
+			switch {
+			case email == "":
+				bad(f+".email", "required", "is required")
+			case len(email) > maxStaffEmail || !strings.Contains(email, "@"):
+				bad(f+".email", "email", fmt.Sprintf("want an e-mail address of at most %d bytes", maxStaffEmail))
+			default:
+				if other, dup := staff[email]; dup {
+					bad(f+".email", "unique", "the same e-mail is already an account of "+other)
+				}
+				staff[email] = f
+			}
+			if st.Role != console.Viewer && st.Role != console.Operator {
+				bad(f+".role", "oneof", fmt.Sprintf("want viewer or operator, got %q", st.Role))
+			}
+			if err := console.CheckHash(st.PasswordHash); err != nil {
+				bad(f+".password_hash", "argon2id", err.Error())
+			}
+		}
 	}
 	vs = append(vs, c.Returns.validate()...)
 	vs = append(vs, c.Retention.violations()...)
@@ -230,6 +275,17 @@ func (c *Config) Validate() error {
 		return deliverykit.Invalid(vs...)
 	}
 	return nil
+}
+
+// Staff returns every site's console accounts. c must be valid.
+func (c *Config) Staff() []console.Staff {
+	var out []console.Staff
+	for _, s := range c.Sites {
+		for _, st := range s.Staff {
+			out = append(out, console.Staff{Site: s.ID, Email: st.Email, Role: st.Role, PasswordHash: st.PasswordHash})
+		}
+	}
+	return out
 }
 
 // Keyring returns the keyring of all sites' API keys. c must be valid.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/invopop/jsonschema"
 	jsv "github.com/santhosh-tekuri/jsonschema/v6"
@@ -55,6 +56,8 @@ func schemaEnums(t reflect.Type) *jsonschema.Schema {
 		vals = []string{string(catalog.AddonCustom), string(catalog.AddonCarryIn), string(catalog.AddonLeaveAtDoor), string(catalog.AddonUnwrapping)}
 	case reflect.TypeFor[catalog.LocationType]():
 		vals = []string{string(catalog.LocationLocker), string(catalog.LocationStore), string(catalog.LocationPostOffice), string(catalog.LocationManned)}
+	case reflect.TypeFor[console.Role]():
+		vals = []string{string(console.Viewer), string(console.Operator)}
 	case reflect.TypeFor[event.Type]():
 		for _, e := range event.Types {
 			vals = append(vals, string(e))
@@ -71,7 +74,7 @@ func schemaEnums(t reflect.Type) *jsonschema.Schema {
 
 // schemaSources are the files and directories, relative to the module's
 // root, whose comments describe the file's types.
-var schemaSources = []string{"config", "catalog", "webhook", "event", "values.go"}
+var schemaSources = []string{"config", "catalog", "webhook", "event", "console", "values.go"}
 
 // buildSchema generates the schema. It runs in the module's root (the
 // comments are found by path).

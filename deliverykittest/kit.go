@@ -57,6 +57,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/notify"
@@ -120,6 +121,10 @@ type Options struct {
 	// passed Refunds.Delay. Its Clock is the kit's. Default: refunds wait
 	// as AWAITING_EXTERNAL_REFUND for the merchant's report.
 	Refunds *returns.DemoRefundsOptions
+	// Console, when set, serves the merchant console at /console/ with
+	// the configuration's staff accounts (wiring.Options.Console), its
+	// counters counting from the kit's start. Default: no console.
+	Console *console.Options
 }
 
 // Kit is a running deliverykit with a manual clock. Its methods are not
@@ -199,6 +204,7 @@ func New(opts Options) (*Kit, error) {
 		PublicURL:      BaseURL, Logger: log, Clock: k.Clock, IDs: &deliverykit.SequentialIDs{},
 		Senders:  map[notify.Channel]notify.Sender{notify.ChannelEmail: k.senders[notify.ChannelEmail], notify.ChannelSMS: k.senders[notify.ChannelSMS]},
 		Simulate: &carrier.SimulatorOptions{Rates: rates, Seed: opts.Seed},
+		Console:  opts.Console,
 		// Exact backoffs and one delivery at a time: the same run
 		// every time.
 		Outbox:   outbox.Options{Jitter: noJitter},

@@ -43,6 +43,10 @@ const (
 	// as a page runs nothing and loads nothing (sandbox), and it is not
 	// framed.
 	policyPhoto
+	// policyConsole is a page of the merchant console: the console sets
+	// its own policy (its stylesheet and forms, no script); it is never
+	// framed whatever the console sends.
+	policyConsole
 )
 
 // apiCSP forbids everything: a JSON body opened as a page shows as text.
@@ -124,5 +128,13 @@ func (p headerPolicy) apply(h http.Header) {
 	case policyPhoto:
 		h["Content-Security-Policy"] = hPhotoCSP
 		h["X-Frame-Options"] = hDeny
+	case policyConsole:
+		h["X-Frame-Options"] = hDeny
+		switch csp := h.Get("Content-Security-Policy"); {
+		case csp == "":
+			h["Content-Security-Policy"] = hAPICSP
+		case !strings.Contains(csp, "frame-ancestors"):
+			h.Set("Content-Security-Policy", csp+"; frame-ancestors 'none'")
+		}
 	}
 }

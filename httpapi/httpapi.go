@@ -35,6 +35,8 @@
 //     /openapi/reference shows them as pages, and GET
 //     /openapi/config.schema.json is the configuration file's JSON Schema
 //     (Options.ConfigSchema); none takes a key.
+//   - With Options.Console set, /console/ serves the merchant console
+//     (package console), which signs its own staff in.
 //   - GET /healthz answers while the process serves, with the release in
 //     "version" when Options.Version is set; GET /readyz answers 200 only
 //     while the server should get traffic (Options.Ready, see Readiness).
@@ -150,6 +152,12 @@ type Options struct {
 	// POST and PATCH (see the README); without it the header is ignored.
 	// wiring's Handler sets it.
 	Idempotency *idempotency.Keeper
+	// Console, when set, is served under /console/: the merchant console
+	// (package console), which authenticates its own staff and sets its
+	// own page policy. Requests to it count against the client address's
+	// rate limit. Off unless set: wiring sets it when the console is
+	// enabled.
+	Console http.Handler
 }
 
 // server holds what the handlers share.
@@ -230,6 +238,9 @@ func newServer(opts Options) *server {
 	if opts.Webhooks != nil || opts.Outbox != nil {
 		s.registerWebhooks(opts.Webhooks, opts.Outbox)
 	}
+	if opts.Console != nil {
+		s.registerConsole(opts.Console)
+	}
 	// The index of the OpenAPI documents served above, their reference
 	// pages and the configuration schema (docs.go).
 	s.registerDocs(&opts)
@@ -249,6 +260,22 @@ func newServer(opts Options) *server {
 }
 
 func (s *server) now() time.Time { return s.clock.Now() }
+
+// consolePath is where Options.Console is served.
+const consolePath = "/console/"
+
+// registerConsole serves the merchant console under consolePath, limited
+// per client address like the other routes without a key.
+func (s *server) registerConsole(h http.Handler) {
+	s.mux.Handle(consolePath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := requestInfoFrom(r.Context())
+		info.area, info.route, info.headers = "console", consolePath, policyConsole
+		if !s.limitAddress(w, r, styleREST) {
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+}
 
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
 	s.check(w, r, "health check failed", s.health, s.version)

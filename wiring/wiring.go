@@ -30,6 +30,7 @@ import (
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/idempotency"
@@ -106,6 +107,13 @@ type Options struct {
 	// Intervals are how often Services.Run steps each background
 	// service.
 	Intervals Intervals
+	// Console, when set, builds the merchant console (package console):
+	// Handler serves it under /console/, and its counters are an outbox
+	// consumer of every event from then on. Its Store, Counters, area
+	// services, Clock and Logger are filled in here, and its Staff are
+	// the configuration's accounts unless it brings an Authenticator.
+	// Default: no console.
+	Console *console.Options
 }
 
 // Services are the areas built by New.
@@ -131,6 +139,10 @@ type Services struct {
 	// Idempotency runs the calls that carry an Idempotency-Key: Handler
 	// serves it, and Go callers use idempotency.Call with it.
 	Idempotency *idempotency.Keeper
+	// Console is the merchant console with Options.Console, else nil.
+	Console *console.Console
+	// counters are the console's, registered with the outbox.
+	counters *console.Counters
 	// httpMetrics count requests when Options.Metrics was set.
 	httpMetrics *httpapi.Metrics
 	// refunds is Options.RefundExecutor: Run steps it when it is a
@@ -170,6 +182,11 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	if err := svcs.build(store, keeper.Store(svcs.Outbox.Store()), cfg, opts); err != nil {
 		return nil, err
 	}
+	if opts.Console != nil {
+		if err := svcs.buildConsole(store, cfg, opts); err != nil {
+			return nil, err
+		}
+	}
 	svcs.register()
 	ro := opts.Retention
 	ro.Clock, ro.Logger = cmp.Or[deliverykit.Clock](ro.Clock, opts.Clock), cmp.Or(ro.Logger, opts.Logger)
@@ -178,6 +195,9 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify},
 		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment},
 		{Name: "idempotency", Sweep: svcs.Idempotency}}
+	if svcs.Console != nil {
+		svcs.areas = append(svcs.areas, retention.Area{Name: "console", Sweep: svcs.Console})
+	}
 	svcs.Retention = retention.NewSweeper(svcs.areas, ro)
 	if reg := opts.Metrics; reg != nil {
 		now := cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{}).Now
@@ -285,7 +305,29 @@ func (s *Services) register() {
 	d.Handle(event.TypeRefundChanged, "refunds", s.Returns.HandleRefundChanged)
 	for _, t := range event.Types {
 		d.Handle(t, "webhook", s.Webhooks.Handle)
+		if s.counters != nil {
+			d.Handle(t, console.ConsumerName, s.counters.Handle)
+		}
 	}
+}
+
+// buildConsole makes the merchant console on store, with the
+// configuration's staff accounts unless opts brings an Authenticator.
+func (s *Services) buildConsole(store storage.Store, cfg *config.Config, opts Options) error {
+	co := *opts.Console
+	co.Store, s.counters = store, console.NewCounters(store)
+	co.Counters = s.counters
+	if co.Authenticator == nil && co.Staff == nil {
+		co.Staff = cfg.Staff()
+	}
+	co.Tracking, co.Notify, co.Returns, co.Shipment = s.Tracking, s.Notify, s.Returns, s.Shipment
+	co.Webhooks, co.Outbox = s.Webhooks, s.Outbox
+	co.Clock, co.Logger = cmp.Or[deliverykit.Clock](co.Clock, opts.Clock), cmp.Or(co.Logger, opts.Logger)
+	var err error
+	if s.Console, err = console.New(co); err != nil {
+		return fmt.Errorf("console: %w", err)
+	}
+	return nil
 }
 
 // Handler returns the HTTP adapter serving every area of s; opts supplies
@@ -300,5 +342,8 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	opts.Shipment, opts.Returns, opts.Webhooks, opts.Outbox = s.Shipment, s.Returns, s.Webhooks, s.Outbox
 	opts.Idempotency = s.Idempotency
 	opts.Metrics = cmp.Or(opts.Metrics, s.httpMetrics)
+	if s.Console != nil && opts.Console == nil {
+		opts.Console = s.Console
+	}
 	return httpapi.New(opts)
 }

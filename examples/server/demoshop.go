@@ -598,4 +598,7 @@ func (f *flags) demoDefaults(fs *flag.FlagSet) {
 	if !set["demo-shop"] {
 		f.demoShop = demo
 	}
+	if !set["console"] {
+		f.console = demo
+	}
 }

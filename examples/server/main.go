@@ -78,6 +78,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -87,6 +88,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/config"
+	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
@@ -124,6 +126,8 @@ type flags struct {
 	store                                    string
 	configPath                               string
 	checkConfig                              string
+	console                                  bool
+	hashPassword                             bool
 	compact                                  string
 	logFormat                                string
 	metricsAddr                              string
@@ -179,6 +183,8 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.configPath, "config", "", "configuration file (JSON); empty uses the embedded demo configuration")
 	fs.BoolVar(&f.dev, "dev", false, "development: let -config use the public API keys and image URL secret of the demo configuration (config/demo.json)")
 	fs.BoolVar(&f.version, "version", false, "print the deliverykit release this server is built from and exit (GET /healthz reports it too)")
+	fs.BoolVar(&f.console, "console", false, "serve the merchant console at /console/ (on by default with the demo configuration): the configuration's staff accounts log in there")
+	fs.BoolVar(&f.hashPassword, "hash-password", false, "read a password from standard input, print its argon2id hash for a staff account's password_hash and exit")
 	fs.StringVar(&f.checkConfig, "check-config", "", "validate this configuration file, print a summary of it and exit (status 2 when it is invalid)")
 	fs.StringVar(&f.compact, "compact", "", "copy the bolt file -db into this new file, keeping only the pages in use, and exit; run it with the server stopped, then replace -db with the copy")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log level: DEBUG, INFO, WARN or ERROR")
@@ -399,6 +405,8 @@ type hooks struct {
 	draining func()
 	// stdout gets -check-config's summary and -version; nil is os.Stdout.
 	stdout io.Writer
+	// stdin gives -hash-password its password; nil is os.Stdin.
+	stdin io.Reader
 }
 
 // run serves until ctx is done.
@@ -410,6 +418,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	if f.version {
 		_, err := fmt.Fprintln(cmp.Or[io.Writer](h.stdout, os.Stdout), "deliverykit", deliverykit.Version())
 		return err
+	}
+	if f.hashPassword {
+		return hashPassword(cmp.Or[io.Reader](h.stdin, os.Stdin), cmp.Or[io.Writer](h.stdout, os.Stdout))
 	}
 	if f.checkConfig != "" || f.compact != "" {
 		return runOffline(f, cmp.Or[io.Writer](h.stdout, os.Stdout))
@@ -492,6 +503,23 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	}
 	defer stopMetrics()
 	return serve(ctx, newServer(handler, log), httpapi.Listener(ln), readiness, f, h, log)
+}
+
+// hashPassword prints the argon2id hash of the password on the first
+// line of in, for a staff account of the configuration.
+func hashPassword(in io.Reader, out io.Writer) error {
+	b, err := io.ReadAll(io.LimitReader(in, console.MaxPasswordBytes+3))
+	if err != nil {
+		return fmt.Errorf("-hash-password: %w", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	line = strings.TrimSuffix(line, "\r")
+	h, err := console.HashPassword(line)
+	if err != nil {
+		return fmt.Errorf("-hash-password: %w", err)
+	}
+	_, err = fmt.Fprintln(out, h)
+	return err
 }
 
 // runOffline runs the commands that serve nothing: -check-config, and
@@ -580,6 +608,13 @@ func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Regist
 		opts.Simulate = &carrier.SimulatorOptions{TimeScale: f.timeScale, Seed: f.simulatorSeed}
 		log.Info("the demo carrier is the simulator: booked parcels travel by themselves", "time_scale", f.timeScale)
 	}
+	if f.console {
+		// Browsers keep Secure cookies from plain HTTP only on loopback:
+		// a console reached over http elsewhere could not keep a login,
+		// and must not send one in the clear.
+		opts.Console = &console.Options{InsecureCookies: isLoopbackHTTP(opts.PublicURL)}
+		log.Info("the merchant console is served at /console/")
+	}
 	if f.refundExecutor == "demo" {
 		// parseFlags has checked the rate and the delay.
 		demo, _ := returns.NewDemoRefunds(returns.DemoRefundsOptions{FailureRate: f.refundFailureRate, Delay: f.refundDelay})
@@ -587,6 +622,19 @@ func wiringOptions(f flags, base string, log *slog.Logger, reg prometheus.Regist
 		log.Info("refunds are paid out by the demo refund executor", "failure_rate", f.refundFailureRate, "delay_ms", f.refundDelay.Milliseconds())
 	}
 	return opts
+}
+
+// isLoopbackHTTP reports whether u is a plain http URL of this machine.
+func isLoopbackHTTP(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme != "http" {
+		return false
+	}
+	if p.Hostname() == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(p.Hostname())
+	return ip != nil && ip.IsLoopback()
 }
 
 // serveMetrics serves reg's metrics at /metrics as -metrics-addr says: on
@@ -658,6 +706,19 @@ func checkNoDemoSecrets(cfg *config.Config) error {
 		for j, d := range st.APIKeySHA256 {
 			if public[strings.ToLower(d)] {
 				return fmt.Errorf("sites[%d].api_key_sha256[%d] is the digest of a public demo API key: make a key of your own (openssl rand -hex 32), put its digest there (printf %%s \"$KEY\" | sha256sum), or pass -dev to run with the demo keys", i, j)
+			}
+		}
+	}
+	hashes := map[string]bool{}
+	for _, st := range demo.Sites {
+		for _, a := range st.Staff {
+			hashes[a.PasswordHash] = true
+		}
+	}
+	for i, st := range cfg.Sites {
+		for j, a := range st.Staff {
+			if hashes[a.PasswordHash] {
+				return fmt.Errorf("sites[%d].staff[%d].password_hash is the hash of the public demo password: make one of your own (-hash-password), or pass -dev to run with it", i, j)
 			}
 		}
 	}

@@ -1,0 +1,117 @@
+package console
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// shareRow is one option of the checkout page: its orders and their
+// share of all orders.
+type shareRow struct {
+	Name  string
+	Count int64
+	Share string
+	Bar   template.HTML
+}
+
+type checkoutView struct {
+	base
+	Orders int64
+	Types  []shareRow
+	Prods  []shareRow
+	Prices []priceRow
+	ByDay  chartView
+	Empty  bool
+}
+
+// priceRow is the average shipping price of one currency over 7 and 30
+// days.
+type priceRow struct {
+	Currency    string
+	Week, Month string
+}
+
+// checkoutPage shows what customers choose at checkout over 30 days:
+// delivery types and carrier products with their shares, the average
+// shipping price, and completed orders by day, all from the counters.
+func (c *Console) checkoutPage(w http.ResponseWriter, r *http.Request, rq *request) error {
+	f, err := c.opts.Counters.read(r.Context(), rq.Site, c.opts.Clock.Now(), overviewDays)
+	if err != nil {
+		return err
+	}
+	v := checkoutView{base: c.base(rq, "checkout", rq.loc.T("checkout.title"))}
+	types, prods := map[string]int64{}, map[string]int64{}
+	prices := map[string][2]int64{} // currency → price sum, orders; over 7 days
+	prices30 := map[string][2]int64{}
+	v.ByDay = chartView{Name: cOrders}
+	for i, d := range f.days {
+		v.Orders += d.Counts[cOrders]
+		v.ByDay.Points = append(v.ByDay.Points, Point{Label: rq.loc.Date(d.Date), Value: d.Counts[cOrders]})
+		for k, n := range d.Counts {
+			switch {
+			case strings.HasPrefix(k, cTypePrefix):
+				types[k[len(cTypePrefix):]] += n
+			case strings.HasPrefix(k, cProductPrefix):
+				prods[k[len(cProductPrefix):]] += n
+			case strings.HasPrefix(k, cPricePrefix), strings.HasPrefix(k, cPricedPrefix):
+				cur, slot := strings.TrimPrefix(k, cPricePrefix), 0
+				if strings.HasPrefix(k, cPricedPrefix) {
+					cur, slot = k[len(cPricedPrefix):], 1
+				}
+				p := prices30[cur]
+				p[slot] += n
+				prices30[cur] = p
+				if i >= len(f.days)-7 {
+					p := prices[cur]
+					p[slot] += n
+					prices[cur] = p
+				}
+			}
+		}
+	}
+	v.Empty = v.Orders == 0
+	v.Types = shares(rq.loc, types, v.Orders, func(k string) string { return rq.loc.T("type." + k) })
+	v.Prods = shares(rq.loc, prods, v.Orders, func(k string) string { return k })
+	avg := func(p [2]int64, cur string) string {
+		if p[1] == 0 {
+			return "–"
+		}
+		return rq.loc.Money(p[0]/p[1], cur)
+	}
+	curs := make([]string, 0, len(prices30))
+	for cur := range prices30 {
+		curs = append(curs, cur)
+	}
+	sort.Strings(curs)
+	for _, cur := range curs {
+		v.Prices = append(v.Prices, priceRow{Currency: cur, Week: avg(prices[cur], cur), Month: avg(prices30[cur], cur)})
+	}
+	c.render(w, r, http.StatusOK, "checkout", v)
+	return nil
+}
+
+// shares are the rows of counts, largest first, each with its share of
+// total and a bar drawing it.
+func shares(loc localizer, counts map[string]int64, total int64, name func(string) string) []shareRow {
+	rows := make([]shareRow, 0, len(counts))
+	for k, n := range counts {
+		rows = append(rows, shareRow{Name: name(k), Count: n, Share: loc.Pct(n, total), Bar: bar(n, total)})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		return rows[i].Count > rows[j].Count || rows[i].Count == rows[j].Count && rows[i].Name < rows[j].Name
+	})
+	return rows
+}
+
+// bar draws part of whole as a horizontal SVG bar (decorative: the share
+// is written beside it).
+func bar(part, whole int64) template.HTML {
+	w := 0.0
+	if whole > 0 {
+		w = 100 * float64(part) / float64(whole)
+	}
+	return template.HTML(fmt.Sprintf(`<svg class="share" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true"><rect class="track" width="100" height="8"/><rect class="bar" width="%.1f" height="8"/></svg>`, w))
+}
