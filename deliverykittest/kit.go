@@ -63,6 +63,7 @@ import (
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
+	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/deliverykit/deliverykit/wiring"
@@ -114,6 +115,13 @@ type Options struct {
 	Site string
 	// Logger receives the services' logs. Default: discarded.
 	Logger *slog.Logger
+	// Store is where the kit keeps everything. Default: a new memory
+	// store. A test passes a bolt store to run on it, or the store of an
+	// earlier kit (with its IDs and a Start at its clock's reading) to go
+	// on where that kit stopped with another configuration.
+	Store storage.Store
+	// IDs makes the services' ids. Default: a new SequentialIDs.
+	IDs deliverykit.IDSource
 	// Refunds, when set, pays refunds out with the demo executor
 	// (returns.DemoRefunds) on the kit's clock: a new refund is PENDING
 	// and settles, or fails at Refunds.FailureRate, once Advance has
@@ -140,6 +148,8 @@ type Kit struct {
 	Config *config.Config
 	// Site is the site the scenario helpers act for.
 	Site string
+	// IDs are the ids the services make (Options.IDs).
+	IDs deliverykit.IDSource
 
 	step     time.Duration
 	senders  map[notify.Channel]*notify.LogSender
@@ -194,9 +204,17 @@ func New(opts Options) (*Kit, error) {
 		}
 		executor = d
 	}
-	svcs, err := wiring.New(memory.New(), k.Config, wiring.Options{
+	st, ids := opts.Store, opts.IDs
+	if st == nil {
+		st = memory.New()
+	}
+	if ids == nil {
+		ids = &deliverykit.SequentialIDs{}
+	}
+	k.IDs = ids
+	svcs, err := wiring.New(st, k.Config, wiring.Options{
 		RefundExecutor: executor,
-		PublicURL:      BaseURL, Logger: log, Clock: k.Clock, IDs: &deliverykit.SequentialIDs{},
+		PublicURL:      BaseURL, Logger: log, Clock: k.Clock, IDs: ids,
 		Senders:  map[notify.Channel]notify.Sender{notify.ChannelEmail: k.senders[notify.ChannelEmail], notify.ChannelSMS: k.senders[notify.ChannelSMS]},
 		Simulate: &carrier.SimulatorOptions{Rates: rates, Seed: opts.Seed},
 		// Exact backoffs and one delivery at a time: the same run

@@ -49,6 +49,10 @@ type OrderCompleted struct {
 	ShippingPrice int64 `json:"shipping_price"`
 	// Promise is the estimated delivery window, if one was shown.
 	Promise *TimeRange `json:"promise,omitempty"`
+	// PromiseSource says where the promise came from when the product's
+	// promise is learned or blend: "learned", "blend", or "configured"
+	// while too few parcels were delivered. Empty: configured.
+	PromiseSource string `json:"promise_source,omitempty"`
 }
 
 // EventType implements Payload.

@@ -33,6 +33,14 @@ type Options struct {
 	Geocoder Geocoder
 	// OptionTTL sets Option.ExpireTime. Default: DefaultOptionTTL.
 	OptionTTL time.Duration
+	// LeadTimes, when set, are the lead times learned from delivered
+	// parcels that products whose promise is learned or blend (the
+	// catalog's Promise) are estimated with. Nil: every estimate is the
+	// configured one.
+	LeadTimes LeadTimes
+	// Site is the site the catalog is, the LeadTimeKey.Site LeadTimes
+	// are asked for.
+	Site string
 }
 
 // Engine computes delivery options from one site's catalog. It is
@@ -54,6 +62,8 @@ type Engine struct {
 	// locations, of which a computation offers a few.
 	optionIDs map[string][]string
 	networks  map[string]*network // carrier + KeySep + country → locations
+	leadTimes LeadTimes
+	site      string
 }
 
 type productEntry struct {
@@ -77,14 +87,16 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{
-		cat:      cat,
-		clock:    opts.Clock,
-		geo:      opts.Geocoder,
-		ttl:      opts.OptionTTL,
-		loc:      newLocalizer(cat.Locales),
-		cals:     map[string]*calendar{},
-		products: map[string]productEntry{},
-		networks: map[string]*network{},
+		cat:       cat,
+		clock:     opts.Clock,
+		geo:       opts.Geocoder,
+		ttl:       opts.OptionTTL,
+		loc:       newLocalizer(cat.Locales),
+		cals:      map[string]*calendar{},
+		products:  map[string]productEntry{},
+		networks:  map[string]*network{},
+		leadTimes: opts.LeadTimes,
+		site:      opts.Site,
 	}
 	if e.clock == nil {
 		e.clock = deliverykit.SystemClock{}
@@ -292,6 +304,25 @@ type Option struct {
 	Location    *Location `json:"location,omitempty"`
 	Preselected bool      `json:"preselected,omitempty"`
 	ExpireTime  time.Time `json:"expire_time"`
+	// PromiseSource is where ETD comes from when the product's promise
+	// is learned or blend: SourceLearned or SourceBlend when enough
+	// delivered parcels stand behind it (PromiseSamples of them),
+	// SourceConfigured when too few do yet. Empty for a configured
+	// product.
+	PromiseSource  string `json:"promise_source,omitempty"`
+	PromiseSamples int    `json:"promise_samples,omitempty"`
+}
+
+// setPromise sets o's ETD and promise source from the estimate of its
+// product.
+func (o *Option) setPromise(etd ETD, l learned, mode catalog.PromiseMode) {
+	o.ETD = etd
+	switch {
+	case l.source != "":
+		o.PromiseSource, o.PromiseSamples = l.source, l.lt.Samples
+	case mode != catalog.PromiseConfigured:
+		o.PromiseSource = SourceConfigured
+	}
 }
 
 // Carrier names the carrier product of an option.
@@ -441,6 +472,9 @@ type query struct {
 	weight      int                  // of the cart
 	country     string               // upper case
 	postal      string               // normalized
+	// learned caches the learned lead times of the computation, by
+	// product and origin (nil until a product asks).
+	learned map[string]learned
 }
 
 // category answers catalog category cc for q with its options, or false
@@ -477,24 +511,28 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 			Name: e.loc.name(a.DisplayName, q.locale), Description: e.loc.name(a.Description, q.locale),
 			Price: a.Price, Preselected: a.Preselected})
 	}
-	cat.Options = e.options(cc, q, e.cals[wh.ID], price)
+	cat.Options = e.options(cc, q, wh.ID, e.cals[wh.ID], price)
 	return cat, true
 }
 
-// options are the options of category cc at price: one per product, or at
+// options are the options of category cc at price, leaving from the
+// warehouse with id origin: one per product, or at
 // a location category one per nearby location of each product's carrier,
 // nearest first across the products.
-func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price int64) []Option {
+func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *calendar, price int64) []Option {
 	ids := e.optionIDs[cc.ID]
 	carriers := e.carriers[carrierKey(q.locale, cc.ID)]
 	ready := q.req.readyAt(cc.Tags)
 	if !cc.DeliveryType.AtLocation() {
 		opts := make([]Option, len(cc.Products))
 		for sort, ref := range cc.Products {
+			pe := e.products[ref]
+			l := e.learnedFor(q, ref, origin)
 			opts[sort] = Option{
 				ID: ids[sort], CategoryID: cc.ID, Carrier: carriers[sort], Price: price, Currency: q.req.Currency,
-				ETD: cal.etd(q.now, ready, e.products[ref].plan), ExpireTime: q.expire,
+				ExpireTime: q.expire,
 			}
+			opts[sort].setPromise(cal.promised(q.now, ready, pe.plan, l), l, e.cat.PromiseOf(pe.product))
 		}
 		return opts
 	}
@@ -528,18 +566,23 @@ func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price in
 	opts := make([]Option, len(found))
 	var etd ETD
 	var col collector
+	var lt learned
+	var mode catalog.PromiseMode
 	for i := range found {
 		l := &found[i]
 		if i == 0 || l.product != found[i-1].product {
 			ref := cc.Products[l.product]
-			etd = cal.etd(q.now, ready, e.products[ref].plan)
+			pe := e.products[ref]
+			lt, mode = e.learnedFor(q, ref, origin), e.cat.PromiseOf(pe.product)
+			etd = cal.promised(q.now, ready, pe.plan, lt)
 			col = cal.collector(etd)
 		}
 		l.Location.Distance = &l.dist
 		opts[i] = Option{
 			ID: ids[i], CategoryID: cc.ID, Carrier: carriers[l.product], Price: price,
-			Currency: q.req.Currency, ETD: col.at(l.avail), Location: &l.Location, ExpireTime: q.expire,
+			Currency: q.req.Currency, Location: &l.Location, ExpireTime: q.expire,
 		}
+		opts[i].setPromise(col.at(l.avail), lt, mode)
 	}
 	// Nearest first across the category's products: the customer picks a
 	// place, not a carrier.

@@ -36,6 +36,7 @@ import (
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/promise"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
@@ -121,6 +122,9 @@ type Services struct {
 	Session  *session.Service
 	Returns  *returns.Service
 	Shipment *shipment.Service
+	// Promises learns lead times from delivered parcels (for products
+	// whose promise is learned or blend) and reports promise accuracy.
+	Promises *promise.Service
 	// Simulator is the simulated carrier with Options.Simulate, else
 	// nil; its parcels move when Run runs.
 	Simulator *carrier.Simulator
@@ -166,7 +170,8 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	svcs.areas = []retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
 		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox},
 		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify},
-		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment}}
+		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment},
+		{Name: "promise", Sweep: svcs.Promises}}
 	svcs.Retention = retention.NewSweeper(svcs.areas, ro)
 	if reg := opts.Metrics; reg != nil {
 		now := cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{}).Now
@@ -193,7 +198,14 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	if err != nil {
 		return fmt.Errorf("tracking: %w", err)
 	}
-	engines, err := checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock})
+	// The engines estimate learned promises with the lead times the
+	// promise service learns, which counts them on the engines' calendars.
+	var engines checkout.Engines
+	s.Promises = promise.New(store, promise.Options{Clock: opts.Clock, Engines: func(site string) (*options.Engine, bool) {
+		e, ok := engines[site]
+		return e, ok
+	}})
+	engines, err = checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock, LeadTimes: s.Promises})
 	if err != nil {
 		return fmt.Errorf("delivery options: %w", err)
 	}
@@ -272,6 +284,8 @@ func (s *Services) register() {
 	d.Handle(event.TypeCarrierEventReported, "tracking", s.Tracking.HandleCarrierEvent)
 	d.Handle(event.TypeCarrierEventReported, "shipment", s.Shipment.HandleCarrierEvent)
 	d.Handle(event.TypeRefundChanged, "refunds", s.Returns.HandleRefundChanged)
+	d.Handle(event.TypeOrderCompleted, "promise", s.Promises.HandleOrderCompleted)
+	d.Handle(event.TypeParcelChanged, "promise", s.Promises.HandleParcelChanged)
 	for _, t := range event.Types {
 		d.Handle(t, "webhook", s.Webhooks.Handle)
 	}
