@@ -72,6 +72,7 @@ import (
 	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/promise"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
@@ -118,6 +119,9 @@ type Options struct {
 	Tracking *tracking.Service
 	// Notify, when set, serves area B under /v1/delivery_tracking.
 	Notify *notify.Service
+	// Promises, when set, serves the promise accuracy report under
+	// /v1/delivery_tracking/promise_accuracy.
+	Promises *promise.Service
 	// Returns, when set, serves area E under /returns, its customer
 	// return endpoint and the customer status page.
 	Returns *returns.Service
@@ -205,6 +209,9 @@ func newServer(opts Options) *server {
 	}
 	if opts.Notify != nil {
 		s.registerNotify(opts.Notify)
+	}
+	if opts.Promises != nil {
+		s.registerPromises(opts.Promises)
 	}
 	if opts.Returns != nil {
 		s.registerReturns(opts.Returns)

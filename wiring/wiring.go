@@ -299,7 +299,7 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	if len(opts.ConfigSchema) == 0 {
 		opts.ConfigSchema = config.JSONSchema()
 	}
-	opts.Tracking, opts.Notify, opts.Checkout, opts.Session = s.Tracking, s.Notify, s.Checkout, s.Session
+	opts.Tracking, opts.Notify, opts.Checkout, opts.Session, opts.Promises = s.Tracking, s.Notify, s.Checkout, s.Session, s.Promises
 	opts.Shipment, opts.Returns, opts.Webhooks, opts.Outbox = s.Shipment, s.Returns, s.Webhooks, s.Outbox
 	opts.Metrics = cmp.Or(opts.Metrics, s.httpMetrics)
 	return httpapi.New(opts)
