@@ -102,15 +102,21 @@ func (l *Learning) HalfLife() int {
 }
 
 // Zone is the destination zone of a normalized postal code in country:
-// the country, then the first ZoneLength characters of the code.
+// the country, a colon, then ZonePrefix ("SE:11").
 func (l *Learning) Zone(country, postal string) string {
+	return country + ":" + l.ZonePrefix(country, postal)
+}
+
+// ZonePrefix is the part of a normalized postal code in country that
+// makes its zone: its first ZoneLength characters.
+func (l *Learning) ZonePrefix(country, postal string) string {
 	n := DefaultZoneLength
 	if l != nil {
 		if z, ok := l.ZoneLength[country]; ok {
 			n = z
 		}
 	}
-	return country + ":" + postal[:min(n, len(postal))]
+	return postal[:min(n, len(postal))]
 }
 
 // Simulation configures how the carrier simulator moves a product's

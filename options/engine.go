@@ -62,8 +62,10 @@ type Engine struct {
 	// locations, of which a computation offers a few.
 	optionIDs map[string][]string
 	networks  map[string]*network // carrier + KeySep + country → locations
-	leadTimes LeadTimes
 	site      string
+	// leadTimes holds, per category id, its products' learned lead
+	// times (nil: configured), when Options.LeadTimes is set.
+	leadTimes map[string][]ProductLeadTimes
 }
 
 type productEntry struct {
@@ -87,16 +89,15 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{
-		cat:       cat,
-		clock:     opts.Clock,
-		geo:       opts.Geocoder,
-		ttl:       opts.OptionTTL,
-		loc:       newLocalizer(cat.Locales),
-		cals:      map[string]*calendar{},
-		products:  map[string]productEntry{},
-		networks:  map[string]*network{},
-		leadTimes: opts.LeadTimes,
-		site:      opts.Site,
+		cat:      cat,
+		clock:    opts.Clock,
+		geo:      opts.Geocoder,
+		ttl:      opts.OptionTTL,
+		loc:      newLocalizer(cat.Locales),
+		cals:     map[string]*calendar{},
+		products: map[string]productEntry{},
+		networks: map[string]*network{},
+		site:     opts.Site,
 	}
 	if e.clock == nil {
 		e.clock = deliverykit.SystemClock{}
@@ -154,6 +155,9 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 	}
 	for key, n := range e.networks {
 		n.index = NewIndex(coords[key])
+	}
+	if opts.LeadTimes != nil {
+		e.leadTimes = e.learners(opts.LeadTimes)
 	}
 	e.optionIDs = make(map[string][]string, len(cat.Categories))
 	for _, cc := range cat.Categories {
@@ -472,9 +476,12 @@ type query struct {
 	weight      int                  // of the cart
 	country     string               // upper case
 	postal      string               // normalized
-	// learned caches the learned lead times of the computation, by
-	// product and origin (nil until a product asks).
-	learned map[string]learned
+	// learned keeps the learned lead times of the computation's first
+	// products (nLearned of them; more are asked again); zone is the
+	// destination's postal-code prefix, found by the first.
+	learned  [8]learned
+	nLearned int
+	zone     string
 }
 
 // category answers catalog category cc for q with its options, or false
@@ -522,12 +529,19 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *calendar, price int64) []Option {
 	ids := e.optionIDs[cc.ID]
 	carriers := e.carriers[carrierKey(q.locale, cc.ID)]
+	lts := e.leadTimes[cc.ID] // nil: every product configured
+	learner := func(sort int) ProductLeadTimes {
+		if lts == nil {
+			return nil
+		}
+		return lts[sort]
+	}
 	ready := q.req.readyAt(cc.Tags)
 	if !cc.DeliveryType.AtLocation() {
 		opts := make([]Option, len(cc.Products))
 		for sort, ref := range cc.Products {
 			pe := e.products[ref]
-			l := e.learnedFor(q, ref, origin)
+			l := e.learnedFor(q, ref, origin, learner(sort))
 			opts[sort] = Option{
 				ID: ids[sort], CategoryID: cc.ID, Carrier: carriers[sort], Price: price, Currency: q.req.Currency,
 				ExpireTime: q.expire,
@@ -573,7 +587,7 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 		if i == 0 || l.product != found[i-1].product {
 			ref := cc.Products[l.product]
 			pe := e.products[ref]
-			lt, mode = e.learnedFor(q, ref, origin), e.cat.PromiseOf(pe.product)
+			lt, mode = e.learnedFor(q, ref, origin, learner(l.product)), e.cat.PromiseOf(pe.product)
 			etd = cal.promised(q.now, ready, pe.plan, lt)
 			col = cal.collector(etd)
 		}

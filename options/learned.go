@@ -24,8 +24,8 @@ const (
 
 // LeadTimeKey names the parcels a lead time was learned from: a site's
 // carrier product, the warehouse it leaves from and its destination
-// (Country, and Zone as Learning.Zone makes it; empty Zone or Country
-// asks for the wider level).
+// (Country, and Zone as Learning.Zone makes it; empty at the wider
+// levels).
 type LeadTimeKey struct {
 	Site, Product, Origin, Country, Zone string
 }
@@ -41,78 +41,101 @@ type LeadTime struct {
 }
 
 // LeadTimes are the lead times learned from delivered parcels (package
-// promise keeps them). LeadTime answers the quantiles low and high of the
-// key's lead time at now, with parcels weighing less by halfLife days of
-// age, or false when the key has fewer than minSamples. It is called
-// during computations: it must answer from memory.
+// promise keeps them). An engine asks For each product of each category
+// once, when it is made, and keeps the answer.
 type LeadTimes interface {
-	LeadTime(key LeadTimeKey, low, high float64, minSamples int, halfLifeDays int, now time.Time) (LeadTime, bool)
+	// For returns the lead times of site's product ref leaving from the
+	// warehouse with id origin.
+	For(site, product, origin string) ProductLeadTimes
+}
+
+// ProductLeadTimes are one product's lead times from one warehouse.
+// LeadTime answers the quantiles low and high of the lead time of the
+// narrowest level — the destination zone (prefix is its postal-code
+// prefix, catalog.Learning.ZonePrefix), then its country, then the
+// product — whose parcels, weighing less by halfLife days of age at now,
+// weigh at least minSamples; false when none does. It is called during
+// computations: it must answer from memory.
+type ProductLeadTimes interface {
+	LeadTime(country, prefix string, low, high float64, minSamples, halfLifeDays int, now time.Time) (LeadTime, bool)
+}
+
+// learners are, per category id, the ProductLeadTimes of its products
+// whose promise is learned or blend (nil for configured ones), by
+// position.
+func (e *Engine) learners(lt LeadTimes) map[string][]ProductLeadTimes {
+	out := map[string][]ProductLeadTimes{}
+	for _, cc := range e.cat.Categories {
+		wh, _ := e.cat.Warehouse(cc.Warehouse)
+		ls := make([]ProductLeadTimes, len(cc.Products))
+		for i, ref := range cc.Products {
+			if e.cat.PromiseOf(e.products[ref].product) != catalog.PromiseConfigured {
+				ls[i] = lt.For(e.site, ref, wh.ID)
+			}
+		}
+		out[cc.ID] = ls
+	}
+	return out
 }
 
 // learned is a product's learned lead time for one computation.
 type learned struct {
-	lt     LeadTime
-	source string // "" when the configured estimate applies
+	ref, origin string // the product and warehouse asked for
+	lt          LeadTime
+	source      string // "" when the configured estimate applies
 }
 
 // learnedFor returns the lead time of product ref leaving from origin to
-// q's destination: product+zone, else product+country, else product;
-// source "" when none has enough samples or the product's promise is
-// configured. Lookups are cached in q, so a product's options (one per
-// pickup location) ask once.
-func (e *Engine) learnedFor(q *query, ref, origin string) learned {
-	if e.leadTimes == nil {
+// q's destination (LeadTimes falls back from its zone to its country to
+// the product); source "" when none has enough samples or the product's
+// promise is configured. Answers are kept in q, so a product's options (one per
+// pickup location, one per category offering it) ask once.
+func (e *Engine) learnedFor(q *query, ref, origin string, lts ProductLeadTimes) learned {
+	if lts == nil {
 		return learned{}
 	}
-	pe := e.products[ref]
-	mode := e.cat.PromiseOf(pe.product)
-	if mode == catalog.PromiseConfigured {
-		return learned{}
-	}
-	ck := ref + "\x00" + origin
-	if l, ok := q.learned[ck]; ok {
-		return l
+	mode := e.cat.PromiseOf(e.products[ref].product)
+	// A handful of products: a scan beats a map, and allocates nothing.
+	for _, l := range q.learned[:q.nLearned] {
+		if l.ref == ref && l.origin == origin {
+			return l
+		}
 	}
 	lc := e.cat.Learning
+	if q.zone == "" {
+		q.zone = lc.ZonePrefix(q.country, q.postal) // a substring: no copy
+	}
 	low, high := lc.Quantiles()
-	key := LeadTimeKey{Site: e.site, Product: ref, Origin: origin, Country: q.country, Zone: lc.Zone(q.country, q.postal)}
-	var out learned
-	for range 3 {
-		if lt, ok := e.leadTimes.LeadTime(key, low, high, lc.MinCount(), lc.HalfLife(), q.now); ok {
-			out = learned{lt: lt, source: string(mode)}
-			break
-		}
-		if key.Zone != "" {
-			key.Zone = ""
-		} else {
-			key.Country = ""
-		}
+	out := learned{ref: ref, origin: origin}
+	if lt, ok := lts.LeadTime(q.country, q.zone, low, high, lc.MinCount(), lc.HalfLife(), q.now); ok {
+		out.lt, out.source = lt, string(mode)
 	}
-	if q.learned == nil {
-		q.learned = make(map[string]learned, 4)
+	if q.nLearned < len(q.learned) {
+		q.learned[q.nLearned] = out
+		q.nLearned++
 	}
-	q.learned[ck] = out
 	return out
 }
 
 // promised is the estimate of goods ready at ready, seen at now, with
 // plan pl and the product's learned lead time l: the configured estimate,
-// the learned one, or (blend) the window spanning both.
+// the learned one (the hand-over, then the business days the low and high
+// lead times end on), or (blend) the window spanning both.
 func (c *calendar) promised(now, ready time.Time, pl productPlan, l learned) ETD {
-	conf := c.etd(now, ready, pl)
 	if l.source == "" {
-		return conf
+		return c.etd(now, ready, pl)
 	}
-	at := conf.Handover
-	first := c.addBusiness(c.day(c.addBusinessHours(at, l.lt.Low)), 0)
-	last := max(c.addBusiness(c.day(c.addBusinessHours(at, l.lt.High)), 0), first)
+	d := c.handover(now, ready, pl)
+	cut := float64(pl.cutH) + float64(pl.cutM)/60
+	first := c.afterBusinessHours(d, cut, l.lt.Low)
+	last := max(c.afterBusinessHours(d, cut, l.lt.High), first)
 	if l.source == SourceBlend {
-		first = min(first, c.day(conf.Earliest))
-		last = max(last, c.day(conf.Latest))
+		first = min(first, c.addBusiness(d, pl.transit.Min))
+		last = max(last, c.addBusiness(d, pl.transit.Max))
 	}
 	today := c.day(now)
 	return ETD{
-		Handover:     conf.Handover,
+		Handover:     d.at(c.loc, pl.cutH, pl.cutM),
 		Earliest:     c.midnight(first),
 		Latest:       c.midnight(last + 1).Add(-time.Second),
 		EarliestDays: c.between(today, first),
@@ -120,27 +143,28 @@ func (c *calendar) promised(now, ready time.Time, pl productPlan, l learned) ETD
 	}
 }
 
-// addBusinessHours is the instant h business hours after t: hours on
-// weekends and holidays (in the calendar's zone) do not count.
-func (c *calendar) addBusinessHours(t time.Time, h float64) time.Time {
-	if !(h > 0) {
-		return t
-	}
-	h = min(h, maxScan*24)
-	d := c.day(t)
-	for i := 0; i < maxScan*2; i++ {
-		end := c.midnight(d + 1)
-		if c.business(d) {
-			left := end.Sub(t).Hours()
-			if h <= left {
-				return t.Add(time.Duration(h * float64(time.Hour)))
-			}
-			h -= left
+// afterBusinessHours is the business day on which h business hours end,
+// counted from hour (of the day, 15.5 for 15:30) of business day d. Days
+// count 24 hours: the hour a daylight-saving change adds or skips moves
+// no estimate by a day.
+func (c *calendar) afterBusinessHours(d date, hour, h float64) date {
+	h = min(max(h, 0), maxScan*24)
+	if left := 24 - hour; c.business(d) {
+		if h <= left {
+			return d
 		}
-		d++
-		t = end
+		h -= left
 	}
-	return t
+	for i := 0; i < maxScan*2; i++ {
+		d++
+		if c.business(d) {
+			if h <= 24 {
+				return d
+			}
+			h -= 24
+		}
+	}
+	return d
 }
 
 // businessHours counts the hours from from to to that fall on business

@@ -16,10 +16,31 @@ type fakeLeadTimes struct {
 	asked int
 }
 
-func (f *fakeLeadTimes) LeadTime(key LeadTimeKey, low, high float64, minSamples, halfLifeDays int, now time.Time) (LeadTime, bool) {
+func (f *fakeLeadTimes) For(site, product, origin string) ProductLeadTimes {
+	return fakeProduct{f, LeadTimeKey{Site: site, Product: product, Origin: origin}}
+}
+
+type fakeProduct struct {
+	f   *fakeLeadTimes
+	key LeadTimeKey
+}
+
+// LeadTime falls back as ProductLeadTimes must: zone, country, product.
+func (p fakeProduct) LeadTime(country, prefix string, low, high float64, minSamples, halfLifeDays int, now time.Time) (LeadTime, bool) {
+	f, key := p.f, p.key
+	key.Country, key.Zone = country, country+":"+prefix
 	f.asked++
-	lt, ok := f.known[key]
-	return lt, ok && lt.Samples >= minSamples
+	for range 3 {
+		if lt, ok := f.known[key]; ok && lt.Samples >= minSamples {
+			return lt, true
+		}
+		if key.Zone != "" {
+			key.Zone = ""
+		} else {
+			key.Country = ""
+		}
+	}
+	return LeadTime{}, false
 }
 
 func day(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, stockholm) }
@@ -106,14 +127,14 @@ func TestLearnedAskedOncePerComputation(t *testing.T) {
 	if n := len(res.Categories[0].Options); n != 3 {
 		t.Fatalf("%d pickup options, want 3", n)
 	}
-	// One product, three levels, asked once for all three locations.
-	if lt.asked != 3 {
-		t.Errorf("asked %d times, want 3", lt.asked)
+	// One product, asked once for all three locations.
+	if lt.asked != 1 {
+		t.Errorf("asked %d times, want 1", lt.asked)
 	}
 }
 
 // TestBusinessHours: lead times count the hours of business days only,
-// and adding them back lands where they started from.
+// and adding them back lands on the day they ended on.
 func TestBusinessHours(t *testing.T) {
 	e := newEngine(t, thursday)
 	cal := e.cals["sto"]
@@ -138,8 +159,10 @@ func TestBusinessHours(t *testing.T) {
 				t.Errorf("BusinessHours = %v, want %v", got, tt.want)
 			}
 			if tt.want > 0 {
-				if back := cal.addBusinessHours(tt.from, got); !back.Equal(tt.to) {
-					t.Errorf("addBusinessHours(%v) = %v, want %v", got, back, tt.to)
+				from := tt.from.In(stockholm)
+				hour := float64(from.Hour()) + float64(from.Minute())/60
+				if back := cal.afterBusinessHours(cal.day(from), hour, got); back != cal.day(tt.to) {
+					t.Errorf("afterBusinessHours(%v) = %v, want %v", got, back, cal.day(tt.to))
 				}
 			}
 		})

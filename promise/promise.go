@@ -68,7 +68,8 @@ type Service struct {
 	store storage.Store
 	opts  Options
 	mu    sync.Mutex
-	cache map[string]*cached // sketch key → what is known of it
+	// products are the lead times engines hold, by product.
+	products map[productKey]*productTimes
 }
 
 // New returns a Service keeping its records in store.
@@ -79,7 +80,7 @@ func New(st storage.Store, opts Options) *Service {
 	opts.CacheTTL = cmp.Or(opts.CacheTTL, DefaultCacheTTL)
 	opts.PendingRetention = cmp.Or(opts.PendingRetention, DefaultPendingRetention)
 	opts.ReportRetention = cmp.Or(opts.ReportRetention, DefaultReportRetention)
-	return &Service{store: st, opts: opts, cache: map[string]*cached{}}
+	return &Service{store: st, opts: opts, products: map[productKey]*productTimes{}}
 }
 
 // consumer is the name the Service's handlers apply events under.
