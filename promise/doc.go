@@ -21,7 +21,7 @@
 // # The model
 //
 // A sketch is a DDSketch (relative accuracy 1 %, at most MaxBins bins a
-// sign, collapsing the shortest lead times first): its size is fixed,
+// sign, collapsing the shortest lead times first): its size is bounded
 // whatever the number of parcels, and two merge exactly. Old parcels
 // weigh less: every fold first scales the sketch's weights by
 // 2^(−age/half-life) since its last fold, so a parcel delivered a
@@ -30,8 +30,9 @@
 // key and falls back from product+zone to product+country to product,
 // then to the configured transit days, while a key weighs less than the
 // catalog's minimum of samples. Lead times are answered from memory:
-// each key is read from the store at most once per Options.CacheTTL, and
-// a fold replaces the key's entry.
+// an engine holds each product's lead times (For), each level is read
+// from the store at most once per Options.CacheTTL, and a fold in this
+// process drops the levels it changed.
 //
 // # What it cannot know
 //
@@ -47,8 +48,9 @@
 // # What is stored
 //
 // Per completed order with a promise, a pending record until its parcels
-// are delivered (swept Options.PendingRetention after completion); per
-// key one sketch record (see BENCHMARKS.md for its bytes); per site, day
-// and (product, origin, zone, source) one tally with a lateness sketch,
-// swept Options.ReportRetention after the day.
+// are delivered (swept Options.PendingRetention after completion: a
+// parcel's hand-over is kept only until its delivery is folded in); per
+// key one sketch record, whose size does not grow with its parcels; per
+// site, day and (product, origin, zone, source) one tally with a lateness
+// sketch, swept Options.ReportRetention after the day.
 package promise

@@ -27,6 +27,20 @@ type cached struct {
 	read        bool
 	low, high   float64
 	lowV, highV float64
+	// weighed is the decayed count at weighedAt with half-life
+	// weighedHL, kept for the questions of the same minute.
+	weighed   float64
+	weighedAt time.Time
+	weighedHL int
+}
+
+// weight is c's count decayed to now. Called with its product's lock
+// held.
+func (c *cached) weight(now time.Time, halfLife int) float64 {
+	if d := now.Sub(c.weighedAt); c.weighedAt.IsZero() || c.weighedHL != halfLife || d < 0 || d > time.Minute {
+		c.weighed, c.weighedAt, c.weighedHL = c.count*decay(now.Sub(c.asOf), halfLife), now, halfLife
+	}
+	return c.weighed
 }
 
 // productKey names a product's lead times: its site, ref and warehouse.
@@ -87,7 +101,9 @@ func (p *productTimes) LeadTime(country, prefix string, low, high float64, minSa
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	own, ok := p.enough(&p.own, destination{}, &q)
-	p.fast.Store(p.own)
+	if p.fast.Load() != p.own {
+		p.fast.Store(p.own)
+	}
 	if !ok {
 		return options.LeadTime{}, false
 	}
@@ -111,10 +127,11 @@ const maxDestinations = 4096
 
 // level is enough for destination d, its entry kept in p.dest.
 func (p *productTimes) level(d destination, q *query) (*cached, bool) {
-	c := p.dest[d]
+	was := p.dest[d]
+	c := was
 	c, ok := p.enough(&c, d, q)
-	if c != nil {
-		if len(p.dest) >= maxDestinations {
+	if c != was && c != nil { // read from the store
+		if _, known := p.dest[d]; !known && len(p.dest) >= maxDestinations {
 			clear(p.dest)
 		}
 		p.dest[d] = c
@@ -147,7 +164,7 @@ func (p *productTimes) enough(slot **cached, d destination, q *query) (*cached, 
 		}
 		*slot = c
 	}
-	if c.sk == nil || c.count*decay(q.now.Sub(c.asOf), q.halfLife) < q.min {
+	if c.sk == nil || c.count < q.min || c.weight(q.now, q.halfLife) < q.min {
 		return c, false
 	}
 	return c, true
@@ -163,8 +180,7 @@ func (c *cached) answer(q *query) (options.LeadTime, bool) {
 		}
 		c.low, c.high, c.lowV, c.highV, c.read = q.low, q.high, vs[0], vs[1], true
 	}
-	n := c.count * decay(q.now.Sub(c.asOf), q.halfLife)
-	return options.LeadTime{Low: c.lowV, High: c.highV, Samples: int(n)}, true
+	return options.LeadTime{Low: c.lowV, High: c.highV, Samples: int(c.weight(q.now, q.halfLife))}, true
 }
 
 // LeadTime is For(key.Site, key.Product, key.Origin).LeadTime for the
