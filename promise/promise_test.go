@@ -267,3 +267,37 @@ func TestConcurrentReadsAndFolds(t *testing.T) {
 		t.Errorf("%d samples after the folds, want 49 (50 decayed)", lt.Samples)
 	}
 }
+
+// TestPickupDeliveredOnce: a pickup parcel is delivered when it reaches
+// the pickup point; its collection, and return parcels, count nothing.
+func TestPickupDeliveredOnce(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	oc := event.OrderCompleted{TosID: "p1", ProductRef: "north-parcel-point", Country: "SE", CompletedAt: at(0, 10),
+		Pickup:  &event.Location{Address: deliverykit.Address{Country: "SE", PostalCode: "118 26"}},
+		Promise: &event.TimeRange{Earliest: at(1, -1), Latest: at(2, 23)}}
+	changed := func(step string, when time.Time, direction string) event.Event {
+		return f.event(t, "TN-p1", when, event.ParcelChanged{TosID: "p1", TrackingNumber: "TN-p1", Step: step, Time: when, Direction: direction})
+	}
+	if err := f.svc.HandleOrderCompleted(ctx, f.event(t, "p1", oc.CompletedAt, oc)); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []event.Event{
+		changed("STEP_SUBMITTED_TO_CARRIER", at(0, 14), "OUTBOUND"),
+		changed("STEP_DELIVERED_TO_PICKUP_POINT", at(2, 9), "OUTBOUND"),
+		changed("STEP_DELIVERED_TO_CONSUMER", at(5, 9), "OUTBOUND"),
+		changed("STEP_DELIVERED_TO_CONSUMER", at(6, 9), "RETURN"),
+	} {
+		if err := f.svc.HandleParcelChanged(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := f.svc.Report(ctx, site, promise.ReportRequest{From: at(0, 0), To: at(10, 0), GroupBy: promise.GroupByZone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []promise.ReportRow{{Key: "SE:11", Parcels: 1, OnTime: 1, OnTimeRate: 1, PromiseSource: "configured"}}
+	if diff := cmp.Diff(want, rep.Rows); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
