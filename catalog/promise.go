@@ -102,9 +102,14 @@ func (l *Learning) HalfLife() int {
 }
 
 // Zone is the destination zone of a normalized postal code in country:
-// the country, a colon, then ZonePrefix ("SE:11").
+// the country, a colon, then ZonePrefix ("SE:11"); empty when the
+// country or the prefix is.
 func (l *Learning) Zone(country, postal string) string {
-	return country + ":" + l.ZonePrefix(country, postal)
+	prefix := l.ZonePrefix(country, postal)
+	if country == "" || prefix == "" {
+		return ""
+	}
+	return country + ":" + prefix
 }
 
 // ZonePrefix is the part of a normalized postal code in country that

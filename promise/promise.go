@@ -264,11 +264,18 @@ func (s *Service) HandleParcelChanged(ctx context.Context, e event.Event) error 
 		if done, err := outbox.Applied(tx, consumer, e.ID); done || err != nil {
 			return err
 		}
-		it, err := orders.Get(tx, storage.Key(e.Site, c.TosID))
-		if errors.Is(err, deliverykit.ErrNotFound) {
+		key := storage.Key(e.Site, c.TosID)
+		it, err := orders.Get(tx, key)
+		switch {
+		case errors.Is(err, deliverykit.ErrNotFound) && c.Step == stepSubmitted && c.Promise != nil && c.ProductRef != "":
+			// An order registered without a checkout: the parcel's
+			// event brings its promise.
+			if it, err = pendingFromParcel(tx, eng, key, &c); err != nil {
+				return err
+			}
+		case errors.Is(err, deliverykit.ErrNotFound):
 			return nil // no promise was made, or it was swept
-		}
-		if err != nil {
+		case err != nil:
 			return err
 		}
 		o := it.Value
@@ -313,11 +320,37 @@ func (s *Service) HandleParcelChanged(ctx context.Context, e event.Event) error 
 	return nil
 }
 
+// pendingFromParcel writes the pending record of an order that no
+// completed session announced, from its parcel's change c, and returns
+// it. Its promise is the merchant's own: it counts as configured.
+func pendingFromParcel(tx storage.Tx, eng *options.Engine, key string, c *event.ParcelChanged) (storage.Item[orderRecord], error) {
+	rec := orderRecord{
+		Schema: schema, Product: c.ProductRef, Origin: eng.Origin(c.ProductRef), Country: c.DestinationCountry,
+		Zone: eng.Zone(c.DestinationCountry, c.DestinationPostalCode), Source: options.SourceConfigured,
+		Earliest: c.Promise.Earliest.UTC(), Latest: c.Promise.Latest.UTC(), CompletedAt: c.Time.UTC(),
+	}
+	v, err := orders.Put(tx, key, rec, storage.MustNotExist())
+	if err != nil {
+		return storage.Item[orderRecord]{}, err
+	}
+	if err := expiry.Move(tx, key, retention.Entry{}, retention.Entry{Class: classOrder, At: rec.CompletedAt}); err != nil {
+		return storage.Item[orderRecord]{}, err
+	}
+	return storage.Item[orderRecord]{Key: key, Value: rec, Version: v}, nil
+}
+
 // levels are the keys a parcel of order o is folded into, narrowest
 // first.
 func levels(site string, o *orderRecord) []options.LeadTimeKey {
-	k := options.LeadTimeKey{Site: site, Product: o.Product, Origin: o.Origin, Country: o.Country, Zone: o.Zone}
-	return []options.LeadTimeKey{k, {Site: site, Product: o.Product, Origin: o.Origin, Country: o.Country}, {Site: site, Product: o.Product, Origin: o.Origin}}
+	product := options.LeadTimeKey{Site: site, Product: o.Product, Origin: o.Origin}
+	out := make([]options.LeadTimeKey, 0, 3)
+	if o.Country != "" && o.Zone != "" {
+		out = append(out, options.LeadTimeKey{Site: site, Product: o.Product, Origin: o.Origin, Country: o.Country, Zone: o.Zone})
+	}
+	if o.Country != "" {
+		out = append(out, options.LeadTimeKey{Site: site, Product: o.Product, Origin: o.Origin, Country: o.Country})
+	}
+	return append(out, product)
 }
 
 // fold adds a lead time of hours, delivered at at, to key k's sketch,
@@ -357,7 +390,8 @@ func fold(tx storage.Tx, k options.LeadTimeKey, hours float64, at time.Time, hal
 // tally counts a parcel of order o delivered at at in its day's tally.
 func tally(tx storage.Tx, site string, o *orderRecord, at time.Time) error {
 	day := at.UTC().Format(time.DateOnly)
-	key := storage.Key(site, day, o.Product, o.Origin, o.Zone, o.Source)
+	// A destination without a postal code is tallied under its country.
+	key := storage.Key(site, day, o.Product, o.Origin, cmp.Or(o.Zone, o.Country), o.Source)
 	it, err := tallies.Get(tx, key)
 	cond := storage.MustNotExist()
 	rec := tallyRecord{Schema: schema}

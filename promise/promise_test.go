@@ -301,3 +301,28 @@ func TestPickupDeliveredOnce(t *testing.T) {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
 }
+
+// TestOrderWithoutCheckout: an order registered in tracking alone is
+// measured from its parcel's events, which carry its promise.
+func TestOrderWithoutCheckout(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	changed := func(step string, when time.Time) event.Event {
+		return f.event(t, "TN-m1", when, event.ParcelChanged{TosID: "m1", TrackingNumber: "TN-m1", Step: step, Time: when, Direction: "OUTBOUND",
+			ProductRef: "north-parcel-home", Promise: &event.TimeRange{Earliest: at(1, -1), Latest: at(1, 23)},
+			DestinationCountry: "SE", DestinationPostalCode: "411 05"})
+	}
+	for _, e := range []event.Event{changed("STEP_SUBMITTED_TO_CARRIER", at(0, 14)), changed("STEP_DELIVERED_TO_CONSUMER", at(2, 9))} {
+		if err := f.svc.HandleParcelChanged(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := f.svc.Report(ctx, site, promise.ReportRequest{From: at(0, 0), To: at(10, 0), GroupBy: promise.GroupByZone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []promise.ReportRow{{Key: "SE:41", Parcels: 1, Late: 1, P50LatenessHours: 10, P90LatenessHours: 10, PromiseSource: "configured"}}
+	if diff := cmp.Diff(want, rep.Rows, cmpopts.EquateApprox(0.011, 0)); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
