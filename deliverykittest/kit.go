@@ -122,6 +122,10 @@ type Options struct {
 	Store storage.Store
 	// IDs makes the services' ids. Default: a new SequentialIDs.
 	IDs deliverykit.IDSource
+	// WebhookEvents are the event types the kit's endpoint subscribes
+	// to. Default: every type. A test of many parcels that reads no
+	// webhook spares the kit their deliveries with fewer.
+	WebhookEvents []event.Type
 	// Refunds, when set, pays refunds out with the demo executor
 	// (returns.DemoRefunds) on the kit's clock: a new refund is PENDING
 	// and settles, or fails at Refunds.FailureRate, once Advance has
@@ -186,7 +190,11 @@ func New(opts Options) (*Kit, error) {
 		keys: map[string]string{},
 	}
 	k.receiver = &receiver{clock: k.Clock}
-	k.Config = k.configure(cfg)
+	events := opts.WebhookEvents
+	if len(events) == 0 {
+		events = event.Types
+	}
+	k.Config = k.configure(cfg, events)
 	if err := k.Config.Validate(); err != nil {
 		return nil, fmt.Errorf("deliverykittest: %w", err)
 	}
@@ -255,7 +263,7 @@ func (k *Kit) WebhookReceiver() http.Handler { return k.receiver }
 
 // configure is cfg with the kit's API key and webhook endpoint on every
 // site, leaving cfg as it was.
-func (k *Kit) configure(cfg *config.Config) *config.Config {
+func (k *Kit) configure(cfg *config.Config, events []event.Type) *config.Config {
 	out := &config.Config{Sites: make([]config.Site, len(cfg.Sites))}
 	for i, s := range cfg.Sites {
 		key := "kit-key-" + s.ID
@@ -263,7 +271,7 @@ func (k *Kit) configure(cfg *config.Config) *config.Config {
 		sum := sha256.Sum256([]byte(key))
 		s.APIKeySHA256 = append(slices.Clone(s.APIKeySHA256), hex.EncodeToString(sum[:]))
 		s.Webhooks = append(slices.Clone(s.Webhooks), webhook.Endpoint{ID: WebhookEndpoint, URL: k.receiver.url(s.ID),
-			Secrets: []string{WebhookSecret}, Events: slices.Clone(event.Types)})
+			Secrets: []string{WebhookSecret}, Events: slices.Clone(events)})
 		out.Sites[i] = s
 	}
 	return out
