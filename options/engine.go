@@ -398,7 +398,9 @@ func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*R
 
 // ComputeAt answers req as Compute did at now, for an address placed at at
 // (nil: the geocoder could not place it), without geocoding. The result
-// depends only on the engine's catalog, req, now and at, so a caller may
+// depends only on the engine's catalog, req, now and at (and, for
+// products whose promise is learned, on the lead times learned by then:
+// a window may move as parcels are delivered), so a caller may
 // keep those few bytes instead of the Result, whose location details
 // (addresses, opening hours) are copies of the catalog, and compute it
 // again when needed, as the checkout and delivery sessions do. The
