@@ -1,7 +1,9 @@
 package deliverykittest_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -156,6 +158,30 @@ func testLearnedPromises(t *testing.T, st storage.Store) {
 	confCfg := slowCarrier(t, catalog.PromiseConfigured)
 	k := deliverykittest.Start(t, deliverykittest.Options{Config: confCfg, Store: st, Start: start, WebhookEvents: quiet})
 	conf := orders(t, k, 1, 300, confCfg.Sites[0].Catalog)
+
+	// The same report over HTTP, by week.
+	req, err := http.NewRequestWithContext(t.Context(), "GET", deliverykittest.BaseURL+"/v1/delivery_tracking/promise_accuracy?group_by=week&from="+
+		start.Format(time.DateOnly)+"&to="+k.Clock.Now().Format(time.DateOnly), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", k.BearerAuth(k.Site))
+	resp, err := k.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var weekly promise.Report
+	if err := json.NewDecoder(resp.Body).Decode(&weekly); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET promise_accuracy: %d, %v", resp.StatusCode, err)
+	}
+	parcels := 0
+	for _, r := range weekly.Rows {
+		parcels += r.Parcels
+	}
+	if len(weekly.Rows) < 5 || parcels != 300 {
+		t.Errorf("weekly report: %d rows, %d parcels; want one a week (5 or more), 300 parcels", len(weekly.Rows), parcels)
+	}
 
 	learnCfg := slowCarrier(t, catalog.PromiseLearned)
 	k2 := deliverykittest.Start(t, deliverykittest.Options{Config: learnCfg, Store: st, IDs: k.IDs, Start: k.Clock.Now(), WebhookEvents: quiet})
