@@ -49,6 +49,7 @@
 // Services the areas share:
 //
 //	options                    the delivery-options engine the areas compute with
+//	promise                    delivery promises learned from delivered parcels, and their accuracy
 //	outbox                     cross-area events, written in the cause's transaction
 //	outbox/outboxtest          the outbox's suite for a storage backend
 //	webhook                    signed POSTs of events to each site's endpoints

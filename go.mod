@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	code.dny.dev/ssrf v0.3.0
+	github.com/DataDog/sketches-go v1.4.8
 	github.com/boombuler/barcode v1.1.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

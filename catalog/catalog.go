@@ -91,6 +91,11 @@ type Catalog struct {
 	Notifications *Notifications `json:"notifications,omitempty"`
 	// Boxes are the cartons shipments are packed in (boxes.go).
 	Boxes []Box `json:"boxes,omitempty"`
+	// Promise is the default PromiseMode of the catalog's products:
+	// where their delivery estimates come from. Empty: configured.
+	Promise PromiseMode `json:"promise,omitempty"`
+	// Learning tunes learned promises (promise.go).
+	Learning *Learning `json:"learning,omitempty"`
 }
 
 // Branding is how the shop presents itself to its customers.
@@ -280,6 +285,23 @@ type Product struct {
 	// measures, or one no box holds) is not offered the product: its
 	// price is never guessed. At least one box must be usable with it.
 	PricePerParcel bool `json:"price_per_parcel,omitempty"`
+	// Promise overrides the catalog's Promise for this product.
+	Promise PromiseMode `json:"promise,omitempty"`
+	// Simulate configures the carrier simulator's parcels of this
+	// product.
+	Simulate *Simulation `json:"simulate,omitempty"`
+}
+
+// PromiseOf is the promise mode of product p: its own, else the
+// catalog's, else PromiseConfigured.
+func (c *Catalog) PromiseOf(p *Product) PromiseMode {
+	switch {
+	case p.Promise != "":
+		return p.Promise
+	case c.Promise != "":
+		return c.Promise
+	}
+	return PromiseConfigured
 }
 
 // The bounds of a product's Meta.

@@ -55,6 +55,19 @@ func TestValidate(t *testing.T) {
 			c.Carriers[0].Products[1].PricePerParcel = true
 			c.Boxes = []Box{{ID: "s", Name: "Small", Inner: Dimensions{Length: 300, Width: 200, Height: 100}, MaxWeight: 5000, Products: []string{"np-point"}}}
 		}, []string{"carriers[0].products[0].price_per_parcel"}},
+		{"promises", func(c *Catalog) {
+			c.Promise = "guessed"
+			c.Learning = &Learning{Low: 0.9, High: 0.5, MinSamples: -1, HalfLifeDays: MaxHalfLifeDays + 1, ZoneLength: map[string]int{"XX": 2, "SE": 11}}
+			c.Carriers[0].Products[0].Promise = "sometimes"
+			c.Carriers[0].Products[1].Simulate = &Simulation{LeadTimeHours: &LeadTimeProfile{P10: 30, P50: 20, P90: 40}}
+		}, []string{"promise", "learning.high", "learning.min_samples", "learning.half_life_days", "learning.zone_length", "learning.zone_length.SE",
+			"carriers[0].products[0].promise", "carriers[0].products[1].simulate.lead_time_hours.p50"}},
+		{"promises within bounds", func(c *Catalog) {
+			c.Promise = PromiseBlend
+			c.Learning = &Learning{Low: 0.2, High: 0.8, MinSamples: 10, HalfLifeDays: 28, ZoneLength: map[string]int{"SE": 3}}
+			c.Carriers[0].Products[0].Promise = PromiseLearned
+			c.Carriers[0].Products[1].Simulate = &Simulation{LeadTimeHours: &LeadTimeProfile{P10: 20, P50: 30, P90: 40}}
+		}, nil},
 		{"too many boxes", func(c *Catalog) {
 			c.Boxes = make([]Box, MaxBoxes+1)
 		}, []string{"boxes"}},

@@ -203,6 +203,7 @@ func (c *Catalog) validate(v *validator) {
 	}
 	c.validateBoxes(v, &d)
 	c.validatePricePerParcel(v)
+	validatePromise(v, c.Promise, c.Learning)
 }
 
 // validateLocales checks the catalog's locales and returns the valid ones
@@ -312,6 +313,12 @@ func validateProduct(v *validator, q string, pr Product, locales map[string]bool
 	}
 	if pr.TransitDays.Max < pr.TransitDays.Min {
 		v.Add(q+".transit_days.max", "gtefield", "must not be less than min")
+	}
+	if !pr.Promise.Valid() {
+		v.Add(q+".promise", "oneof", "must be one of configured, learned, blend")
+	}
+	if pr.Simulate != nil {
+		validateSimulation(v, q, pr.Simulate)
 	}
 	if pr.CutOff != "" && !clockTime.MatchString(pr.CutOff) {
 		v.Add(q+".cut_off", "time", "must be a time like 15:00")

@@ -64,6 +64,7 @@ func orderCompleted(r *record) event.OrderCompleted {
 	}
 	if etd := opt.ETD; !etd.Earliest.IsZero() && !etd.Latest.IsZero() {
 		o.Promise = &event.TimeRange{Earliest: etd.Earliest.UTC(), Latest: etd.Latest.UTC()}
+		o.PromiseSource = opt.PromiseSource
 	}
 	return o
 }

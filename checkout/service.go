@@ -54,7 +54,9 @@ func (e Engines) Engine(site string) (*options.Engine, error) {
 func NewEngines(catalogs map[string]*catalog.Catalog, opts options.Options) (Engines, error) {
 	out := Engines{}
 	for site, c := range catalogs {
-		e, err := options.New(c, opts)
+		o := opts
+		o.Site = site // the key of its learned lead times
+		e, err := options.New(c, o)
 		if err != nil {
 			return nil, fmt.Errorf("catalog of site %s: %w", site, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,7 +95,7 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 		Supports: Supports{CourierInstructions: sup.CourierInstructions, CustomerNumber: sup.CustomerNumber,
 			DoorCode: sup.DoorCode, Search: sup.Search},
 		Warehouse: &b.warehouse,
-		Meta:      shippingMeta(opt.Carrier.Meta, r.Meta),
+		Meta:      shippingMeta(opt.Carrier.Meta, r.Meta, opt),
 	}
 	b.category = ResultCategory{ID: cat.ID, Name: name, PresentedCategoryName: cat.Name, ExternalID: cat.ExternalID,
 		BasePrice: cat.BasePrice, CustomText: cat.CustomText, CustomWarningText: cat.CustomWarningText, Tags: tags}
@@ -111,12 +112,18 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 }
 
 // shippingMeta is the result's shipping.meta: the product's meta and the
-// session's, the session's winning; never nil, so that it is {} on the
-// wire.
-func shippingMeta(product, session map[string]string) map[string]string {
-	out := make(map[string]string, len(product)+len(session))
+// session's, the session's winning, then where a learned or blended
+// product's promise came from (options.MetaPromiseSource and
+// options.MetaPromiseSamples), so a merchant can see why a window moved;
+// never nil, so that it is {} on the wire.
+func shippingMeta(product, session map[string]string, opt *options.Option) map[string]string {
+	out := make(map[string]string, len(product)+len(session)+2)
 	maps.Copy(out, product)
 	maps.Copy(out, session)
+	if opt.PromiseSource != "" {
+		out[options.MetaPromiseSource] = opt.PromiseSource
+		out[options.MetaPromiseSamples] = strconv.Itoa(opt.PromiseSamples)
+	}
 	return out
 }
 

@@ -64,6 +64,7 @@ import (
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
+	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/deliverykit/deliverykit/wiring"
@@ -115,6 +116,17 @@ type Options struct {
 	Site string
 	// Logger receives the services' logs. Default: discarded.
 	Logger *slog.Logger
+	// Store is where the kit keeps everything. Default: a new memory
+	// store. A test passes a bolt store to run on it, or the store of an
+	// earlier kit (with its IDs and a Start at its clock's reading) to go
+	// on where that kit stopped with another configuration.
+	Store storage.Store
+	// IDs makes the services' ids. Default: a new SequentialIDs.
+	IDs deliverykit.IDSource
+	// WebhookEvents are the event types the kit's endpoint subscribes
+	// to. Default: every type. A test of many parcels that reads no
+	// webhook spares the kit their deliveries with fewer.
+	WebhookEvents []event.Type
 	// Refunds, when set, pays refunds out with the demo executor
 	// (returns.DemoRefunds) on the kit's clock: a new refund is PENDING
 	// and settles, or fails at Refunds.FailureRate, once Advance has
@@ -145,6 +157,8 @@ type Kit struct {
 	Config *config.Config
 	// Site is the site the scenario helpers act for.
 	Site string
+	// IDs are the ids the services make (Options.IDs).
+	IDs deliverykit.IDSource
 
 	step     time.Duration
 	senders  map[notify.Channel]*notify.LogSender
@@ -181,7 +195,11 @@ func New(opts Options) (*Kit, error) {
 		keys: map[string]string{},
 	}
 	k.receiver = &receiver{clock: k.Clock}
-	k.Config = k.configure(cfg)
+	events := opts.WebhookEvents
+	if len(events) == 0 {
+		events = event.Types
+	}
+	k.Config = k.configure(cfg, events)
 	if err := k.Config.Validate(); err != nil {
 		return nil, fmt.Errorf("deliverykittest: %w", err)
 	}
@@ -199,9 +217,17 @@ func New(opts Options) (*Kit, error) {
 		}
 		executor = d
 	}
-	svcs, err := wiring.New(memory.New(), k.Config, wiring.Options{
+	st, ids := opts.Store, opts.IDs
+	if st == nil {
+		st = memory.New()
+	}
+	if ids == nil {
+		ids = &deliverykit.SequentialIDs{}
+	}
+	k.IDs = ids
+	svcs, err := wiring.New(st, k.Config, wiring.Options{
 		RefundExecutor: executor,
-		PublicURL:      BaseURL, Logger: log, Clock: k.Clock, IDs: &deliverykit.SequentialIDs{},
+		PublicURL:      BaseURL, Logger: log, Clock: k.Clock, IDs: ids,
 		Senders:  map[notify.Channel]notify.Sender{notify.ChannelEmail: k.senders[notify.ChannelEmail], notify.ChannelSMS: k.senders[notify.ChannelSMS]},
 		Simulate: &carrier.SimulatorOptions{Rates: rates, Seed: opts.Seed},
 		Console:  opts.Console,
@@ -243,7 +269,7 @@ func (k *Kit) WebhookReceiver() http.Handler { return k.receiver }
 
 // configure is cfg with the kit's API key and webhook endpoint on every
 // site, leaving cfg as it was.
-func (k *Kit) configure(cfg *config.Config) *config.Config {
+func (k *Kit) configure(cfg *config.Config, events []event.Type) *config.Config {
 	out := &config.Config{Sites: make([]config.Site, len(cfg.Sites))}
 	for i, s := range cfg.Sites {
 		key := "kit-key-" + s.ID
@@ -251,7 +277,7 @@ func (k *Kit) configure(cfg *config.Config) *config.Config {
 		sum := sha256.Sum256([]byte(key))
 		s.APIKeySHA256 = append(slices.Clone(s.APIKeySHA256), hex.EncodeToString(sum[:]))
 		s.Webhooks = append(slices.Clone(s.Webhooks), webhook.Endpoint{ID: WebhookEndpoint, URL: k.receiver.url(s.ID),
-			Secrets: []string{WebhookSecret}, Events: slices.Clone(event.Types)})
+			Secrets: []string{WebhookSecret}, Events: slices.Clone(events)})
 		out.Sites[i] = s
 	}
 	return out

@@ -49,6 +49,10 @@ type OrderCompleted struct {
 	ShippingPrice int64 `json:"shipping_price"`
 	// Promise is the estimated delivery window, if one was shown.
 	Promise *TimeRange `json:"promise,omitempty"`
+	// PromiseSource says where the promise came from when the product's
+	// promise is learned or blend: "learned", "blend", or "configured"
+	// while too few parcels were delivered. Empty: configured.
+	PromiseSource string `json:"promise_source,omitempty"`
 }
 
 // EventType implements Payload.
@@ -164,6 +168,16 @@ type ParcelChanged struct {
 	// for a customer's return parcel (whose receiver is the merchant); empty in events
 	// written before it was added, which were all outbound.
 	Direction string `json:"direction,omitempty"`
+	// ProductRef is the parcel's carrier product; Promise the order's
+	// promised delivery window (its promises' estimated_delivery_time),
+	// if it has one; DestinationCountry and DestinationPostalCode where
+	// the parcel goes (its pickup point's, else its receiver's, else the
+	// order's destination). With them a consumer measures the promise
+	// of an order registered without a checkout.
+	ProductRef            string     `json:"product_ref,omitempty"`
+	Promise               *TimeRange `json:"promise,omitempty"`
+	DestinationCountry    string     `json:"destination_country,omitempty"`
+	DestinationPostalCode string     `json:"destination_postal_code,omitempty"`
 }
 
 // EventType implements Payload.

@@ -76,6 +76,7 @@ import (
 	"github.com/deliverykit/deliverykit/idempotency"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/promise"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/shipment"
@@ -121,6 +122,9 @@ type Options struct {
 	Tracking *tracking.Service
 	// Notify, when set, serves area B under /v1/delivery_tracking.
 	Notify *notify.Service
+	// Promises, when set, serves the promise accuracy report under
+	// /v1/delivery_tracking/promise_accuracy.
+	Promises *promise.Service
 	// Returns, when set, serves area E under /returns, its customer
 	// return endpoint and the customer status page.
 	Returns *returns.Service
@@ -221,6 +225,9 @@ func newServer(opts Options) *server {
 	}
 	if opts.Notify != nil {
 		s.registerNotify(opts.Notify)
+	}
+	if opts.Promises != nil {
+		s.registerPromises(opts.Promises)
 	}
 	if opts.Returns != nil {
 		s.registerReturns(opts.Returns)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/promise"
 	"github.com/deliverykit/deliverykit/tracking"
 )
 
@@ -48,6 +49,8 @@ var trackingSchemaNames = map[reflect.Type]string{
 	reflect.TypeFor[notify.RetriggerResponse](): "RetriggerNotificationResponse",
 	reflect.TypeFor[tracking.Event]():           "ParcelEventRequest",
 	reflect.TypeFor[struct{}]():                 "Empty",
+	reflect.TypeFor[promise.Report]():           "PromiseAccuracyReport",
+	reflect.TypeFor[promise.ReportRow]():        "PromiseAccuracyRow",
 }
 
 var trackingSpec = openAPISpec{
@@ -130,6 +133,11 @@ var trackingOps = []openAPIOp{
 	{method: "post", path: "/notification.retrigger", summary: "Send a notification again",
 		description: "Send a notification again: creates a new notification (origin RETRIGGER) and sends it. Unknown id is 404.",
 		request:     notify.RetriggerRequest{}, response: notify.RetriggerResponse{}, fails: []string{"404"}},
+	{method: "get", path: "/promise_accuracy", summary: "Promise accuracy report (extension)",
+		description: "Extension: how well delivery promises were kept, for the outbound parcels delivered from from to to (dates, UTC, to included; default the 30 days up to today; at most 400 days), grouped by group_by: product (carrier product ref), zone (country and postal-code prefix, e.g. SE:11), origin (warehouse id) or week (ISO week of the delivery, e.g. 2026-W48). " +
+			"A parcel is on time when delivered inside the window the shopper was promised, early before it, late after it; lateness is hours after the window's end (negative: before its start; 0 inside it). promise_source is configured, learned or blend (mixed when a group has several). " +
+			"At most 1000 rows, by key; truncated says when groups were left out. A bad group_by, from or to is 400 naming it.",
+		query: []string{"site_id", "from", "to", "group_by"}, response: promise.Report{}, extension: true},
 	{method: "get", path: "/_/page/{token}", summary: "Customer tracking page (extension)",
 		description: trackingPageSummary,
 		query:       []string{"locale", "tracking_number"}, extension: true, public: true, content: trackingHTML, errors: trackingPageErrors},

@@ -17,7 +17,9 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/promise"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/google/go-cmp/cmp"
@@ -69,7 +71,10 @@ func newTrackingEnvPortal(t *testing.T, portal string) *trackingEnv {
 		t.Fatal(err)
 	}
 	env.track, env.notify = ts, ns
-	env.s, env.logs = newTestServer(t, Options{Tracking: ts, Notify: ns})
+	// The promise report, on a store without deliveries (package promise
+	// tests what it counts).
+	ps := promise.New(store, promise.Options{Clock: env.clock, Engines: func(string) (*options.Engine, bool) { return nil, false }})
+	env.s, env.logs = newTestServer(t, Options{Tracking: ts, Notify: ns, Promises: ps})
 	env.s.clock = env.clock // the page's "now" is tracking's
 	return env
 }

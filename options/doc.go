@@ -26,6 +26,13 @@
 //     catalog's holidays, in the warehouse's time zone. At a pickup location
 //     the window moves to days the location is open (its weekday hours and
 //     closed dates): goods can only be collected then.
+//   - A product whose promise is learned or blend (catalog.PromiseMode)
+//     is estimated from the lead times its delivered parcels took, with
+//     Options.LeadTimes (package promise learns them): handed over as
+//     above, delivered on the business days the learned low and high
+//     lead times end on (blend: the window spanning that and the
+//     configured one). Option.PromiseSource and PromiseSamples say where
+//     the estimate came from; too few parcels leave it configured.
 //   - PICKUP and INSTORE categories offer one option per nearby location of
 //     each product's carrier, nearest first across products, from a spatial
 //     index (a k-d tree

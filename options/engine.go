@@ -33,6 +33,14 @@ type Options struct {
 	Geocoder Geocoder
 	// OptionTTL sets Option.ExpireTime. Default: DefaultOptionTTL.
 	OptionTTL time.Duration
+	// LeadTimes, when set, are the lead times learned from delivered
+	// parcels that products whose promise is learned or blend (the
+	// catalog's Promise) are estimated with. Nil: every estimate is the
+	// configured one.
+	LeadTimes LeadTimes
+	// Site is the site the catalog is, the LeadTimeKey.Site LeadTimes
+	// are asked for.
+	Site string
 }
 
 // Engine computes delivery options from one site's catalog. It is
@@ -56,6 +64,10 @@ type Engine struct {
 	// locations, of which a computation offers a few.
 	optionIDs map[string][]string
 	networks  map[string]*network // carrier + KeySep + country → locations
+	site      string
+	// leadTimes holds, per category id, its products' learned lead
+	// times (nil: configured), when Options.LeadTimes is set.
+	leadTimes map[string][]ProductLeadTimes
 }
 
 type productEntry struct {
@@ -87,6 +99,7 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 		cals:     map[string]*calendar{},
 		products: map[string]productEntry{},
 		networks: map[string]*network{},
+		site:     opts.Site,
 	}
 	if e.clock == nil {
 		e.clock = deliverykit.SystemClock{}
@@ -145,6 +158,9 @@ func New(cat *catalog.Catalog, opts Options) (*Engine, error) {
 	}
 	for key, n := range e.networks {
 		n.index = NewIndex(coords[key])
+	}
+	if opts.LeadTimes != nil {
+		e.leadTimes = e.learners(opts.LeadTimes)
 	}
 	e.optionIDs = make(map[string][]string, len(cat.Categories))
 	for _, cc := range cat.Categories {
@@ -295,6 +311,25 @@ type Option struct {
 	Location    *Location `json:"location,omitempty"`
 	Preselected bool      `json:"preselected,omitempty"`
 	ExpireTime  time.Time `json:"expire_time"`
+	// PromiseSource is where ETD comes from when the product's promise
+	// is learned or blend: SourceLearned or SourceBlend when enough
+	// delivered parcels stand behind it (PromiseSamples of them),
+	// SourceConfigured when too few do yet. Empty for a configured
+	// product.
+	PromiseSource  string `json:"promise_source,omitempty"`
+	PromiseSamples int    `json:"promise_samples,omitempty"`
+}
+
+// setPromise sets o's ETD and promise source from the estimate of its
+// product.
+func (o *Option) setPromise(etd ETD, l learned, mode catalog.PromiseMode) {
+	o.ETD = etd
+	switch {
+	case l.source != "":
+		o.PromiseSource, o.PromiseSamples = l.source, l.lt.Samples
+	case mode != catalog.PromiseConfigured:
+		o.PromiseSource = SourceConfigured
+	}
 }
 
 // Carrier names the carrier product of an option.
@@ -366,7 +401,9 @@ func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*R
 
 // ComputeAt answers req as Compute did at now, for an address placed at at
 // (nil: the geocoder could not place it), without geocoding. The result
-// depends only on the engine's catalog, req, now and at, so a caller may
+// depends only on the engine's catalog, req, now and at (and, for
+// products whose promise is learned, on the lead times learned by then:
+// a window may move as parcels are delivered), so a caller may
 // keep those few bytes instead of the Result, whose location details
 // (addresses, opening hours) are copies of the catalog, and compute it
 // again when needed, as the checkout and delivery sessions do. The
@@ -447,6 +484,12 @@ type query struct {
 	// parcels are the cart's parcels per set of boxes, packed once per
 	// computation (parcels.go).
 	parcels parcelCounts
+	// learned keeps the learned lead times of the computation's first
+	// products (nLearned of them; more are asked again); zone is the
+	// destination's postal-code prefix, found by the first.
+	learned  [8]learned
+	nLearned int
+	zone     string
 }
 
 // category answers catalog category cc for q with its options, or false
@@ -483,25 +526,36 @@ func (e *Engine) category(cc *catalog.Category, q *query) (Category, bool) {
 			Name: e.loc.name(a.DisplayName, q.locale), Description: e.loc.name(a.Description, q.locale),
 			Price: a.Price, Preselected: a.Preselected})
 	}
-	cat.Options = e.options(cc, q, e.cals[wh.ID], price)
+	cat.Options = e.options(cc, q, wh.ID, e.cals[wh.ID], price)
 	e.parcels.priceParcels(req.Items, &cat, &q.parcels)
 	return cat, true
 }
 
-// options are the options of category cc at price: one per product, or at
+// options are the options of category cc at price, leaving from the
+// warehouse with id origin: one per product, or at
 // a location category one per nearby location of each product's carrier,
 // nearest first across the products.
-func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price int64) []Option {
+func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *calendar, price int64) []Option {
 	ids := e.optionIDs[cc.ID]
 	carriers := e.carriers[carrierKey(q.locale, cc.ID)]
+	lts := e.leadTimes[cc.ID] // nil: every product configured
+	learner := func(sort int) ProductLeadTimes {
+		if lts == nil {
+			return nil
+		}
+		return lts[sort]
+	}
 	ready := q.req.readyAt(cc.Tags)
 	if !cc.DeliveryType.AtLocation() {
 		opts := make([]Option, len(cc.Products))
 		for sort, ref := range cc.Products {
+			pe := e.products[ref]
+			l := e.learnedFor(q, ref, origin, learner(sort))
 			opts[sort] = Option{
 				ID: ids[sort], CategoryID: cc.ID, Carrier: carriers[sort], Price: price, Currency: q.req.Currency,
-				ETD: cal.etd(q.now, ready, e.products[ref].plan), ExpireTime: q.expire,
+				ExpireTime: q.expire,
 			}
+			opts[sort].setPromise(cal.promised(q.now, ready, pe.plan, l), l, e.cat.PromiseOf(pe.product))
 		}
 		return opts
 	}
@@ -535,18 +589,23 @@ func (e *Engine) options(cc *catalog.Category, q *query, cal *calendar, price in
 	opts := make([]Option, len(found))
 	var etd ETD
 	var col collector
+	var lt learned
+	var mode catalog.PromiseMode
 	for i := range found {
 		l := &found[i]
 		if i == 0 || l.product != found[i-1].product {
 			ref := cc.Products[l.product]
-			etd = cal.etd(q.now, ready, e.products[ref].plan)
+			pe := e.products[ref]
+			lt, mode = e.learnedFor(q, ref, origin, learner(l.product)), e.cat.PromiseOf(pe.product)
+			etd = cal.promised(q.now, ready, pe.plan, lt)
 			col = cal.collector(etd)
 		}
 		l.Location.Distance = &l.dist
 		opts[i] = Option{
 			ID: ids[i], CategoryID: cc.ID, Carrier: carriers[l.product], Price: price,
-			Currency: q.req.Currency, ETD: col.at(l.avail), Location: &l.Location, ExpireTime: q.expire,
+			Currency: q.req.Currency, Location: &l.Location, ExpireTime: q.expire,
 		}
+		opts[i].setPromise(col.at(l.avail), lt, mode)
 	}
 	// Nearest first across the category's products: the customer picks a
 	// place, not a carrier.

@@ -3,6 +3,8 @@ package options
 import (
 	"slices"
 	"time"
+
+	"github.com/deliverykit/deliverykit/catalog"
 )
 
 // MaxLateDays bounds the business days a Timetable lists after its
@@ -28,6 +30,20 @@ type Timetable struct {
 	OnTime int
 	// TransitMin is the product's fewest transit days.
 	TransitMin int
+	// LeadTime is the catalog's simulated lead time of the product
+	// (Product.Simulate), nil when it has none.
+	LeadTime *catalog.LeadTimeProfile
+}
+
+// warehouseOf is the warehouse id of the first category offering the
+// product with reference ref ("" when none does: the catalog's first).
+func (e *Engine) warehouseOf(ref string) string {
+	for _, cc := range e.cat.Categories {
+		if slices.Contains(cc.Products, ref) {
+			return cc.Warehouse
+		}
+	}
+	return ""
 }
 
 // Timetable returns the timetable of the product with reference ref for
@@ -43,14 +59,7 @@ func (e *Engine) Timetable(ref, locationID string, ready time.Time, late int) (T
 	if !ok {
 		return Timetable{}, false
 	}
-	warehouse := ""
-	for _, cc := range e.cat.Categories {
-		if slices.Contains(cc.Products, ref) {
-			warehouse = cc.Warehouse
-			break
-		}
-	}
-	wh, _ := e.cat.Warehouse(warehouse)
+	wh, _ := e.cat.Warehouse(e.warehouseOf(ref))
 	cal := e.cals[wh.ID]
 	if cal == nil {
 		return Timetable{}, false // a valid catalog has a warehouse
@@ -70,6 +79,10 @@ func (e *Engine) Timetable(ref, locationID string, ready time.Time, late int) (T
 	late = min(max(late, 0), MaxLateDays)
 	onTime := max(pl.transit.Max-pl.transit.Min+1, 1)
 	t := Timetable{ETD: etd, OnTime: onTime, TransitMin: pl.transit.Min, Days: make([]time.Time, 0, onTime+late)}
+	if s := pe.product.Simulate; s != nil && s.LeadTimeHours != nil {
+		p := *s.LeadTimeHours
+		t.LeadTime = &p
+	}
 	d := cal.addBusiness(cal.handover(ready, ready, pl), pl.transit.Min)
 	for range onTime + late {
 		t.Days = append(t.Days, cal.midnight(d))

@@ -303,6 +303,7 @@ func amplificationCases(f fixture) []ampCase {
 		{"A orders", "/v1/delivery_tracking/orders", []string{"external_id", "email", "locale", "site_id"}, site1.rest},
 		{"A parcels", "/v1/delivery_tracking/parcels", []string{"external_id", "tracking_number", "token"}, site1.rest},
 		{"B notifications", "/v1/delivery_tracking/notifications", []string{"external_id"}, site1.rest},
+		{"A promise accuracy", "/v1/delivery_tracking/promise_accuracy", []string{"group_by", "from", "to"}, site1.rest},
 		{"C session get", "/v1/siw/session.get", []string{"id"}, site1.rest},
 		{"C2 session get", "/v1/delivery_checkout/session.get", []string{"checkout_session_id"}, site1.rest},
 		{"C2 session pull", "/v1/delivery_checkout/session.pull", []string{"checkout_session_id"}, site1.rest},

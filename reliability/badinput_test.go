@@ -316,6 +316,8 @@ func ruleCases(f fixture) []badCase {
 		query("A parcels both", "/v1/delivery_tracking/parcels?external_id=order-1002&tracking_number="+f.trackingNumber, site1.rest, styleREST, "tracking_number"),
 		query("A parcels neither", "/v1/delivery_tracking/parcels", site1.rest, styleREST, ""),
 		query("A orders locale", "/v1/delivery_tracking/orders?locale=klingon-language", site1.rest, styleREST, "locale"),
+		query("A promise accuracy group_by", "/v1/delivery_tracking/promise_accuracy?group_by=carrier", site1.rest, styleREST, "group_by"),
+		query("A promise accuracy from", "/v1/delivery_tracking/promise_accuracy?group_by=week&from=2020-01-01&to=2026-01-01", site1.rest, styleREST, "from"),
 		query("C get no id", "/v1/siw/session.get", site1.rest, styleREST, "id"),
 		query("B notifications no external id", "/v1/delivery_tracking/notifications", site1.rest, styleREST, "external_id"),
 		query("E order number not a number", "/returns/merchant/order/abc?idType=FOREIGN_NUMBER", site1.spring, styleSpring, "orderId"),

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -286,6 +287,11 @@ func option(o options.Option) DeliveryOption {
 		Preselected: o.Preselected,
 		ExpireTime:  At(o.ExpireTime),
 		VATRate:     o.Carrier.VATRate,
+	}
+	if o.PromiseSource != "" {
+		// Where a learned or blended product's estimate came from.
+		do.Carrier.Meta[options.MetaPromiseSource] = o.PromiseSource
+		do.Carrier.Meta[options.MetaPromiseSamples] = strconv.Itoa(o.PromiseSamples)
 	}
 	if l := o.Location; l != nil {
 		pl := &PickupLocation{

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -75,6 +76,7 @@ func (o *completedOrder) event() event.OrderCompleted {
 	}
 	if abs := o.Option.ETD.Absolute; abs != nil && !abs.EarliestTime.IsZero() && !abs.LatestTime.IsZero() {
 		out.Promise = &event.TimeRange{Earliest: abs.EarliestTime.UTC(), Latest: abs.LatestTime.UTC()}
+		out.PromiseSource = o.Option.Carrier.Meta[options.MetaPromiseSource]
 	}
 	return out
 }

@@ -32,15 +32,25 @@ type parcelChange struct {
 	TrackingLink string
 	Locale       string
 	Direction    DirectionType
+	// ProductRef, Promise and the destination let a consumer measure
+	// the order's promise (event.ParcelChanged).
+	ProductRef  string
+	Promise     *event.TimeRange
+	Destination *Address
 }
 
 // event is c as the payload of its outbox event.
 func (c *parcelChange) event() event.ParcelChanged {
-	return event.ParcelChanged{
+	e := event.ParcelChanged{
 		TosID: c.TosID, ExternalID: c.ExternalID, TrackingNumber: c.TrackingNumber,
 		Step: string(c.Step), Alert: string(c.Alert), Time: c.Time.UTC(), DeliveryType: string(c.DeliveryType),
 		Receiver: c.Receiver, TrackingLink: c.TrackingLink, Locale: c.Locale, Direction: string(c.Direction),
+		ProductRef: c.ProductRef, Promise: c.Promise,
 	}
+	if d := c.Destination; d != nil {
+		e.DestinationCountry, e.DestinationPostalCode = d.Country, d.PostalCode
+	}
+	return e
 }
 
 // Step sets of the sequence rules (see the package documentation).
@@ -259,6 +269,14 @@ func (s *Service) change(site string, o *orderRecord, p *parcelRecord) parcelCha
 	if r := o.Request.Receiver; r != nil {
 		c.Receiver = deliverykit.Contact{Name: r.Name, Email: r.Email, Phone: r.PhoneNumber}
 	}
+	c.ProductRef, c.Destination = p.Request.CarrierProductRef, parcelDestination(o, p)
+	if pr := o.Request.Promises; pr != nil && pr.EstimatedDeliveryTime != nil {
+		start, ok1 := parseTime(pr.EstimatedDeliveryTime.Start)
+		end, ok2 := parseTime(pr.EstimatedDeliveryTime.End)
+		if ok1 && ok2 {
+			c.Promise = &event.TimeRange{Earliest: start.UTC(), Latest: end.UTC()}
+		}
+	}
 	if r := p.Request.Receiver; r != nil {
 		c.Receiver.Name = r.Name
 		if r.Email != "" {
@@ -269,6 +287,24 @@ func (s *Service) change(site string, o *orderRecord, p *parcelRecord) parcelCha
 		}
 	}
 	return c
+}
+
+// parcelDestination is where parcel p of order o goes: its pickup
+// point's address, else its receiver's, else the order's destination; nil
+// when none is known.
+func parcelDestination(o *orderRecord, p *parcelRecord) *Address {
+	if r := p.Request.Receiver; r != nil && r.Destination != nil {
+		if pk := r.Destination.Pickup; pk != nil && pk.Address != nil {
+			return pk.Address
+		}
+		if a := r.Destination.Address; a != nil {
+			return a
+		}
+	}
+	if d := o.Request.Destination; d != nil {
+		return d.Address
+	}
+	return nil
 }
 
 // MaxProgressItems bounds a parcel's history. Real parcels see tens of

@@ -331,6 +331,17 @@ func TestRecordEventHistory(t *testing.T) {
 	if c.Receiver.Email != "Alva@Example.com" || c.ExternalID != "ORD-1" || c.TrackingLink != "https://portal.example/v1/delivery_tracking/_/page/tt_000003" {
 		t.Errorf("change = %+v", c)
 	}
+	// What a consumer measures the promise with: the parcel's product,
+	// the order's promised delivery window, the pickup point's country.
+	type measured struct {
+		Product, Country, Postal string
+		Promise                  *event.TimeRange
+	}
+	wantMeasured := measured{"fastpost-pickup", "SE", "", &event.TimeRange{
+		Earliest: time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC), Latest: time.Date(2026, 11, 22, 18, 0, 0, 0, time.UTC)}}
+	if diff := cmp.Diff(wantMeasured, measured{c.ProductRef, c.DestinationCountry, c.DestinationPostalCode, c.Promise}); diff != "" {
+		t.Errorf("measured (-want +got):\n%s", diff)
+	}
 }
 
 func TestRecordEventRules(t *testing.T) {

@@ -233,7 +233,7 @@ func TestDeadEvents(t *testing.T) {
 		got = append(got, dead{get(d, "event", "type").(string), get(d, "event", "subject").(string),
 			get(d, "done").([]any), get(d, "attempts").(float64), strings.Contains(get(d, "last_error").(string), "32-bit")})
 	}
-	want := []dead{{"order.completed", tos, []any{"returns", "webhook", "spy"}, 1, true}} // spy: the test's own consumer // spy: the test's own consumer
+	want := []dead{{"order.completed", tos, []any{"returns", "promise", "webhook", "spy"}, 1, true}} // spy: the test's own consumer // spy: the test's own consumer
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("dead events (-want +got):\n%s", diff)
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/promise"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
@@ -130,6 +131,9 @@ type Services struct {
 	Session  *session.Service
 	Returns  *returns.Service
 	Shipment *shipment.Service
+	// Promises learns lead times from delivered parcels (for products
+	// whose promise is learned or blend) and reports promise accuracy.
+	Promises *promise.Service
 	// Simulator is the simulated carrier with Options.Simulate, else
 	// nil; its parcels move when Run runs.
 	Simulator *carrier.Simulator
@@ -194,7 +198,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox},
 		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify},
 		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment},
-		{Name: "idempotency", Sweep: svcs.Idempotency}}
+		{Name: "idempotency", Sweep: svcs.Idempotency}, {Name: "promise", Sweep: svcs.Promises}}
 	if svcs.Console != nil {
 		svcs.areas = append(svcs.areas, retention.Area{Name: "console", Sweep: svcs.Console})
 	}
@@ -224,7 +228,14 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	if err != nil {
 		return fmt.Errorf("tracking: %w", err)
 	}
-	engines, err := checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock})
+	// The engines estimate learned promises with the lead times the
+	// promise service learns, which counts them on the engines' calendars.
+	var engines checkout.Engines
+	s.Promises = promise.New(store, promise.Options{Clock: opts.Clock, Engines: func(site string) (*options.Engine, bool) {
+		e, ok := engines[site]
+		return e, ok
+	}})
+	engines, err = checkout.NewEngines(catalogs, options.Options{Clock: opts.Clock, LeadTimes: s.Promises})
 	if err != nil {
 		return fmt.Errorf("delivery options: %w", err)
 	}
@@ -303,6 +314,8 @@ func (s *Services) register() {
 	d.Handle(event.TypeCarrierEventReported, "tracking", s.Tracking.HandleCarrierEvent)
 	d.Handle(event.TypeCarrierEventReported, "shipment", s.Shipment.HandleCarrierEvent)
 	d.Handle(event.TypeRefundChanged, "refunds", s.Returns.HandleRefundChanged)
+	d.Handle(event.TypeOrderCompleted, "promise", s.Promises.HandleOrderCompleted)
+	d.Handle(event.TypeParcelChanged, "promise", s.Promises.HandleParcelChanged)
 	for _, t := range event.Types {
 		d.Handle(t, "webhook", s.Webhooks.Handle)
 		if s.counters != nil {
@@ -338,7 +351,7 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	if len(opts.ConfigSchema) == 0 {
 		opts.ConfigSchema = config.JSONSchema()
 	}
-	opts.Tracking, opts.Notify, opts.Checkout, opts.Session = s.Tracking, s.Notify, s.Checkout, s.Session
+	opts.Tracking, opts.Notify, opts.Checkout, opts.Session, opts.Promises = s.Tracking, s.Notify, s.Checkout, s.Session, s.Promises
 	opts.Shipment, opts.Returns, opts.Webhooks, opts.Outbox = s.Shipment, s.Returns, s.Webhooks, s.Outbox
 	opts.Idempotency = s.Idempotency
 	opts.Metrics = cmp.Or(opts.Metrics, s.httpMetrics)

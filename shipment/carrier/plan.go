@@ -3,10 +3,12 @@ package carrier
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/shipment"
 )
 
@@ -241,6 +243,37 @@ func deliveryDay(t *Timetable, x *draws) int {
 	return 0
 }
 
+// profileDay is the index of the delivery day of a parcel whose lead time
+// follows profile p, for the draw u: the lead time, in business hours
+// after the hand-over, is read off the profile's quantile function
+// (straight between p10, p50 and p90, flat beyond), and the parcel is
+// delivered on the business day it ends on. Days lists business days
+// from the first transit day on, so the day counts from there; a lead
+// time too short for the product's fewest transit days is delivered on
+// the first.
+func profileDay(t *Timetable, p catalog.LeadTimeProfile, u float64) int {
+	var h float64
+	switch {
+	case u <= 0.1:
+		h = p.P10
+	case u <= 0.5:
+		h = p.P10 + (p.P50-p.P10)*(u-0.1)/0.4
+	case u <= 0.9:
+		h = p.P50 + (p.P90-p.P50)*(u-0.5)/0.4
+	default:
+		h = p.P90
+	}
+	// The hand-over day's business hours left after the hand-over,
+	// then whole business days.
+	y, m, d := t.Handover.Date()
+	left := time.Date(y, m, d+1, 0, 0, 0, 0, t.Handover.Location()).Sub(t.Handover).Hours()
+	days := 0 // business days after the hand-over day
+	if h > left {
+		days = int(math.Ceil((h - left) / 24))
+	}
+	return max(days-t.TransitMin, 0)
+}
+
 // late adds the carrier's delay report on the morning of the estimate's
 // last day and returns the late delivery day.
 func late(r *route, t *Timetable, x *draws) int {
@@ -271,6 +304,9 @@ func outboundRoute(in planInput, x *draws, out Outcome) route {
 	r.step(submit, stepSubmitted, &spanRecord{Earliest: t.Earliest, Latest: t.Latest})
 	r.step(later(collected, submit).Add(between(x[1], 2*time.Hour, 6*time.Hour)), stepOnRoute, nil)
 	day := deliveryDay(&t, x)
+	if t.LeadTime != nil {
+		day = profileDay(&t, *t.LeadTime, x[3])
+	}
 	switch out {
 	case OutcomeDelayed:
 		day = late(&r, &t, x)

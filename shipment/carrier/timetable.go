@@ -3,6 +3,7 @@ package carrier
 import (
 	"time"
 
+	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/options"
 )
 
@@ -26,6 +27,11 @@ type Timetable struct {
 	// TransitMin is the fewest business days of transit: what a parcel
 	// sent back takes to return.
 	TransitMin int
+	// LeadTime, when set, is the product's simulated lead time: a parcel
+	// on time is delivered on the business day its drawn lead time ends
+	// on, whatever the estimate says (a carrier slower or faster than
+	// its contract).
+	LeadTime *catalog.LeadTimeProfile
 }
 
 // day is the start of the i-th delivery day; past the listed days it
@@ -112,7 +118,7 @@ func (t EngineTimetables) Timetable(site, ref, locationID string, ready time.Tim
 		return Timetable{}, false
 	}
 	return Timetable{Handover: tt.ETD.Handover, Earliest: tt.ETD.Earliest, Latest: tt.ETD.Latest,
-		Days: tt.Days, OnTime: tt.OnTime, TransitMin: tt.TransitMin}, true
+		Days: tt.Days, OnTime: tt.OnTime, TransitMin: tt.TransitMin, LeadTime: tt.LeadTime}, true
 }
 
 var _ Timetables = EngineTimetables{}
