@@ -60,7 +60,7 @@
 //
 // Vocabulary and helpers:
 //
-//	auth                       API keys to sites, compared in constant time
+//	auth                       API keys to sites and staff passwords, compared in constant time
 //	catalog                    a site's delivery offering and return policy
 //	catalog/packing            packs items into the catalog's boxes, first fit decreasing with rotation
 //	event                      the events' vocabulary and payloads

@@ -1,9 +1,11 @@
-// Package auth maps API keys to the site (merchant) they belong to.
+// Package auth maps API keys to the site (merchant) they belong to, and
+// holds the merchant console's staff accounts and their passwords.
 //
 // Keys are never kept in plain text: a Keyring holds SHA-256 digests, and
 // Authenticate hashes the presented key and compares it with every digest in
 // constant time, so neither the comparison nor the position of a match leaks
-// through timing.
+// through timing. Staff passwords are argon2id hashes (HashPassword),
+// verified in constant time (VerifyPassword).
 package auth
 
 import (

@@ -34,7 +34,6 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/catalog"
-	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/webhook"
 )
 
@@ -86,7 +85,7 @@ type StaffAccount struct {
 	// Role is viewer (reads) or operator (also acts: resends
 	// notifications, decides returns and complaints, marks refunds,
 	// redelivers webhooks, retries dead events).
-	Role console.Role `json:"role"`
+	Role auth.Role `json:"role"`
 	// PasswordHash is the password's argon2id hash in the PHC string
 	// format ($argon2id$v=19$m=…,t=…,p=…$salt$key): the example server
 	// prints one with -hash-password.
@@ -261,10 +260,10 @@ func (c *Config) Validate() error {
 				}
 				staff[email] = f
 			}
-			if st.Role != console.Viewer && st.Role != console.Operator {
+			if st.Role != auth.Viewer && st.Role != auth.Operator {
 				bad(f+".role", "oneof", fmt.Sprintf("want viewer or operator, got %q", st.Role))
 			}
-			if err := console.CheckHash(st.PasswordHash); err != nil {
+			if err := auth.CheckPasswordHash(st.PasswordHash); err != nil {
 				bad(f+".password_hash", "argon2id", err.Error())
 			}
 		}
@@ -278,11 +277,11 @@ func (c *Config) Validate() error {
 }
 
 // Staff returns every site's console accounts. c must be valid.
-func (c *Config) Staff() []console.Staff {
-	var out []console.Staff
+func (c *Config) Staff() []auth.Staff {
+	var out []auth.Staff
 	for _, s := range c.Sites {
 		for _, st := range s.Staff {
-			out = append(out, console.Staff{Site: s.ID, Email: st.Email, Role: st.Role, PasswordHash: st.PasswordHash})
+			out = append(out, auth.Staff{Site: s.ID, Email: st.Email, Role: st.Role, PasswordHash: st.PasswordHash})
 		}
 	}
 	return out

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/catalog"
-	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/invopop/jsonschema"
 	jsv "github.com/santhosh-tekuri/jsonschema/v6"
@@ -56,8 +56,8 @@ func schemaEnums(t reflect.Type) *jsonschema.Schema {
 		vals = []string{string(catalog.AddonCustom), string(catalog.AddonCarryIn), string(catalog.AddonLeaveAtDoor), string(catalog.AddonUnwrapping)}
 	case reflect.TypeFor[catalog.LocationType]():
 		vals = []string{string(catalog.LocationLocker), string(catalog.LocationStore), string(catalog.LocationPostOffice), string(catalog.LocationManned)}
-	case reflect.TypeFor[console.Role]():
-		vals = []string{string(console.Viewer), string(console.Operator)}
+	case reflect.TypeFor[auth.Role]():
+		vals = []string{string(auth.Viewer), string(auth.Operator)}
 	case reflect.TypeFor[event.Type]():
 		for _, e := range event.Types {
 			vals = append(vals, string(e))

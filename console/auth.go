@@ -15,29 +15,23 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
 // Role is what a staff member may do: a Viewer reads, an Operator also
-// acts (retriggers, decides, marks, redelivers, retries).
-type Role string
+// acts. Accounts and their passwords are package auth's, shared with the
+// configuration.
+type Role = auth.Role
 
 const (
-	Viewer   Role = "viewer"
-	Operator Role = "operator"
+	Viewer   = auth.Viewer
+	Operator = auth.Operator
 )
 
 // Staff is a staff account of one site, as the configuration lists it.
-type Staff struct {
-	// Site is the site the account sees and acts on, and no other.
-	Site string
-	// Email names the account at login, compared without case.
-	Email string
-	Role  Role
-	// PasswordHash is the password's argon2id hash (HashPassword).
-	PasswordHash string
-}
+type Staff = auth.Staff
 
 // Principal is who a console request comes from.
 type Principal struct {
@@ -317,7 +311,7 @@ func newAccounts(staff []Staff) (accounts, error) {
 		case st.Role != Viewer && st.Role != Operator:
 			return nil, deliverykit.Errorf(deliverykit.KindInvalidArgument, "staff[%d].role: want viewer or operator, got %q", i, st.Role)
 		}
-		if err := CheckHash(st.PasswordHash); err != nil {
+		if err := auth.CheckPasswordHash(st.PasswordHash); err != nil {
 			return nil, fmt.Errorf("staff[%d].password_hash: %w", i, err)
 		}
 		if _, dup := a[email]; dup {
@@ -334,7 +328,7 @@ func newAccounts(staff []Staff) (accounts, error) {
 // It is made at the first login, not when a program that imports the
 // package starts.
 var dummyHash = sync.OnceValue(func() string {
-	h, err := HashPassword("no account has this password")
+	h, err := auth.HashPassword("no account has this password")
 	if err != nil {
 		panic(err)
 	}
@@ -345,8 +339,8 @@ var dummyHash = sync.OnceValue(func() string {
 func (a accounts) check(email, password string) (Staff, bool) {
 	st, ok := a[strings.ToLower(strings.TrimSpace(email))]
 	if !ok {
-		verifyPassword(dummyHash(), password)
+		auth.VerifyPassword(dummyHash(), password)
 		return Staff{}, false
 	}
-	return st, verifyPassword(st.PasswordHash, password)
+	return st, auth.VerifyPassword(st.PasswordHash, password)
 }

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/returns"
@@ -399,7 +400,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email, password := r.PostForm.Get("email"), r.PostForm.Get("password")
-	if len(email) > 254 || len(password) > MaxPasswordBytes {
+	if len(email) > 254 || len(password) > auth.MaxPasswordBytes {
 		c.renderLogin(w, r, loc, http.StatusBadRequest, "", loc.T("login.failed"))
 		return
 	}

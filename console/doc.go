@@ -18,7 +18,7 @@
 //
 // Each staff account belongs to one site and sees and acts on that site
 // only; a Viewer reads, an Operator also acts. Passwords are kept as
-// argon2id hashes (HashPassword; the example server prints one with
+// argon2id hashes (auth.HashPassword; the example server prints one with
 // -hash-password). A login makes a server-side session in the store: the
 // cookie (HttpOnly, Secure, SameSite=Strict, path /console/) holds a
 // random token whose SHA-256 is the record's key, so logging out revokes

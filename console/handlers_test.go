@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/console"
 	"github.com/google/go-cmp/cmp"
 )
@@ -26,7 +27,7 @@ func TestLogin(t *testing.T) {
 		{"wrong password", operator, "wrong", true, http.StatusUnauthorized},
 		{"unknown account", "nobody@site-1.test", testPassword, true, http.StatusUnauthorized},
 		{"no form token", operator, testPassword, false, http.StatusForbidden},
-		{"password too long", operator, strings.Repeat("p", console.MaxPasswordBytes+1), true, http.StatusBadRequest},
+		{"password too long", operator, strings.Repeat("p", auth.MaxPasswordBytes+1), true, http.StatusBadRequest},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

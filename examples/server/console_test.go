@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/config"
-	"github.com/deliverykit/deliverykit/console"
 )
 
 // -hash-password prints a hash the configuration accepts, of the first
@@ -18,7 +18,7 @@ func TestHashPasswordFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := strings.TrimSuffix(out.String(), "\n")
-	if err := console.CheckHash(h); err != nil || !strings.HasPrefix(h, "$argon2id$") {
+	if err := auth.CheckPasswordHash(h); err != nil || !strings.HasPrefix(h, "$argon2id$") {
 		t.Errorf("printed %q: %v", out.String(), err)
 	}
 	err := run(t.Context(), []string{"-hash-password"}, io.Discard, hooks{stdin: strings.NewReader("\n"), stdout: io.Discard})

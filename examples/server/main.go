@@ -87,6 +87,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/httpapi"
@@ -508,13 +509,13 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 // hashPassword prints the argon2id hash of the password on the first
 // line of in, for a staff account of the configuration.
 func hashPassword(in io.Reader, out io.Writer) error {
-	b, err := io.ReadAll(io.LimitReader(in, console.MaxPasswordBytes+3))
+	b, err := io.ReadAll(io.LimitReader(in, auth.MaxPasswordBytes+3))
 	if err != nil {
 		return fmt.Errorf("-hash-password: %w", err)
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	line = strings.TrimSuffix(line, "\r")
-	h, err := console.HashPassword(line)
+	h, err := auth.HashPassword(line)
 	if err != nil {
 		return fmt.Errorf("-hash-password: %w", err)
 	}

@@ -1,4 +1,4 @@
-package console
+package auth
 
 import (
 	"crypto/rand"
@@ -10,6 +10,27 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"golang.org/x/crypto/argon2"
 )
+
+// Role is what a merchant console account may do: a Viewer reads, an
+// Operator also acts (retriggers, decides, marks, redelivers, retries).
+type Role string
+
+const (
+	Viewer   Role = "viewer"
+	Operator Role = "operator"
+)
+
+// Staff is a merchant console account of one site, as the configuration
+// lists it.
+type Staff struct {
+	// Site is the site the account sees and acts on, and no other.
+	Site string
+	// Email names the account at login, compared without case.
+	Email string
+	Role  Role
+	// PasswordHash is the password's argon2id hash (HashPassword).
+	PasswordHash string
+}
 
 // The argon2id parameters of new hashes: RFC 9106's second recommended
 // option (64 MiB, three passes), which keeps a login near 100 ms on a
@@ -42,7 +63,7 @@ func HashPassword(password string) (string, error) {
 	}
 	salt := make([]byte, hashSaltBytes)
 	if _, err := rand.Read(salt); err != nil {
-		return "", fmt.Errorf("console: password salt: %w", err)
+		return "", fmt.Errorf("auth: password salt: %w", err)
 	}
 	key := argon2.IDKey([]byte(password), salt, hashTime, hashMemoryKiB, hashThreads, hashKeyBytes)
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, hashMemoryKiB, hashTime, hashThreads,
@@ -58,10 +79,10 @@ type passwordHash struct {
 	key     []byte
 }
 
-// CheckHash reports whether hash is an argon2id hash this package can
-// verify, with parameters within its limits; the configuration checks its
-// staff accounts with it.
-func CheckHash(hash string) error {
+// CheckPasswordHash reports whether hash is an argon2id hash this package
+// can verify, with parameters within its limits; the configuration checks
+// its staff accounts with it.
+func CheckPasswordHash(hash string) error {
 	_, err := parseHash(hash)
 	return err
 }
@@ -95,9 +116,9 @@ func parseHash(hash string) (passwordHash, error) {
 	return h, nil
 }
 
-// verifyPassword reports whether password matches hash, comparing in
+// VerifyPassword reports whether password matches hash, comparing in
 // constant time. A hash that does not parse matches nothing.
-func verifyPassword(hash, password string) bool {
+func VerifyPassword(hash, password string) bool {
 	h, err := parseHash(hash)
 	if err != nil || len(password) > MaxPasswordBytes {
 		return false
