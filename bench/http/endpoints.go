@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The demo configuration's first site and its public key.
@@ -219,9 +220,25 @@ func seed(ctx context.Context, c *http.Client, base string) (fixture, error) {
   "address_lines": ["Sergels torg 1"], "city": "Stockholm", "postal_code": "111 57", "country": "SE"}}}`); err != nil {
 			return f, err
 		}
-		if _, err := post("/returns/customer/return", nil, `{"siteId": "`+site+`", "foreignOrderId": "`+order+`",
-  "email": "anna@example.com", "items": [{"foreignLineItemId": "1", "quantity": 1, "reason": "too small"}]}`); err != nil {
-			return f, err
+		// The returnable order is the order.completed event's effect. On
+		// one server it is there when complete answers; on two sharing
+		// a database the other server's loop may hold the event's lease,
+		// and the order follows within a lease or so.
+		ret := `{"siteId": "` + site + `", "foreignOrderId": "` + order + `",
+  "email": "anna@example.com", "items": [{"foreignLineItemId": "1", "quantity": 1, "reason": "too small"}]}`
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			b, err := post("/returns/customer/return", nil, ret)
+			if err == nil {
+				break
+			}
+			if !bytes.Contains(b, []byte("no order with this foreignOrderId")) || time.Now().After(deadline) {
+				return f, err
+			}
+			select {
+			case <-ctx.Done():
+				return f, ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
 	}
 	return f, nil
