@@ -324,6 +324,14 @@ type baselineResponse struct {
 // (POST) or read the query (GET), then encode a response of sizes[name]
 // bytes.
 func newBaseline(sizes map[string]int) (http.Handler, error) {
+	return baselineMux(sizes, func(endpoint, string, int) (func(context.Context) error, error) { return nil, nil })
+}
+
+// baselineMux serves what the baselines share, per endpoint of sizes:
+// decode the body (POST) or read the query (GET), run the endpoint's work
+// (nil: none; a failure is a 500), then encode a response of sizes[name]
+// bytes. work is asked once per endpoint, with its method and size.
+func baselineMux(sizes map[string]int, work func(ep endpoint, method string, size int) (func(context.Context) error, error)) (*http.ServeMux, error) {
 	mux := http.NewServeMux()
 	registered := map[string]bool{} // a keyed variant shares its path
 	for _, ep := range endpoints {
@@ -339,12 +347,12 @@ func newBaseline(sizes map[string]int) (http.Handler, error) {
 		registered[s.method+" "+path] = true
 		// json.Encoder adds a newline; the padding makes up the rest.
 		empty, _ := json.Marshal(baselineResponse{ID: "id_0123456789"})
-		pad := size - len(empty) - 1
-		if pad < 0 {
-			pad = 0
-		}
-		padding := strings.Repeat("x", pad)
+		padding := strings.Repeat("x", max(0, size-len(empty)-1))
 		decode := baselineDecoder(ep.name)
+		handle, err := work(ep, s.method, size)
+		if err != nil {
+			return nil, err
+		}
 		mux.HandleFunc(s.method+" "+path, func(w http.ResponseWriter, r *http.Request) {
 			if decode != nil {
 				if err := decode(r.Body); err != nil {
@@ -353,6 +361,12 @@ func newBaseline(sizes map[string]int) (http.Handler, error) {
 				}
 			} else {
 				_ = r.URL.Query()
+			}
+			if handle != nil {
+				if err := handle(r.Context()); err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
 			}
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(baselineResponse{ID: "id_0123456789", Padding: padding})

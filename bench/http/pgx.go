@@ -56,59 +56,26 @@ func newPgxBaseline(ctx context.Context, dsn, schema string, sizes map[string]in
 	var seq atomic.Uint64
 	nextID := func() string { return hex.EncodeToString(prefix[:]) + "-" + strconv.FormatUint(seq.Add(1), 10) }
 
-	mux := http.NewServeMux()
-	registered := map[string]bool{} // a keyed variant shares its path
-	for _, ep := range endpoints {
-		size, ok := sizes[ep.name]
-		if !ok {
-			continue
-		}
-		s := ep.request("", fixture{})
-		path, _, _ := strings.Cut(s.url, "?")
-		if registered[s.method+" "+path] {
-			continue
-		}
-		registered[s.method+" "+path] = true
-		row := make([]byte, size)
-		for i := range row {
-			row[i] = 'x'
-		}
-		empty, _ := json.Marshal(baselineResponse{ID: "id_0123456789"})
-		padding := strings.Repeat("x", max(0, size-len(empty)-1))
-		decode := baselineDecoder(ep.name)
-		var handle func(ctx context.Context) error
-		if s.method == http.MethodPost {
-			handle = func(ctx context.Context) error {
+	mux, err := baselineMux(sizes, func(ep endpoint, method string, size int) (func(context.Context) error, error) {
+		row := []byte(strings.Repeat("x", size))
+		if method == http.MethodPost {
+			return func(ctx context.Context) error {
 				_, err := pool.Exec(ctx, insert, nextID(), row)
 				return err
-			}
-		} else {
-			id := "seed-" + ep.name
-			if _, err := pool.Exec(ctx, insert+" ON CONFLICT (id) DO NOTHING", id, row); err != nil {
-				pool.Close()
-				return nil, nil, err
-			}
-			handle = func(ctx context.Context) error {
-				var body []byte
-				return pool.QueryRow(ctx, sel, id).Scan(&body)
-			}
+			}, nil
 		}
-		mux.HandleFunc(s.method+" "+path, func(w http.ResponseWriter, r *http.Request) {
-			if decode != nil {
-				if err := decode(r.Body); err != nil {
-					http.Error(w, err.Error(), http.StatusBadRequest)
-					return
-				}
-			} else {
-				_ = r.URL.Query()
-			}
-			if err := handle(r.Context()); err != nil {
-				http.Error(w, err.Error(), http.StatusInternalServerError)
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(baselineResponse{ID: "id_0123456789", Padding: padding})
-		})
+		id := "seed-" + ep.name
+		if _, err := pool.Exec(ctx, insert+" ON CONFLICT (id) DO NOTHING", id, row); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context) error {
+			var body []byte
+			return pool.QueryRow(ctx, sel, id).Scan(&body)
+		}, nil
+	})
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
 	}
 	return mux, pool.Close, nil
 }
