@@ -155,8 +155,12 @@ func newPlan(p catalog.Product) productPlan {
 // business days later.
 func (c *calendar) etd(now, ready time.Time, pl productPlan) ETD {
 	d := c.handover(now, ready, pl)
-	first := c.addBusiness(d, pl.transit.Min)
-	last := c.addBusiness(d, pl.transit.Max)
+	return c.window(now, d, pl, c.addBusiness(d, pl.transit.Min), c.addBusiness(d, pl.transit.Max))
+}
+
+// window is the estimate of goods handed over on day d and delivered
+// from day first to day last, seen at now.
+func (c *calendar) window(now time.Time, d date, pl productPlan, first, last date) ETD {
 	today := c.day(now)
 	return ETD{
 		Handover:     d.at(c.loc, pl.cutH, pl.cutM),

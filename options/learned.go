@@ -133,14 +133,7 @@ func (c *calendar) promised(now, ready time.Time, pl productPlan, l learned) ETD
 		first = min(first, c.addBusiness(d, pl.transit.Min))
 		last = max(last, c.addBusiness(d, pl.transit.Max))
 	}
-	today := c.day(now)
-	return ETD{
-		Handover:     d.at(c.loc, pl.cutH, pl.cutM),
-		Earliest:     c.midnight(first),
-		Latest:       c.midnight(last + 1).Add(-time.Second),
-		EarliestDays: c.between(today, first),
-		LatestDays:   c.between(today, last),
-	}
+	return c.window(now, d, pl, first, last)
 }
 
 // afterBusinessHours is the business day on which h business hours end,
