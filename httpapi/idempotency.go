@@ -46,7 +46,25 @@ func (s *server) serveIdempotent(w http.ResponseWriter, r *http.Request, a area,
 		s.writeError(w, r, a.style, err)
 		return
 	}
+	if info := requestInfoFrom(r.Context()); info != nil && info.maxBody > s.maxBody {
+		// An upload's body runs to megabytes: it is buffered (to compare
+		// a repeat) only under the upload limits, as an upload without
+		// a key is read.
+		admitted, release, err := s.admitUpload(w, r, info.maxBody)
+		if err != nil {
+			w.Header().Set("Connection", "close")
+			s.writeRefusal(w, r, a.style, err)
+			return
+		}
+		defer release()
+		r = admitted
+	}
 	body, err := io.ReadAll(r.Body)
+	if isUploadAdmitted(r) {
+		// Read: the deadline must not cut the connection's idle read
+		// while the store works.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 			err = fmt.Errorf("%w: the limit is %d bytes", errBodyTooLarge, mbe.Limit)

@@ -86,13 +86,15 @@ func (s *server) uploadComplaint(w http.ResponseWriter, r *http.Request, svc *re
 	if err != nil {
 		return err
 	}
-	addr := addressKey(clientAddr(r, s.limits.proxies))
-	if !s.uploads.enter(addr) {
-		w.Header().Set("Connection", "close")
-		s.writeRefusal(w, r, styleSpring, errUploadsFromAddress)
-		return nil
+	if !isUploadAdmitted(r) {
+		addr := addressKey(clientAddr(r, s.limits.proxies))
+		if !s.uploads.enter(addr) {
+			w.Header().Set("Connection", "close")
+			s.writeRefusal(w, r, styleSpring, errUploadsFromAddress)
+			return nil
+		}
+		defer s.uploads.leave(addr)
 	}
-	defer s.uploads.leave(addr)
 	browser := strings.Contains(r.Header.Get("Accept"), "text/html")
 	token := r.PathValue("token")
 	ret, err := s.upload(w, r, svc, token, item)
@@ -170,15 +172,17 @@ func (s *server) upload(w http.ResponseWriter, r *http.Request, svc *returns.Ser
 	if r.ContentLength >= 0 {
 		size = r.ContentLength
 	}
-	if !s.uploads.reserve(size) {
-		return none, errUploadBudget
-	}
-	defer s.uploads.release(size)
 	// A socket deadline is wall-clock time, whatever the handler's clock.
-	// Without a connection to set it on (a handler called directly),
-	// the server's own timeouts are all there is.
+	// Without a connection to set it on (a handler called directly), the
+	// server's own timeouts are all there is.
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.uploads.readTimeout))
+	if !isUploadAdmitted(r) { // else it was read under the limits already
+		if !s.uploads.reserve(size) {
+			return none, errUploadBudget
+		}
+		defer s.uploads.release(size)
+		_ = rc.SetReadDeadline(time.Now().Add(s.uploads.readTimeout))
+	}
 	var reasonID, text string
 	images := 0
 	for {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -174,4 +175,39 @@ func (s *server) writeRefusal(w http.ResponseWriter, r *http.Request, style erro
 	}
 	s.writeWire(w, r, style, wr.we)
 	return true
+}
+
+// uploadAdmitted marks a request whose upload body was admitted and read
+// under the upload limits before its handler ran (an upload sent with an
+// Idempotency-Key, whose body is buffered to compare repeats): the
+// handler does not count it twice.
+type uploadAdmitted struct{}
+
+func isUploadAdmitted(r *http.Request) bool {
+	ok, _ := r.Context().Value(uploadAdmitted{}).(bool)
+	return ok
+}
+
+// admitUpload applies the upload limits to r before its body of at most
+// limit bytes is read whole: its address's uploads in progress (429), the
+// process's budget (503) and the read deadline. release ends it.
+func (s *server) admitUpload(w http.ResponseWriter, r *http.Request, limit int64) (admitted *http.Request, release func(), err error) {
+	addr := addressKey(clientAddr(r, s.limits.proxies))
+	if !s.uploads.enter(addr) {
+		return nil, nil, errUploadsFromAddress
+	}
+	size := limit
+	if r.ContentLength >= 0 {
+		size = min(r.ContentLength, limit)
+	}
+	if !s.uploads.reserve(size) {
+		s.uploads.leave(addr)
+		return nil, nil, errUploadBudget
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.uploads.readTimeout))
+	release = func() {
+		s.uploads.release(size)
+		s.uploads.leave(addr)
+	}
+	return r.WithContext(context.WithValue(r.Context(), uploadAdmitted{}, true)), release, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/idempotency"
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
@@ -126,6 +127,81 @@ func TestUploadRefusedBeforeBody(t *testing.T) {
 	}
 	if s.uploads.reserved != 0 || len(s.uploads.active) != 0 {
 		t.Errorf("after the upload: %d bytes reserved, addresses %v", s.uploads.reserved, s.uploads.active)
+	}
+}
+
+// TestKeyedUploadUnderLimits: an upload sent with an Idempotency-Key is
+// buffered to compare repeats, but only under the upload limits: with its
+// address's uploads in progress or the budget full, not a byte of it is
+// read; taken, it counts once, gives back what it took, and a repeat is
+// the stored answer.
+func TestKeyedUploadUnderLimits(t *testing.T) {
+	store := memory.New()
+	keeper := idempotency.New(idempotency.Options{Clock: deliverykit.NewManualClock(testTime)})
+	keeper.Open(store)
+	svc := returns.New(keeper.Store(store), returns.Options{
+		Clock: deliverykit.NewManualClock(testTime), IDs: &deliverykit.SequentialIDs{},
+		Policies: returns.StaticPolicies{"demo-site": {WindowDays: 30}},
+		Reasons:  complaintReasons, Blobs: &returns.MemoryBlobs{},
+		PublicURL: "http://127.0.0.1:8080", ImageURLSecret: bytes.Repeat([]byte{7}, 32),
+	})
+	ctx := t.Context()
+	if _, err := svc.ImportOrder(ctx, "demo-site", returns.OrderInput{ForeignID: "A-1", CurrencyCode: "SEK", Email: "anna@example.com",
+		Items: []returns.OrderItemInput{{ForeignLineItemID: "L1", SKU: "X", Quantity: 1, PurchasePriceAmount: returns.PriceInput{Amount: "10"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	ret, err := svc.CreateReturn(ctx, returns.CustomerReturnInput{SiteID: "demo-site", ForeignOrderID: "A-1", Email: "anna@example.com",
+		Items: []returns.CustomerReturnItemInput{{ForeignLineItemID: "L1", Quantity: 1, Complaint: &returns.ComplaintInput{ReasonID: "damaged"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := newTestServer(t, Options{Returns: svc, Idempotency: keeper})
+	path := strings.TrimPrefix(ret.StatusURL, "http://127.0.0.1:8080") + "/items/1/complaint"
+	ct, body := multipartBody(t, nil, formFile{"image", "a.png", "image/png", testPNG(t, 8, 8)})
+	send := func() (*httptest.ResponseRecorder, bool) {
+		rb := &readRecorder{r: bytes.NewReader(body.Bytes())}
+		req := httptest.NewRequest("POST", path, rb)
+		req.RemoteAddr = "192.0.2.1:1234"
+		req.ContentLength = int64(body.Len())
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set(idempotency.Header, "photo-1")
+		rec := httptest.NewRecorder()
+		s.handler.ServeHTTP(rec, req)
+		return rec, rb.read
+	}
+	key := addressKey(parseAddr("192.0.2.1"))
+	tests := []struct {
+		name   string
+		hold   func() (undo func())
+		status int
+	}{
+		{"address has its uploads in progress", func() func() {
+			s.uploads.enter(key)
+			s.uploads.enter(key)
+			return func() { s.uploads.leave(key); s.uploads.leave(key) }
+		}, 429},
+		{"budget full", func() func() {
+			s.uploads.reserve(s.uploads.budget - int64(body.Len()) + 1)
+			return func() { s.uploads.release(s.uploads.budget - int64(body.Len()) + 1) }
+		}, 503},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			undo := tc.hold()
+			rec, read := send()
+			undo()
+			if rec.Code != tc.status || read || rec.Header().Get("Connection") != "close" {
+				t.Errorf("status %d (want %d), body read %v, Connection %q: %s", rec.Code, tc.status, read, rec.Header().Get("Connection"), rec.Body)
+			}
+		})
+	}
+	first, _ := send()
+	if first.Code != 201 || s.uploads.reserved != 0 || len(s.uploads.active) != 0 {
+		t.Fatalf("keyed upload: %d, %d bytes still reserved, addresses %v: %s", first.Code, s.uploads.reserved, s.uploads.active, first.Body)
+	}
+	again, _ := send()
+	if again.Code != 201 || again.Header().Get(idempotency.ReplayedHeader) != "true" || again.Body.String() != first.Body.String() {
+		t.Errorf("repeat: %d, replayed %q:\n%s\nfirst:\n%s", again.Code, again.Header().Get(idempotency.ReplayedHeader), again.Body, first.Body)
 	}
 }
 
