@@ -137,6 +137,7 @@ func (s *Service) moveRefund(ctx context.Context, site string, id uint64, m refu
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "refund transaction %d is %s; %s needs %s", id, rf.Status, m.name, joinStatuses(m.from))
 		}
 		paid := m.apply(&rf, now)
+		rf.UpdatedAt = now
 		if _, err := refundsColl.Put(tx, fit.Key, rf, storage.VersionIs(fit.Version)); err != nil {
 			return err
 		}
@@ -157,6 +158,7 @@ func (s *Service) moveRefund(ctx context.Context, site string, id uint64, m refu
 				r.Status, r.CompletedAt = StatusCompleted, &now
 				changes = append(changes, event.TypeReturnStatusChanged)
 			}
+			r.UpdatedAt = now
 			if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
 				return err
 			}
