@@ -13,7 +13,6 @@ import (
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
-
 // listIDs pages through the site's returns in id order, size per page,
 // and returns the ids and the total every page reported.
 func listIDs(t *testing.T, f *fixture, site string, pr PageRequest) ([]uint64, []int64) {
