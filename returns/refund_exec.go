@@ -2,6 +2,7 @@ package returns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -290,6 +291,9 @@ func (s *Service) HandleRefundChanged(ctx context.Context, e event.Event) error 
 	err = s.store.View(ctx, func(tx storage.Tx) error {
 		pending = pending[:0]
 		rit, err := returnsColl.Get(tx, orderKey(e.Site, returnID))
+		if errors.Is(err, deliverykit.ErrNotFound) {
+			return nil // deleted by retention since: nothing is left to pay
+		}
 		if err != nil {
 			return err
 		}
