@@ -224,3 +224,54 @@ func collKeys(t *testing.T, f *fixture, coll string) []string {
 	}
 	return keys
 }
+
+// TestSweepReturnsStoredBefore: returns stored before returns were swept
+// (no expiry entry, no updatedAt, tokens not listed) are indexed by the
+// first sweep and go after their recorded last change, with their token.
+func TestSweepReturnsStoredBefore(t *testing.T) {
+	f := newFixture(t)
+	f.svc.retention = 10 * day
+	o := f.importOrder(t, "site-a", "A-1")
+	err := f.store.Update(f.ctx, func(tx storage.Tx) error {
+		for i, arrived := range []time.Time{t0.Add(2 * day), t0.Add(30 * day)} {
+			id, rank, err := f.svc.returns.next(tx, "site-a")
+			if err != nil {
+				return err
+			}
+			r := returnRecord{ID: id, Rank: rank, OrderID: o.ID, Token: "old-" + string(rune('a'+i)), Status: StatusAwaitingReturn,
+				CreatedAt: t0, ArrivedAt: &arrived, Lines: []returnLine{{ID: 1, Quantity: 1}}}
+			if err := f.svc.returns.insert(tx, "site-a", id, rank, r); err != nil {
+				return err
+			}
+			if _, err := returnByToken.Put(tx, r.Token, tokenRecord{Site: "site-a", ReturnID: id}, storage.MustNotExist()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		at   time.Duration
+		want int
+		live []uint64
+	}{
+		{12*day - time.Minute, 0, []uint64{1, 2}},
+		{12 * day, 1, []uint64{2}},
+		{40*day - time.Minute, 0, []uint64{2}},
+		{40 * day, 1, nil},
+	} {
+		if n, err := f.svc.Sweep(f.ctx, t0.Add(tt.at), 0); err != nil || n != tt.want {
+			t.Errorf("sweep at +%s: %d (%v), want %d", tt.at, n, err, tt.want)
+		}
+		if ids, _ := listIDs(t, f, "site-a", PageRequest{}); !slices.Equal(ids, tt.live) {
+			t.Errorf("returns after the sweep at +%s: %v, want %v", tt.at, ids, tt.live)
+		}
+	}
+	for _, coll := range []string{"returns.returns", "returns.return_by_token", "returns.return_tokens", "returns.expiry"} {
+		if keys := collKeys(t, f, coll); len(keys) != 0 {
+			t.Errorf("%s keeps %q", coll, keys)
+		}
+	}
+}
