@@ -120,3 +120,50 @@ func testReturns(t *testing.T, store storage.Store) {
 		}
 	}
 }
+
+// testReturnsCost: a sweep of a site's oldest returns touches as many
+// records among 20 live returns as among 120, and so does the merchant's
+// second page afterwards: the deleted prefix costs the pages nothing.
+func testReturnsCost(t *testing.T, newStore NewStore) {
+	const due = 3
+	touched := func(live int) (sweepN, pageN int64) {
+		store := newStore(t)
+		clock := deliverykit.NewManualClock(start)
+		opts := returns.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, Retention: 10 * day}
+		svc := returns.New(store, opts)
+		order := returnOrder("O-1")
+		order.Items[0].Quantity = due + live
+		if _, err := svc.ImportOrder(t.Context(), site, order); err != nil {
+			t.Fatal(err)
+		}
+		for i := range due + live {
+			if i == due {
+				clock.Advance(10 * day) // the live ones are made later
+			}
+			if _, err := svc.CreateReturn(t.Context(), returns.CustomerReturnInput{SiteID: site, ForeignOrderID: "O-1", Email: "a@example.com",
+				Items: []returns.CustomerReturnItemInput{{ForeignLineItemID: "L1", Quantity: 1}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := sweep(t, svc, start); got != 0 { // backfills, once
+			t.Fatalf("sweep before anything is due deleted %d", got)
+		}
+		counting := &Counting{Store: store}
+		svc = returns.New(counting, opts)
+		if got := sweep(t, svc, start.Add(10*day+time.Minute)); got != due {
+			t.Fatalf("sweep deleted %d returns, want %d", got, due)
+		}
+		sweepN = counting.Touched.Swap(0)
+		p, err := svc.ListReturns(t.Context(), site, returns.PageRequest{Page: 1, Size: 5})
+		if err != nil || p.TotalElements != int64(live) || len(p.Content) != 5 || p.Content[0].ID != due+6 {
+			t.Fatalf("page 1 after the sweep: %v, total %d, %d rows, want %d rows of %d from id %d", err, p.TotalElements, len(p.Content), 5, live, due+6)
+		}
+		return sweepN, counting.Touched.Load()
+	}
+	sweepSmall, pageSmall := touched(20)
+	sweepLarge, pageLarge := touched(120)
+	if sweepSmall != sweepLarge || pageSmall != pageLarge {
+		t.Errorf("among 20 live returns a sweep of %d touched %d records and a page %d; among 120, %d and %d: neither should depend on what is stored",
+			due, sweepSmall, pageSmall, sweepLarge, pageLarge)
+	}
+}
