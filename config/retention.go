@@ -13,10 +13,7 @@ import (
 // missing member is its default; 0 keeps the records forever.
 //
 //	"retention": {"active_session_days": 7, "completed_session_days": 90, "dead_event_days": 30, "tracking_days": 180,
-//		"webhook_delivery_days": 30, "shipment_days": 730, "idempotency_key_hours": 24}
-//
-// Returns are not deleted yet: their lists count and page by a rank
-// without gaps (docs/ARCHITECTURE.md, "Retention").
+//		"webhook_delivery_days": 30, "shipment_days": 730, "return_days": 730, "idempotency_key_hours": 24}
 type Retention struct {
 	// ActiveSessionDays is how long an ACTIVE checkout session is kept
 	// after its expires_at, with its widget token, and an ACTIVE delivery
@@ -46,6 +43,13 @@ type Retention struct {
 	// merchants need shipments for their bookkeeping. Default 730 (two
 	// years); 0 keeps them forever.
 	ShipmentDays *int `json:"shipment_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=730"`
+	// ReturnDays is how long a return is kept after its last change (its
+	// refunds' and complaints' included), whatever its state, with its
+	// refunds, complaint photos and status links: merchants need returns
+	// for their bookkeeping. A site's returns go in the order they were
+	// made, so a return may stay until its site's older ones have gone.
+	// Default 730 (two years); 0 keeps them forever.
+	ReturnDays *int `json:"return_days,omitempty" jsonschema:"minimum=0,maximum=36500,default=730"`
 	// IdempotencyKeyHours is how long the answer to a call with an
 	// Idempotency-Key is kept and given again to a repeat of the call,
 	// in hours. Default 24; 0 keeps them forever.
@@ -62,7 +66,7 @@ func (r *Retention) Policy() retention.Policy {
 	}
 	return retention.Policy{ActiveSessions: days(r.ActiveSessionDays), CompletedSessions: days(r.CompletedSessionDays),
 		DeadEvents: days(r.DeadEventDays), Tracking: days(r.TrackingDays),
-		WebhookDeliveries: days(r.WebhookDeliveryDays), Shipments: days(r.ShipmentDays),
+		WebhookDeliveries: days(r.WebhookDeliveryDays), Shipments: days(r.ShipmentDays), Returns: days(r.ReturnDays),
 		IdempotencyKeys: hours(r.IdempotencyKeyHours)}
 }
 
@@ -100,6 +104,7 @@ func (r *Retention) violations() []deliverykit.FieldViolation {
 		{"retention.tracking_days", r.TrackingDays},
 		{"retention.webhook_delivery_days", r.WebhookDeliveryDays},
 		{"retention.shipment_days", r.ShipmentDays},
+		{"retention.return_days", r.ReturnDays},
 	} {
 		if f.n != nil && (*f.n < 0 || *f.n > maxRetentionDays) {
 			vs = append(vs, deliverykit.FieldViolation{Field: f.name, Rule: "range",

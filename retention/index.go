@@ -88,6 +88,14 @@ func parseKey(class, key string) (time.Time, string, error) {
 	return time.UnixMicro(int64(us)).UTC(), recKey, nil
 }
 
+// Parse is the entry and record key of the index key key of class: what
+// an area that reads its due entries itself (returns, whose records go in
+// order) needs.
+func (ix Index) Parse(class, key string) (Entry, string, error) {
+	at, recKey, err := parseKey(class, key)
+	return Entry{Class: class, At: at}, recKey, err
+}
+
 // Move re-keys the record at recKey from old to new inside tx, the
 // transaction that writes the record: a new record has a zero old, a
 // record whose retention time moved (a session completed or extended) has

@@ -52,6 +52,10 @@ const (
 	// DefaultShipments: a shipment is deleted two years (730 days) after
 	// its last change; merchants need shipments for their bookkeeping.
 	DefaultShipments = 730 * 24 * time.Hour
+	// DefaultReturns: a return, with its refunds, complaint photos and
+	// status links, is deleted two years (730 days) after its last
+	// change; merchants need returns for their bookkeeping.
+	DefaultReturns = 730 * 24 * time.Hour
 	// DefaultIdempotencyKeys: the answer stored for an Idempotency-Key
 	// is replayed for a day, then deleted.
 	DefaultIdempotencyKeys = 24 * time.Hour
@@ -87,6 +91,11 @@ type Policy struct {
 	// Shipments is how long a shipment is kept after its last change
 	// (booking, pickup, carrier event, cancellation), whatever its state.
 	Shipments time.Duration
+	// Returns is how long a return is kept after its last change (its
+	// refunds' and complaints' included), whatever its state; a site's
+	// returns go in the order they were made (package returns), so one
+	// may stay longer, until the site's older ones have gone.
+	Returns time.Duration
 	// IdempotencyKeys is how long the answer to a call with an
 	// Idempotency-Key is kept and replayed (package idempotency).
 	IdempotencyKeys time.Duration

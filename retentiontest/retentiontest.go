@@ -42,6 +42,8 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("notify/backfill", func(t *testing.T) { testNotifyBackfill(t, newStore(t)) })
 	t.Run("notify/cost", func(t *testing.T) { testNotifyCost(t, newStore) })
 	t.Run("shipment", func(t *testing.T) { testShipment(t, newStore(t)) })
+	t.Run("returns", func(t *testing.T) { testReturns(t, newStore(t)) })
+	t.Run("returns/cost", func(t *testing.T) { testReturnsCost(t, newStore) })
 	t.Run("webhook", func(t *testing.T) { testWebhook(t, newStore(t)) })
 }
 

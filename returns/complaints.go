@@ -462,6 +462,7 @@ func (u *PhotoUpload) finish(ctx context.Context, reasonID, text string) (Return
 		if err != nil {
 			return err
 		}
+		r.UpdatedAt = u.now
 		if _, err := returnsColl.Put(tx, cur.Key, r, storage.VersionIs(cur.Version)); err != nil {
 			return err
 		}
@@ -631,6 +632,7 @@ func (s *Service) DecideComplaint(ctx context.Context, site string, returnID, it
 			cp := *c
 			cp.Status, cp.DecidedAt = in.Status, &now
 			r.Lines[idx].Complaint = &cp
+			r.UpdatedAt = now
 			if _, err := returnsColl.Put(tx, it.Key, r, storage.VersionIs(it.Version)); err != nil {
 				return err
 			}

@@ -231,5 +231,16 @@
 // is unique within its site and reveals only how many records of its kind
 // that site has created, never anything about other sites. A new id is
 // one more than the site's highest id of that kind, so ids never repeat
-// within a site.
+// within a site, even after returns were deleted.
+//
+// # Retention
+//
+// Sweep (run by retention.Sweeper; wiring adds it) deletes a return
+// Options.Retention (730 days by default) after its last change, whatever
+// its state, with its refund transactions, complaint photos and status
+// links; its order stays. A site's returns go in the order they were
+// made, so a return changed late keeps the site's later ones until it
+// goes; none goes earlier. Pages and totals count the live returns and
+// refunds only, and cost what they did before. A deleted return answers
+// NotFound, and its status link the not-found page.
 package returns

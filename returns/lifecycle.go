@@ -79,10 +79,17 @@ func (s *Service) CreateReturn(ctx context.Context, in CustomerReturnInput) (Ret
 		if err != nil {
 			return err
 		}
+		r.UpdatedAt = now
 		if err := s.returns.insert(tx, site, r.ID, r.Rank, r); err != nil {
 			return err
 		}
+		if err := s.indexFirst(tx, site, &r); err != nil {
+			return err
+		}
 		if _, err := returnByToken.Put(tx, token, tokenRecord{Site: site, ReturnID: r.ID, ExpiresAt: now.Add(s.linkLifetime)}, storage.MustNotExist()); err != nil {
+			return err
+		}
+		if err := listToken(tx, site, r.ID, token); err != nil {
 			return err
 		}
 		o.ReturnIDs = append(o.ReturnIDs, r.ID)
@@ -285,6 +292,7 @@ func (s *Service) transition(ctx context.Context, site string, id uint64, from R
 		if err := fn(tx, &o, &r); err != nil {
 			return err
 		}
+		r.UpdatedAt = now
 		if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
 			return err
 		}
@@ -455,6 +463,7 @@ func (s *Service) settleReported(tx storage.Tx, site string, pol Policy, o *orde
 		if refunded {
 			changes[i] = append(changes[i], event.TypeRefundChanged)
 		}
+		r.UpdatedAt = now
 		if _, err := returnsColl.Put(tx, ri.Key, *r, storage.VersionIs(ri.Version)); err != nil {
 			return nil, nil, err
 		}

@@ -62,7 +62,10 @@ func (s *Service) RenewStatusLink(ctx context.Context, site string, returnID uin
 		if _, err := returnByToken.Put(tx, token, tokenRecord{Site: site, ReturnID: r.ID, ExpiresAt: now.Add(s.linkLifetime)}, storage.MustNotExist()); err != nil {
 			return err
 		}
-		r.Token = token
+		if err := listToken(tx, site, r.ID, token); err != nil {
+			return err
+		}
+		r.Token, r.UpdatedAt = token, now
 		if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
 			return err
 		}

@@ -17,10 +17,13 @@ import (
 //
 // The rank collections hold, per site, the n-th record in id order at
 // storage.Key(site, storage.Uint64Key(n)) (n = 1, 2, 3 … without gaps,
-// because records are never deleted and ranks are given in the same
-// transaction as the record). They make an exact offset page in id order a
-// read of one rank record plus one page, and the site's row count a read of
-// its last rank.
+// because ranks are given in the same transaction as the record). They
+// make an exact offset page in id order a read of one rank record plus one
+// page, and the site's row count a read of its last rank. Returns and
+// refunds are deleted by retention (retention.go): the ranks of deleted
+// ones go, the live ones keep no gap between them, and returnFirsts and
+// refundFirsts say, per site, how many ranks went, so that the live ranks
+// are first+1 … last (ranked.bounds).
 var (
 	ordersColl  = storage.Collection[orderRecord]{Name: "returns.orders"}
 	returnsColl = storage.Collection[returnRecord]{Name: "returns.returns"}
@@ -29,6 +32,9 @@ var (
 	orderRanks  = storage.Collection[rankRecord]{Name: "returns.order_ranks"}
 	returnRanks = storage.Collection[rankRecord]{Name: "returns.return_ranks"}
 	refundRanks = storage.Collection[rankRecord]{Name: "returns.refund_ranks"}
+
+	returnFirsts = storage.Collection[firstRecord]{Name: "returns.return_firsts"} // Key(site)
+	refundFirsts = storage.Collection[firstRecord]{Name: "returns.refund_firsts"} // Key(site)
 
 	// Index records, written in the same Update as what they point to.
 	orderByForeignID   = storage.Collection[idRecord]{Name: "returns.order_by_foreign_id"}     // Key(site, foreignId) → order id; unique
@@ -39,7 +45,20 @@ var (
 	// key that does not start with the site: the public page knows only
 	// the token, which is 128 random bits.
 	returnByToken = storage.Collection[tokenRecord]{Name: "returns.return_by_token"}
+	// returnTokens lists every status-page token a return has had,
+	// Key(site, return id, token): a renewed link keeps its old token
+	// (expired), which the return no longer names, and retention deletes
+	// them all with the return.
+	returnTokens = storage.Collection[struct{}]{Name: "returns.return_tokens"}
 )
+
+// firstRecord is what deletions left of a site's ranks: ranks 1 …
+// Deleted are gone, and LastID is the highest id deleted, where the
+// site's ids continue when none is left.
+type firstRecord struct {
+	Deleted uint64 `json:"deleted"`
+	LastID  uint64 `json:"lastId"`
+}
 
 type rankRecord struct {
 	ID uint64 `json:"id"`
@@ -178,6 +197,10 @@ type returnRecord struct {
 	// ExchangeForeignID is the merchant's replacement order, once the
 	// exchange is completed.
 	ExchangeForeignID string `json:"exchangeForeignId,omitempty"`
+	// UpdatedAt is the return's last change (its refunds' included),
+	// which its retention counts from; returns stored before it existed
+	// have none (lastChange).
+	UpdatedAt time.Time `json:"updatedAt,omitzero"`
 }
 
 // labelRecord is a booked return parcel: what its label and QR code show.
@@ -230,7 +253,9 @@ type shipmentRec struct {
 
 // refundRecord is a refund transaction as stored.
 type refundRecord struct {
-	ID         uint64            `json:"id"`
+	ID uint64 `json:"id"`
+	// Rank is the refund's rank when it was made; deleting an older
+	// refund may move it (ranked.remove), so it is not read.
 	Rank       uint64            `json:"rank"`
 	ReturnID   uint64            `json:"returnId"`
 	OrderID    uint64            `json:"orderId"`
@@ -254,6 +279,9 @@ type refundRecord struct {
 	ForeignID     string `json:"foreignId,omitempty"`
 	Attempt       int    `json:"attempt,omitempty"`
 	FailureReason string `json:"failureReason,omitempty"`
+	// UpdatedAt is the refund's last change; refunds stored before it
+	// existed have none.
+	UpdatedAt time.Time `json:"updatedAt,omitzero"`
 }
 
 type refundLine struct {

@@ -2,6 +2,7 @@ package returns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -137,6 +138,7 @@ func (s *Service) moveRefund(ctx context.Context, site string, id uint64, m refu
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "refund transaction %d is %s; %s needs %s", id, rf.Status, m.name, joinStatuses(m.from))
 		}
 		paid := m.apply(&rf, now)
+		rf.UpdatedAt = now
 		if _, err := refundsColl.Put(tx, fit.Key, rf, storage.VersionIs(fit.Version)); err != nil {
 			return err
 		}
@@ -157,6 +159,7 @@ func (s *Service) moveRefund(ctx context.Context, site string, id uint64, m refu
 				r.Status, r.CompletedAt = StatusCompleted, &now
 				changes = append(changes, event.TypeReturnStatusChanged)
 			}
+			r.UpdatedAt = now
 			if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
 				return err
 			}
@@ -288,6 +291,9 @@ func (s *Service) HandleRefundChanged(ctx context.Context, e event.Event) error 
 	err = s.store.View(ctx, func(tx storage.Tx) error {
 		pending = pending[:0]
 		rit, err := returnsColl.Get(tx, orderKey(e.Site, returnID))
+		if errors.Is(err, deliverykit.ErrNotFound) {
+			return nil // deleted by retention since: nothing is left to pay
+		}
 		if err != nil {
 			return err
 		}

@@ -99,6 +99,7 @@ func (s *Service) MarkRefunded(ctx context.Context, site string, id uint64) (Ref
 			return deliverykit.Errorf(deliverykit.KindFailedPrecondition, "refund transaction %d is %s; marking it refunded needs AWAITING_EXTERNAL_REFUND", id, rf.Status)
 		}
 		rf.Status, rf.RefundedAt = TxRefunded, &now
+		rf.UpdatedAt = now
 		if _, err := refundsColl.Put(tx, fit.Key, rf, storage.VersionIs(fit.Version)); err != nil {
 			return err
 		}
@@ -118,6 +119,7 @@ func (s *Service) MarkRefunded(ctx context.Context, site string, id uint64) (Ref
 			r.Status, r.CompletedAt = StatusCompleted, &now
 			changes = append(changes, event.TypeReturnStatusChanged)
 		}
+		r.UpdatedAt = now
 		if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
 			return err
 		}

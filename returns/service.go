@@ -13,6 +13,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/internal/checked"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -75,6 +76,11 @@ type Options struct {
 	// ImageURLLifetime is how long a photo's download URL works.
 	// Default DefaultImageURLLifetime.
 	ImageURLLifetime time.Duration
+	// Retention is how long a return is kept after its last change, with
+	// its refunds, complaint photos and status links (retention.go);
+	// retention.Never keeps returns forever. Default
+	// retention.DefaultReturns (730 days).
+	Retention time.Duration
 }
 
 // DefaultStatusLinkLifetime is how long a status page link works: a return
@@ -107,6 +113,10 @@ type Service struct {
 	blobs         Blobs
 	signer        urlSigner
 	imageLifetime time.Duration
+
+	retention time.Duration
+	// backfilled is Sweep's first-sweep backfill (retention.go).
+	backfilled retention.Once
 }
 
 // New returns a Service keeping its state in store.
@@ -122,11 +132,12 @@ func New(store storage.Store, opts Options) *Service {
 		dropOffs:     opts.DropOffs,
 		log:          cmp.Or(opts.Logger, slog.Default()),
 		executor:     opts.RefundExecutor,
+		retention:    opts.Retention,
 		orders: ranked[orderRecord]{coll: ordersColl, ranks: orderRanks,
 			id: func(o orderRecord) uint64 { return o.ID }, created: func(o orderRecord) time.Time { return o.CreatedAt }},
-		returns: ranked[returnRecord]{coll: returnsColl, ranks: returnRanks,
+		returns: ranked[returnRecord]{coll: returnsColl, ranks: returnRanks, firsts: &returnFirsts,
 			id: func(r returnRecord) uint64 { return r.ID }, created: func(r returnRecord) time.Time { return r.CreatedAt }},
-		refunds: ranked[refundRecord]{coll: refundsColl, ranks: refundRanks,
+		refunds: ranked[refundRecord]{coll: refundsColl, ranks: refundRanks, firsts: &refundFirsts,
 			id: func(r refundRecord) uint64 { return r.ID }, created: func(r refundRecord) time.Time { return r.CreatedAt }},
 	}
 	if s.clock == nil {

@@ -97,6 +97,7 @@ func (s *Service) requestMissingShipment(ctx context.Context, site string, id ui
 		if err != nil || ev == nil {
 			return err
 		}
+		r.UpdatedAt = now
 		if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
 			return err
 		}
@@ -158,6 +159,7 @@ func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
 			BookedAt: p.BookedAt.UTC().Truncate(time.Microsecond), ShipmentID: p.ShipmentID}
 		r.Shipments = append(r.Shipments, shipmentRec{ID: uint64(len(r.Shipments) + 1), ForeignID: p.ShipmentID,
 			Carrier: p.CarrierName, TrackingReference: p.TrackingNumber})
+		r.UpdatedAt = s.now()
 		_, err = returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version))
 		return err
 	})
@@ -224,6 +226,7 @@ func (s *Service) HandleParcelChanged(ctx context.Context, e event.Event) error 
 		if len(types) == 0 {
 			return nil
 		}
+		r.UpdatedAt = now
 		if _, err := returnsColl.Put(tx, rit.Key, r, storage.VersionIs(rit.Version)); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package wiring_test
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,8 +46,8 @@ func TestRetentionFollowsTheConfiguration(t *testing.T) {
 		after time.Duration
 		want  map[string]int
 	}{
-		{checkout.DefaultSessionTTL + 2*24*time.Hour - time.Minute, map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "idempotency": 0, "promise": 0}},
-		{checkout.DefaultSessionTTL + 2*24*time.Hour + time.Minute, map[string]int{"checkout": 1, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "idempotency": 0, "promise": 0}},
+		{checkout.DefaultSessionTTL + 2*24*time.Hour - time.Minute, map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "returns": 0, "idempotency": 0, "promise": 0}},
+		{checkout.DefaultSessionTTL + 2*24*time.Hour + time.Minute, map[string]int{"checkout": 1, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "returns": 0, "idempotency": 0, "promise": 0}},
 	} {
 		clock.Set(start.Add(tt.after))
 		got, err := svcs.Retention.SweepOnce(t.Context())
@@ -67,8 +68,8 @@ func TestRetentionFollowsTheConfiguration(t *testing.T) {
 // before, and the order's return is still there afterwards.
 func TestTrackingSweptEndToEnd(t *testing.T) {
 	cfg := config.Demo()
-	days := 30
-	cfg.Retention = &config.Retention{TrackingDays: &days}
+	days, returnDays := 30, 60
+	cfg.Retention = &config.Retention{TrackingDays: &days, ReturnDays: &returnDays}
 	start := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 	clock := deliverykit.NewManualClock(start)
 	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, Logger: quiet,
@@ -106,7 +107,7 @@ func TestTrackingSweptEndToEnd(t *testing.T) {
 			t.Fatalf("dispatch = %d, %v", n, err)
 		}
 	}
-	must("POST", "/returns/customer/return", nil, `{"siteId": "demo-site", "foreignOrderId": "order-77",
+	ret := must("POST", "/returns/customer/return", nil, `{"siteId": "demo-site", "foreignOrderId": "order-77",
 		"email": "anna@example.com", "items": [{"foreignLineItemId": "1", "quantity": 1, "reason": "too small"}]}`, 201)
 	lastEvent := time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
@@ -125,7 +126,7 @@ func TestTrackingSweptEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "idempotency": 0, "promise": 0}
+		want := map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "returns": 0, "idempotency": 0, "promise": 0}
 		for k, v := range tt.want {
 			want[k] = v
 		}
@@ -143,6 +144,45 @@ func TestTrackingSweptEndToEnd(t *testing.T) {
 	res = must("GET", "/returns/merchant/return", map[string]string{"X-Api-Key": "demo-key"}, "", 200)
 	if get(res, "totalElements") != float64(1) || get(res, "content", 0, "order", "foreignId") != "order-77" {
 		t.Errorf("merchant returns after the sweep: %v", res)
+	}
+
+	// The return goes return_days after its last change (its creation),
+	// and then answers as one that never existed: 404 to the merchant,
+	// the not-found page to the customer.
+	key := map[string]string{"X-Api-Key": "demo-key"}
+	id := fmt.Sprint(get(ret, "id"))
+	_, statusPath, _ := strings.Cut(get(ret, "statusUrl").(string), "/returns/customer/return/")
+	statusPath = "/returns/customer/return/" + statusPath
+	unknownCode, _, unknownPage := e.page("/returns/customer/return/rt_never-made", nil)
+	unknownStatus, unknown := e.do("GET", "/returns/merchant/return/999999", key, "")
+	for _, tt := range []struct {
+		at   time.Time
+		want int
+	}{
+		{lastEvent.Add(60*24*time.Hour - time.Minute), 0},
+		{lastEvent.Add(60*24*time.Hour + time.Minute), 1},
+	} {
+		clock.Set(tt.at)
+		got, err := svcs.Retention.SweepOnce(t.Context())
+		if err != nil || got["returns"] != tt.want {
+			t.Fatalf("returns swept at %s: %v (%v), want %d", tt.at, got, err, tt.want)
+		}
+		if tt.want == 0 {
+			if code, _, _ := e.page(statusPath, nil); code != http.StatusOK {
+				t.Errorf("status page of a kept return: %d", code)
+			}
+			must("GET", "/returns/merchant/return/"+id, key, "", 200)
+		}
+	}
+	if status, body := e.do("GET", "/returns/merchant/return/"+id, key, ""); status != http.StatusNotFound || status != unknownStatus ||
+		get(body, "status") != get(unknown, "status") {
+		t.Errorf("GET of the swept return: %d %v, want %d like an unknown id (%v)", status, body, http.StatusNotFound, unknown)
+	}
+	if code, _, page := e.page(statusPath, nil); code != unknownCode || page != unknownPage {
+		t.Errorf("status page of the swept return: %d, want %d and the page of an unknown token", code, unknownCode)
+	}
+	if res := must("GET", "/returns/merchant/return", key, "", 200); get(res, "totalElements") != float64(0) {
+		t.Errorf("merchant returns after the return was swept: %v", res)
 	}
 }
 

@@ -197,7 +197,7 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	svcs.areas = []retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
 		{Name: "session", Sweep: svcs.Session}, {Name: "outbox", Sweep: svcs.Outbox},
 		{Name: "tracking", Sweep: svcs.Tracking}, {Name: "notify", Sweep: svcs.Notify},
-		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment},
+		{Name: "webhook", Sweep: svcs.Webhooks}, {Name: "shipment", Sweep: svcs.Shipment}, {Name: "returns", Sweep: svcs.Returns},
 		{Name: "idempotency", Sweep: svcs.Idempotency}, {Name: "promise", Sweep: svcs.Promises}}
 	if svcs.Console != nil {
 		svcs.areas = append(svcs.areas, retention.Area{Name: "console", Sweep: svcs.Console})
@@ -246,8 +246,8 @@ func (s *Services) build(store, producers storage.Store, cfg *config.Config, opt
 	s.Returns = returns.New(producers, returns.Options{
 		Policies: returns.CatalogPolicies(catalogs), LabelPDFs: s.Shipment, DropOffs: returns.NewCatalogDropOffs(catalogs, 0),
 		Logger: opts.Logger, PublicURL: opts.PublicURL, StatusLinkLifetime: opts.StatusLinkLifetime, Clock: opts.Clock, IDs: opts.IDs,
-		RefundExecutor: opts.RefundExecutor,
-		Blobs:          cmp.Or[returns.Blobs](opts.ComplaintPhotos, returns.StoreBlobs{Store: store}), ImageURLSecret: cfg.ImageURLSecret(),
+		RefundExecutor: opts.RefundExecutor, Retention: cfg.Retention.Policy().Returns,
+		Blobs: cmp.Or[returns.Blobs](opts.ComplaintPhotos, returns.StoreBlobs{Store: store}), ImageURLSecret: cfg.ImageURLSecret(),
 	})
 	s.Checkout, err = checkout.New(producers, checkout.Options{Engines: engines, WidgetBaseURL: opts.PublicURL + checkout.DefaultWidgetBaseURL,
 		Orders: s.Tracking, Clock: opts.Clock, IDs: opts.IDs, Retention: cfg.Retention.Policy()})
