@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/deliverykit/deliverykit/internal/daycount"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -57,7 +58,34 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 	if err != nil {
 		return n, fmt.Errorf("session: %w", err)
 	}
-	return n, nil
+	if limit > 0 && n >= limit {
+		return n, nil
+	}
+	d, err := created.Sweep(ctx, s.store, now, max(limit-n, 0))
+	if err != nil {
+		return n + d, fmt.Errorf("session: %w", err)
+	}
+	return n + d, nil
+}
+
+// created counts the sessions created per site and day, in the
+// transaction that stores each one.
+var created = daycount.Counter{Name: "session.created"}
+
+// DayCount is one day's count of created sessions (CreatedByDay).
+type DayCount = daycount.Day
+
+// CreatedByDay returns how many sessions the site created on each day
+// from from's day to to's day (UTC, both included, at most
+// daycount.MaxDays), oldest first: one small record read per day, however
+// many sessions there are. Sessions created before this count existed are
+// not counted.
+func (s *Service) CreatedByDay(ctx context.Context, site string, from, to time.Time) ([]DayCount, error) {
+	days, err := created.ByDay(ctx, s.store, site, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	return days, nil
 }
 
 func (s *Service) backfill(ctx context.Context) error {
