@@ -2,15 +2,15 @@ package console_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/deliverykittest"
+	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
 // openCheckouts opens n checkout sessions of site that nobody completes.
@@ -29,14 +29,9 @@ func openCheckouts(t testing.TB, kit *deliverykittest.Kit, site string, n int) {
 // created and the share completed, promise accuracy, and readiness; each
 // page is checked for what it must and must not show.
 func TestFigures(t *testing.T) {
-	var notReady atomic.Pointer[error]
-	kit := deliverykittest.Start(t, deliverykittest.Options{Console: &console.Options{Staff: testStaff(),
-		Ready: func(context.Context) error {
-			if p := notReady.Load(); p != nil {
-				return *p
-			}
-			return nil
-		}}})
+	store := memory.New()
+	readiness := httpapi.NewReadiness(store, httpapi.ReadinessOptions{})
+	kit := deliverykittest.Start(t, deliverykittest.Options{Store: store, Console: &console.Options{Staff: testStaff(), Ready: readiness.Check}})
 	shipAndReturn(t, kit, "order-7101") // a session completed, its parcel delivered
 	openCheckouts(t, kit, kit.Site, 3)
 	openCheckouts(t, kit, "demo-site-2", 2)
@@ -48,15 +43,15 @@ func TestFigures(t *testing.T) {
 		c            *client
 		path         string
 		want, unwant []string
-		fail         error // what readiness answers
+		drain        bool // the server is shutting down: readiness fails from then on
 	}{
 		{name: "overview", c: c, path: "/console/overview",
 			// The order was completed three days ago, the open sessions today.
 			want: []string{`<th scope="row">Checkout sessions</th><td class="num">3</td><td class="num">4</td><td class="num">4</td>`,
-				"<th scope=\"row\">Completed of sessions</th><td class=\"num\">0.0\u00a0%</td><td class=\"num\">25.0\u00a0%</td><td class=\"num\">25.0\u00a0%</td>",
+				"<th scope=\"row\">Completion rate</th><td class=\"num\">0.0\u00a0%</td><td class=\"num\">25.0\u00a0%</td><td class=\"num\">25.0\u00a0%</td>",
 				`aria-label="Checkout sessions"`}},
 		{name: "overview of the other site", c: other, path: "/console/overview",
-			want:   []string{`<th scope="row">Checkout sessions</th><td class="num">2</td>`, `<th scope="row">Completed of sessions</th><td class="num">0.0`},
+			want:   []string{`<th scope="row">Checkout sessions</th><td class="num">2</td>`, `<th scope="row">Completion rate</th><td class="num">0.0`},
 			unwant: []string{`<td class="num">4</td>`}},
 		{name: "checkout", c: c, path: "/console/checkout",
 			want: []string{"Sessions → completed orders", `aria-label="Sessions created by day"`,
@@ -67,17 +62,16 @@ func TestFigures(t *testing.T) {
 			want:   []string{"<dt>Completion rate (30 days)</dt><dd>0.0\u00a0%</dd>", "No parcels with a promise were delivered in the last 30 days."},
 			unwant: []string{"north-parcel-point", "-W48"}},
 		{name: "operations, ready", c: c, path: "/console/operations",
-			want: []string{"Readiness", `<span class="ok">Ready</span>`}, unwant: []string{"Not ready"}},
-		{name: "operations, not ready", c: c, path: "/console/operations", fail: errors.New("the server is shutting down"),
-			want: []string{`<span class="bad">Not ready:</span> the server is shutting down`}, unwant: []string{`<span class="ok">Ready</span>`}},
+			want: []string{"Readiness", `<strong class="ok">Ready</strong>`}, unwant: []string{"Not ready"}},
 		{name: "in German", c: c, path: "/console/checkout?lang=de",
 			want: []string{"Abschlussquote (7 Tage)", "Genauigkeit der Lieferversprechen", "Nach Lieferwoche"}},
+		{name: "operations, not ready", c: c, path: "/console/operations", drain: true,
+			want: []string{`<strong class="bad">Not ready:</strong> the server is shutting down`}, unwant: []string{`<strong class="ok">Ready</strong>`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.fail != nil {
-				notReady.Store(&tt.fail)
-				defer notReady.Store(nil)
+			if tt.drain {
+				readiness.Drain()
 			}
 			status, body := tt.c.get(tt.path)
 			if status != http.StatusOK {
