@@ -72,9 +72,10 @@ type sweepState struct{ backfilled retention.Once }
 // completed longer than Retention.CompletedSessions ago. A session goes
 // with its widget token, the entries that find it by tos_id, external id
 // and origin, and its time index entry, Batch sessions per transaction.
-// It returns how many sessions it deleted. The first Sweep of a store
-// written before sessions had a time index indexes them first
-// (retention.Index.Backfill).
+// With what limit leaves, it deletes the days of created sessions older
+// than daycount.Keep (CreatedByDay). It returns how many records it
+// deleted. The first Sweep of a store written before sessions had a time
+// index indexes them first (retention.Index.Backfill).
 func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
 	if err := s.swept.backfilled.Do(ctx, s.backfill); err != nil {
 		return 0, fmt.Errorf("checkout: indexing stored sessions: %w", err)

@@ -47,7 +47,9 @@ var sweepRecords = storage.Collection[sweepRecord]{Name: sessions.Name}
 // longer than Retention.ActiveSessions (a delivery session has no expiry
 // of its own; its options do) and COMPLETED ones completed longer than
 // Retention.CompletedSessions ago, each with its time index entry, Batch
-// sessions per transaction. It returns how many it deleted. The first
+// sessions per transaction; with what limit leaves, the days of created
+// sessions older than daycount.Keep (CreatedByDay). It returns how many
+// records it deleted. The first
 // Sweep of a store written before sessions had a time index indexes them
 // first (retention.Index.Backfill).
 func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
