@@ -1,5 +1,5 @@
 // Package daycount keeps per-site counts by day (UTC) of something an area
-// writes, such as the checkout sessions it creates: one small record per
+// writes, such as the checkout sessions it creates: a few small records per
 // site and day, added to inside the transaction of the write it counts,
 // so a reader of the counts never scans the area's records.
 //
@@ -7,7 +7,7 @@
 //
 //	err := store.Update(ctx, func(tx storage.Tx) error {
 //		// … write the session …
-//		return created.Add(tx, site, now)
+//		return created.Add(tx, site, sessionID, now)
 //	})
 //	days, err := created.ByDay(ctx, store, site, from, to)
 //
@@ -19,6 +19,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -35,6 +38,12 @@ const Keep = MaxDays * 24 * time.Hour
 
 // classDay is the time index class of the day records.
 const classDay = "day"
+
+// Shards is how many records a site's day is spread over, chosen by the
+// counted record's id: concurrent writes of one site then rarely touch
+// the same record, which a serializable store (PostgreSQL) would make one
+// of them retry. A day's count is the sum of its shards.
+const Shards = 8
 
 // Counter counts per site and day in the collection Name (its time index
 // is Name + ".expiry"). The zero value is not usable; Name must be a valid
@@ -59,10 +68,17 @@ type Day struct {
 	Count int64
 }
 
-// key is the record of site's day at: site, then the date, so a site's
-// days are one range in date order.
-func key(site string, at time.Time) string {
-	return storage.Key(site, at.UTC().Format(time.DateOnly))
+// key is the record of shard of site's day at: site, the date, the
+// shard, so a site's days are one range in date order.
+func key(site string, at time.Time, shard int) string {
+	return storage.Key(site, at.UTC().Format(time.DateOnly), strconv.Itoa(shard))
+}
+
+// shardOf spreads ids over the shards (FNV-1a).
+func shardOf(id string) int {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32() % Shards)
 }
 
 func dayStart(t time.Time) time.Time {
@@ -71,10 +87,11 @@ func dayStart(t time.Time) time.Time {
 }
 
 // Add counts one at the site's day of at, inside tx (the transaction of
-// the write it counts): a read and a write of one small record, and the
-// day's time index entry the first time the day is counted.
-func (c Counter) Add(tx storage.Tx, site string, at time.Time) error {
-	k := key(site, at)
+// the write it counts), in the shard of id (the counted record's id): a
+// read and a write of one small record, and its time index entry the
+// first time the shard is counted that day.
+func (c Counter) Add(tx storage.Tx, site, id string, at time.Time) error {
+	k := key(site, at, shardOf(id))
 	it, err := c.coll().Get(tx, k)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
@@ -96,7 +113,7 @@ func (c Counter) Add(tx storage.Tx, site string, at time.Time) error {
 
 // ByDay returns the site's counts of every day from from's day to to's
 // day (UTC, both included), oldest first, a day nothing was counted on as
-// 0. It reads at most one record per day. A reversed range, or one of more
+// 0. It reads at most Shards records per day. A reversed range, or one of more
 // than MaxDays days, is InvalidArgument naming from.
 func (c Counter) ByDay(ctx context.Context, store storage.Store, site string, from, to time.Time) ([]Day, error) {
 	first, last := dayStart(from), dayStart(to)
@@ -112,13 +129,14 @@ func (c Counter) ByDay(ctx context.Context, store storage.Store, site string, fr
 		out[i].Date = first.AddDate(0, 0, i)
 	}
 	err := store.View(ctx, func(tx storage.Tx) error {
-		// After is exclusive: the day before the first is where to start.
-		r := storage.Range{Prefix: storage.KeyPrefix(site), After: key(site, first.AddDate(0, 0, -1)), Limit: n}
+		// After is exclusive: past every shard of the day before the first.
+		r := storage.Range{Prefix: storage.KeyPrefix(site), After: key(site, first.AddDate(0, 0, -1), Shards), Limit: n * Shards}
 		for it, err := range c.coll().Scan(tx, r) {
 			if err != nil {
 				return err
 			}
-			d, err := time.Parse(time.DateOnly, it.Key[len(r.Prefix):])
+			date, _, _ := strings.Cut(it.Key[len(r.Prefix):], storage.KeySep)
+			d, err := time.Parse(time.DateOnly, date)
 			if err != nil {
 				return fmt.Errorf("%s: key %q: %w", c.Name, it.Key, err)
 			}
@@ -127,7 +145,7 @@ func (c Counter) ByDay(ctx context.Context, store storage.Store, site string, fr
 				break
 			}
 			if i >= 0 {
-				out[i].Count = it.Value.N
+				out[i].Count += it.Value.N
 			}
 		}
 		return nil
@@ -142,6 +160,11 @@ func (c Counter) ByDay(ctx context.Context, store storage.Store, site string, fr
 // than Keep at now, and returns how many it deleted.
 func (c Counter) Sweep(ctx context.Context, store storage.Store, now time.Time, limit int) (int, error) {
 	n, err := c.index().Sweep(ctx, store, classDay, now.Add(-Keep), limit, func(tx storage.Tx, k string, _ retention.Entry) (bool, error) {
+		if _, err := tx.Get(c.Name, k); errors.Is(err, storage.ErrNotFound) {
+			return false, nil // its entry was left behind, and goes
+		} else if err != nil {
+			return false, err
+		}
 		if err := tx.Delete(c.Name, k, storage.AnyVersion); err != nil {
 			return false, err
 		}
