@@ -103,8 +103,8 @@ type DayCount = daycount.Day
 
 // CreatedByDay returns how many sessions the site created on each day
 // from from's day to to's day (UTC, both included, at most
-// daycount.MaxDays), oldest first: at most daycount.Shards small records read per day, however
-// many sessions there are. Sessions created before this count existed are
+// daycount.MaxDays), oldest first: at most daycount.Shards small records
+// read per day, however many sessions there are. Sessions created before this count existed are
 // not counted.
 func (s *Service) CreatedByDay(ctx context.Context, site string, from, to time.Time) ([]DayCount, error) {
 	days, err := created.ByDay(ctx, s.store, site, from, to)

@@ -33,8 +33,8 @@ func TestByDay(t *testing.T) {
 	s := memory.New()
 	add(t, s, "a", date(20).Add(23*time.Hour), 2)
 	add(t, s, "a", date(22).Add(time.Hour), 30) // in several shards
-	add(t, s, "a", date(25), 1)  // after the ranges read
-	add(t, s, "ab", date(21), 7) // a site whose name starts with another's
+	add(t, s, "a", date(25), 1)                 // after the ranges read
+	add(t, s, "ab", date(21), 7)                // a site whose name starts with another's
 	add(t, s, "b", date(21), 5)
 	tests := []struct {
 		name, site string
