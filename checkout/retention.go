@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/deliverykit/deliverykit/internal/daycount"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -71,9 +72,10 @@ type sweepState struct{ backfilled retention.Once }
 // completed longer than Retention.CompletedSessions ago. A session goes
 // with its widget token, the entries that find it by tos_id, external id
 // and origin, and its time index entry, Batch sessions per transaction.
-// It returns how many sessions it deleted. The first Sweep of a store
-// written before sessions had a time index indexes them first
-// (retention.Index.Backfill).
+// With what limit leaves, it deletes the days of created sessions older
+// than daycount.Keep (CreatedByDay). It returns how many records it
+// deleted. The first Sweep of a store written before sessions had a time
+// index indexes them first (retention.Index.Backfill).
 func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
 	if err := s.swept.backfilled.Do(ctx, s.backfill); err != nil {
 		return 0, fmt.Errorf("checkout: indexing stored sessions: %w", err)
@@ -82,7 +84,34 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 	if err != nil {
 		return n, fmt.Errorf("checkout: %w", err)
 	}
-	return n, nil
+	if limit > 0 && n >= limit {
+		return n, nil
+	}
+	d, err := created.Sweep(ctx, s.store, now, max(limit-n, 0))
+	if err != nil {
+		return n + d, fmt.Errorf("checkout: %w", err)
+	}
+	return n + d, nil
+}
+
+// created counts the sessions created per site and day (both generations
+// and clones), in the transaction that stores each one.
+var created = daycount.Counter{Name: "checkout.created"}
+
+// DayCount is one day's count of created sessions (CreatedByDay).
+type DayCount = daycount.Day
+
+// CreatedByDay returns how many sessions the site created on each day
+// from from's day to to's day (UTC, both included, at most
+// daycount.MaxDays), oldest first: at most daycount.Shards small records
+// read per day, however many sessions there are. Sessions created before this count existed are
+// not counted.
+func (s *Service) CreatedByDay(ctx context.Context, site string, from, to time.Time) ([]DayCount, error) {
+	days, err := created.ByDay(ctx, s.store, site, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("checkout: %w", err)
+	}
+	return days, nil
 }
 
 func (s *Service) backfill(ctx context.Context) error {

@@ -330,8 +330,10 @@ func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *recor
 				return err
 			}
 		}
-		_, err := tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: rec.Site, SessionID: rec.ID}, storage.MustNotExist())
-		return err
+		if _, err := tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: rec.Site, SessionID: rec.ID}, storage.MustNotExist()); err != nil {
+			return err
+		}
+		return created.Add(tx, rec.Site, rec.ID, rec.CreatedAt)
 	})
 	if err != nil {
 		return fmt.Errorf("checkout: storing the session: %w", err)

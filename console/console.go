@@ -62,6 +62,16 @@ type Options struct {
 	Shipment *shipment.Service
 	Webhooks *webhook.Service
 	Outbox   *outbox.Dispatcher
+	// Sessions count the checkout and delivery sessions created per day
+	// (checkout.Service and session.Service): the figures' sessions and
+	// completion rate. Without them neither is shown.
+	Sessions []SessionCounts
+	// Promises reports how often delivery promises were kept
+	// (promise.Service): the checkout page's promise accuracy.
+	Promises PromiseReports
+	// Ready is the check GET /readyz makes (httpapi.Readiness.Check),
+	// shown on the operations page; nil: not shown.
+	Ready func(context.Context) error
 	// Clock drives sessions, login limits and the overview's days.
 	// Default: the system clock.
 	Clock deliverykit.Clock

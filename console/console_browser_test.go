@@ -125,7 +125,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if got := b.eval(`document.cookie`); got != "" {
 		t.Errorf("document.cookie = %q: the session is readable by script", got)
 	}
-	b.expect("Parcels in transit", "Orders", "Dead events")
+	b.expect("Parcels in transit", "Orders", "Dead events", "Checkout sessions", "Completion rate")
 
 	// Keyboard: the first Tab reaches the skip link, the next the first
 	// section.
@@ -163,9 +163,13 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.click(`form[action$="/refunded"] button`)
 	b.expect("The refund is marked refunded.", "paid out")
 
-	// Operations: redeliver a webhook, retry the dead event.
+	// Checkout: sessions against completed orders, promise accuracy.
+	b.open("/console/checkout")
+	b.expect("Sessions → completed orders", "Completion rate (7 days)", "100.0\u00a0%", "Promise accuracy (30 days)", "north-parcel-point")
+
+	// Operations: readiness; redeliver a webhook, retry the dead event.
 	b.open("/console/operations")
-	b.expect("parcel.booked", "broken-demo-site")
+	b.expect("Readiness", "Ready", "parcel.booked", "broken-demo-site")
 	b.click(`form[action*="/redeliver/"] button`)
 	b.expect("The event is queued for delivery again.")
 	b.click(`form[action$="/retry"] button`)

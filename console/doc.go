@@ -37,5 +37,9 @@
 // keeps as an outbox consumer: each event is applied once, by its id, in
 // one transaction. A page reads about thirty records whatever the size of
 // the store; events written before the counters were registered are not
-// counted.
+// counted. Creating a session emits no event, so the sessions and the
+// completion rate come from the areas that create them (Options.Sessions:
+// checkout and session count per day as they create), promise accuracy
+// from Options.Promises, and the operations page's readiness from
+// Options.Ready, the check /readyz makes.
 package console

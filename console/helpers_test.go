@@ -15,7 +15,9 @@ import (
 
 	"github.com/deliverykit/deliverykit/console"
 	"github.com/deliverykit/deliverykit/deliverykittest"
+	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/returns"
+	"github.com/deliverykit/deliverykit/storage/memory"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -48,10 +50,14 @@ func testStaff() []console.Staff {
 	}
 }
 
-// startKit runs deliverykit with the console and the test accounts.
+// startKit runs deliverykit with the console and the test accounts; the
+// console shows the readiness of the kit's store, as /readyz checks it.
 func startKit(t testing.TB, limits console.LoginLimits) *deliverykittest.Kit {
 	t.Helper()
-	return deliverykittest.Start(t, deliverykittest.Options{Console: &console.Options{Staff: testStaff(), LoginLimits: limits}})
+	store := memory.New()
+	ready := httpapi.NewReadiness(store, httpapi.ReadinessOptions{}).Check
+	return deliverykittest.Start(t, deliverykittest.Options{Store: store,
+		Console: &console.Options{Staff: testStaff(), LoginLimits: limits, Ready: ready}})
 }
 
 // client drives the console as one browser: it keeps the cookies and

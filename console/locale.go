@@ -86,6 +86,9 @@ func (l localizer) Pct(part, whole int64) string {
 	return l.p.Sprintf("%.1f\u00a0%%", float64(part)*100/float64(whole))
 }
 
+// Hours writes a number of hours with one decimal (negative: early).
+func (l localizer) Hours(h float64) string { return l.T("unit.hours", l.p.Sprintf("%.1f", h)) }
+
 // Money writes an amount in minor units of an ISO 4217 currency.
 func (l localizer) Money(minor int64, currency string) string {
 	return i18n.Money(l.tag, minor, currency)

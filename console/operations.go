@@ -25,11 +25,21 @@ type operationsView struct {
 	Webhooks  bool
 	Outbox    bool
 	Operator  bool
+	// HasReady is set when the console has Options.Ready; NotReady is
+	// then its error, empty when the server is ready.
+	HasReady bool
+	NotReady string
 }
 
 func (c *Console) operations(w http.ResponseWriter, r *http.Request, rq *request) error {
 	v := operationsView{base: c.base(rq, "operations", rq.loc.T("operations.title")), Operator: rq.Role == Operator}
 	v.Notice = notice(r, rq.loc)
+	if c.opts.Ready != nil {
+		v.HasReady = true
+		if err := c.opts.Ready(r.Context()); err != nil {
+			v.NotReady = clip(err.Error(), 300)
+		}
+	}
 	if c.opts.Webhooks != nil {
 		v.Webhooks = true
 		eps, err := c.opts.Webhooks.Endpoints(r.Context(), rq.Site)

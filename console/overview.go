@@ -22,6 +22,9 @@ type figure struct {
 	Name                 string
 	Today, Week, Month   int64
 	Highlight, Breakdown bool
+	// Rates, when set, are shown instead of the counts: a percentage
+	// over today, 7 and 30 days.
+	Rates []string
 }
 
 // gaugeRow is a number that is true now.
@@ -55,7 +58,7 @@ type overviewView struct {
 }
 
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) error {
-	f, err := c.opts.Counters.read(r.Context(), rq.Site, c.opts.Clock.Now(), overviewDays)
+	f, hasSessions, err := c.figures(r.Context(), rq.Site, c.opts.Clock.Now(), overviewDays)
 	if err != nil {
 		return err
 	}
@@ -70,6 +73,13 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 		return figure{Name: name, Today: sum(name, 1), Week: sum(name, 7), Month: sum(name, overviewDays)}
 	}
 	v := overviewView{base: c.base(rq, "overview", rq.loc.T("overview.title"))}
+	if hasSessions {
+		// Completed of created: a session completes at most once, so the
+		// rate is at most 100 % but for sessions created the day before.
+		rate := func(n int) string { return rq.loc.Pct(sum(cOrders, n), sum(cSessions, n)) }
+		v.Figures = append(v.Figures, row(cSessions),
+			figure{Name: "completion", Rates: []string{rate(1), rate(7), rate(overviewDays)}})
+	}
 	for _, name := range []string{cOrders, cParcelsBooked, cParcelsDelivered, cExceptions} {
 		v.Figures = append(v.Figures, row(name))
 	}
@@ -102,7 +112,11 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 			v.Prices = append(v.Prices, rq.loc.Money(prices[cur]/n, cur))
 		}
 	}
-	for _, name := range []string{cOrders, cParcelsBooked, cExceptions} {
+	charted := []string{cOrders, cParcelsBooked, cExceptions}
+	if hasSessions {
+		charted = append([]string{cSessions}, charted...)
+	}
+	for _, name := range charted {
 		cv := chartView{Name: name}
 		for _, d := range f.days {
 			cv.Points = append(cv.Points, Point{Label: rq.loc.Date(d.Date), Value: d.Counts[name]})

@@ -204,7 +204,10 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 		if err != nil {
 			return err
 		}
-		return expiry.Move(tx, storage.Key(site, id), retention.Entry{}, entryOf(rec.State, rec.UpdateTime.Time))
+		if err := expiry.Move(tx, storage.Key(site, id), retention.Entry{}, entryOf(rec.State, rec.UpdateTime.Time)); err != nil {
+			return err
+		}
+		return created.Add(tx, site, id, now.Time)
 	})
 	if err != nil {
 		return nil, err

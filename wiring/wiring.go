@@ -335,6 +335,7 @@ func (s *Services) buildConsole(store storage.Store, cfg *config.Config, opts Op
 	}
 	co.Tracking, co.Notify, co.Returns, co.Shipment = s.Tracking, s.Notify, s.Returns, s.Shipment
 	co.Webhooks, co.Outbox = s.Webhooks, s.Outbox
+	co.Sessions, co.Promises = []console.SessionCounts{s.Checkout, s.Session}, s.Promises
 	co.Clock, co.Logger = cmp.Or[deliverykit.Clock](co.Clock, opts.Clock), cmp.Or(co.Logger, opts.Logger)
 	var err error
 	if s.Console, err = console.New(co); err != nil {

@@ -2,6 +2,10 @@ package main
 
 import (
 	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,5 +58,43 @@ func TestDemoPasswordHashRefused(t *testing.T) {
 	err := checkNoDemoSecrets(cfg)
 	if err == nil || !strings.Contains(err.Error(), "sites[0].staff[0].password_hash") {
 		t.Errorf("checkNoDemoSecrets = %v, want the demo password hash named", err)
+	}
+}
+
+// The operations page shows the readiness /readyz checks: an operator of
+// the demo site logs in and reads it.
+func TestConsoleShowsReadiness(t *testing.T) {
+	base, done, stop := start(t, hooks{})
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar}
+	page := func(res *http.Response, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d\n%.300s", res.Request.URL, res.StatusCode, b)
+		}
+		return string(b)
+	}
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page(c.Get(base + "/console/login")))
+	if m == nil {
+		t.Fatal("no csrf token on the login page")
+	}
+	page(c.PostForm(base+"/console/login", url.Values{"csrf": {m[1]}, "email": {"operator@demo-site.example"}, "password": {"demo-password"}}))
+	ops := page(c.Get(base + "/console/operations"))
+	if !strings.Contains(ops, `<strong class="ok">Ready</strong>`) {
+		t.Errorf("the operations page does not show the server ready:\n%.2000s", ops)
 	}
 }

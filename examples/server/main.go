@@ -461,6 +461,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 	if cfg.ImageURLSecret() == nil {
 		log.Warn("the configuration has no returns.image_url_secret: complaint photo links work only until this server stops")
 	}
+	readiness := httpapi.NewReadiness(store, httpapi.ReadinessOptions{})
+	if opts.Console != nil {
+		// The operations page shows what /readyz answers.
+		opts.Console.Ready = readiness.Check
+	}
 	svcs, err := wiring.New(store, cfg, opts)
 	if err != nil {
 		ln.Close()
@@ -472,7 +477,6 @@ func run(ctx context.Context, args []string, stderr io.Writer, h hooks) error {
 			return err
 		}
 	}
-	readiness := httpapi.NewReadiness(store, httpapi.ReadinessOptions{})
 	handler := svcs.Handler(httpapi.Options{
 		Keys:   cfg.Keyring(),
 		Logger: log,
