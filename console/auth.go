@@ -218,6 +218,11 @@ type LoginLimits struct {
 	PerAccount int
 	// Window is how long attempts count. Default: 15 minutes.
 	Window time.Duration
+	// Concurrent is how many password checks run at once. Each takes the
+	// hash's 64 MiB for about 100 ms, so logins from many addresses at
+	// once are answered 503 past it rather than growing the process by
+	// 64 MiB each. Default: GOMAXPROCS.
+	Concurrent int
 }
 
 // maxLimiterEntries bounds the limiter's memory: past it, windows that

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -13,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -93,6 +95,8 @@ type Console struct {
 	accounts accounts
 	sessions *sessionStore
 	limiter  *loginLimiter
+	// checking holds a slot per password check running (LoginLimits.Concurrent).
+	checking chan struct{}
 	mux      *http.ServeMux
 	log      *slog.Logger
 }
@@ -126,6 +130,7 @@ func New(opts Options) (*Console, error) {
 		accounts: acc,
 		sessions: &sessionStore{store: opts.Store, clock: opts.Clock, lifetime: opts.SessionLifetime},
 		limiter:  newLoginLimiter(opts.Clock, opts.LoginLimits),
+		checking: make(chan struct{}, cmp.Or(max(opts.LoginLimits.Concurrent, 0), runtime.GOMAXPROCS(0))),
 		mux:      http.NewServeMux(),
 		log:      opts.Logger,
 	}
@@ -419,7 +424,15 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.renderLogin(w, r, loc, http.StatusTooManyRequests, email, loc.T("login.throttled"))
 		return
 	}
+	select {
+	case c.checking <- struct{}{}:
+	default:
+		w.Header().Set("Retry-After", "1")
+		c.renderLogin(w, r, loc, http.StatusServiceUnavailable, email, loc.T("login.busy"))
+		return
+	}
 	st, ok := c.accounts.check(email, password)
+	<-c.checking
 	if !ok {
 		c.renderLogin(w, r, loc, http.StatusUnauthorized, email, loc.T("login.failed"))
 		return
