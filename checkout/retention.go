@@ -94,8 +94,8 @@ func (s *Service) Sweep(ctx context.Context, now time.Time, limit int) (int, err
 	return n + d, nil
 }
 
-// created counts the sessions created per site and day (both generations
-// and clones), in the transaction that stores each one.
+// created counts the sessions created per site and day: in memory as
+// they are stored, added to the store by Step (package daycount).
 var created = daycount.Counter{Name: "checkout.created"}
 
 // DayCount is one day's count of created sessions (CreatedByDay).
@@ -104,14 +104,29 @@ type DayCount = daycount.Day
 // CreatedByDay returns how many sessions the site created on each day
 // from from's day to to's day (UTC, both included, at most
 // daycount.MaxDays), oldest first: at most daycount.Shards small records
-// read per day, however many sessions there are. Sessions created before this count existed are
+// read per day, however many sessions there are, and this process's
+// counts not yet stored. Sessions created before this count existed are
 // not counted.
 func (s *Service) CreatedByDay(ctx context.Context, site string, from, to time.Time) ([]DayCount, error) {
-	days, err := created.ByDay(ctx, s.store, site, from, to)
+	days, err := s.created.ByDay(ctx, site, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("checkout: %w", err)
 	}
 	return days, nil
+}
+
+// Step is the area's background work: it adds the sessions this process
+// counted since the last Step to the store, in one transaction, and
+// returns how many site days it wrote. wiring.Services.Run calls it every
+// few seconds; what was counted
+// and not yet stored when the process dies is lost (they are figures for
+// the merchant console, not records).
+func (s *Service) Step(ctx context.Context) (int, error) {
+	n, err := s.created.Step(ctx)
+	if err != nil {
+		return n, fmt.Errorf("checkout: storing the session counts: %w", err)
+	}
+	return n, nil
 }
 
 func (s *Service) backfill(ctx context.Context) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/idempotency"
+	"github.com/deliverykit/deliverykit/internal/daycount"
 	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
@@ -98,7 +99,9 @@ type Options struct {
 // Service keeps checkout shipping sessions (area C). It is safe for
 // concurrent use.
 type Service struct {
-	store   storage.Store
+	store storage.Store
+	// created counts the sessions created per site and day (retention.go).
+	created *daycount.Pending
 	engines EngineSource
 	orders  OrderChecker
 	clock   deliverykit.Clock
@@ -235,7 +238,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Engines == nil {
 		return nil, errors.New("checkout: Options.Engines is required")
 	}
-	s := &Service{store: store, engines: opts.Engines, orders: opts.Orders,
+	s := &Service{store: store, created: created.Pending(store), engines: opts.Engines, orders: opts.Orders,
 		clock: opts.Clock, ids: opts.IDs, ttl: opts.SessionTTL, base: opts.WidgetBaseURL, retention: opts.Retention}
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
@@ -333,11 +336,12 @@ func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *recor
 		if _, err := tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: rec.Site, SessionID: rec.ID}, storage.MustNotExist()); err != nil {
 			return err
 		}
-		return created.Add(tx, rec.Site, rec.ID, rec.CreatedAt)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("checkout: storing the session: %w", err)
 	}
+	s.created.Add(rec.Site, rec.CreatedAt)
 	return nil
 }
 

@@ -287,6 +287,39 @@ func (k *Keeper) Do(ctx context.Context, key string, req Request, run func(conte
 	if a, ok, err := k.stored(ctx, rk, hash); err != nil || ok {
 		return a, ok, err
 	}
+	for attempt := 1; ; attempt++ {
+		a, replayed, err := k.unit(ctx, rk, hash, run)
+		if !errors.Is(err, storage.ErrConflict) {
+			return a, replayed, err
+		}
+		// The commit lost a conflict. When another server stored an
+		// answer for the key first (its insert won), that is the answer.
+		// Otherwise the conflict was the store's (a serializable store
+		// refuses one of two transactions that read what the other
+		// wrote, whatever their keys): nothing was kept, so the call runs
+		// again, as the store itself retries an Update.
+		if a, ok, serr := k.stored(ctx, rk, hash); serr != nil || ok {
+			return a, ok, serr
+		}
+		if attempt == maxUnitAttempts {
+			return Answer{}, false, ErrInFlight
+		}
+	}
+}
+
+// callError carries an error of Do's call out of its unit's transaction,
+// told apart from the store's own.
+type callError struct{ err error }
+
+func (e callError) Error() string { return e.err.Error() }
+
+// maxUnitAttempts bounds how often Do runs a call whose unit lost a
+// conflict in the store; past it the caller is told to retry (409,
+// Retry-After).
+const maxUnitAttempts = 4
+
+// unit runs one attempt of Do's call in a unit of work.
+func (k *Keeper) unit(ctx context.Context, rk, hash string, run func(context.Context) (Answer, error)) (Answer, bool, error) {
 	var answer Answer
 	var replay record
 	err := k.store.Update(ctx, func(tx storage.Tx) error {
@@ -303,7 +336,7 @@ func (k *Keeper) Do(ctx context.Context, key string, req Request, run func(conte
 		a, err := run(context.WithValue(ctx, unitCtx{}, u))
 		u.done.Store(true)
 		if err != nil {
-			return err
+			return callError{err}
 		}
 		answer = a
 		if u.tainted {
@@ -314,22 +347,20 @@ func (k *Keeper) Do(ctx context.Context, key string, req Request, run func(conte
 		}
 		return k.put(tx, rk, newRecord(hash, a, k.clock.Now()), rec.At)
 	})
+	var ce callError
 	switch {
 	case err == nil:
 		return answer, false, nil
+	case errors.As(err, &ce):
+		// The call's own error, a conflict of its domain included: not
+		// the unit's to retry.
+		return Answer{}, false, ce.err
 	case errors.Is(err, errDiscard):
 		return answer, false, nil
 	case errors.Is(err, errReplay):
 		return replayOf(replay, hash)
 	case errors.Is(err, errTainted):
 		return k.runAlone(ctx, rk, hash, run)
-	case errors.Is(err, storage.ErrConflict):
-		// Another server stored an answer for the key first (the insert
-		// lost), or is storing it right now.
-		if a, ok, serr := k.stored(ctx, rk, hash); serr != nil || ok {
-			return a, ok, serr
-		}
-		return Answer{}, false, ErrInFlight
 	}
 	return Answer{}, false, err
 }

@@ -50,6 +50,10 @@ func TestCreatedByDay(t *testing.T) {
 	}
 	// Now is 09:00 the next day: 400 days less 10 hours on, the first
 	// day began more than 400 days ago and the second not yet.
+	// The counts are stored as Services.Run stores them, then swept.
+	if n, err := e.svc.Step(ctx); err != nil || n != 3 {
+		t.Fatalf("Step = %d, %v; want three site days stored (two of demo-site, one of demo-site-2)", n, err)
+	}
 	e.clock.Advance(400*24*time.Hour - 10*time.Hour)
 	if _, err := e.svc.Sweep(ctx, e.clock.Now(), 0); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/daycount"
 	"github.com/deliverykit/deliverykit/internal/validation"
 	"github.com/deliverykit/deliverykit/options"
 	"github.com/deliverykit/deliverykit/retention"
@@ -69,7 +70,9 @@ type Options struct {
 
 // Service keeps delivery sessions (area D). It is safe for concurrent use.
 type Service struct {
-	store   storage.Store
+	store storage.Store
+	// created counts the sessions created per site and day (retention.go).
+	created *daycount.Pending
 	engines EngineSource
 	orders  OrderChecker
 	// orderSource serves Order (order.go).
@@ -117,7 +120,7 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.Engines == nil {
 		return nil, fmt.Errorf("session: Options.Engines is required")
 	}
-	s := &Service{store: store, engines: opts.Engines, orders: opts.Orders, orderSource: opts.OrderSource, clock: opts.Clock, ids: opts.IDs, retention: opts.Retention}
+	s := &Service{store: store, created: created.Pending(store), engines: opts.Engines, orders: opts.Orders, orderSource: opts.OrderSource, clock: opts.Clock, ids: opts.IDs, retention: opts.Retention}
 	if s.clock == nil {
 		s.clock = deliverykit.SystemClock{}
 	}
@@ -207,11 +210,12 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 		if err := expiry.Move(tx, storage.Key(site, id), retention.Entry{}, entryOf(rec.State, rec.UpdateTime.Time)); err != nil {
 			return err
 		}
-		return created.Add(tx, site, id, now.Time)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.created.Add(site, now.Time)
 	return withEtag(sess, version), nil
 }
 

@@ -41,6 +41,9 @@ type Intervals struct {
 	// Retention deletes what the configuration's retention no longer
 	// keeps. Default: a minute.
 	Retention time.Duration
+	// Counts stores the checkout and delivery sessions counted per day
+	// (what a crash loses of them). Default: 10 seconds.
+	Counts time.Duration
 }
 
 // Defaults of Intervals.
@@ -51,6 +54,7 @@ const (
 	DefaultSimulatorInterval = time.Second
 	DefaultRefundsInterval   = time.Second
 	DefaultRetentionInterval = time.Minute
+	DefaultCountsInterval    = 10 * time.Second
 )
 
 // loop is one background service as Run and Step see it.
@@ -82,7 +86,11 @@ func (s *Services) loops() []loop {
 	if r, ok := s.refunds.(Stepper); ok {
 		ls = append(ls, loop{name: "demo refunds", step: r, interval: cmp.Or(iv.Refunds, DefaultRefundsInterval)})
 	}
-	return append(ls, loop{name: "retention", step: s.Retention, interval: cmp.Or(iv.Retention, DefaultRetentionInterval)})
+	counts := cmp.Or(iv.Counts, DefaultCountsInterval)
+	return append(ls,
+		loop{name: "checkout session counts", step: s.Checkout, interval: counts},
+		loop{name: "delivery session counts", step: s.Session, interval: counts},
+		loop{name: "retention", step: s.Retention, interval: cmp.Or(iv.Retention, DefaultRetentionInterval)})
 }
 
 // Run runs every background service of s until ctx ends: each is stepped

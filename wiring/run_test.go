@@ -65,7 +65,7 @@ func newRunServices(t *testing.T, clock deliverykit.Clock, log *slog.Logger) *Se
 func TestRunStartsEveryBackgroundService(t *testing.T) {
 	s := newRunServices(t, deliverykit.NewManualClock(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)), quietLog)
 	want := steppers(t, s)
-	for _, name := range []string{"Outbox", "Webhooks", "Notify", "Simulator", "Retention", "refunds"} {
+	for _, name := range []string{"Outbox", "Webhooks", "Notify", "Simulator", "Retention", "refunds", "Checkout", "Session"} {
 		if _, ok := want[name]; !ok {
 			t.Fatalf("Services.%s is not seen as a background service: %v", name, want)
 		}

@@ -3,7 +3,6 @@ package daycount
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -16,14 +15,57 @@ import (
 
 var c = Counter{Name: "test.created"}
 
-// add counts n records of site at, with ids that spread over the shards.
+// add counts n records of site at and stores them, each count by one
+// of several processes' Pending, so they spread over the shards.
 func add(t *testing.T, s storage.Store, site string, at time.Time, n int) {
 	t.Helper()
-	for i := range n {
-		id := fmt.Sprintf("%s-%s-%d", site, at, i)
-		if err := s.Update(context.Background(), func(tx storage.Tx) error { return c.Add(tx, site, id, at) }); err != nil {
+	for range n {
+		p := c.Pending(s)
+		p.Add(site, at)
+		if k, err := p.Step(context.Background()); err != nil || k != 1 {
+			t.Fatalf("Step = %d, %v; want one site day written", k, err)
+		}
+	}
+}
+
+// TestPending: counts are in memory until Step, ByDay sees them there
+// and in the store alike, a failed Step keeps them, and an empty Step
+// writes nothing.
+func TestPending(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New()
+	p := c.Pending(s)
+	p.Add("a", date(20).Add(time.Hour))
+	p.Add("a", date(20).Add(2*time.Hour))
+	p.Add("a", date(21))
+	p.Add("b", date(21))
+	want := []Day{{date(20), 2}, {date(21), 1}}
+	check := func(when string) {
+		t.Helper()
+		got, err := p.ByDay(ctx, "a", date(20), date(21))
+		if err != nil {
 			t.Fatal(err)
 		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: ByDay (-want +got):\n%s", when, d)
+		}
+	}
+	check("pending")
+	if stored, _ := c.ByDay(ctx, s, "a", date(20), date(21)); stored[0].Count != 0 {
+		t.Errorf("stored before Step: %v", stored)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := p.Step(canceled); err == nil {
+		t.Fatal("Step on a canceled context succeeded")
+	}
+	check("after a failed Step")
+	if n, err := p.Step(ctx); err != nil || n != 3 {
+		t.Fatalf("Step = %d, %v; want 3 site days", n, err)
+	}
+	check("stored")
+	if n, err := p.Step(ctx); err != nil || n != 0 {
+		t.Errorf("empty Step = %d, %v", n, err)
 	}
 }
 
