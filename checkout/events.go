@@ -2,6 +2,7 @@ package checkout
 
 import (
 	"cmp"
+	"slices"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
@@ -30,7 +31,7 @@ func orderCompleted(r *record) event.OrderCompleted {
 		CompletedAt: r.CompletedAt, Country: r.Country, Currency: r.Currency,
 		ProductRef: opt.Carrier.ProductRef, DeliveryType: string(cat.DeliveryType),
 		ShippingPrice: opt.Price,
-		Cart:          event.Cart{Total: r.Cart.TotalValue, Discount: r.Cart.TotalDiscount},
+		Cart:          event.Cart{Total: r.Cart.TotalValue, Discount: r.Cart.TotalDiscount, Vouchers: slices.Clone(r.Cart.Vouchers)},
 	}
 	if r.Options != nil {
 		o.Locale = r.Options.Locale

@@ -28,8 +28,13 @@ type checkoutView struct {
 	Types  []shareRow
 	Prods  []shareRow
 	Prices []priceRow
-	ByDay  chartView
-	Empty  bool
+	// VoucherOrders are the orders with a voucher; Vouchers the orders by
+	// code ("…" for the codes past a day's bound).
+	VoucherOrders int64
+	VoucherShare  string
+	Vouchers      []shareRow
+	ByDay         chartView
+	Empty         bool
 	// HasSessions is set when the areas count sessions: then Sessions
 	// charts them by day and Completion is orders of sessions over 7 and
 	// 30 days.
@@ -71,7 +76,8 @@ type priceRow struct {
 
 // checkoutPage shows what customers choose at checkout over 30 days:
 // delivery types and carrier products with their shares, the average
-// shipping price, and completed orders by day, all from the counters.
+// shipping price, the vouchers used, and completed orders by day, all
+// from the counters.
 func (c *Console) checkoutPage(w http.ResponseWriter, r *http.Request, rq *request) error {
 	f, hasSessions, err := c.figures(r.Context(), rq.Site, c.opts.Clock.Now(), overviewDays)
 	if err != nil {
@@ -80,7 +86,7 @@ func (c *Console) checkoutPage(w http.ResponseWriter, r *http.Request, rq *reque
 	v := checkoutView{base: c.base(rq, "checkout", rq.loc.T("checkout.title")), HasSessions: hasSessions}
 	v.Sessions = chartView{Name: cSessions}
 	var sessions7, orders7 int64
-	types, prods := map[string]int64{}, map[string]int64{}
+	types, prods, vouchers := map[string]int64{}, map[string]int64{}, map[string]int64{}
 	prices := map[string][2]int64{} // currency → price sum, orders; over 7 days
 	prices30 := map[string][2]int64{}
 	v.ByDay = chartView{Name: cOrders}
@@ -99,6 +105,10 @@ func (c *Console) checkoutPage(w http.ResponseWriter, r *http.Request, rq *reque
 				types[k[len(cTypePrefix):]] += n
 			case strings.HasPrefix(k, cProductPrefix):
 				prods[k[len(cProductPrefix):]] += n
+			case k == cVoucherOrders:
+				v.VoucherOrders += n
+			case strings.HasPrefix(k, cVoucherPrefix):
+				vouchers[k[len(cVoucherPrefix):]] += n
 			case strings.HasPrefix(k, cPricePrefix), strings.HasPrefix(k, cPricedPrefix):
 				cur, slot := strings.TrimPrefix(k, cPricePrefix), 0
 				if strings.HasPrefix(k, cPricedPrefix) {
@@ -119,6 +129,9 @@ func (c *Console) checkoutPage(w http.ResponseWriter, r *http.Request, rq *reque
 	v.Completion = [2]string{rq.loc.Pct(orders7, sessions7), rq.loc.Pct(v.Orders, v.SessionCount)}
 	v.Types = shares(rq.loc, types, v.Orders, func(k string) string { return rq.loc.T("type." + k) })
 	v.Prods = shares(rq.loc, prods, v.Orders, func(k string) string { return k })
+	v.VoucherShare = rq.loc.Pct(v.VoucherOrders, v.Orders)
+	v.Vouchers = shares(rq.loc, vouchers, v.Orders, func(k string) string { return cmp.Or(k, "…") })
+	v.Vouchers = v.Vouchers[:min(len(v.Vouchers), maxVoucherCodes)]
 	avg := func(p [2]int64, cur string) string {
 		if p[1] == 0 {
 			return "–"

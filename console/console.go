@@ -139,14 +139,19 @@ func New(opts Options) (*Console, error) {
 }
 
 // Sweep deletes, at most limit (≤ 0: no limit), the sessions expired at
-// now, and returns how many it deleted; a logout deletes its own at once.
-// wiring's retention sweeper calls it.
+// now (a logout deletes its own at once) and the day counters older than
+// DaysKept, and returns how many it deleted. wiring's retention sweeper
+// calls it.
 func (c *Console) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
 	n, err := c.sessions.sweep(ctx, now, limit)
 	if err != nil {
 		return n, fmt.Errorf("console: sweeping sessions: %w", err)
 	}
-	return n, nil
+	if limit > 0 && n >= limit {
+		return n, nil
+	}
+	d, err := c.opts.Counters.Sweep(ctx, now, max(limit-n, 0))
+	return n + d, err
 }
 
 // ServeHTTP serves the console's pages with its security headers.

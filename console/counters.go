@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -39,6 +41,8 @@ const (
 	cNotificationsFailed = "notifications_failed"
 	cProductPrefix       = "product:" // orders by the chosen carrier product
 	cTypePrefix          = "type:"    // orders by delivery type
+	cVoucherOrders       = "voucher_orders"
+	cVoucherPrefix       = "voucher:" // orders by voucher code, the first maxVoucherCodes of a day; "voucher:" the others
 	gInTransit           = "in_transit"
 	gReturnPrefix        = "returns:" // returns by status
 )
@@ -161,10 +165,18 @@ func (c *Counters) Handle(ctx context.Context, e event.Event) error {
 		if err != nil {
 			return err
 		}
-		if err := add(tx, days, dayKey(e.Site, e.Time), d); err != nil {
+		created, err := add(tx, days, dayKey(e.Site, e.Time), d)
+		if err != nil {
 			return err
 		}
-		return add(tx, gauges, e.Site, g)
+		if created {
+			day := e.Time.UTC().Truncate(24 * time.Hour)
+			if err := dayIndex.Move(tx, dayKey(e.Site, e.Time), retention.Entry{}, retention.Entry{Class: classDay, At: day}); err != nil {
+				return err
+			}
+		}
+		_, err = add(tx, gauges, e.Site, g)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("console: count %s %s: %w", e.Type, e.ID, err)
@@ -193,6 +205,14 @@ func (c *Counters) changes(tx storage.Tx, e event.Event) (day, gauge counts, err
 		}
 		if o.DeliveryType != "" {
 			day[cTypePrefix+o.DeliveryType]++
+		}
+		if len(o.Cart.Vouchers) > 0 {
+			day[cVoucherOrders]++
+			for _, code := range o.Cart.Vouchers {
+				if code != "" {
+					day[cVoucherPrefix+strings.ToLower(code)]++
+				}
+			}
 		}
 	case event.TypeParcelBooked:
 		p, err := event.Decode[event.ParcelBooked](e)
@@ -302,10 +322,10 @@ func leavesTransit(step string) bool {
 	return false
 }
 
-// add adds delta to the counters at key.
-func add(tx storage.Tx, coll storage.Collection[counts], key string, delta counts) error {
+// add adds delta to the counters at key; created says the record is new.
+func add(tx storage.Tx, coll storage.Collection[counts], key string, delta counts) (created bool, err error) {
 	if len(delta) == 0 {
-		return nil
+		return false, nil
 	}
 	cur := counts{}
 	cond := storage.MustNotExist()
@@ -317,13 +337,69 @@ func add(tx storage.Tx, coll storage.Collection[counts], key string, delta count
 			cur = counts{}
 		}
 	case !errors.Is(err, deliverykit.ErrNotFound):
-		return err
+		return false, err
 	}
 	for k, v := range delta {
-		cur[k] += v
+		cur[boundedKey(cur, k)] += v
 	}
 	_, err = coll.Put(tx, key, cur, cond)
-	return err
+	return cond.IsMustNotExist(), err
+}
+
+// DaysKept is how long a day's counters are kept: the pages show 30
+// days; a year and a month leave room for comparing with last year.
+const DaysKept = 400 * 24 * time.Hour
+
+// dayIndex holds a time entry per day record, written when the record is
+// made, so the sweep reads only the days past DaysKept.
+var dayIndex = retention.Index{Name: "console.days.expiry"}
+
+const classDay = "day"
+
+// Sweep deletes, at most limit (≤ 0: no limit), the day records older
+// than DaysKept at now, and returns how many it deleted.
+func (c *Counters) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
+	n, err := dayIndex.Sweep(ctx, c.store, classDay, now.Add(-DaysKept), limit, func(tx storage.Tx, k string, _ retention.Entry) (bool, error) {
+		it, err := days.Get(tx, k)
+		if errors.Is(err, deliverykit.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return true, days.Delete(tx, k, storage.VersionIs(it.Version))
+	})
+	if err != nil {
+		return n, fmt.Errorf("console: sweeping day counters: %w", err)
+	}
+	return n, nil
+}
+
+// maxVoucherCodes bounds the voucher codes a day's record counts by name:
+// codes are the shop's to choose, so a day of many distinct codes counts
+// the ones past the first under "voucher:" (others), and the record
+// stays small.
+const maxVoucherCodes = 20
+
+// boundedKey is the counter k adds to in cur: k, unless it is a voucher
+// code new to a record that already names maxVoucherCodes of them.
+func boundedKey(cur counts, k string) string {
+	if !strings.HasPrefix(k, cVoucherPrefix) || k == cVoucherPrefix {
+		return k
+	}
+	if _, ok := cur[k]; ok {
+		return k
+	}
+	n := 0
+	for name := range cur {
+		if strings.HasPrefix(name, cVoucherPrefix) && name != cVoucherPrefix {
+			n++
+		}
+	}
+	if n >= maxVoucherCodes {
+		return cVoucherPrefix
+	}
+	return k
 }
 
 // Day is one day's counters.

@@ -2,6 +2,9 @@ package console
 
 import (
 	"context"
+	"fmt"
+	"github.com/deliverykit/deliverykit/storage"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,6 +48,34 @@ func TestCounters(t *testing.T) {
 				return []event.Event{ev(t, "1", "s", 0, event.OrderCompleted{ProductRef: "p1", DeliveryType: "home", Currency: "SEK", ShippingPrice: 4900})}
 			},
 			wantDays: map[int]counts{0: {cOrders: 1, cProductPrefix + "p1": 1, cTypePrefix + "home": 1, cPricePrefix + "SEK": 4900, cPricedPrefix + "SEK": 1}},
+		},
+		{
+			name: "vouchers: orders with one, and each code, case folded",
+			events: func(t *testing.T) []event.Event {
+				return []event.Event{
+					ev(t, "v1", "s", 0, event.OrderCompleted{Cart: event.Cart{Vouchers: []string{"SPRING10", "freeship"}}}),
+					ev(t, "v2", "s", 0, event.OrderCompleted{Cart: event.Cart{Vouchers: []string{"spring10"}}}),
+					ev(t, "v3", "s", 0, event.OrderCompleted{}),
+				}
+			},
+			wantDays: map[int]counts{0: {cOrders: 3, cVoucherOrders: 2, cVoucherPrefix + "spring10": 2, cVoucherPrefix + "freeship": 1}},
+		},
+		{
+			name: "a day's voucher codes past the bound count as others",
+			events: func(t *testing.T) []event.Event {
+				var out []event.Event
+				for i := range maxVoucherCodes + 2 {
+					out = append(out, ev(t, fmt.Sprintf("c%d", i), "s", 0, event.OrderCompleted{Cart: event.Cart{Vouchers: []string{fmt.Sprintf("code%02d", i)}}}))
+				}
+				return out
+			},
+			wantDays: func() map[int]counts {
+				day := counts{cOrders: maxVoucherCodes + 2, cVoucherOrders: maxVoucherCodes + 2, cVoucherPrefix: 2}
+				for i := range maxVoucherCodes {
+					day[fmt.Sprintf("%scode%02d", cVoucherPrefix, i)] = 1
+				}
+				return map[int]counts{0: day}
+			}(),
 		},
 		{
 			name: "the same event twice counts once",
@@ -226,5 +257,46 @@ func TestCountersRefuseEventWithoutSite(t *testing.T) {
 	e.Site = ""
 	if err := c.Handle(t.Context(), e); err == nil {
 		t.Error("an event without a site was counted")
+	}
+}
+
+// TestCountersSweep: a day's counters go DaysKept after the day began,
+// each site's alike, and the next day's stay.
+func TestCountersSweep(t *testing.T) {
+	s := memory.New()
+	c := NewCounters(s)
+	ctx := context.Background()
+	for _, e := range []event.Event{
+		ev(t, "1", "s", 0, event.OrderCompleted{}),
+		ev(t, "2", "s", 0, event.OrderCompleted{}), // the same day: one record, one entry
+		ev(t, "3", "s2", 0, event.OrderCompleted{}),
+		ev(t, "4", "s", 1, event.OrderCompleted{}),
+	} {
+		if err := c.Handle(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := day0.Truncate(24 * time.Hour)
+	if n, err := c.Sweep(ctx, first.Add(DaysKept-time.Minute), 0); err != nil || n != 0 {
+		t.Fatalf("before DaysKept: swept %d, %v", n, err)
+	}
+	if n, err := c.Sweep(ctx, first.Add(DaysKept+time.Minute), 0); err != nil || n != 2 {
+		t.Fatalf("after DaysKept: swept %d, %v; want the first day of both sites", n, err)
+	}
+	var left []string
+	err := s.View(ctx, func(tx storage.Tx) error {
+		for it, err := range days.Scan(tx, storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			left = append(left, it.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{dayKey("s", day0.AddDate(0, 0, 1))}; !slices.Equal(left, want) {
+		t.Errorf("day records left: %q, want %q", left, want)
 	}
 }

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -88,5 +89,32 @@ func TestFigures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The checkout page counts the orders that carried a voucher, and each
+// code (case folded), from the completed orders' events.
+func TestVouchersOnCheckoutPage(t *testing.T) {
+	kit := deliverykittest.Start(t, deliverykittest.Options{Console: &console.Options{Staff: testStaff()}})
+	ctx := context.Background()
+	for i, vs := range [][]string{{"SPRING10"}, {"spring10", "FREESHIP"}, nil} {
+		if _, err := kit.CheckoutAndShip(ctx, deliverykittest.Order{ExternalID: fmt.Sprintf("order-72%02d", i), Vouchers: vs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newClient(t, kit.Handler).mustLogin(operator)
+	status, body := c.get("/console/checkout")
+	if status != http.StatusOK {
+		t.Fatalf("GET /console/checkout: %d", status)
+	}
+	for _, w := range []string{"Vouchers used", "<dt>Orders with a voucher</dt><dd>2 (66.7\u00a0%)</dd>",
+		`<code>spring10</code></th><td class="num">2</td>`, `<code>freeship</code></th><td class="num">1</td>`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("no %q in the checkout page", w)
+		}
+	}
+	other := newClient(t, kit.Handler).mustLogin(operator2)
+	if _, body := other.get("/console/checkout"); strings.Contains(body, "spring10") {
+		t.Error("another site's checkout page shows the first site's vouchers")
 	}
 }

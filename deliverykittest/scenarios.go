@@ -37,6 +37,8 @@ type Order struct {
 	// Option is the delivery option the shopper chose, by id
 	// ("home/north-parcel-home"); empty keeps the preselected one.
 	Option string
+	// Vouchers are the cart's voucher codes.
+	Vouchers []string
 }
 
 // DefaultItems is the default cart: a tent and a sleeping bag.
@@ -95,7 +97,7 @@ func (k *Kit) CompleteCheckout(ctx context.Context, o Order) (Checkout, error) {
 	if o.Customer == nil {
 		o.Customer = DefaultCustomer()
 	}
-	cart := &checkout.Cart{CartID: "cart-" + o.ExternalID, Items: o.Items}
+	cart := &checkout.Cart{CartID: "cart-" + o.ExternalID, Items: o.Items, Vouchers: o.Vouchers}
 	for _, it := range o.Items {
 		cart.TotalValue += it.Price*it.Quantity - it.Discount
 	}

@@ -75,6 +75,9 @@ type Cart struct {
 	Total    int64  `json:"total"`
 	Discount int64  `json:"discount"`
 	Items    []Item `json:"items,omitempty"`
+	// Vouchers are the voucher codes the purchase carried, as the
+	// session has them.
+	Vouchers []string `json:"vouchers,omitempty"`
 }
 
 // Item is one line of a cart or a parcel. Price and Discount are per unit,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
@@ -41,7 +42,7 @@ func (o *completedOrder) event() event.OrderCompleted {
 		DeliveryID: d.ID, OptionID: o.Option.ID,
 		CompletedAt: o.CompletedAt.UTC(), Country: o.Purchase.CountryCode, Currency: o.Purchase.CurrencyCode,
 		ProductRef: o.ProductRef, DeliveryType: string(o.Category.DeliveryType), ShippingPrice: o.ShippingPrice,
-		Cart: event.Cart{Total: int64(o.Purchase.TotalValue), Discount: int64(o.Purchase.TotalDiscount)},
+		Cart: event.Cart{Total: int64(o.Purchase.TotalValue), Discount: int64(o.Purchase.TotalDiscount), Vouchers: slices.Clone(o.Purchase.Vouchers)},
 	}
 	if ls := o.Purchase.Locales; len(ls) > 0 {
 		out.Locale = ls[0]
