@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/deliverykit/deliverykit/console"
+	"github.com/deliverykit/deliverykit/deliverykittest"
 	"github.com/deliverykit/deliverykit/internal/browsertest"
 )
 
@@ -238,6 +239,10 @@ func TestConsoleInBrowser(t *testing.T) {
 func TestConsoleScreenshots(t *testing.T) {
 	kit := startKit(t, console.LoginLimits{})
 	_, ret := shipAndReturn(t, kit, "order-7200")
+	// An order with vouchers, so the checkout page shows them.
+	if _, err := kit.CheckoutAndShip(t.Context(), deliverykittest.Order{ExternalID: "order-7201", Vouchers: []string{"SPRING10", "welcome-back-2026"}}); err != nil {
+		t.Fatal(err)
+	}
 	addDeadEvent(t, kit, kit.Site)
 	srv := httptest.NewTLSServer(kit.Handler)
 	defer srv.Close()
