@@ -74,12 +74,7 @@ func (c *Catalog) validateBoxes(v *validator, d *declared) {
 	ids := map[string]bool{}
 	for i, b := range c.Boxes {
 		p := fmt.Sprintf("boxes[%d]", i)
-		if v.required(p+".id", b.ID) {
-			if ids[b.ID] {
-				v.Addf(p+".id", "unique", "%q is already a box id", b.ID)
-			}
-			ids[b.ID] = true
-		}
+		v.newID(p+".id", b.ID, ids, "a box id")
 		v.required(p+".name", b.Name)
 		boxDimensions(v, p+".inner", b.Inner)
 		if o := b.Outer; o != nil {

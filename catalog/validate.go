@@ -52,6 +52,18 @@ func (v *validator) required(field, val string) bool {
 	return true
 }
 
+// newID requires id at field and refuses one already in seen, where it
+// names what the earlier one was ("a carrier id"); it adds id to seen.
+func (v *validator) newID(field, id string, seen map[string]bool, what string) {
+	if !v.required(field, id) {
+		return
+	}
+	if seen[id] {
+		v.Addf(field, "unique", "%q is already "+what, id)
+	}
+	seen[id] = true
+}
+
 func (v *validator) country(field, val string) {
 	if v.required(field, val) && !countryRe.MatchString(val) {
 		v.Add(field, "iso3166_1_alpha2", "must be an upper-case ISO 3166-1 alpha-2 country code")
@@ -236,12 +248,7 @@ func (c *Catalog) validateWarehouses(v *validator) map[string]bool {
 	}
 	for i, w := range c.Warehouses {
 		p := fmt.Sprintf("warehouses[%d]", i)
-		if v.required(p+".id", w.ID) {
-			if warehouses[w.ID] {
-				v.Addf(p+".id", "unique", "%q is already a warehouse id", w.ID)
-			}
-			warehouses[w.ID] = true
-		}
+		v.newID(p+".id", w.ID, warehouses, "a warehouse id")
 		v.country(p+".address.country", w.Address.Country)
 		v.region(p+".address.region_code", w.Address.RegionCode)
 		v.coords(p+".address.coordinates", w.Address.Coordinates, false)
@@ -264,12 +271,7 @@ func (c *Catalog) validateCarriers(v *validator, locales map[string]bool) (produ
 	}
 	for i, cr := range c.Carriers {
 		p := fmt.Sprintf("carriers[%d]", i)
-		if v.required(p+".id", cr.ID) {
-			if carriers[cr.ID] {
-				v.Addf(p+".id", "unique", "%q is already a carrier id", cr.ID)
-			}
-			carriers[cr.ID] = true
-		}
+		v.newID(p+".id", cr.ID, carriers, "a carrier id")
 		v.required(p+".name", cr.Name)
 		v.urlTemplate(p+".tracking_url", cr.TrackingURL, TrackingURLPlaceholders, "{tracking_number}")
 		v.urlTemplate(p+".logo_pattern", cr.LogoPattern, LogoPlaceholders, "")
@@ -279,12 +281,7 @@ func (c *Catalog) validateCarriers(v *validator, locales map[string]bool) (produ
 		ids := map[string]bool{}
 		for j, pr := range cr.Products {
 			q := fmt.Sprintf("%s.products[%d]", p, j)
-			if v.required(q+".id", pr.ID) {
-				if ids[pr.ID] {
-					v.Addf(q+".id", "unique", "%q is already a product id of this carrier", pr.ID)
-				}
-				ids[pr.ID] = true
-			}
+			v.newID(q+".id", pr.ID, ids, "a product id of this carrier")
 			if v.required(q+".ref", pr.Ref) {
 				if _, dup := products[pr.Ref]; dup {
 					v.Addf(q+".ref", "unique", "%q is already the ref of another product", pr.Ref)
@@ -353,12 +350,7 @@ func (c *Catalog) validateCategories(v *validator, d *declared) map[string]bool 
 	cats := map[string]bool{}
 	for i, cat := range c.Categories {
 		p := fmt.Sprintf("categories[%d]", i)
-		if v.required(p+".id", cat.ID) {
-			if cats[cat.ID] {
-				v.Addf(p+".id", "unique", "%q is already a category id", cat.ID)
-			}
-			cats[cat.ID] = true
-		}
+		v.newID(p+".id", cat.ID, cats, "a category id")
 		validateCategory(v, p, cat, d)
 	}
 	return cats
@@ -414,12 +406,7 @@ func validateAddons(v *validator, p string, list []Addon, locales map[string]boo
 	addons := map[string]bool{}
 	for j, a := range list {
 		q := fmt.Sprintf("%s.addons[%d]", p, j)
-		if v.required(q+".id", a.ID) {
-			if addons[a.ID] {
-				v.Addf(q+".id", "unique", "%q is already an addon of this category", a.ID)
-			}
-			addons[a.ID] = true
-		}
+		v.newID(q+".id", a.ID, addons, "an addon of this category")
 		switch a.Type {
 		case AddonCustom, AddonCarryIn, AddonLeaveAtDoor, AddonUnwrapping:
 		default:
@@ -462,12 +449,7 @@ func (c *Catalog) validatePickupLocations(v *validator, d *declared) {
 	locs := map[string]bool{}
 	for i, l := range c.PickupLocations {
 		p := fmt.Sprintf("pickup_locations[%d]", i)
-		if v.required(p+".id", l.ID) {
-			if locs[l.ID] {
-				v.Addf(p+".id", "unique", "%q is already a pickup location id", l.ID)
-			}
-			locs[l.ID] = true
-		}
+		v.newID(p+".id", l.ID, locs, "a pickup location id")
 		v.required(p+".external_id", l.ExternalID)
 		v.required(p+".name", l.Name)
 		if !d.carriers[l.Carrier] {
