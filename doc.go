@@ -85,7 +85,7 @@
 //	storage/storagetest        the Store conformance suite
 //	storage/internal/backend   the rules every shipped store applies alike
 //	internal/pgtest            a schema per test on the environment's PostgreSQL
-//	internal/storebench        the store a benchmark runs on, chosen by a flag: memory, bolt or postgres
+//	internal/teststore         the stores tests and benchmarks run on: memory and bolt pairs, a flag's choice
 //
 // This root package holds what they share: the error vocabulary (Kind, Error,
 // FieldViolation and the Err* sentinels for errors.Is), Clock and IDSource.

@@ -1,29 +1,16 @@
 package outbox_test
 
 import (
-	"path/filepath"
 	"testing"
 
+	"github.com/deliverykit/deliverykit/internal/teststore"
 	"github.com/deliverykit/deliverykit/outbox/outboxtest"
-	"github.com/deliverykit/deliverykit/storage"
-	"github.com/deliverykit/deliverykit/storage/bolt"
-	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
 func TestMemory(t *testing.T) {
-	outboxtest.Run(t, func(t *testing.T) (storage.Store, storage.Store) {
-		s := memory.New()
-		return s, s
-	})
+	outboxtest.Run(t, teststore.Memory)
 }
 
 func TestBolt(t *testing.T) {
-	outboxtest.Run(t, func(t *testing.T) (storage.Store, storage.Store) {
-		s, err := bolt.Open(filepath.Join(t.TempDir(), "dk.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s, s
-	})
+	outboxtest.Run(t, teststore.Bolt)
 }

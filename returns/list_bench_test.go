@@ -7,19 +7,19 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/internal/storebench"
+	"github.com/deliverykit/deliverykit/internal/teststore"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
 // benchReturns fills a new store of -bench.store's kind (package
-// storebench) with n returns of one order at "bench-site"
+// teststore) with n returns of one order at "bench-site"
 // (and a few of another site around them), writing records directly in
 // batches, which is much faster than n CreateReturn calls.
 func benchReturns(b *testing.B, n int) *Service {
 	b.Helper()
 	ctx := context.Background()
-	svc := New(storebench.Open(b), Options{Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{}})
+	svc := New(teststore.Open(b), Options{Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{}})
 	o, err := svc.ImportOrder(ctx, "bench-site", orderInput("B-1"))
 	if err != nil {
 		b.Fatal(err)

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
-	"github.com/deliverykit/deliverykit/internal/storebench"
+	"github.com/deliverykit/deliverykit/internal/teststore"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
 // benchMillion adds the 1,000,000-parcel size, which takes a while to
 // build: go test -run '^$' -bench Lookup ./tracking -tracking.million
-// (-bench.store bolt or postgres: on that store; package storebench).
+// (-bench.store bolt or postgres: on that store; package teststore).
 var benchMillion = flag.Bool("tracking.million", false, "also benchmark lookups among 1,000,000 parcels")
 
 func benchSizes() []int {
@@ -30,7 +30,7 @@ func benchSizes() []int {
 // store them.
 func seed(b *testing.B, n int) *Service {
 	b.Helper()
-	store := storebench.Open(b)
+	store := teststore.Open(b)
 	svc, err := New(store, Options{Products: testProducts, Clock: deliverykit.NewManualClock(t0), IDs: &deliverykit.SequentialIDs{}})
 	if err != nil {
 		b.Fatal(err)

@@ -1,7 +1,6 @@
 package queue_test
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,27 +9,15 @@ import (
 
 	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/internal/queue/queuetest"
-	"github.com/deliverykit/deliverykit/storage"
-	"github.com/deliverykit/deliverykit/storage/bolt"
-	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/internal/teststore"
 )
 
 func TestMemory(t *testing.T) {
-	queuetest.Run(t, func(t *testing.T) (storage.Store, storage.Store) {
-		s := memory.New()
-		return s, s
-	})
+	queuetest.Run(t, teststore.Memory)
 }
 
 func TestBolt(t *testing.T) {
-	queuetest.Run(t, func(t *testing.T) (storage.Store, storage.Store) {
-		s, err := bolt.Open(filepath.Join(t.TempDir(), "dk.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s, s
-	})
+	queuetest.Run(t, teststore.Bolt)
 }
 
 func TestPolicyOr(t *testing.T) {

@@ -1,5 +1,7 @@
-// Package storebench gives a benchmark the store named by the -bench.store
-// flag, so one benchmark measures any backend:
+// Package teststore opens the stores tests and benchmarks run on: the
+// memory and bolt pairs the services' suites take (Memory, Bolt), and
+// the store the -bench.store flag names, so one benchmark measures any
+// backend (Open):
 //
 //	go test -run '^$' -bench Lookup ./tracking -bench.store bolt
 //	eval "$(bash .ci/postgres.sh start)"
@@ -9,7 +11,7 @@
 // directory, with fsync on every commit as in production; postgres is a
 // fresh schema on the server named by DELIVERYKIT_POSTGRES_DSN, dropped
 // when the benchmark ends.
-package storebench
+package teststore
 
 import (
 	"context"
@@ -58,4 +60,23 @@ func Open(tb testing.TB) storage.Store {
 		}
 	})
 	return s
+}
+
+// Memory returns a memory store twice: one process's view, for the suites
+// that take two servers' stores (outboxtest, webhooktest, queuetest,
+// idempotencytest).
+func Memory(t *testing.T) (storage.Store, storage.Store) {
+	s := memory.New()
+	t.Cleanup(func() { s.Close() })
+	return s, s
+}
+
+// Bolt returns a bolt store on a new file twice, closed when t ends.
+func Bolt(t *testing.T) (storage.Store, storage.Store) {
+	s, err := bolt.Open(filepath.Join(t.TempDir(), "dk.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, s
 }
