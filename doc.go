@@ -57,6 +57,7 @@
 //	retention                  deletes records once they are no longer needed
 //	idempotency                Idempotency-Key: a repeated call gets the first one's answer, not a second effect
 //	idempotency/idempotencytest  the idempotency keeper's suite for a storage backend
+//	testmode                   test sites with clocks of their own, for merchants' test suites
 //	internal/daycount          per-site counts by day, added to in the counted write's transaction
 //
 // Vocabulary and helpers:

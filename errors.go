@@ -24,6 +24,7 @@ const (
 	KindUnauthenticated                // the caller could not be identified
 	KindUnavailable                    // a dependency cannot take the request now (a full disk); the caller may retry later; details are not shown to callers
 	KindAlreadyExists                  // what the request would create exists already (an order number taken); repeating the call cannot help; Violations name the field
+	KindResourceExhausted              // the caller holds as many of something as it may (test sites); it may try again once it holds fewer
 )
 
 var kindNames = [...]string{
@@ -36,6 +37,7 @@ var kindNames = [...]string{
 	KindUnauthenticated:    "unauthenticated",
 	KindUnavailable:        "unavailable",
 	KindAlreadyExists:      "already exists",
+	KindResourceExhausted:  "resource exhausted",
 }
 
 // String returns the kind's lower-case name, as used in error messages.
@@ -129,6 +131,7 @@ var (
 	ErrInternal           error = &kindSentinel{KindInternal}
 	ErrUnavailable        error = &kindSentinel{KindUnavailable}
 	ErrAlreadyExists      error = &kindSentinel{KindAlreadyExists}
+	ErrResourceExhausted  error = &kindSentinel{KindResourceExhausted}
 )
 
 // E returns an error of the given kind with a caller-safe message.

@@ -25,6 +25,7 @@ func TestKinds(t *testing.T) {
 		deliverykit.KindUnauthenticated:    deliverykit.ErrUnauthenticated,
 		deliverykit.KindUnavailable:        deliverykit.ErrUnavailable,
 		deliverykit.KindAlreadyExists:      deliverykit.ErrAlreadyExists,
+		deliverykit.KindResourceExhausted:  deliverykit.ErrResourceExhausted,
 	}
 	for kind, sentinel := range sentinels {
 		err := fmt.Errorf("outer: %w", fmt.Errorf("middle: %w", deliverykit.E(kind, "inner")))

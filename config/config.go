@@ -34,6 +34,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/auth"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/testmode"
 	"github.com/deliverykit/deliverykit/webhook"
 )
 
@@ -72,6 +73,10 @@ type Site struct {
 	// events are POSTed, signed with which secrets, and which event types
 	// each wants. Their problems are reported under "sites[i].webhooks[j].…".
 	Webhooks []webhook.Endpoint `json:"webhooks,omitempty"`
+	// Mode is live (the default: real orders) or test: a test-mode
+	// site's key creates isolated test sites with clocks of their own
+	// (package testmode, POST /v1/test/sites). The demo sites are test.
+	Mode testmode.Mode `json:"mode,omitempty"`
 	// Staff are the site's merchant console accounts (package console),
 	// used when the console is enabled. An e-mail logs in to one site
 	// only: it appears once across all sites.
@@ -213,11 +218,16 @@ func (c *Config) Validate() error {
 			bad(p+".id", "required", "is required")
 		case !siteID.MatchString(s.ID):
 			bad(p+".id", "format", "must be 1-64 lower-case letters, digits, '-' or '_', starting with a letter or digit")
+		case testmode.IsTestSite(s.ID):
+			bad(p+".id", "format", "must not start with "+testmode.SiteIDPrefix+", which names the test sites a test-mode site creates")
 		default:
 			if j, dup := ids[s.ID]; dup {
 				bad(p+".id", "unique", fmt.Sprintf("%q is already the id of sites[%d]", s.ID, j))
 			}
 			ids[s.ID] = i
+		}
+		if s.Mode != "" && s.Mode != testmode.ModeLive && s.Mode != testmode.ModeTest {
+			bad(p+".mode", "oneof", fmt.Sprintf("want live or test, got %q", s.Mode))
 		}
 		if strings.TrimSpace(s.Name) == "" {
 			bad(p+".name", "required", "is required")

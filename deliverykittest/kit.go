@@ -91,10 +91,6 @@ const WebhookSecret = "whsec_ZGVsaXZlcnlraXR0ZXN0IHdlYmhvb2sgc2VjcmV0ITE="
 // WebhookEndpoint is the id of the kit's endpoint on every site.
 const WebhookEndpoint = "kit"
 
-// maxRounds bounds the rounds of running what is due at one instant: a
-// consumer that keeps making work is a bug to report, not to wait out.
-const maxRounds = 1000
-
 // Options configures New. Every field has a default.
 type Options struct {
 	// Config is the deployment. Default: config.Demo(), parsed once and
@@ -165,10 +161,6 @@ type Kit struct {
 	receiver *receiver
 	keys     map[string]string
 	orders   int // default order numbers given
-
-	mu sync.Mutex
-	// wakeups are the times delayed notifications fall due at.
-	wakeups []time.Time
 }
 
 // New builds a kit. It holds no resources beyond memory: there is
@@ -240,7 +232,6 @@ func New(opts Options) (*Kit, error) {
 		return nil, fmt.Errorf("deliverykittest: %w", err)
 	}
 	k.Services, k.Simulator = svcs, svcs.Simulator
-	svcs.Outbox.Handle(event.TypeParcelChanged, "deliverykittest", k.noteDelayed)
 	k.Handler = svcs.Handler(httpapi.Options{Keys: k.Config.Keyring(), Logger: log, Clock: k.Clock,
 		RateLimits: httpapi.RateLimits{Site: httpapi.NoRateLimit, WidgetToken: httpapi.NoRateLimit, Address: httpapi.NoRateLimit}})
 	k.Client = httpapi.NewInProcessClient(k.Handler)
@@ -295,72 +286,19 @@ func (k *Kit) BearerAuth(site string) string {
 }
 
 // Advance moves the clock forward by d and runs everything that falls due
-// on the way. The clock moves in steps, each to the simulator's next step
-// or by Options.Step, whichever comes first; at each, every
-// background service runs (RunDue) until none has anything left. It returns the first error of a service's
-// store, or an error when work does not settle.
+// on the way, in time order (Services.RunUntil): the clock stops at every
+// time a service has work due at (a parcel's next step, a delayed
+// notification, a webhook retry), and at least every Options.Step. It
+// returns the first error of a service's store, or an error when work
+// does not settle.
 func (k *Kit) Advance(ctx context.Context, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("deliverykittest: Advance(%v): the clock does not go back", d)
 	}
-	end := k.Clock.Now().Add(d)
-	for {
-		if err := k.RunDue(ctx); err != nil {
-			return err
-		}
-		now := k.Clock.Now()
-		if !now.Before(end) {
-			return nil
-		}
-		next := now.Add(k.step)
-		if next.After(end) {
-			next = end
-		}
-		at, ok, err := k.Simulator.NextDue(ctx)
-		if err != nil {
-			return err
-		}
-		if ok && at.After(now) && at.Before(next) {
-			next = at
-		}
-		if at, ok := k.nextWakeup(now); ok && at.Before(next) {
-			next = at
-		}
-		k.Clock.Set(next)
-	}
-}
-
-// noteDelayed is an outbox consumer of parcel changes: it notes when the
-// notifications the default rules delay and the pickup reminders of
-// parcels at pickup points fall due, so that Advance stops there.
-func (k *Kit) noteDelayed(_ context.Context, e event.Event) error {
-	c, err := event.Decode[event.ParcelChanged](e)
-	if err != nil {
-		return err
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	for _, r := range notify.DefaultRules() {
-		if r.Delay > 0 && r.Trigger == c.Step+c.Alert {
-			k.wakeups = append(k.wakeups, c.Time.Add(r.Delay))
-		}
-	}
-	// A parcel at a pickup point is reminded of after the site's delay.
-	if after := k.Services.Notify.PickupReminderAfter(e.Site); c.Step == "STEP_DELIVERED_TO_PICKUP_POINT" && after > 0 {
-		k.wakeups = append(k.wakeups, c.Time.Add(after))
+	if _, err := k.Services.RunUntil(ctx, k.Clock, k.Clock.Now().Add(d), k.step); err != nil {
+		return fmt.Errorf("deliverykittest: %w", err)
 	}
 	return nil
-}
-
-// nextWakeup is the first wake-up after now, forgetting those before.
-func (k *Kit) nextWakeup(now time.Time) (time.Time, bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.wakeups = slices.DeleteFunc(k.wakeups, func(t time.Time) bool { return !t.After(now) })
-	if len(k.wakeups) == 0 {
-		return time.Time{}, false
-	}
-	return slices.MinFunc(k.wakeups, time.Time.Compare), true
 }
 
 // AdvanceTo is Advance up to t (nothing when t is not later).
@@ -369,19 +307,12 @@ func (k *Kit) AdvanceTo(ctx context.Context, t time.Time) error {
 }
 
 // RunDue runs everything due at the clock's time, without moving it,
-// until nothing is left: Services.Step, the one list of what a server
-// runs in the background, again and again.
+// until nothing is left: Services.RunDue.
 func (k *Kit) RunDue(ctx context.Context) error {
-	for range maxRounds {
-		n, err := k.Services.Step(ctx)
-		if err != nil {
-			return fmt.Errorf("deliverykittest: %w", err)
-		}
-		if n == 0 {
-			return nil
-		}
+	if _, err := k.Services.RunDue(ctx); err != nil {
+		return fmt.Errorf("deliverykittest: %w", err)
 	}
-	return fmt.Errorf("deliverykittest: work still due at %v after %d rounds", k.Clock.Now(), maxRounds)
+	return nil
 }
 
 // Sent returns the notifications sent through channel so far, in the

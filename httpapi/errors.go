@@ -81,6 +81,7 @@ var kindStatus = map[deliverykit.Kind]struct{ status, rpc int }{
 	deliverykit.KindUnauthenticated:    {http.StatusUnauthorized, rpcUnauthenticated},
 	deliverykit.KindInternal:           {http.StatusInternalServerError, rpcInternal},
 	deliverykit.KindUnavailable:        {http.StatusServiceUnavailable, rpcUnavailable},
+	deliverykit.KindResourceExhausted:  {http.StatusTooManyRequests, rpcResourceExhausted},
 }
 
 // errBodyTooLarge is returned by decodeJSON when the body passes the limit.

@@ -23,6 +23,7 @@ func TestKindStatus(t *testing.T) {
 		deliverykit.KindUnauthenticated:    {401, 16},
 		deliverykit.KindUnavailable:        {503, 14},
 		deliverykit.KindAlreadyExists:      {409, 6},
+		deliverykit.KindResourceExhausted:  {429, 8},
 	}
 	for k := deliverykit.Kind(0); !strings.HasPrefix(k.String(), "kind("); k++ {
 		if _, ok := want[k]; !ok {

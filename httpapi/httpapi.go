@@ -80,6 +80,7 @@ import (
 	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/shipment"
+	"github.com/deliverykit/deliverykit/testmode"
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/deliverykit/deliverykit/webhook"
 )
@@ -162,6 +163,12 @@ type Options struct {
 	// rate limit. Off unless set: wiring sets it when the console is
 	// enabled.
 	Console http.Handler
+	// TestSites, when set, serves test mode (package testmode): the
+	// /v1/test/ endpoints for test-mode sites' keys, and every request of
+	// a test site (by its key, or under its /test/<site id>/ links) from
+	// the site's own deliverykit. wiring sets it when a site is in test
+	// mode.
+	TestSites *testmode.Service
 }
 
 // server holds what the handlers share.
@@ -178,8 +185,10 @@ type server struct {
 	mux     *http.ServeMux
 	metrics *Metrics
 	idem    *idempotency.Keeper
-	routes  []string     // "METHOD pattern" of every route, for tests
-	handler http.Handler // mux behind the middleware
+	// testSites authenticates test sites' keys on /v1/test/.
+	testSites *testmode.Service
+	routes    []string     // "METHOD pattern" of every route, for tests
+	handler   http.Handler // mux behind the middleware
 }
 
 // New returns the handler serving every area whose service is set in opts,
@@ -190,17 +199,18 @@ func New(opts Options) http.Handler {
 
 func newServer(opts Options) *server {
 	s := &server{
-		keys:    opts.Keys,
-		log:     opts.Logger,
-		maxBody: opts.MaxBodyBytes,
-		clock:   opts.Clock,
-		health:  opts.Health,
-		ready:   opts.Ready,
-		version: opts.Version,
-		limits:  newLimiters(opts.RateLimits),
-		mux:     http.NewServeMux(),
-		metrics: opts.Metrics,
-		idem:    opts.Idempotency,
+		keys:      opts.Keys,
+		log:       opts.Logger,
+		maxBody:   opts.MaxBodyBytes,
+		clock:     opts.Clock,
+		health:    opts.Health,
+		ready:     opts.Ready,
+		version:   opts.Version,
+		limits:    newLimiters(opts.RateLimits),
+		mux:       http.NewServeMux(),
+		metrics:   opts.Metrics,
+		idem:      opts.Idempotency,
+		testSites: opts.TestSites,
 	}
 	if s.keys == nil {
 		s.keys = &auth.Keyring{}
@@ -248,6 +258,9 @@ func newServer(opts Options) *server {
 	if opts.Console != nil {
 		s.registerConsole(opts.Console)
 	}
+	if opts.TestSites != nil {
+		s.registerTestSites(opts.TestSites)
+	}
 	// The index of the OpenAPI documents served above, their reference
 	// pages and the configuration schema (docs.go).
 	s.registerDocs(&opts)
@@ -263,6 +276,9 @@ func newServer(opts Options) *server {
 		}
 	}))
 	s.handler = s.middleware(s.mux)
+	if opts.TestSites != nil {
+		s.handler = routeTestSites(opts.TestSites, s.handler)
+	}
 	return s
 }
 

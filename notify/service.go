@@ -542,3 +542,9 @@ func (s *Service) Retrigger(ctx context.Context, site, id string) (string, error
 	}
 	return newID, nil
 }
+
+// NextDue returns when the next scheduled notification or pickup
+// reminder falls due; false when none is. A test clock is moved to it.
+func (s *Service) NextDue(ctx context.Context) (time.Time, bool, error) {
+	return queue.NextDue(ctx, s.store, due, remindersDue)
+}

@@ -519,3 +519,9 @@ func remove(tx storage.Tx, r *record) error {
 	}
 	return events.Delete(tx, storage.Uint64Key(r.Seq), storage.AnyVersion)
 }
+
+// NextDue returns when the next event waiting for a retry falls due;
+// false when none waits. A test clock is moved to it.
+func (d *Dispatcher) NextDue(ctx context.Context) (time.Time, bool, error) {
+	return queue.NextDue(ctx, d.store, due)
+}

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,6 +102,10 @@ type Options struct {
 	// (the test kit serves its endpoints in process with it); the checks
 	// of AllowPrivate are then its own business.
 	Transport http.RoundTripper
+	// Wrap, when set, wraps the transport that sends the requests (the
+	// network's, with AllowPrivate's checks, or Transport): test sites
+	// answer their test host with it without leaving the process.
+	Wrap func(http.RoundTripper) http.RoundTripper
 	// AllowPrivate lets requests reach loopback, private, link-local and
 	// other non-public addresses. Leave it off in production: with it, a
 	// webhook URL can reach services inside the network. Tests and
@@ -201,6 +206,9 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	limitConnect(s.client, opts.ConnectTimeout)
 	if opts.Transport != nil {
 		s.client.Transport = opts.Transport
+	}
+	if opts.Wrap != nil {
+		s.client.Transport = opts.Wrap(cmp.Or[http.RoundTripper](s.client.Transport, http.DefaultTransport))
 	}
 	return s, nil
 }
@@ -427,4 +435,10 @@ func state(tx storage.Tx, site, endpoint string) (endpointState, error) {
 		return endpointState{}, nil
 	}
 	return it.Value, err
+}
+
+// NextDue returns when the next delivery (or retry) falls due; false when
+// none is pending. A test clock is moved to it.
+func (s *Service) NextDue(ctx context.Context) (time.Time, bool, error) {
+	return queue.NextDue(ctx, s.store, due)
 }

@@ -46,8 +46,8 @@ func TestRetentionFollowsTheConfiguration(t *testing.T) {
 		after time.Duration
 		want  map[string]int
 	}{
-		{checkout.DefaultSessionTTL + 2*24*time.Hour - time.Minute, map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "returns": 0, "idempotency": 0, "promise": 0}},
-		{checkout.DefaultSessionTTL + 2*24*time.Hour + time.Minute, map[string]int{"checkout": 1, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "returns": 0, "idempotency": 0, "promise": 0}},
+		{checkout.DefaultSessionTTL + 2*24*time.Hour - time.Minute, map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "returns": 0, "idempotency": 0, "promise": 0, "test sites": 0}},
+		{checkout.DefaultSessionTTL + 2*24*time.Hour + time.Minute, map[string]int{"checkout": 1, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "returns": 0, "idempotency": 0, "promise": 0, "test sites": 0}},
 	} {
 		clock.Set(start.Add(tt.after))
 		got, err := svcs.Retention.SweepOnce(t.Context())
@@ -126,7 +126,7 @@ func TestTrackingSweptEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "returns": 0, "idempotency": 0, "promise": 0}
+		want := map[string]int{"checkout": 0, "session": 0, "outbox": 0, "tracking": 0, "notify": 0, "webhook": 0, "shipment": 0, "returns": 0, "idempotency": 0, "promise": 0, "test sites": 0}
 		for k, v := range tt.want {
 			want[k] = v
 		}

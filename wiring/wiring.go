@@ -45,6 +45,7 @@ import (
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/testmode"
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/prometheus/client_golang/prometheus"
@@ -143,6 +144,11 @@ type Services struct {
 	// Idempotency runs the calls that carry an Idempotency-Key: Handler
 	// serves it, and Go callers use idempotency.Call with it.
 	Idempotency *idempotency.Keeper
+	// TestSites are the test sites of the configuration's test-mode sites
+	// (package testmode); nil when every site is live. Handler serves
+	// them.
+	TestSites *testmode.Service
+	testOpts  testHandler
 	// Console is the merchant console with Options.Console, else nil.
 	Console *console.Console
 	// counters are the console's, registered with the outbox.
@@ -177,6 +183,9 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 	// Every store the areas reach takes part in the units of calls with
 	// an Idempotency-Key; a unit is a transaction of the outbox's store,
 	// so the events a call adds are delivered once its answer commits.
+	// Test sites keep their records apart in the same store, each in
+	// units of its own keeper.
+	testStore := store
 	keeper := idempotency.New(idempotency.Options{Retention: cfg.Retention.Policy().IdempotencyKeys, Clock: opts.Clock})
 	store = keeper.Store(store)
 	svcs := &Services{Outbox: outbox.New(store, ob), Idempotency: keeper, refunds: opts.RefundExecutor, intervals: opts.Intervals, log: opts.Logger}
@@ -192,6 +201,10 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		}
 	}
 	svcs.register()
+	var err error
+	if svcs.TestSites, err = svcs.newTestSites(testStore, cfg, opts); err != nil {
+		return nil, fmt.Errorf("test sites: %w", err)
+	}
 	ro := opts.Retention
 	ro.Clock, ro.Logger = cmp.Or[deliverykit.Clock](ro.Clock, opts.Clock), cmp.Or(ro.Logger, opts.Logger)
 	svcs.areas = []retention.Area{{Name: "checkout", Sweep: svcs.Checkout},
@@ -201,6 +214,9 @@ func New(store storage.Store, cfg *config.Config, opts Options) (*Services, erro
 		{Name: "idempotency", Sweep: svcs.Idempotency}, {Name: "promise", Sweep: svcs.Promises}}
 	if svcs.Console != nil {
 		svcs.areas = append(svcs.areas, retention.Area{Name: "console", Sweep: svcs.Console})
+	}
+	if svcs.TestSites != nil {
+		svcs.areas = append(svcs.areas, retention.Area{Name: "test sites", Sweep: svcs.TestSites})
 	}
 	svcs.Retention = retention.NewSweeper(svcs.areas, ro)
 	if reg := opts.Metrics; reg != nil {
@@ -355,6 +371,10 @@ func (s *Services) Handler(opts httpapi.Options) http.Handler {
 	opts.Tracking, opts.Notify, opts.Checkout, opts.Session, opts.Promises = s.Tracking, s.Notify, s.Checkout, s.Session, s.Promises
 	opts.Shipment, opts.Returns, opts.Webhooks, opts.Outbox = s.Shipment, s.Returns, s.Webhooks, s.Outbox
 	opts.Idempotency = s.Idempotency
+	s.testOpts.mu.Lock()
+	s.testOpts.opts = opts
+	s.testOpts.mu.Unlock()
+	opts.TestSites = s.TestSites
 	opts.Metrics = cmp.Or(opts.Metrics, s.httpMetrics)
 	if s.Console != nil && opts.Console == nil {
 		opts.Console = s.Console

@@ -25,6 +25,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"math/rand/v2"
 	"strings"
@@ -151,6 +152,49 @@ func (x Index[V]) Due(tx storage.Tx, now time.Time, limit int) iter.Seq2[Entry[V
 			}
 		}
 	}
+}
+
+// Next returns the time of the index's first entry: when its next item
+// falls due; false when the index is empty.
+func (x Index[V]) Next(tx storage.Tx) (time.Time, bool, error) {
+	for it, err := range x.Collection.Scan(tx, storage.Range{Limit: 1}) {
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		k, _, _ := strings.Cut(it.Key, storage.KeySep)
+		at, err := ParseTimeKey(k)
+		if err != nil {
+			return time.Time{}, false, fmt.Errorf("queue: index %s: key %q: %w", x.Name, it.Key, err)
+		}
+		return at, true, nil
+	}
+	return time.Time{}, false, nil
+}
+
+// Nexter is a due index, whatever its entries hold.
+type Nexter interface {
+	Next(tx storage.Tx) (time.Time, bool, error)
+}
+
+// NextDue returns the earliest time one of the indexes in store has an
+// item falling due at; false when all are empty. A test clock is moved to
+// it, so that work runs exactly when it falls due.
+func NextDue(ctx context.Context, store storage.Store, xs ...Nexter) (time.Time, bool, error) {
+	var at time.Time
+	found := false
+	err := store.View(ctx, func(tx storage.Tx) error {
+		for _, x := range xs {
+			t, ok, err := x.Next(tx)
+			if err != nil {
+				return err
+			}
+			if ok && (!found || t.Before(at)) {
+				at, found = t, true
+			}
+		}
+		return nil
+	})
+	return at, found, err
 }
 
 // Later returns the entries after now: items leased or backing off.

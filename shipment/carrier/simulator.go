@@ -500,23 +500,7 @@ func (s *Simulator) add(tx storage.Tx, r *routeRecord, st stepRecord) error {
 // NextDue returns when the next planned step falls due; false when no
 // route has steps left.
 func (s *Simulator) NextDue(ctx context.Context) (time.Time, bool, error) {
-	var at time.Time
-	found := false
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		for it, err := range due.Scan(tx, storage.Range{Limit: 1}) {
-			if err != nil {
-				return err
-			}
-			k, _, _ := strings.Cut(it.Key, storage.KeySep)
-			t, err := queue.ParseTimeKey(k)
-			if err != nil {
-				return fmt.Errorf("carrier: due key %q: %w", it.Key, err)
-			}
-			at, found = t, true
-		}
-		return nil
-	})
-	return at, found, err
+	return queue.NextDue(ctx, s.store, due)
 }
 
 // Step is Dispatch: the round of background work that
