@@ -160,11 +160,11 @@ func (s *server) authenticate(a area, r *http.Request) (string, bool) {
 	case schemeAPIKeyHeader:
 		key = strings.TrimSpace(r.Header.Get("X-Api-Key"))
 	}
-	if site, ok := s.keys.Authenticate(key); ok || s.testSites == nil {
+	if site, ok := s.keys.Authenticate(key); ok || s.testSites == nil || a.name != areaTest.name {
 		return site, ok
 	}
-	// A test site's key reaches only /v1/test/ here: its other requests
-	// went to the site's own deliverykit (routeTestSites).
+	// A test site's key is known here on /v1/test/ only: its other
+	// requests go to the site's own deliverykit (routeTestSites).
 	return s.testSites.Authenticate(r.Context(), key)
 }
 

@@ -2,9 +2,12 @@ package testmode_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/testmode"
 	"github.com/deliverykit/deliverykit/wiring"
 )
 
@@ -33,11 +37,11 @@ func newServer(t *testing.T, cfg *config.Config) *server {
 		cfg = config.Demo()
 	}
 	clock := deliverykit.NewManualClock(start)
-	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, PublicURL: "http://shop.test"})
+	svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, PublicURL: "http://shop.test", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock,
+	h := svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock, Logger: slog.New(slog.DiscardHandler),
 		RateLimits: httpapi.RateLimits{Site: httpapi.NoRateLimit, WidgetToken: httpapi.NoRateLimit, Address: httpapi.NoRateLimit}})
 	return &server{t: t, h: h, clock: clock, svcs: svcs}
 }
@@ -121,5 +125,131 @@ func TestCreateSiteAndClock(t *testing.T) {
 	}
 	if st := s.do("POST", "/v1/test/clock:advance", c.APIKey, map[string]string{"duration": "-1h"}, nil); st != 400 {
 		t.Errorf("back: %d, want 400", st)
+	}
+}
+
+// order registers a tracking order (area A) with key and returns its id.
+func (s *server) order(key, externalID string) string {
+	s.t.Helper()
+	var out struct {
+		ID string `json:"id"`
+	}
+	body := map[string]any{"external_id": externalID, "carrier_product_ref": "north-parcel-home",
+		"sender": map[string]any{"name": "Shop"}, "receiver": map[string]any{"name": "Alva Berg", "email": "alva@example.com"},
+		"destination": map[string]any{"address": map[string]any{"city": "Stockholm", "country": "SE"}}, "delivery_type": "DELIVERY"}
+	if st := s.do("POST", "/v1/delivery_tracking/order", key, body, &out); st != 200 || out.ID == "" {
+		var e map[string]any; s.do("POST", "/v1/delivery_tracking/order", key, body, &e); s.t.Fatalf("order %s: %d %+v", externalID, st, e)
+	}
+	return out.ID
+}
+
+// orders counts the orders key sees with externalID.
+func (s *server) orders(key, externalID string) int {
+	s.t.Helper()
+	var out struct {
+		Orders []any `json:"orders"`
+	}
+	st := s.do("GET", "/v1/delivery_tracking/orders?external_id="+externalID, key, nil, &out)
+	if st == http.StatusNotFound {
+		return 0
+	}
+	if st != 200 {
+		s.t.Fatalf("orders %s: %d", externalID, st)
+	}
+	return len(out.Orders)
+}
+
+// TestSitesAreIsolated: a test site's orders are its own, at the same
+// paths, and neither its parent nor another test site sees them.
+func TestSitesAreIsolated(t *testing.T) {
+	s := newServer(t, nil)
+	a, b := s.newSite("demo-key"), s.newSite("demo-key")
+	s.order(a.APIKey, "SO-1")
+	s.order("demo-key", "SO-2")
+	for _, c := range []struct {
+		key, order string
+		want       int
+	}{
+		{a.APIKey, "SO-1", 1}, {b.APIKey, "SO-1", 0}, {"demo-key", "SO-1", 0},
+		{a.APIKey, "SO-2", 0}, {b.APIKey, "SO-2", 0}, {"demo-key", "SO-2", 1},
+	} {
+		if got := s.orders(c.key, c.order); got != c.want {
+			t.Errorf("key %.12s… sees %d orders %s, want %d", c.key, got, c.order, c.want)
+		}
+	}
+	// The same order number in another test site is another order.
+	s.order(b.APIKey, "SO-1")
+	// A test site's clock is its own.
+	if st := s.do("POST", "/v1/test/clock:advance", a.APIKey, map[string]string{"duration": "48h"}, nil); st != 200 {
+		t.Fatalf("advance: %d", st)
+	}
+	var clock struct {
+		Now time.Time `json:"now"`
+	}
+	s.do("GET", "/v1/test/clock", b.APIKey, nil, &clock)
+	if !clock.Now.Equal(start) {
+		t.Errorf("site b's clock reads %v after site a's advance", clock.Now)
+	}
+	// A test site's clock is its and its parent's only.
+	if st := s.do("GET", "/v1/test/clock?site_id="+a.SiteID, b.APIKey, nil, nil); st != 400 {
+		t.Errorf("b reading a's clock: %d, want 400 naming site_id", st)
+	}
+}
+
+// TestLiveSitesSeeNoTestMode: a live site's key gets 404 on every test
+// path, and a request without a key 401.
+func TestLiveSitesSeeNoTestMode(t *testing.T) {
+	cfg := config.Demo()
+	cfg.Sites[1].Mode = testmode.ModeLive
+	s := newServer(t, cfg)
+	c := s.newSite("demo-key")
+	for _, p := range []struct{ method, path string }{
+		{"POST", "/v1/test/sites"}, {"GET", "/v1/test/clock?site_id=" + c.SiteID},
+		{"POST", "/v1/test/clock:advance"}, {"POST", "/v1/test/events"}, {"GET", "/v1/test/nothing"},
+	} {
+		body := map[string]string{"site_id": c.SiteID, "duration": "1h", "type": "parcel.changed"}
+		if st := s.do(p.method, p.path, "demo-key-2", body, nil); st != http.StatusNotFound {
+			t.Errorf("%s %s with a live key: %d, want 404", p.method, p.path, st)
+		}
+		if st := s.do(p.method, p.path, "", body, nil); st != http.StatusUnauthorized {
+			t.Errorf("%s %s without a key: %d, want 401", p.method, p.path, st)
+		}
+	}
+}
+
+// TestSitesExpireAndAreBounded: a site unused for a day is deleted with
+// its records; a parent holds at most MaxSites.
+func TestSitesExpireAndAreBounded(t *testing.T) {
+	s := newServer(t, nil)
+	a := s.newSite("demo-key")
+	s.order(a.APIKey, "SO-1")
+	s.clock.Advance(testmode.DefaultExpiry - time.Minute)
+	if n, err := s.svcs.TestSites.Sweep(context.Background(), s.clock.Now(), 100); err != nil || n != 0 {
+		t.Fatalf("sweep before expiry: %d %v", n, err)
+	}
+	s.clock.Advance(2 * time.Minute)
+	n, err := s.svcs.TestSites.Sweep(context.Background(), s.clock.Now(), 100)
+	if err != nil || n == 0 {
+		t.Fatalf("sweep after expiry: %d %v", n, err)
+	}
+	if st := s.do("GET", "/v1/delivery_tracking/orders?external_id=SO-1", a.APIKey, nil, nil); st != http.StatusUnauthorized {
+		t.Errorf("an expired site's key: %d, want 401", st)
+	}
+	left := 0
+	s.svcs.TestSites.ForEachRecord(context.Background(), a.SiteID, func(string, string) { left++ })
+	if left != 0 {
+		t.Errorf("%d records of the expired site are left", left)
+	}
+
+	svc, err := testmode.New(testmode.Options{Store: memory.New(), MaxSites: 2, Parents: func(string) bool { return true },
+		Build: func(context.Context, testmode.Build) (testmode.Sandbox, error) { return nil, errors.New("not built") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		_, err := svc.Create(context.Background(), "shop")
+		if want := i == 2; (deliverykit.KindOf(err) == deliverykit.KindResourceExhausted) != want || (err != nil) != want {
+			t.Errorf("site %d: %v", i+1, err)
+		}
 	}
 }

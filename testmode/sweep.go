@@ -132,3 +132,22 @@ func (s *Service) deleteSite(ctx context.Context, site string, now time.Time, li
 	})
 	return total, err
 }
+
+// ForEachRecord calls fn with the collection and key of every record
+// site holds: what deleting it deletes.
+func (s *Service) ForEachRecord(ctx context.Context, site string, fn func(coll, key string)) error {
+	return s.opts.Store.View(ctx, func(tx storage.Tx) error {
+		for c, err := range collections.Scan(tx, storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			for r, err := range tx.Scan(collPrefix+c.Key, storage.Range{Prefix: site + "/"}) {
+				if err != nil {
+					return err
+				}
+				fn(c.Key, r.Key)
+			}
+		}
+		return nil
+	})
+}
