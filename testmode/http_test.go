@@ -3,12 +3,13 @@ package testmode_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,7 +139,9 @@ func (s *server) order(key, externalID string) string {
 		"sender": map[string]any{"name": "Shop"}, "receiver": map[string]any{"name": "Alva Berg", "email": "alva@example.com"},
 		"destination": map[string]any{"address": map[string]any{"city": "Stockholm", "country": "SE"}}, "delivery_type": "DELIVERY"}
 	if st := s.do("POST", "/v1/delivery_tracking/order", key, body, &out); st != 200 || out.ID == "" {
-		var e map[string]any; s.do("POST", "/v1/delivery_tracking/order", key, body, &e); s.t.Fatalf("order %s: %d %+v", externalID, st, e)
+		var e map[string]any
+		s.do("POST", "/v1/delivery_tracking/order", key, body, &e)
+		s.t.Fatalf("order %s: %d %+v", externalID, st, e)
 	}
 	return out.ID
 }
@@ -250,6 +253,43 @@ func TestSitesExpireAndAreBounded(t *testing.T) {
 		_, err := svc.Create(context.Background(), "shop")
 		if want := i == 2; (deliverykit.KindOf(err) == deliverykit.KindResourceExhausted) != want || (err != nil) != want {
 			t.Errorf("site %d: %v", i+1, err)
+		}
+	}
+}
+
+// TestLinksReachTheSite: the links a test site makes (the widget's base,
+// here) lead to the site, and only under its path.
+func TestLinksReachTheSite(t *testing.T) {
+	s := newServer(t, nil)
+	a := s.newSite("demo-key")
+	var created struct {
+		Token   string `json:"token"`
+		Snippet string `json:"html_snippet"`
+	}
+	body := map[string]any{"purchase_country": "SE", "purchase_currency": "SEK", "locales": []string{"sv-SE"},
+		"cart":           map[string]any{"cart_id": "c-1", "total_value": 45000, "items": []any{map[string]any{"sku": "tent", "name": "Tent", "quantity": 1, "price": 45000}}},
+		"search_address": map[string]any{"postal_code": "111 57", "country": "SE"}}
+	if st := s.do("POST", "/v1/siw/session.create", a.APIKey, body, &created); st != 200 {
+		t.Fatalf("create: %d", st)
+	}
+	base := "http://shop.test/test/" + a.SiteID + "/v1/siw/_/"
+	if !strings.Contains(created.Snippet, `data-deliverykit-base="`+base+`"`) {
+		t.Fatalf("snippet has no base %s: %s", base, created.Snippet)
+	}
+	for path, want := range map[string]int{
+		"/test/" + a.SiteID + "/v1/siw/_/widget/state": 200,
+		"/v1/siw/_/widget/state":                       http.StatusNotFound,
+		"/test/test_nosuchsite/v1/siw/_/widget/state":  http.StatusNotFound,
+	} {
+		req, _ := http.NewRequest("GET", "http://shop.test"+path, nil)
+		req.Header.Set("X-Widget-Token", created.Token)
+		resp, err := httpapi.NewInProcessClient(s.h).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
 		}
 	}
 }
