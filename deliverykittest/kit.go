@@ -66,6 +66,7 @@ import (
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/testmode"
 	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/deliverykit/deliverykit/wiring"
 )
@@ -156,11 +157,15 @@ type Kit struct {
 	// IDs are the ids the services make (Options.IDs).
 	IDs deliverykit.IDSource
 
-	step     time.Duration
-	senders  map[notify.Channel]*notify.LogSender
-	receiver *receiver
-	keys     map[string]string
-	orders   int // default order numbers given
+	step    time.Duration
+	senders map[notify.Channel]*notify.LogSender
+	// parent is the kit a test site's kit was made by (NewSite).
+	parent *Kit
+	// siteSenders are the test sites' senders, by site (NewSite).
+	siteSenders sync.Map
+	receiver    *receiver
+	keys        map[string]string
+	orders      int // default order numbers given
 }
 
 // New builds a kit. It holds no resources beyond memory: there is
@@ -220,7 +225,13 @@ func New(opts Options) (*Kit, error) {
 	svcs, err := wiring.New(st, k.Config, wiring.Options{
 		RefundExecutor: executor,
 		PublicURL:      BaseURL, Logger: log, Clock: k.Clock, IDs: ids,
-		Senders:  map[notify.Channel]notify.Sender{notify.ChannelEmail: k.senders[notify.ChannelEmail], notify.ChannelSMS: k.senders[notify.ChannelSMS]},
+		Senders: map[notify.Channel]notify.Sender{notify.ChannelEmail: k.senders[notify.ChannelEmail], notify.ChannelSMS: k.senders[notify.ChannelSMS]},
+		TestSiteSenders: func(site string) map[notify.Channel]notify.Sender {
+			s, _ := k.siteSenders.LoadOrStore(site, map[notify.Channel]*notify.LogSender{
+				notify.ChannelEmail: notify.NewLogSender(log), notify.ChannelSMS: notify.NewLogSender(log)})
+			m := s.(map[notify.Channel]*notify.LogSender)
+			return map[notify.Channel]notify.Sender{notify.ChannelEmail: m[notify.ChannelEmail], notify.ChannelSMS: m[notify.ChannelSMS]}
+		},
 		Simulate: &carrier.SimulatorOptions{Rates: rates, Seed: opts.Seed},
 		Console:  opts.Console,
 		// Exact backoffs and one delivery at a time: the same run
@@ -295,10 +306,85 @@ func (k *Kit) Advance(ctx context.Context, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("deliverykittest: Advance(%v): the clock does not go back", d)
 	}
+	if k.parent != nil {
+		_, err := k.AdvanceSite(ctx, d)
+		return err
+	}
 	if _, err := k.Services.RunUntil(ctx, k.Clock, k.Clock.Now().Add(d), k.step); err != nil {
 		return fmt.Errorf("deliverykittest: %w", err)
 	}
 	return nil
+}
+
+// NewSite creates a test site of the kit's site (package testmode) and
+// returns a kit acting for it: the same helpers, Client and Handler, on
+// the site's own data and its own clock, as POST /v1/test/sites makes
+// one. Its Advance moves its clock only (the kit's and other sites' stay
+// where they are), through the same code as POST /v1/test/clock:advance;
+// its Sent and Webhooks are the site's. Its parcels follow the scenario
+// their shipment names (ShipScenario). The kit's configuration must have
+// its site in test mode (the demo configuration's are); the site's ids
+// are random, not sequential.
+func (k *Kit) NewSite(ctx context.Context) (*Kit, error) {
+	root := k
+	if k.parent != nil {
+		root = k.parent
+	}
+	if root.Services.TestSites == nil {
+		return nil, errors.New("deliverykittest: NewSite: no site of the configuration is in test mode")
+	}
+	c, err := root.Services.TestSites.Create(ctx, k.Site)
+	if err != nil {
+		return nil, fmt.Errorf("deliverykittest: NewSite: %w", err)
+	}
+	svcs, clock, err := root.Services.TestSite(ctx, c.ID)
+	if err != nil {
+		return nil, fmt.Errorf("deliverykittest: NewSite: %w", err)
+	}
+	senders := map[notify.Channel]*notify.LogSender{}
+	if s, ok := root.siteSenders.Load(c.ID); ok {
+		senders = s.(map[notify.Channel]*notify.LogSender)
+	}
+	root.receiver.clocks.Store(c.ID, clock)
+	site, _ := root.Config.Site(c.Parent)
+	site.ID = c.ID
+	return &Kit{Client: root.Client, Handler: root.Handler, Services: svcs, Simulator: svcs.Simulator, Clock: clock,
+		Config: &config.Config{Sites: []config.Site{site}, Returns: root.Config.Returns, Retention: root.Config.Retention}, Site: c.ID, IDs: root.IDs, step: root.step, senders: senders, receiver: root.receiver,
+		keys: map[string]string{c.ID: c.APIKey}, parent: root}, nil
+}
+
+// AdvanceSite is Advance of a test site's kit (NewSite), telling what
+// ran, as POST /v1/test/clock:advance answers.
+func (k *Kit) AdvanceSite(ctx context.Context, d time.Duration) (testmode.Ran, error) {
+	if k.parent == nil {
+		return testmode.Ran{}, errors.New("deliverykittest: AdvanceSite: not a test site's kit (NewSite)")
+	}
+	var ran testmode.Ran
+	// One advance moves a clock by at most testmode.DefaultMaxAdvance.
+	for d > 0 {
+		step := min(d, testmode.DefaultMaxAdvance)
+		out, err := k.parent.Services.TestSites.Advance(ctx, k.Site, testmode.AdvanceRequest{Duration: step.String()})
+		ran = ran.Add(out.Ran)
+		if err != nil {
+			return ran, fmt.Errorf("deliverykittest: %w", err)
+		}
+		d -= step
+	}
+	return ran, nil
+}
+
+// TriggerEvent sends a well-formed event of type t with fixture data to
+// a test site's webhook endpoints, signed and retried on its clock, as
+// POST /v1/test/events does, and returns its id.
+func (k *Kit) TriggerEvent(ctx context.Context, t event.Type) (string, error) {
+	if k.parent == nil {
+		return "", errors.New("deliverykittest: TriggerEvent: not a test site's kit (NewSite)")
+	}
+	out, err := k.parent.Services.TestSites.Emit(ctx, k.Site, k.Site, t)
+	if err != nil {
+		return "", fmt.Errorf("deliverykittest: %w", err)
+	}
+	return out.EventID, nil
 }
 
 // AdvanceTo is Advance up to t (nothing when t is not later).
@@ -329,7 +415,9 @@ func (k *Kit) Sent(channel notify.Channel) []notify.Message {
 func (k *Kit) Webhooks(types ...event.Type) []WebhookDelivery {
 	var out []WebhookDelivery
 	for _, d := range k.receiver.received() {
-		if len(types) == 0 || slices.Contains(types, d.Type) {
+		// A test site's kit sees its own; the kit its configured sites'.
+		mine := d.Site == k.Site || k.parent == nil && !testmode.IsTestSite(d.Site)
+		if mine && (len(types) == 0 || slices.Contains(types, d.Type)) {
 			out = append(out, d)
 		}
 	}

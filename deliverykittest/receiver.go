@@ -10,6 +10,7 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/testmode"
 	"github.com/deliverykit/deliverykit/webhook"
 )
 
@@ -60,8 +61,11 @@ const receiverHost = "http://127.0.0.1"
 // so that a test sees every delivery once.
 type receiver struct {
 	clock deliverykit.Clock
-	mu    sync.Mutex
-	got   []WebhookDelivery
+	// clocks are the test sites' (Kit.NewSite): a delivery's timestamp
+	// is its site's time.
+	clocks sync.Map
+	mu     sync.Mutex
+	got    []WebhookDelivery
 }
 
 func (r *receiver) url(site string) string { return receiverHost + "/" + site }
@@ -76,17 +80,25 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	d := WebhookDelivery{Site: strings.TrimPrefix(req.URL.Path, "/"), ID: req.Header.Get(webhook.HeaderID), Body: b,
 		Signature: req.Header.Get(webhook.HeaderSignature)}
-	d.SignatureErr = webhook.Verify(b, req.Header, r.clock.Now(), WebhookSecret)
 	var body webhook.Body
 	if err := json.Unmarshal(b, &body); err == nil {
 		d.Type, d.Timestamp, d.Data = body.Type, body.Timestamp, body.Data
 		var head struct {
 			Subject string `json:"subject"`
+			Site    string `json:"site"`
 		}
 		if json.Unmarshal(body.Data, &head) == nil {
 			d.Subject = head.Subject
+			if testmode.IsTestSite(head.Site) {
+				d.Site = head.Site // on its parent's endpoint
+			}
 		}
 	}
+	clock := r.clock
+	if c, ok := r.clocks.Load(d.Site); ok {
+		clock = c.(deliverykit.Clock)
+	}
+	d.SignatureErr = webhook.Verify(b, req.Header, clock.Now(), WebhookSecret)
 	r.mu.Lock()
 	r.got = append(r.got, d)
 	r.mu.Unlock()

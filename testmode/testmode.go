@@ -475,6 +475,21 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, site string) err
 	})
 }
 
+// Sandbox returns the built sandbox of site, its clock set to the stored
+// reading, for a caller in Go that runs it alone (the test kit): requests
+// served meanwhile, and advances, are not kept from it.
+func (s *Service) Sandbox(ctx context.Context, site string) (Sandbox, error) {
+	var sb *sandbox
+	err := s.withSandbox(ctx, site, site, false, func(b *sandbox, rec siteRecord) (siteRecord, error) {
+		sb = b
+		return rec, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sb.sb, nil
+}
+
 // touchEvery is how often a site's last use is stored: a request more
 // often than this changes nothing stored.
 const touchEvery = time.Minute

@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -76,8 +77,12 @@ func (s *Services) buildTestSite(b testmode.Build, cfg *config.Config, opts Opti
 	c := &config.Config{Sites: []config.Site{site}, Returns: cfg.Returns, Retention: cfg.Retention, WebhookPorts: cfg.WebhookPorts}
 	log := opts.Logger.With("test_site", b.Site.ID)
 	senders := map[notify.Channel]notify.Sender{}
+	var own map[notify.Channel]notify.Sender
+	if opts.TestSiteSenders != nil {
+		own = opts.TestSiteSenders(b.Site.ID)
+	}
 	for _, ch := range []notify.Channel{notify.ChannelEmail, notify.ChannelSMS} {
-		senders[ch] = failingSender{notify.NewLogSender(log)}
+		senders[ch] = failingSender{cmp.Or[notify.Sender](own[ch], notify.NewLogSender(log))}
 	}
 	wo := opts.Webhooks
 	wo.Clock, wo.Logger = nil, nil
@@ -95,6 +100,20 @@ func (s *Services) buildTestSite(b testmode.Build, cfg *config.Config, opts Opti
 	ho := s.testHandlerOptions()
 	ho.Keys, ho.Clock, ho.Logger, ho.Console = c.Keyring(), b.Clock, log, nil
 	return &testSite{svcs: sub, handler: sub.Handler(ho), clock: b.Clock, site: b.Site.ID}, nil
+}
+
+// TestSite returns the services and the clock of the test site id, for a
+// test in Go that runs it alone (deliverykittest's Kit.NewSite).
+func (s *Services) TestSite(ctx context.Context, id string) (*Services, *deliverykit.ManualClock, error) {
+	if s.TestSites == nil {
+		return nil, nil, deliverykit.E(deliverykit.KindNotFound, "no site is in test mode")
+	}
+	sb, err := s.TestSites.Sandbox(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := sb.(*testSite)
+	return t.svcs, t.clock, nil
 }
 
 func (t *testSite) ServeHTTP(w http.ResponseWriter, r *http.Request) { t.handler.ServeHTTP(w, r) }

@@ -75,6 +75,11 @@ type Options struct {
 	// Senders send notifications per channel. Default: notify's log
 	// senders for EMAIL and SMS.
 	Senders map[notify.Channel]notify.Sender
+	// TestSiteSenders, when set, gives the senders of a test site's
+	// notifications (a channel it leaves out is logged). Default: every
+	// test site's notifications are logged, never sent, so that no test
+	// reaches a real customer.
+	TestSiteSenders func(site string) map[notify.Channel]notify.Sender
 	// Carriers book shipments, by the catalog's carrier id. Default: the
 	// built-in demo carrier books every carrier's products, with UPU S10
 	// tracking numbers and labels; no carrier is called.
