@@ -54,6 +54,7 @@ var apiDocuments = []apiDocument{
 	{name: "session", label: "Delivery session", path: areaSession.base + "/openapi.json", body: sessionOpenAPI, served: func(o *Options) bool { return o.Session != nil }},
 	{name: "returns", label: "Returns", path: areaReturns.base + "/openapi.json", body: returnsOpenAPI, served: func(o *Options) bool { return o.Returns != nil }},
 	{name: "shipment", label: "Shipments", path: areaShipment.base + "/openapi.json", body: shipmentOpenAPI, served: func(o *Options) bool { return o.Shipment != nil }},
+	{name: "test", label: "Test mode", path: areaTest.base + "/openapi.json", body: testOpenAPI, served: func(o *Options) bool { return o.TestSites != nil }},
 	{name: "webhooks", label: "Webhooks", path: areaWebhooks.base + "/openapi.json", body: webhooksOpenAPI, served: func(o *Options) bool { return o.Webhooks != nil || o.Outbox != nil }},
 }
 

@@ -41,5 +41,6 @@ func Example_openAPIIndex() {
 	// session           v1alpha /delivery/openapi.json
 	// returns           1.0     /returns/openapi.json
 	// shipment          1.0     /v1/som/openapi.json
+	// test              1.0     /v1/test/openapi.json
 	// webhooks          1.0     /v1/webhooks/openapi.json
 }

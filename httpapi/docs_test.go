@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +28,7 @@ import (
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/testmode"
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/deliverykit/deliverykit/webhook"
 	"github.com/google/go-cmp/cmp"
@@ -67,6 +70,11 @@ func docsTestServices(t *testing.T) Options {
 	o.Webhooks, err = webhook.New(store, webhook.Options{Clock: clock})
 	must(err)
 	o.Outbox = outbox.New(store, outbox.Options{Clock: clock})
+	o.TestSites, err = testmode.New(testmode.Options{Store: store, Clock: clock, Parents: func(string) bool { return true },
+		Build: func(context.Context, testmode.Build) (testmode.Sandbox, error) {
+			return nil, errors.New("no test sites here")
+		}})
+	must(err)
 	o.ConfigSchema = config.JSONSchema()
 	for _, d := range apiDocuments {
 		if !d.served(&o) {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	_ "embed"
 	"net/http"
 	"strings"
 
@@ -13,10 +14,17 @@ import (
 // key, or a test site's, with the REST areas' key and error shape.
 var areaTest = area{name: "test", base: "/v1/test", style: styleREST, scheme: schemeBearerBase64}
 
+// testOpenAPI is the OpenAPI 3 document of test mode, served at GET
+// /v1/test/openapi.json without a key; test_openapi_test.go generates it.
+//
+//go:embed openapi/test.json
+var testOpenAPI []byte
+
 // registerTestSites serves /v1/test/… for the test-mode sites.
 func (s *server) registerTestSites(svc *testmode.Service) {
 	h := testHandlers{svc}
 	base := areaTest.base
+	s.routePublic(areaTest, base+"/openapi.json", get(document(testOpenAPI)))
 	s.route(areaTest, base+"/sites", post(h.only(h.create)))
 	s.route(areaTest, base+"/clock", get(h.only(h.clock)))
 	s.route(areaTest, base+"/clock:advance", post(h.only(h.advance)))
@@ -40,7 +48,7 @@ func (h testHandlers) create(w http.ResponseWriter, r *http.Request, site string
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, c)
+	writeJSON(w, http.StatusOK, c)
 	return nil
 }
 
