@@ -2,6 +2,7 @@ package shipment
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -206,7 +207,7 @@ func deliveryInputs(p Parcel) []DeliveryInput {
 	for _, d := range p.Deliveries {
 		out = append(out, DeliveryInput{
 			CarrierProductRef: d.CarrierProductRef, DeliveryType: d.DeliveryType,
-			Sender: d.Sender, Receiver: d.Receiver, Pickup: d.Pickup,
+			Sender: d.Sender, Receiver: d.Receiver, Pickup: d.Pickup, Meta: maps.Clone(d.Meta),
 		})
 	}
 	return out

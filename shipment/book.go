@@ -2,6 +2,10 @@ package shipment
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -30,15 +34,39 @@ func (s *Service) bookAt(ctx context.Context, site string, rec *shipmentRecord, 
 		Key: carrierKey(site, d.ID), Site: site, Product: prod, DeliveryType: d.DeliveryType,
 		Sender: legSender(sh, d), Receiver: legReceiver(sh, d), Pickup: d.Pickup,
 		Weight: p.Weight, Dimensions: p.Dimensions, Reference: sh.Reference, Direction: sh.DirectionType,
+		Scenario: d.Meta[MetaTestScenario],
 	}
 	b, err := c.Book(ctx, req)
 	if err != nil {
-		return Booking{}, carrierError(cid, "booking "+d.ID, err)
+		return Booking{}, carrierError(cid, "booking "+d.ID, underDelivery(err, i, j))
 	}
 	if b.TrackingNumber == "" {
 		return Booking{}, deliverykit.Errorf(deliverykit.KindInternal, "carrier %s returned no tracking number for %s", cid, d.ID)
 	}
 	return b, nil
+}
+
+// underDelivery puts the fields of the delivery's own values that a
+// carrier's violations name (meta.test_scenario) under the delivery's
+// path in the request, parcels[i].deliveries[j].
+func underDelivery(err error, i, j int) error {
+	var de *deliverykit.Error
+	if !errors.As(err, &de) || len(de.Violations) == 0 {
+		return err
+	}
+	out := *de
+	out.Violations = slices.Clone(de.Violations)
+	moved := false
+	for k, v := range out.Violations {
+		if strings.HasPrefix(v.Field, "meta.") {
+			out.Violations[k].Field = fmt.Sprintf("parcels[%d].deliveries[%d].%s", i, j, v.Field)
+			moved = true
+		}
+	}
+	if !moved {
+		return err
+	}
+	return &out
 }
 
 func legSender(sh *Shipment, d *Delivery) Sender {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -148,7 +149,7 @@ func newParcel(shipmentID string, n int, in ParcelInput, prods []Product) (Parce
 		p.Deliveries = append(p.Deliveries, Delivery{
 			ID: id, ShipmentID: shipmentID, ParcelID: p.ID, State: DeliveryCreated,
 			CarrierProductRef: d.CarrierProductRef, CarrierName: prods[j].CarrierName, ProductName: prods[j].Name,
-			DeliveryType: typ, Sender: d.Sender, Receiver: d.Receiver, Pickup: d.Pickup,
+			DeliveryType: typ, Sender: d.Sender, Receiver: d.Receiver, Pickup: d.Pickup, Meta: maps.Clone(d.Meta),
 		})
 		carriers[id] = prods[j].CarrierID
 	}
