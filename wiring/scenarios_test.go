@@ -177,3 +177,56 @@ func bookedReturn(t *testing.T, svcs *wiring.Services, id string) bool {
 	sh, err := svcs.Shipment.Get(t.Context(), "demo-site", shipment.GetShipmentQuery{ExternalID: "return-" + id})
 	return err == nil && len(sh.Parcels) == 1 && sh.Parcels[0].Deliveries[0].TrackingNumber != ""
 }
+
+// A parcel the merchant registers with tracking (area A) under a
+// TEST<scenario> number travels as the scenario says on a simulator with
+// Scenarios: TESTLOST0001 ends with the LOST exception five days after
+// its hand-over. Without Scenarios the number means nothing.
+func TestScenarioOfRegisteredParcel(t *testing.T) {
+	for _, scenarios := range []bool{true, false} {
+		t.Run("scenarios "+strconv.FormatBool(scenarios), func(t *testing.T) {
+			clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)) // a Monday
+			svcs, err := wiring.New(memory.New(), config.Demo(), wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, Logger: quiet,
+				Simulate: &carrier.SimulatorOptions{Scenarios: scenarios}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := t.Context()
+			tos, err := svcs.Tracking.CreateOrder(ctx, "demo-site", tracking.CreateTrackingOrderRequest{ExternalID: "SO-1", CarrierProductRef: "north-parcel-home",
+				DeliveryType: tracking.OrderDeliveryDelivery, Sender: &tracking.Sender{Name: "Shop"}, Receiver: &tracking.Receiver{Name: "Alva Berg"},
+				Destination: &tracking.Destination{Address: &deliverykit.Address{Street: "Storgatan", StreetNumber: "5", PostalCode: "753 20", City: "Uppsala", Country: "SE"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := svcs.Tracking.CreateParcel(ctx, "demo-site", tracking.CreateParcelRequest{TosID: tos, TrackingNumber: "TESTLOST0001",
+				CarrierProductRef: "north-parcel-home", DirectionType: tracking.DirectionOutbound}); err != nil {
+				t.Fatal(err)
+			}
+			runSimulator(t, svcs, clock, nil)
+			res, err := svcs.Tracking.Orders(ctx, "demo-site", tracking.OrdersQuery{ExternalID: "SO-1"})
+			if err != nil || len(res.Orders) != 1 || len(res.Orders[0].Parcels) != 1 {
+				t.Fatalf("tracking orders %+v, %v", res, err)
+			}
+			p := res.Orders[0].Parcels[0]
+			var steps, exceptions []string
+			for _, s := range p.Progress {
+				steps = append(steps, s.Time+" "+string(s.Step))
+			}
+			for _, x := range p.Exceptions {
+				exceptions = append(exceptions, x.CreatedAt+" "+string(x.Status))
+			}
+			type seen struct{ Steps, Exceptions []string }
+			want := seen{}
+			if scenarios {
+				// The demo catalog collects at 15:00 in Stockholm (14:00 UTC).
+				want = seen{
+					Steps:      []string{"2026-11-23T14:00:00Z STEP_SUBMITTED_TO_CARRIER", "2026-11-23T16:00:00Z STEP_ON_ROUTE", "2026-11-28T14:00:00Z STEP_TERMINATED"},
+					Exceptions: []string{"2026-11-28T14:00:00Z LOST"},
+				}
+			}
+			if diff := cmp.Diff(want, seen{steps, exceptions}); diff != "" {
+				t.Errorf("tracking (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -257,4 +258,71 @@ func faultsOf(tx storage.Tx, site string) ([]Fault, error) {
 		out = append(out, Fault(f))
 	}
 	return out, nil
+}
+
+// trackingPrefix starts the tracking numbers that name a scenario.
+const trackingPrefix = "TEST"
+
+// ScenarioOfTrackingNumber returns the scenario a tracking number names:
+// "TEST", a scenario's code, then anything (TESTLOST0001,
+// TESTPICKUP_POINT-1, TESTDELIVERED). When several codes follow "TEST",
+// the longest wins; the comparison is exact (upper case). False for any
+// other number, and for faults, which only a booking can play.
+func ScenarioOfTrackingNumber(trackingNumber string) (Scenario, bool) {
+	rest, ok := strings.CutPrefix(trackingNumber, trackingPrefix)
+	if !ok {
+		return "", false
+	}
+	var best Scenario
+	for _, sc := range scenarioOrder {
+		if strings.HasPrefix(rest, string(sc)) && len(sc) > len(best) {
+			best = sc
+		}
+	}
+	return best, best != ""
+}
+
+// HandleParcelRegistered is the outbox consumer of
+// event.ParcelRegistered: with SimulatorOptions.Scenarios, a parcel a
+// merchant registered with tracking under a TEST<scenario> number (see
+// ScenarioOfTrackingNumber) follows that scenario from its registration,
+// as a booked parcel would, and Dispatch reports its steps to tracking.
+// Any other parcel, or any parcel without Scenarios, is left alone. It is
+// idempotent: a parcel whose number has a route already keeps it.
+func (s *Simulator) HandleParcelRegistered(ctx context.Context, e event.Event) error {
+	if !s.opts.Scenarios {
+		return nil
+	}
+	p, err := event.Decode[event.ParcelRegistered](e)
+	if err != nil {
+		return err
+	}
+	sc, ok := ScenarioOfTrackingNumber(p.TrackingNumber)
+	if !ok {
+		return nil
+	}
+	dir := shipment.DirectionOutbound
+	if p.Direction == string(shipment.DirectionReturn) {
+		dir = shipment.DirectionReturn
+	}
+	r := routeRecord{
+		Schema: routeSchema, Key: storage.Key("tracking", e.Site, p.TrackingNumber), Site: e.Site, TrackingNumber: p.TrackingNumber,
+		ProductRef: p.ProductRef, Direction: string(dir), DeliveryType: p.DeliveryType,
+		BookedAt: p.RegisteredAt.UTC(), Scale: s.opts.TimeScale, Scenario: string(sc),
+	}
+	outcome, steps := plan(s.input(&r, ""))
+	r.Outcome, r.Steps = string(outcome), steps
+	return s.store.Update(ctx, func(tx storage.Tx) error {
+		if _, err := routes.Get(tx, r.TrackingNumber); !errors.Is(err, storage.ErrNotFound) {
+			return err // planned by an earlier delivery of the event
+		}
+		if _, err := routes.Put(tx, r.TrackingNumber, r, storage.MustNotExist()); err != nil {
+			return err
+		}
+		if len(r.Steps) == 0 {
+			return nil
+		}
+		_, err := due.Collection.Put(tx, dueKey(&r), r.TrackingNumber, storage.MustNotExist())
+		return err
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/shipment"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
@@ -21,6 +22,19 @@ import (
 // Wednesday.
 func at(day, hour int) string {
 	return time.Date(2026, 11, day, hour, 0, 0, 0, time.UTC).Format("Mon 02 Jan 15:04")
+}
+
+// journey is a route's steps with their times and exceptions.
+func journey(r carrier.Route) []string {
+	var out []string
+	for _, s := range r.Steps {
+		n := s.At.Format("Mon 02 Jan 15:04") + " " + s.Step + s.Alert
+		if s.Exception != "" {
+			n += "/" + s.Exception
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // Each scenario follows its documented journey exactly, whatever the
@@ -67,15 +81,7 @@ func TestSimulatorScenarios(t *testing.T) {
 			if r.Scenario != tt.scenario {
 				t.Errorf("scenario %q, want %q", r.Scenario, tt.scenario)
 			}
-			var got []string
-			for _, s := range r.Steps {
-				n := s.At.Format("Mon 02 Jan 15:04") + " " + s.Step + s.Alert
-				if s.Exception != "" {
-					n += "/" + s.Exception
-				}
-				got = append(got, n)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, journey(r)); diff != "" {
 				t.Fatalf("journey (-want +got):\n%s", diff)
 			}
 			if len(r.Steps) > 0 {
@@ -294,5 +300,85 @@ func TestSimulatorSetOutcomeLeavesScenario(t *testing.T) {
 	}
 	if !strings.HasPrefix(r.TrackingNumber, "CP") {
 		t.Errorf("tracking number %s", r.TrackingNumber)
+	}
+}
+
+func TestScenarioOfTrackingNumber(t *testing.T) {
+	tests := []struct {
+		tn   string
+		want carrier.Scenario
+	}{
+		{"TESTLOST0001", carrier.ScenarioLost},
+		{"TESTPICKUP_POINT-1", carrier.ScenarioPickupPoint},
+		{"TESTDELIVERED", carrier.ScenarioDelivered},
+		{"TESTRETURN_DROPPED_OFF42", carrier.ScenarioReturnDroppedOff},
+		{"TESTRETURN_TO_SENDER", carrier.ScenarioReturnToSender},
+		{"TESTNO_UPDATES_A", carrier.ScenarioNoUpdates},
+		{"TESTlost0001", ""},
+		{"TESTBOOKING_REJECTED1", ""}, // faults are for bookings only
+		{"LOST0001", ""},
+		{"XTESTLOST", ""},
+		{"TEST", ""},
+		{"CP000000001SE", ""},
+	}
+	for _, tt := range tests {
+		got, ok := carrier.ScenarioOfTrackingNumber(tt.tn)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("ScenarioOfTrackingNumber(%q) = %q, %v; want %q", tt.tn, got, ok, tt.want)
+		}
+	}
+}
+
+// A parcel registered with tracking under a TEST<scenario> number travels
+// as the scenario says, from its registration; once, however often the
+// event comes. Other numbers, and every number without Scenarios, are
+// left alone.
+func TestSimulatorParcelRegistered(t *testing.T) {
+	registered := func(tn string) event.Event {
+		ev, err := event.New("evt_"+tn, "site-1", tn, monday, event.ParcelRegistered{TosID: "tos_1", OrderExternalID: "ORD-1", TrackingNumber: tn,
+			ProductRef: "np-home", Direction: "OUTBOUND", DeliveryType: "PICKUP", RegisteredAt: monday})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	tests := []struct {
+		name      string
+		scenarios bool
+		tn        string
+		want      []string // nil: no route
+	}{
+		{"lost", true, "TESTLOST0001", []string{
+			at(23, 16) + " " + sub, at(23, 18) + " " + onRoute, at(28, 16) + " " + terminated + "/LOST"}},
+		{"pickup point", true, "TESTPICKUP_POINT-1", []string{
+			at(23, 16) + " " + sub, at(23, 18) + " " + onRoute, at(24, 8) + " " + atPoint, at(26, 8) + " " + delivered}},
+		{"no scenario", true, "00370726201234567890", nil},
+		{"scenarios off", false, "TESTLOST0001", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newSim(t, carrier.SimulatorOptions{Scenarios: tt.scenarios})
+			for range 2 {
+				if err := e.sim.HandleParcelRegistered(t.Context(), registered(tt.tn)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, err := e.sim.Route(t.Context(), tt.tn)
+			if tt.want == nil {
+				if !errors.Is(err, deliverykit.ErrNotFound) {
+					t.Errorf("route %+v, %v: want none", r, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, journey(r)); diff != "" {
+				t.Errorf("journey (-want +got):\n%s", diff)
+			}
+			if n := count(t, e.store, "carrier.sim.due"); n != 1 {
+				t.Errorf("%d due entries, want 1", n)
+			}
+		})
 	}
 }
