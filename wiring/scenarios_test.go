@@ -1,7 +1,9 @@
 package wiring_test
 
 import (
+	"encoding/base64"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,6 +228,58 @@ func TestScenarioOfRegisteredParcel(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, seen{steps, exceptions}); diff != "" {
 				t.Errorf("tracking (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Over HTTP, meta.test_scenario picks the journey or the fault the same
+// way: a scenario books (meta shown back), an unknown code is 400 naming
+// it, a rejection is 400 with the carrier's reason, an unavailable
+// carrier or label service is 503; without Scenarios every code books.
+func TestScenarioOverHTTP(t *testing.T) {
+	tests := []struct {
+		code      string
+		scenarios bool
+		status    int
+		want      any // the violated field, the error, or the meta shown
+	}{
+		{"LOST", true, 200, map[string]any{"test_scenario": "LOST"}},
+		{"lost", true, 400, "parcels[0].deliveries[0].meta.test_scenario"},
+		{"BOOKING_REJECTED", true, 400, "failed precondition: the carrier rejected the booking: the receiver's address is outside its service area (test fault BOOKING_REJECTED)"},
+		{"CARRIER_UNAVAILABLE", true, 503, "unavailable: service unavailable, try again later"},
+		{"LABEL_TIMEOUT", true, 503, "unavailable: service unavailable, try again later"},
+		{"BOOKING_REJECTED", false, 200, map[string]any{"test_scenario": "BOOKING_REJECTED"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code+" "+strconv.FormatBool(tt.scenarios), func(t *testing.T) {
+			cfg := config.Demo()
+			clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+			svcs, err := wiring.New(memory.New(), cfg, wiring.Options{Clock: clock, IDs: &deliverykit.SequentialIDs{}, Logger: quiet,
+				Simulate: &carrier.SimulatorOptions{Scenarios: tt.scenarios}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := env{t: t, h: svcs.Handler(httpapi.Options{Keys: cfg.Keyring(), Clock: clock, Logger: quiet})}
+			bearer := map[string]string{"Authorization": "Bearer " + base64.StdEncoding.EncodeToString([]byte("demo-key"))}
+			status, body := e.do("POST", "/v1/som/shipments.createAndBook", bearer, `{"external_id": "ORD-1", "shipping_method": "north-parcel-home",
+			  "sender": {"name": "Demo Outdoor Warehouse", "address": {"address_lines": ["Lagervägen 1"], "postal_code": "121 62", "city": "Stockholm", "country": "SE"}},
+			  "receiver": {"name": "Alva Berg", "address": {"address_lines": ["Storgatan 5"], "postal_code": "753 20", "city": "Uppsala", "country": "SE"}},
+			  "parcels": [{"weight": 1200, "deliveries": [{"meta": {"test_scenario": "`+tt.code+`"}}]}]}`)
+			if status != tt.status {
+				t.Fatalf("createAndBook: %d %v, want %d", status, body, tt.status)
+			}
+			var got any
+			switch {
+			case status == 200:
+				got = get(body, "parcels", 0, "deliveries", 0, "meta")
+			case tt.status == 400 && strings.HasPrefix(tt.want.(string), "parcels"):
+				got = get(body, "details", 0, "field")
+			default:
+				got = body["error"]
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("answer (-want +got):\n%s\n%v", diff, body)
 			}
 		})
 	}
