@@ -337,7 +337,7 @@ func (s *Service) CreateAndBook(ctx context.Context, site string, req CreateShip
 		for j := range sh.Parcels[i].Deliveries {
 			d := &sh.Parcels[i].Deliveries[j]
 			key := carrierKey(site, d.ID)
-			b, err := s.bookAt(ctx, site, rec, i, j)
+			b, err := s.bookAt(ctx, site, rec, i, j, deliveryPath(i, j))
 			if err != nil {
 				undo()
 				return nil, err

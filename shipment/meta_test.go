@@ -149,3 +149,29 @@ func TestDeliveryScenarioRefused(t *testing.T) {
 		})
 	}
 }
+
+// A parcel added to a booked shipment is booked at once: a refused
+// scenario is named under the request's parcel.
+func TestAddParcelScenarioRefused(t *testing.T) {
+	store := memory.New()
+	sim, err := carrier.NewSimulator(store, carrier.SimulatorOptions{Scenarios: true, Clock: deliverykit.NewManualClock(t0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixtureWithOn(t, store, func(o *shipment.Options) { o.Carriers = map[string]shipment.Carrier{"north": sim} })
+	sh := must[*shipment.Shipment](t)(f.svc.CreateAndBook(ctx, site, request("EXT-1")))
+	p := parcel("np-home")
+	p.Deliveries[0].Meta = map[string]string{shipment.MetaTestScenario: "NOPE"}
+	_, err = f.svc.AddParcel(ctx, site, shipment.AddParcelRequest{ShipmentID: sh.ID, Parcel: &p})
+	if diff := cmp.Diff([]string{"parcel.deliveries[0].meta.test_scenario oneof"}, violationFields(err)); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}
+
+func violationFields(err error) []string {
+	var out []string
+	for _, v := range deliverykit.ViolationsOf(err) {
+		out = append(out, v.Field+" "+v.Rule)
+	}
+	return out
+}
