@@ -61,12 +61,12 @@ const (
 )
 
 // Types lists every type, in the order above (then the carrier's, in
-// carrier.go, the return shipment's, in returnship.go, and the complaint
-// decision's).
+// carrier.go, the return shipment's, in returnship.go, the complaint
+// decision's, and the registered parcel's, in parcelregistered.go).
 var Types = []Type{
 	TypeOrderCompleted, TypeParcelBooked, TypeParcelChanged, TypeNotificationSent, TypeNotificationFailed,
 	TypeDeliveryPickedUp, TypeReturnCreated, TypeReturnStatusChanged, TypeReturnItemsReceived, TypeRefundChanged,
-	TypeCarrierEventReported, TypeReturnShipmentRequested, TypeReturnComplaintDecided,
+	TypeCarrierEventReported, TypeReturnShipmentRequested, TypeReturnComplaintDecided, TypeParcelRegistered,
 }
 
 // Known reports whether t is one of Types.

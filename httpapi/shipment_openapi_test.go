@@ -79,6 +79,8 @@ var shipmentFieldDocs = map[string]string{
 	"ManifestParcel.weight":                      "Grams.",
 	"ManifestTotals.weight":                      "Grams.",
 	"Delivery.manifest_id":                       "The manifest that handed the delivery over to its carrier; it can no longer be cancelled.",
+	"DeliveryInput.meta":                         "Your own data about the delivery, kept and shown with it: at most 16 entries, keys of up to 64 characters, values of up to 256. On a test site, `test_scenario` names the journey (or fault) the test carrier plays for it, and an unknown code is 400 naming parcels[i].deliveries[j].meta.test_scenario; on a live site it means nothing.",
+	"Delivery.meta":                              "The delivery's meta, as sent.",
 	"Label.routing_code":                         "The carrier's sorting code printed on the label.",
 	"CreateShipmentRequest.customs":              "Customs declaration, required when sender and receiver are in different customs territories (EU, CH with LI, GB, NO, and special territories such as Åland and the Canary Islands). Left out, it defaults from the line items; missing data is 400 naming each field (customs.items[0].hs_code).",
 	"Shipment.customs":                           "The customs declaration, with its defaults filled in.",

@@ -2,6 +2,8 @@ package shipment
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -55,12 +57,12 @@ func (s *Service) AddParcel(ctx context.Context, site string, req AddParcelReque
 	}
 	now := s.opts.Clock.Now().UTC()
 	outRec := out.Value
-	if err := s.addTo(ctx, site, &outRec, *req.Parcel, prods, now); err != nil {
+	if err := s.addTo(ctx, site, &outRec, "parcel", *req.Parcel, prods, now); err != nil {
 		return nil, err
 	}
 	retRec := ret.Value
 	if hasRet {
-		if err := s.addTo(ctx, site, &retRec, retIn, retProds, now); err != nil {
+		if err := s.addTo(ctx, site, &retRec, "return_parcel", retIn, retProds, now); err != nil {
 			return nil, err
 		}
 	}
@@ -169,8 +171,9 @@ func putShipment(tx storage.Tx, site string, it storage.Item[shipmentRecord], re
 	return indexTrackingNumbers(tx, site, &rec.Shipment)
 }
 
-// addTo appends a parcel to rec and, when rec is booked, books it.
-func (s *Service) addTo(ctx context.Context, site string, rec *shipmentRecord, in ParcelInput, prods []Product, now time.Time) error {
+// addTo appends a parcel to rec and, when rec is booked, books it; field
+// is the parcel's path in the request.
+func (s *Service) addTo(ctx context.Context, site string, rec *shipmentRecord, field string, in ParcelInput, prods []Product, now time.Time) error {
 	sh := &rec.Shipment
 	p, carriers := newParcel(sh.ID, len(sh.Parcels)+1, in, prods)
 	sh.Parcels = append(sh.Parcels, p)
@@ -183,7 +186,7 @@ func (s *Service) addTo(ctx context.Context, site string, rec *shipmentRecord, i
 	}
 	i := len(sh.Parcels) - 1
 	for j := range sh.Parcels[i].Deliveries {
-		b, err := s.bookAt(ctx, site, rec, i, j)
+		b, err := s.bookAt(ctx, site, rec, i, j, fmt.Sprintf("%s.deliveries[%d]", field, j))
 		if err != nil {
 			return err
 		}
@@ -206,7 +209,7 @@ func deliveryInputs(p Parcel) []DeliveryInput {
 	for _, d := range p.Deliveries {
 		out = append(out, DeliveryInput{
 			CarrierProductRef: d.CarrierProductRef, DeliveryType: d.DeliveryType,
-			Sender: d.Sender, Receiver: d.Receiver, Pickup: d.Pickup,
+			Sender: d.Sender, Receiver: d.Receiver, Pickup: d.Pickup, Meta: maps.Clone(d.Meta),
 		})
 	}
 	return out

@@ -2,6 +2,10 @@ package shipment
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -10,8 +14,10 @@ import (
 	"github.com/deliverykit/deliverykit/storage"
 )
 
-// bookAt books delivery j of parcel i at its carrier.
-func (s *Service) bookAt(ctx context.Context, site string, rec *shipmentRecord, i, j int) (Booking, error) {
+// bookAt books delivery j of parcel i at its carrier; path is the
+// delivery's path in the request, under which the carrier's violations
+// of the delivery's own values are named.
+func (s *Service) bookAt(ctx context.Context, site string, rec *shipmentRecord, i, j int, path string) (Booking, error) {
 	sh := &rec.Shipment
 	p := &sh.Parcels[i]
 	d := &p.Deliveries[j]
@@ -30,15 +36,43 @@ func (s *Service) bookAt(ctx context.Context, site string, rec *shipmentRecord, 
 		Key: carrierKey(site, d.ID), Site: site, Product: prod, DeliveryType: d.DeliveryType,
 		Sender: legSender(sh, d), Receiver: legReceiver(sh, d), Pickup: d.Pickup,
 		Weight: p.Weight, Dimensions: p.Dimensions, Reference: sh.Reference, Direction: sh.DirectionType,
+		Scenario: d.Meta[MetaTestScenario],
 	}
 	b, err := c.Book(ctx, req)
 	if err != nil {
-		return Booking{}, carrierError(cid, "booking "+d.ID, err)
+		return Booking{}, carrierError(cid, "booking "+d.ID, underDelivery(err, path))
 	}
 	if b.TrackingNumber == "" {
 		return Booking{}, deliverykit.Errorf(deliverykit.KindInternal, "carrier %s returned no tracking number for %s", cid, d.ID)
 	}
 	return b, nil
+}
+
+// deliveryPath is the path of delivery j of parcel i in a create request
+// (or in the shipment, for shipments.bookParcels).
+func deliveryPath(i, j int) string { return fmt.Sprintf("parcels[%d].deliveries[%d]", i, j) }
+
+// underDelivery puts the fields of the delivery's own values that a
+// carrier's violations name (meta.test_scenario) under the delivery's
+// path in the request.
+func underDelivery(err error, path string) error {
+	var de *deliverykit.Error
+	if !errors.As(err, &de) || len(de.Violations) == 0 {
+		return err
+	}
+	out := *de
+	out.Violations = slices.Clone(de.Violations)
+	moved := false
+	for k, v := range out.Violations {
+		if strings.HasPrefix(v.Field, "meta.") {
+			out.Violations[k].Field = path + "." + v.Field
+			moved = true
+		}
+	}
+	if !moved {
+		return err
+	}
+	return &out
 }
 
 func legSender(sh *Shipment, d *Delivery) Sender {
@@ -216,7 +250,7 @@ func (s *Service) BookParcels(ctx context.Context, site string, ref ShipmentRef)
 			if rec.Shipment.Parcels[i].Deliveries[j].State != DeliveryCreated {
 				continue
 			}
-			b, err := s.bookAt(ctx, site, &rec, i, j)
+			b, err := s.bookAt(ctx, site, &rec, i, j, deliveryPath(i, j))
 			if err != nil {
 				return nil, err
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -148,7 +149,7 @@ func newParcel(shipmentID string, n int, in ParcelInput, prods []Product) (Parce
 		p.Deliveries = append(p.Deliveries, Delivery{
 			ID: id, ShipmentID: shipmentID, ParcelID: p.ID, State: DeliveryCreated,
 			CarrierProductRef: d.CarrierProductRef, CarrierName: prods[j].CarrierName, ProductName: prods[j].Name,
-			DeliveryType: typ, Sender: d.Sender, Receiver: d.Receiver, Pickup: d.Pickup,
+			DeliveryType: typ, Sender: d.Sender, Receiver: d.Receiver, Pickup: d.Pickup, Meta: maps.Clone(d.Meta),
 		})
 		carriers[id] = prods[j].CarrierID
 	}
@@ -336,7 +337,7 @@ func (s *Service) CreateAndBook(ctx context.Context, site string, req CreateShip
 		for j := range sh.Parcels[i].Deliveries {
 			d := &sh.Parcels[i].Deliveries[j]
 			key := carrierKey(site, d.ID)
-			b, err := s.bookAt(ctx, site, rec, i, j)
+			b, err := s.bookAt(ctx, site, rec, i, j, deliveryPath(i, j))
 			if err != nil {
 				undo()
 				return nil, err

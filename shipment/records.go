@@ -23,6 +23,9 @@ import (
 //   - 4: manifest_id in deliveries (the manifest that handed them over).
 //     Schema 3 records have none and read as they are; a release of
 //     schema 3 refuses them rather than cancel a manifested delivery.
+//     Deliveries and delivery inputs may have meta, an optional field of
+//     the same schema: a release without it drops only the merchant's
+//     notes.
 //
 // A change of a stored name or meaning needs a new schema number and a
 // step in upgradeShipment.
@@ -149,26 +152,27 @@ type lineItemRecord struct {
 }
 
 type deliveryRecord struct {
-	ID                string          `json:"id"`
-	ShipmentID        string          `json:"shipment_id"`
-	ParcelID          string          `json:"parcel_id"`
-	State             DeliveryState   `json:"state"`
-	CarrierProductRef string          `json:"carrier_product_ref"`
-	CarrierName       string          `json:"carrier_name,omitempty"`
-	ProductName       string          `json:"product_name,omitempty"`
-	DeliveryType      DeliveryType    `json:"delivery_type"`
-	Sender            *contactRecord  `json:"sender,omitempty"`
-	Receiver          *contactRecord  `json:"receiver,omitempty"`
-	Pickup            *pickupRecord   `json:"pickup,omitempty"`
-	TrackingNumber    string          `json:"tracking_number,omitempty"`
-	TrackingLink      string          `json:"tracking_link,omitempty"`
-	Label             *labelRecord    `json:"label,omitempty"`
-	PickupWindow      *timeSpanRecord `json:"pickup_window,omitempty"`
-	BookedAt          *time.Time      `json:"booked_at,omitempty"`
-	PickupBookedAt    *time.Time      `json:"pickup_booked_at,omitempty"`
-	PickedUpAt        *time.Time      `json:"picked_up_at,omitempty"`
-	CancelledAt       *time.Time      `json:"cancelled_at,omitempty"`
-	ManifestID        string          `json:"manifest_id,omitempty"`
+	ID                string            `json:"id"`
+	ShipmentID        string            `json:"shipment_id"`
+	ParcelID          string            `json:"parcel_id"`
+	State             DeliveryState     `json:"state"`
+	CarrierProductRef string            `json:"carrier_product_ref"`
+	CarrierName       string            `json:"carrier_name,omitempty"`
+	ProductName       string            `json:"product_name,omitempty"`
+	DeliveryType      DeliveryType      `json:"delivery_type"`
+	Sender            *contactRecord    `json:"sender,omitempty"`
+	Receiver          *contactRecord    `json:"receiver,omitempty"`
+	Pickup            *pickupRecord     `json:"pickup,omitempty"`
+	TrackingNumber    string            `json:"tracking_number,omitempty"`
+	TrackingLink      string            `json:"tracking_link,omitempty"`
+	Label             *labelRecord      `json:"label,omitempty"`
+	PickupWindow      *timeSpanRecord   `json:"pickup_window,omitempty"`
+	BookedAt          *time.Time        `json:"booked_at,omitempty"`
+	PickupBookedAt    *time.Time        `json:"pickup_booked_at,omitempty"`
+	PickedUpAt        *time.Time        `json:"picked_up_at,omitempty"`
+	CancelledAt       *time.Time        `json:"cancelled_at,omitempty"`
+	ManifestID        string            `json:"manifest_id,omitempty"`
+	Meta              map[string]string `json:"meta,omitempty"`
 }
 
 type pickupRecord struct {
@@ -228,9 +232,10 @@ type parcelInputRecord struct {
 }
 
 type deliveryInputRecord struct {
-	CarrierProductRef string         `json:"carrier_product_ref"`
-	DeliveryType      DeliveryType   `json:"delivery_type,omitempty"`
-	Sender            *contactRecord `json:"sender,omitempty"`
-	Receiver          *contactRecord `json:"receiver,omitempty"`
-	Pickup            *pickupRecord  `json:"pickup,omitempty"`
+	CarrierProductRef string            `json:"carrier_product_ref"`
+	DeliveryType      DeliveryType      `json:"delivery_type,omitempty"`
+	Sender            *contactRecord    `json:"sender,omitempty"`
+	Receiver          *contactRecord    `json:"receiver,omitempty"`
+	Pickup            *pickupRecord     `json:"pickup,omitempty"`
+	Meta              map[string]string `json:"meta,omitempty"`
 }

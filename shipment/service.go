@@ -108,6 +108,11 @@ type BookingRequest struct {
 	// Direction is the shipment's: OUTBOUND, or RETURN for a parcel the
 	// receiver of the outbound one sends back.
 	Direction DirectionType
+	// Scenario is the delivery's meta["test_scenario"] (MetaTestScenario):
+	// the journey or fault a test carrier plays for it. Carriers that are
+	// not test carriers ignore it, so a magic value means nothing on a
+	// live site.
+	Scenario string
 }
 
 // Booking is the carrier's answer to Book.

@@ -202,6 +202,8 @@ type Delivery struct {
 	// carrier (CreateManifest); such a delivery can no longer be
 	// cancelled.
 	ManifestID string `json:"manifest_id,omitempty"`
+	// Meta is the request's meta (DeliveryInput.Meta).
+	Meta map[string]string `json:"meta,omitempty"`
 }
 
 // Label tells where a booked delivery's printable label is.
@@ -237,6 +239,8 @@ const (
 	MaxParcelLineItems = 500
 	// MaxAttributes is the most attributes of a shipment.
 	MaxAttributes = 100
+	// MaxDeliveryMeta is the most meta entries of a delivery.
+	MaxDeliveryMeta = 16
 	// MaxReferenceLength bounds a shipment's reference, printed on labels.
 	MaxReferenceLength = 64
 	// MaxInstructionsLength bounds the driver instructions of a pickup.
@@ -342,7 +346,18 @@ type DeliveryInput struct {
 	Sender            *Sender      `json:"sender,omitempty" validate:"omitempty"`
 	Receiver          *Receiver    `json:"receiver,omitempty" validate:"omitempty"`
 	Pickup            *Pickup      `json:"pickup,omitempty" validate:"omitempty"`
+	// Meta is the merchant's own data about the delivery, kept with it
+	// and shown in its views; at most MaxDeliveryMeta entries, keys of
+	// up to 64 characters, values of up to 256. On a test site,
+	// meta["test_scenario"] (MetaTestScenario) picks the journey the
+	// test carrier plays.
+	Meta map[string]string `json:"meta,omitempty" validate:"max_delivery_meta,dive,keys,max_code,endkeys,max_name"`
 }
+
+// MetaTestScenario is the key of a delivery's meta that names the test
+// scenario (or fault) its carrier plays, when the carrier is a test site's
+// simulator; BookingRequest.Scenario carries it.
+const MetaTestScenario = "test_scenario"
 
 // ShipmentRef names a shipment: POST /shipments.bookParcels and
 // /shipments.cancel.

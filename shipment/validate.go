@@ -16,6 +16,7 @@ var validate = validation.New(
 	validation.Max("max_parcel_deliveries", MaxParcelDeliveries),
 	validation.Max("max_parcel_items", MaxParcelLineItems),
 	validation.Max("max_shipment_attributes", MaxAttributes),
+	validation.Max("max_delivery_meta", MaxDeliveryMeta),
 	validation.Max("max_shipment_reference", MaxReferenceLength),
 	validation.Max("max_instructions", MaxInstructionsLength),
 	validation.Max("max_customs_items", MaxCustomsItems),

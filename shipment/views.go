@@ -42,7 +42,7 @@ func storeShipment(r *shipmentRecord) storedShipment {
 				Sender: senderRecord(d.Sender), Receiver: receiverRecord(d.Receiver), Pickup: pickupRecordOf(d.Pickup),
 				TrackingNumber: d.TrackingNumber, TrackingLink: d.TrackingLink,
 				BookedAt: d.BookedAt, PickupBookedAt: d.PickupBookedAt, PickedUpAt: d.PickedUpAt, CancelledAt: d.CancelledAt,
-				ManifestID: d.ManifestID,
+				ManifestID: d.ManifestID, Meta: d.Meta,
 			}
 			if l := d.Label; l != nil {
 				lr := labelRecord(*l)
@@ -88,7 +88,7 @@ func loadStoredShipment(r *storedShipment) (shipmentRecord, error) {
 				Sender: d.Sender.sender(), Receiver: d.Receiver.receiver(), Pickup: d.Pickup.wire(),
 				TrackingNumber: d.TrackingNumber, TrackingLink: d.TrackingLink,
 				BookedAt: d.BookedAt, PickupBookedAt: d.PickupBookedAt, PickedUpAt: d.PickedUpAt, CancelledAt: d.CancelledAt,
-				ManifestID: d.ManifestID,
+				ManifestID: d.ManifestID, Meta: d.Meta,
 			}
 			if l := d.Label; l != nil {
 				wl := Label(*l)
@@ -127,7 +127,7 @@ func requestRecordOf(req CreateShipmentRequest) requestRecord {
 		}
 		for j, d := range p.Deliveries {
 			pr.Deliveries[j] = deliveryInputRecord{CarrierProductRef: d.CarrierProductRef, DeliveryType: d.DeliveryType,
-				Sender: senderRecord(d.Sender), Receiver: receiverRecord(d.Receiver), Pickup: pickupRecordOf(d.Pickup)}
+				Sender: senderRecord(d.Sender), Receiver: receiverRecord(d.Receiver), Pickup: pickupRecordOf(d.Pickup), Meta: d.Meta}
 		}
 		out.Parcels[i] = pr
 	}

@@ -162,7 +162,9 @@ func (s *Service) HandleParcelBooked(ctx context.Context, e event.Event) error {
 		req.Receiver = &ParcelReceiver{Name: cmp.Or(p.Receiver.Name, p.ReceiverAddress.Name, "-"),
 			Destination: &ParcelDestination{Address: copyAddress(p.ReceiverAddress)}}
 	}
-	err = s.CreateParcel(ctx, site, req)
+	// Registered as POST /parcel.create registers, without its event:
+	// parcel.booked announced the parcel already.
+	err = s.createParcel(ctx, site, req, false)
 	if err != nil {
 		return err
 	}

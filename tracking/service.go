@@ -12,6 +12,8 @@ import (
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/catalog"
+	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 	"golang.org/x/text/language"
@@ -325,8 +327,14 @@ func roundTrip[T any](v T) T {
 // the site's; delivery_type defaults to the order's (or, for an order of
 // type UNKNOWN, to the product's). A tracking number is unique per site and
 // carrier: repeating an identical registration is accepted and changes
-// nothing, a different one is a Conflict.
+// nothing, a different one is a Conflict. The transaction that stores the
+// parcel writes its event.ParcelRegistered.
 func (s *Service) CreateParcel(ctx context.Context, site string, req CreateParcelRequest) error {
+	return s.createParcel(ctx, site, req, true)
+}
+
+// createParcel is CreateParcel; announce writes the parcel.registered.
+func (s *Service) createParcel(ctx context.Context, site string, req CreateParcelRequest, announce bool) error {
 	if err := checkSite(site, &req.SiteID); err != nil {
 		return err
 	}
@@ -370,8 +378,16 @@ func (s *Service) CreateParcel(ctx context.Context, site string, req CreateParce
 		if err := o.active(tx, ord.Key, now); err != nil {
 			return err
 		}
-		_, err = orders.Put(tx, ord.Key, o, storage.VersionIs(ord.Version))
-		return err
+		if _, err = orders.Put(tx, ord.Key, o, storage.VersionIs(ord.Version)); err != nil || !announce {
+			return err
+		}
+		ev, err := event.New("", site, r.TrackingNumber, now, event.ParcelRegistered{TosID: o.TosID, OrderExternalID: o.Request.ExternalID,
+			TrackingNumber: r.TrackingNumber, ProductRef: r.CarrierProductRef, Direction: string(r.DirectionType), DeliveryType: string(r.DeliveryType),
+			RegisteredAt: now})
+		if err != nil {
+			return err
+		}
+		return outbox.Add(tx, ev)
 	})
 }
 

@@ -143,5 +143,11 @@ func Catalogue() []CatalogueEntry {
 		{Type: event.TypeReturnComplaintDecided, Area: "returns (E)",
 			Summary: "The merchant approved or rejected a customer's complaint about a returned line (items[].complaint_status). Subject: the return id.",
 			Subject: "1042", Example: event.ReturnComplaintDecided(complaint)},
+		{Type: event.TypeParcelRegistered, Area: "tracking (A)",
+			Summary: "The merchant registered a parcel of a tracking order (POST /parcel.create); parcels booked through shipments are reported by parcel.booked instead. Subject: the tracking number.",
+			Subject: "00370726201234567890",
+			Example: event.ParcelRegistered{TosID: "tos_7f3a", OrderExternalID: "SO-10071", TrackingNumber: "00370726201234567890",
+				ProductRef: "swift-courier-home", Direction: "OUTBOUND", DeliveryType: "DELIVERY", RegisteredAt: t},
+		},
 	}
 }

@@ -337,6 +337,11 @@ func (s *Services) register() {
 	d.Handle(event.TypeRefundChanged, "refunds", s.Returns.HandleRefundChanged)
 	d.Handle(event.TypeOrderCompleted, "promise", s.Promises.HandleOrderCompleted)
 	d.Handle(event.TypeParcelChanged, "promise", s.Promises.HandleParcelChanged)
+	if s.Simulator != nil {
+		// A test site's TEST<scenario> parcel registered with tracking
+		// travels as its scenario says (SimulatorOptions.Scenarios).
+		d.Handle(event.TypeParcelRegistered, "simulator", s.Simulator.HandleParcelRegistered)
+	}
 	for _, t := range event.Types {
 		d.Handle(t, "webhook", s.Webhooks.Handle)
 		if s.counters != nil {

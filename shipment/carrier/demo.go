@@ -21,6 +21,13 @@
 // A route ends as its Outcome says: on time mostly, else late, after a
 // failed attempt, sent back, lost, or collected after the pickup reminder
 // (Rates); SetOutcome decides it for one parcel.
+//
+// A test site's simulator (SimulatorOptions.Scenarios) plays the Scenario
+// a booking names (BookingRequest.Scenario) or a parcel registered with
+// tracking under a TEST<code> number (HandleParcelRegistered), and
+// answers with a Fault instead of booking when the booking or its site
+// (SetFaults) asks for one; Scenarios lists the codes and their exact
+// journeys. Without the option, these values mean nothing.
 package carrier
 
 import (

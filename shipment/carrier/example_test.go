@@ -3,6 +3,7 @@ package carrier_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -68,4 +69,27 @@ func ExampleSimulator() {
 	// Tue 08:50 ALERT_OUT_FOR_DELIVERY
 	// Tue 12:36 STEP_DELIVERED_TO_CONSUMER
 	// 2 reported: carrier.event_reported CP000000014SE
+}
+
+// A test site's simulator plays the scenario a booking names: here a
+// parcel booked on a Monday morning is declared lost five days after the
+// carrier collected it.
+func ExampleScenarios() {
+	ctx := context.Background()
+	store := memory.New()
+	clock := deliverykit.NewManualClock(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	sim, _ := carrier.NewSimulator(store, carrier.SimulatorOptions{Scenarios: true, Clock: clock})
+	b, _ := sim.Book(ctx, shipment.BookingRequest{Key: "site-1/shp_1-P1-D1", Site: "site-1",
+		Product: shipment.Product{Ref: "np-home", DeliveryType: shipment.DeliveryDelivery}, Scenario: string(carrier.ScenarioLost)})
+	r, _ := sim.Route(ctx, b.TrackingNumber)
+	for _, s := range r.Steps {
+		fmt.Println(strings.TrimSpace(s.At.Format("Mon 15:04") + " " + s.Step + " " + s.Exception))
+	}
+	_, err := sim.Book(ctx, shipment.BookingRequest{Key: "site-1/shp_2-P1-D1", Site: "site-1", Scenario: string(carrier.FaultBookingRejected)})
+	fmt.Println(deliverykit.KindOf(err))
+	// Output:
+	// Mon 16:00 STEP_SUBMITTED_TO_CARRIER
+	// Mon 18:00 STEP_ON_ROUTE
+	// Sat 16:00 STEP_TERMINATED LOST
+	// failed precondition
 }

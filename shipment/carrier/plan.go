@@ -182,6 +182,9 @@ type planInput struct {
 	seed    uint64
 	// timetable is the product's for goods ready at a time.
 	timetable func(ready time.Time) Timetable
+	// scenario, when set, decides the route's kind and outcome, and
+	// every time falls at its window's start (all draws zero).
+	scenario Scenario
 }
 
 // draws are a route's random numbers, each with a fixed use, drawn in one
@@ -209,6 +212,13 @@ func plan(in planInput) (Outcome, []stepRecord) {
 	out := in.outcome
 	if out == "" {
 		out = in.rates.draw(in.kind, u)
+	}
+	if spec, ok := scenarioSpecs[in.scenario]; ok {
+		x = draws{}
+		in.kind, out = spec.kind, spec.outcome
+		if in.scenario == ScenarioNoUpdates {
+			return out, nil
+		}
 	}
 	var r route
 	if in.kind == kindReturn {
@@ -304,8 +314,13 @@ func outboundRoute(in planInput, x *draws, out Outcome) route {
 	r.step(submit, stepSubmitted, &spanRecord{Earliest: t.Earliest, Latest: t.Latest})
 	r.step(later(collected, submit).Add(between(x[1], 2*time.Hour, 6*time.Hour)), stepOnRoute, nil)
 	day := deliveryDay(&t, x)
-	if t.LeadTime != nil {
+	if t.LeadTime != nil && in.scenario == "" {
 		day = profileDay(&t, *t.LeadTime, x[3])
+	}
+	if in.scenario == ScenarioLost {
+		r.step(submit.Add(scenarioLostAfter), stepTerminated, nil)
+		r.exception(exceptionLost)
+		return r
 	}
 	switch out {
 	case OutcomeDelayed:
@@ -335,6 +350,13 @@ func outboundRoute(in planInput, x *draws, out Outcome) route {
 			r.step(back, stepSentBack, nil)
 			r.exception(exceptionNotCollected)
 			r.step(t.dayAfter(back, max(t.TransitMin, 1)).Add(between(x[11], 9*time.Hour, 15*time.Hour)), stepAtMerchant, nil)
+		case OutcomeOnTime:
+			if in.scenario == ScenarioPickupPoint {
+				// Collected before the point sends the parcel back.
+				r.step(arrived.Add(min(scenarioCollectedAfter, in.hold-time.Hour)), stepDelivered, nil)
+				break
+			}
+			fallthrough
 		default:
 			r.step(collection(arrived, in.hold, x, out == OutcomeCollectedLate), stepDelivered, nil)
 		}

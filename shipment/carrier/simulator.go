@@ -49,6 +49,13 @@ type SimulatorOptions struct {
 	// PickupHold is how long a pickup point keeps a parcel that is not
 	// collected before sending it back. Default DefaultPickupHold.
 	PickupHold time.Duration
+	// Scenarios makes the simulator a test site's carrier: a booking
+	// whose BookingRequest.Scenario names a Scenario follows it, one that
+	// names a Fault fails with it, an unknown code is InvalidArgument, and
+	// SetFaults can make every booking of a site fail. Without it the
+	// simulator ignores BookingRequest.Scenario, so a magic value means
+	// nothing on a live site.
+	Scenarios bool
 	// Batch is how many due routes one Dispatch advances at most.
 	// Default DefaultSimulatorBatch.
 	Batch int
@@ -80,21 +87,23 @@ type Simulator struct {
 // routeRecord is a parcel's route as stored: what it was planned from,
 // its steps and how many were reported.
 type routeRecord struct {
-	Schema         int          `json:"schema"`
-	Key            string       `json:"key"`
-	Site           string       `json:"site"`
-	TrackingNumber string       `json:"tracking_number"`
-	ProductRef     string       `json:"product_ref"`
-	Direction      string       `json:"direction"`
-	DeliveryType   string       `json:"delivery_type"`
-	Location       string       `json:"location,omitempty"`
-	BookedAt       time.Time    `json:"booked_at"`
-	Pickup         *spanRecord  `json:"pickup,omitempty"`
-	Scale          float64      `json:"scale,omitempty"`
-	Outcome        string       `json:"outcome"`
-	Steps          []stepRecord `json:"steps"`
-	Next           int          `json:"next"`
-	Cancelled      bool         `json:"cancelled,omitempty"`
+	Schema         int         `json:"schema"`
+	Key            string      `json:"key"`
+	Site           string      `json:"site"`
+	TrackingNumber string      `json:"tracking_number"`
+	ProductRef     string      `json:"product_ref"`
+	Direction      string      `json:"direction"`
+	DeliveryType   string      `json:"delivery_type"`
+	Location       string      `json:"location,omitempty"`
+	BookedAt       time.Time   `json:"booked_at"`
+	Pickup         *spanRecord `json:"pickup,omitempty"`
+	Scale          float64     `json:"scale,omitempty"`
+	Outcome        string      `json:"outcome"`
+	// Scenario is the test scenario the route follows, if any.
+	Scenario  string       `json:"scenario,omitempty"`
+	Steps     []stepRecord `json:"steps"`
+	Next      int          `json:"next"`
+	Cancelled bool         `json:"cancelled,omitempty"`
 }
 
 type stepRecord struct {
@@ -176,6 +185,7 @@ func (s *Simulator) input(r *routeRecord, outcome Outcome) planInput {
 		key: r.Key, kind: kindOf(shipment.DirectionType(r.Direction), shipment.DeliveryType(r.DeliveryType)),
 		bookedAt: r.BookedAt, outcome: outcome, rates: s.rates, hold: s.opts.PickupHold, scale: r.Scale, seed: s.opts.Seed,
 		timetable: func(ready time.Time) Timetable { return s.timetable(r.Site, r.ProductRef, r.Location, ready) },
+		scenario:  Scenario(r.Scenario),
 	}
 	if p := r.Pickup; p != nil {
 		in.pickup = &shipment.TimeSpan{Start: p.Earliest, End: p.Latest}
@@ -185,15 +195,28 @@ func (s *Simulator) input(r *routeRecord, outcome Outcome) planInput {
 
 // Book implements shipment.Carrier: it books as the demo carrier does and
 // plans the parcel's route in the same transaction. Booking a key again
-// returns the same booking and keeps its route.
+// returns the same booking and keeps its route. With
+// SimulatorOptions.Scenarios, the booking's scenario decides the route and
+// a fault (its own or its site's) answers instead of a booking.
 func (s *Simulator) Book(ctx context.Context, req shipment.BookingRequest) (shipment.Booking, error) {
 	if req.Key == "" {
 		return shipment.Booking{}, deliverykit.E(deliverykit.KindInternal, "carrier: booking without a key")
 	}
+	var sc Scenario
+	if s.opts.Scenarios {
+		var fault Fault
+		var err error
+		if sc, fault, err = parseCode(scenarioField, req.Scenario); err != nil {
+			return shipment.Booking{}, err
+		}
+		if fault != "" {
+			return shipment.Booking{}, faultError(fault)
+		}
+	}
 	r := routeRecord{
 		Schema: routeSchema, Key: req.Key, Site: req.Site, ProductRef: req.Product.Ref,
 		Direction: string(cmp.Or(req.Direction, shipment.DirectionOutbound)), DeliveryType: string(cmp.Or(req.DeliveryType, req.Product.DeliveryType)),
-		BookedAt: s.opts.Clock.Now().UTC(), Scale: s.opts.TimeScale,
+		BookedAt: s.opts.Clock.Now().UTC(), Scale: s.opts.TimeScale, Scenario: string(sc),
 	}
 	if req.Pickup != nil {
 		r.Location = req.Pickup.ID
@@ -204,6 +227,17 @@ func (s *Simulator) Book(ctx context.Context, req shipment.BookingRequest) (ship
 	r.Outcome, r.Steps = string(outcome), steps
 	var b Booking
 	err := s.store.Update(ctx, func(tx storage.Tx) (err error) {
+		if s.opts.Scenarios {
+			// The site's faults are read in the booking's transaction:
+			// a booking fails or books, never both.
+			fs, err := faultsOf(tx, req.Site)
+			if err != nil {
+				return err
+			}
+			if len(fs) > 0 {
+				return faultError(fs[0])
+			}
+		}
 		if b, err = s.demo.book(tx, req); err != nil {
 			return err
 		}
@@ -214,6 +248,9 @@ func (s *Simulator) Book(ctx context.Context, req shipment.BookingRequest) (ship
 		rec.TrackingNumber = b.TrackingNumber
 		if _, err := routes.Put(tx, rec.TrackingNumber, rec, storage.MustNotExist()); err != nil {
 			return err
+		}
+		if len(rec.Steps) == 0 {
+			return nil // a route that reports nothing (NO_UPDATES)
 		}
 		_, err = due.Collection.Put(tx, dueKey(&rec), rec.TrackingNumber, storage.MustNotExist())
 		return err
@@ -387,7 +424,8 @@ func (s *Simulator) replace(tx storage.Tx, tn string, version uint64, r *routeRe
 // new plan's steps after the last of them follow. A test makes a parcel
 // late this way. An outcome that cannot happen to the parcel (a failed
 // attempt at a pickup point) is InvalidArgument; a route that is over,
-// or cancelled, is FailedPrecondition.
+// or cancelled, is FailedPrecondition. A test scenario's route, NO_UPDATES
+// too, leaves its scenario for the outcome's plan.
 func (s *Simulator) SetOutcome(ctx context.Context, trackingNumber string, outcome Outcome) error {
 	found := false
 	err := s.replan(ctx, trackingNumber, func(r *routeRecord) (bool, error) {
@@ -395,9 +433,10 @@ func (s *Simulator) SetOutcome(ctx context.Context, trackingNumber string, outco
 		if err := checkOutcome(kindOf(shipment.DirectionType(r.Direction), shipment.DeliveryType(r.DeliveryType)), outcome); err != nil {
 			return false, err
 		}
-		if r.Cancelled || r.Next >= len(r.Steps) {
+		if r.Cancelled || (r.Next >= len(r.Steps) && r.Scenario != string(ScenarioNoUpdates)) {
 			return false, deliverykit.Errorf(deliverykit.KindFailedPrecondition, "the route of %s is over", trackingNumber)
 		}
+		r.Scenario = "" // the outcome set wins over a test scenario
 		_, r.Steps = plan(s.input(r, outcome))
 		r.Outcome = string(outcome)
 		return true, nil
@@ -515,7 +554,9 @@ type Route struct {
 	Direction      shipment.DirectionType
 	DeliveryType   shipment.DeliveryType
 	Outcome        Outcome
-	BookedAt       time.Time
+	// Scenario is the test scenario the route follows, if any.
+	Scenario Scenario
+	BookedAt time.Time
 	// Steps are the planned steps and alerts, in time order; the first
 	// Reported of them were reported.
 	Steps     []PlannedStep
@@ -544,7 +585,7 @@ func (s *Simulator) Route(ctx context.Context, trackingNumber string) (Route, er
 		return Route{}, err
 	}
 	out := Route{TrackingNumber: r.TrackingNumber, Site: r.Site, ProductRef: r.ProductRef, Direction: shipment.DirectionType(r.Direction),
-		DeliveryType: shipment.DeliveryType(r.DeliveryType), Outcome: Outcome(r.Outcome), BookedAt: r.BookedAt,
+		DeliveryType: shipment.DeliveryType(r.DeliveryType), Outcome: Outcome(r.Outcome), Scenario: Scenario(r.Scenario), BookedAt: r.BookedAt,
 		Reported: r.Next, Cancelled: r.Cancelled}
 	for _, st := range r.Steps {
 		p := PlannedStep{At: st.At, Step: st.Step, Alert: st.Alert, Exception: st.Exception}
