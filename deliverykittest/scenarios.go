@@ -39,6 +39,10 @@ type Order struct {
 	Option string
 	// Vouchers are the cart's voucher codes.
 	Vouchers []string
+	// Scenario, in a test site's kit (Kit.NewSite), is the journey Ship
+	// books the parcel for: its delivery's meta.test_scenario, as a
+	// merchant's test sends it over HTTP. Empty: the kit's rates decide.
+	Scenario carrier.Scenario
 }
 
 // DefaultItems is the default cart: a tent and a sleeping bag.
@@ -162,6 +166,9 @@ func (k *Kit) Ship(ctx context.Context, c Checkout) (Parcel, error) {
 	}
 	a := cust.Address
 	p := shipment.ParcelInput{Deliveries: []shipment.DeliveryInput{{CarrierProductRef: c.ShippingMethod}}}
+	if c.Order.Scenario != "" {
+		p.Deliveries[0].Meta = map[string]string{shipment.MetaTestScenario: string(c.Order.Scenario)}
+	}
 	var grams int64
 	for _, it := range c.Order.Items {
 		grams += it.Weight * it.Quantity

@@ -29,6 +29,7 @@ func (s *server) registerTestSites(svc *testmode.Service) {
 	s.route(areaTest, base+"/clock", get(h.only(h.clock)))
 	s.route(areaTest, base+"/clock:advance", post(h.only(h.advance)))
 	s.route(areaTest, base+"/events", post(h.only(h.emit)))
+	s.route(areaTest, base+"/faults", methods{http.MethodGet: h.only(h.faults), http.MethodPost: h.only(h.setFaults)})
 }
 
 type testHandlers struct{ svc *testmode.Service }
@@ -99,6 +100,35 @@ func (h testHandlers) emit(w http.ResponseWriter, r *http.Request, site string) 
 		return deliverykit.InvalidField("site_id", "max", "at most 64 characters")
 	}
 	out, err := h.svc.Emit(r.Context(), site, req.SiteID, req.Type)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h testHandlers) faults(w http.ResponseWriter, r *http.Request, site string) error {
+	id := r.URL.Query().Get("site_id")
+	if len(id) > maxTestSiteID {
+		return deliverykit.InvalidField("site_id", "max", "at most 64 characters")
+	}
+	out, err := h.svc.ReadFaults(r.Context(), site, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h testHandlers) setFaults(w http.ResponseWriter, r *http.Request, site string) error {
+	var req testmode.FaultsRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if len(req.SiteID) > maxTestSiteID {
+		return deliverykit.InvalidField("site_id", "max", "at most 64 characters")
+	}
+	out, err := h.svc.SetFaults(r.Context(), site, req)
 	if err != nil {
 		return err
 	}

@@ -146,6 +146,10 @@ type Sandbox interface {
 	// Emit sends a well-formed event of type t, with fixture data, to the
 	// site's webhook endpoints, and returns its id.
 	Emit(ctx context.Context, t event.Type) (string, error)
+	// SetFaults sets the carrier faults of the site (none clears them);
+	// Faults reads them.
+	SetFaults(ctx context.Context, faults []string) error
+	Faults(ctx context.Context) ([]string, error)
 }
 
 // Build is what a Builder builds a test site's sandbox from.
@@ -461,6 +465,55 @@ func (s *Service) Emit(ctx context.Context, caller, site string, t event.Type) (
 		}
 		ran, err := sb.sb.RunUntil(ctx, rec.Now)
 		out = Emitted{EventID: id, Type: t, Now: rec.Now, Ran: ran}
+		return rec, err
+	})
+	return out, err
+}
+
+// MaxFaults bounds the faults of a FaultsRequest before they are read.
+const MaxFaults = 8
+
+// FaultsRequest sets the carrier faults of a test site.
+type FaultsRequest struct {
+	SiteID string `json:"site_id,omitempty"`
+	// Faults are the carrier faults from now on (the README's
+	// catalogue); none clears them.
+	Faults []string `json:"faults"`
+}
+
+// Faults is a test site's carrier faults.
+type Faults struct {
+	SiteID string   `json:"site_id"`
+	Faults []string `json:"faults"`
+}
+
+// SetFaults sets the carrier faults of req.SiteID (the caller's own when
+// empty): every booking of the site meets them until they are set again.
+func (s *Service) SetFaults(ctx context.Context, caller string, req FaultsRequest) (Faults, error) {
+	if len(req.Faults) > MaxFaults {
+		return Faults{}, deliverykit.InvalidField("faults", "max", fmt.Sprintf("at most %d entries", MaxFaults))
+	}
+	out := Faults{Faults: []string{}}
+	err := s.withSandbox(ctx, caller, req.SiteID, true, func(sb *sandbox, rec siteRecord) (siteRecord, error) {
+		out.SiteID = rec.ID
+		if err := sb.sb.SetFaults(ctx, req.Faults); err != nil {
+			return rec, err
+		}
+		f, err := sb.sb.Faults(ctx)
+		out.Faults = append(out.Faults, f...)
+		return rec, err
+	})
+	return out, err
+}
+
+// ReadFaults returns the carrier faults of site (the caller's own when
+// empty).
+func (s *Service) ReadFaults(ctx context.Context, caller, site string) (Faults, error) {
+	out := Faults{Faults: []string{}}
+	err := s.withSandbox(ctx, caller, site, false, func(sb *sandbox, rec siteRecord) (siteRecord, error) {
+		out.SiteID = rec.ID
+		f, err := sb.sb.Faults(ctx)
+		out.Faults = append(out.Faults, f...)
 		return rec, err
 	})
 	return out, err

@@ -90,7 +90,7 @@ func (s *Services) buildTestSite(b testmode.Build, cfg *config.Config, opts Opti
 	sub, err := New(b.Store, c, Options{
 		PublicURL: strings.TrimRight(opts.PublicURL, "/") + TestSitePath + b.Site.ID, Logger: log,
 		Clock: b.Clock, IDs: deliverykit.RandomIDs{Clock: b.Clock}, Senders: senders, Webhooks: wo,
-		Simulate:       &carrier.SimulatorOptions{},
+		Simulate:       &carrier.SimulatorOptions{Scenarios: true},
 		RefundExecutor: nil, ComplaintPhotos: opts.ComplaintPhotos,
 		TrackingLinkLifetime: opts.TrackingLinkLifetime, StatusLinkLifetime: opts.StatusLinkLifetime,
 	})
@@ -137,6 +137,25 @@ func (t *testSite) Emit(ctx context.Context, typ event.Type) (string, error) {
 		return id, t.svcs.Webhooks.Handle(ctx, e)
 	}
 	return "", deliverykit.InvalidField("type", "oneof", "no example of "+string(typ))
+}
+
+// SetFaults sets the simulated carrier's faults for the site.
+func (t *testSite) SetFaults(ctx context.Context, faults []string) error {
+	fs := make([]carrier.Fault, len(faults))
+	for i, f := range faults {
+		fs[i] = carrier.Fault(f)
+	}
+	return t.svcs.Simulator.SetFaults(ctx, t.site, fs)
+}
+
+// Faults reads the simulated carrier's faults of the site.
+func (t *testSite) Faults(ctx context.Context) ([]string, error) {
+	fs, err := t.svcs.Simulator.Faults(ctx, t.site)
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = string(f)
+	}
+	return out, err
 }
 
 // failingSender fails every message to an address at FailHost.
