@@ -37,6 +37,9 @@ func TestEveryMutatingRouteIsDocumented(t *testing.T) {
 					continue
 				}
 				documented[canonical(method, base+path)] = true
+				if o.Extensions["x-keyless"] == true {
+					continue // test mode's controls take no key (area.keyless)
+				}
 				if !slices.ContainsFunc(o.Parameters, func(p *openapi3.ParameterRef) bool {
 					return p.Value != nil && p.Value.In == "header" && p.Value.Name == idempotency.Header
 				}) {

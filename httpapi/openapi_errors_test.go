@@ -56,7 +56,7 @@ func (op openAPIOp) errorStatuses() []string {
 		out = append(out, "413")
 	}
 	out = append(out, "429")
-	if op.method == "post" || op.method == "patch" {
+	if (op.method == "post" || op.method == "patch") && !op.keyless {
 		// Idempotency-Key: in flight, or reused with another request.
 		out = append(out, "409", "422")
 	}

@@ -242,6 +242,9 @@ type openAPIOp struct {
 	// is then a JSON object).
 	request, response any
 	extension, public bool
+	// keyless marks a POST that takes no Idempotency-Key (x-keyless):
+	// test mode's controls, whose answers must not be stored.
+	keyless bool
 	// content, when set, replaces the media types of the 200 answer.
 	content map[string]any
 	// errors, when set, replaces the default answer (the Error schema for
@@ -303,8 +306,11 @@ func buildOpenAPI(spec openAPISpec) ([]byte, error) {
 			}
 			params = append(params, map[string]any{"name": q, "in": "query", "schema": schema})
 		}
-		if op.method == "post" || op.method == "patch" {
+		if (op.method == "post" || op.method == "patch") && !op.keyless {
 			params = append(params, idempotencyKeyParameter)
+		}
+		if op.keyless {
+			o["x-keyless"] = true
 		}
 		if params != nil {
 			o["parameters"] = params

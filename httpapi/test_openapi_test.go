@@ -27,7 +27,7 @@ var testSpec = openAPISpec{
 			"move its clock (everything that falls due on the way runs before the answer) and send any webhook event on demand. " +
 			"Only a test-mode site's key (configuration sites[].mode: test), or a test site's, reaches these operations; a live site's key gets 404. " +
 			"A test site's pages and widget are served under /test/{site_id}/. Parcels of a test site follow the scenario their tracking number (`TEST` and the code) or shipment delivery (`meta.test_scenario`) names; see the README's catalogue. " +
-			"Every operation is an extension of the original interface.",
+			"Every operation is an extension of the original interface. They take no Idempotency-Key (it is ignored): a created site's key is never kept in a stored answer, and repeating an advance or an event is the test's own choice.",
 	},
 	server:        "/v1/test",
 	security:      "bearerApiToken",
@@ -77,22 +77,22 @@ var testSpec = openAPISpec{
 		{method: "post", path: "/sites", summary: "Create a test site",
 			description: fmt.Sprintf("A new isolated test site with the caller's catalog, settings and webhook endpoints, its own data, and its own clock reading the caller's current time. "+
 				"A parent holds at most %d live test sites (429 past it); a site expires %v after its last request.", testmode.DefaultMaxSites, testmode.DefaultExpiry),
-			response: testmode.Created{}, extension: true, fails: []string{"429"}},
+			response: testmode.Created{}, extension: true, keyless: true, fails: []string{"429"}},
 		{method: "get", path: "/clock", summary: "Read a test site's clock",
 			description: "The site's clock, for the site's key or its parent's.", query: []string{"site_id"}, response: testmode.Site{}, extension: true},
 		{method: "post", path: "/clock:advance", summary: "Advance a test site's clock",
 			description: "Move the clock forward (never back: 400) and run everything that falls due on the way, in time order, before answering: " +
 				"the simulated carrier's parcel steps, notifications, webhook attempts and retries, expiries and retention. Another site's clock, live or test, does not move.",
-			request: testmode.AdvanceRequest{}, response: testmode.Advanced{}, extension: true, fails: []string{"409"}},
+			request: testmode.AdvanceRequest{}, response: testmode.Advanced{}, extension: true, keyless: true, fails: []string{"409"}},
 		{method: "post", path: "/events", summary: "Send a webhook event",
 			description: "Send a well-formed event of any catalogue type, with fixture data, to the site's webhook endpoints through the real webhook path (signed, retried on the site's clock); what is due at once is sent before the answer.",
-			request:     emitRequest{}, response: testmode.Emitted{}, extension: true},
+			request:     emitRequest{}, response: testmode.Emitted{}, extension: true, keyless: true},
 		{method: "get", path: "/faults", summary: "Read a test site's carrier faults",
 			description: "The faults every booking of the site meets.", query: []string{"site_id"}, response: testmode.Faults{}, extension: true},
 		{method: "post", path: "/faults", summary: "Set a test site's carrier faults",
 			description: "From now on every booking of the site meets these faults (none clears them): BOOKING_REJECTED (400 with the carrier's reason, nothing booked), " +
 				"CARRIER_UNAVAILABLE (503; bookings the outbox makes are retried, dead after the limit, booked once cleared), LABEL_TIMEOUT (503, nothing booked).",
-			request: testmode.FaultsRequest{}, response: testmode.Faults{}, extension: true},
+			request: testmode.FaultsRequest{}, response: testmode.Faults{}, extension: true, keyless: true},
 		{method: "get", path: "/openapi.json", summary: "This document",
 			description: "This document.", extension: true, public: true},
 	},

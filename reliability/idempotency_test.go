@@ -78,7 +78,13 @@ func mutatingOperations(t *testing.T, e *env) []string {
 			t.Fatalf("GET %s: %v", d.Path, err)
 		}
 		for path, methods := range doc.Paths {
-			for m := range methods {
+			for m, op := range methods {
+				var keyless struct {
+					Keyless bool `json:"x-keyless"`
+				}
+				if json.Unmarshal(op, &keyless) == nil && keyless.Keyless {
+					continue // test mode's controls take no key
+				}
 				if m == "post" || m == "patch" {
 					ops = append(ops, strings.ToUpper(m)+" "+doc.Servers[0].URL+path)
 				}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,6 +291,52 @@ func TestLinksReachTheSite(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != want {
 			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
+
+// TestBadInput: every test endpoint answers hostile input with a 4xx
+// naming the field, and a body past the limit unread.
+func TestBadInput(t *testing.T) {
+	s := newServer(t, nil)
+	a := s.newSite("demo-key")
+	long := strings.Repeat("x", 100)
+	for _, c := range []struct {
+		method, path string
+		body         any
+		status       int
+		field        string
+	}{
+		{"POST", "/v1/test/clock:advance", map[string]any{"duration": "soon"}, 400, "duration"},
+		{"POST", "/v1/test/clock:advance", map[string]any{"duration": "-1h"}, 400, "duration"},
+		{"POST", "/v1/test/clock:advance", map[string]any{"duration": "10000h"}, 400, "duration"},
+		{"POST", "/v1/test/clock:advance", map[string]any{"duration": long}, 400, "duration"},
+		{"POST", "/v1/test/clock:advance", map[string]any{}, 400, "duration"},
+		{"POST", "/v1/test/clock:advance", map[string]any{"duration": "1h", "to": "2030-01-01T00:00:00Z"}, 400, "duration"},
+		{"POST", "/v1/test/clock:advance", map[string]any{"to": "2020-01-01T00:00:00Z"}, 400, "to"},
+		{"POST", "/v1/test/clock:advance", map[string]any{"duration": 5}, 400, "duration"},
+		{"POST", "/v1/test/clock:advance", map[string]any{"site_id": long, "duration": "1h"}, 400, "site_id"},
+		{"POST", "/v1/test/clock:advance", map[string]any{"site_id": "test_nosuch", "duration": "1h"}, 400, "site_id"},
+		{"GET", "/v1/test/clock?site_id=" + long, nil, 400, "site_id"},
+		{"POST", "/v1/test/events", map[string]any{"type": "parcel.exploded"}, 400, "type"},
+		{"POST", "/v1/test/events", map[string]any{"type": []int{1}}, 400, "type"},
+		{"POST", "/v1/test/faults", map[string]any{"faults": []string{"A", "B", "C", "D", "E", "F", "G", "H", "I"}}, 400, "faults"},
+		{"POST", "/v1/test/faults", map[string]any{"faults": []string{"FLOOD"}}, 400, "faults[0]"},
+		{"POST", "/v1/test/faults", map[string]any{"faults": "FLOOD"}, 400, "faults"},
+		{"POST", "/v1/test/sites", strings.Repeat(" ", 2<<20), 413, ""},
+	} {
+		var out struct {
+			Details []struct {
+				Field string `json:"field"`
+			} `json:"details"`
+		}
+		st := s.do(c.method, c.path, a.APIKey, c.body, &out)
+		var fields []string
+		for _, d := range out.Details {
+			fields = append(fields, d.Field)
+		}
+		if st != c.status || c.field != "" && !slices.Contains(fields, c.field) {
+			t.Errorf("%s %s %.60v: %d %v, want %d naming %s", c.method, c.path, c.body, st, fields, c.status, c.field)
 		}
 	}
 }
