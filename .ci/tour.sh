@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs the README's tour (examples/tour/tour.sh) twice against one example
-# server on a memory store: the tour works on a fresh server, and again on
-# one that has seen it (its order and tracking numbers are per run).
+# Runs the README's tour (examples/tour/tour.sh) and its test mode script
+# (examples/tour/testmode.sh) twice against one example server on a memory
+# store: they work on a fresh server, and again on one that has seen them
+# (the tour's order and tracking numbers are per run; test mode makes a
+# new test site each run).
 # Needs go, curl and jq. Exits non-zero when either run fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,4 +46,6 @@ curl -fsS -o /dev/null "http://$addr/readyz" || fail "/readyz did not answer 200
 for run in 1 2; do
 	echo "-- tour, run $run, against http://$addr"
 	bash examples/tour/tour.sh "http://$addr" || fail "run $run failed"
+	echo "-- test mode, run $run"
+	bash examples/tour/testmode.sh "http://$addr" || fail "test mode, run $run, failed"
 done

@@ -333,7 +333,7 @@ func (k *Kit) NewSite(ctx context.Context) (*Kit, error) {
 	if root.Services.TestSites == nil {
 		return nil, errors.New("deliverykittest: NewSite: no site of the configuration is in test mode")
 	}
-	c, err := root.Services.TestSites.Create(ctx, k.Site)
+	c, err := root.Services.TestSites.Create(ctx, k.Site, testmode.CreateRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("deliverykittest: NewSite: %w", err)
 	}

@@ -45,13 +45,11 @@ func (h testHandlers) only(e endpoint) endpoint {
 }
 
 func (h testHandlers) create(w http.ResponseWriter, r *http.Request, site string) error {
-	// The body is empty or an object (no member is read yet): read
-	// under the body limit like any other.
-	var req struct{}
+	var req testmode.CreateRequest
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	c, err := h.svc.Create(r.Context(), site)
+	c, err := h.svc.Create(r.Context(), site, req)
 	if err != nil {
 		return err
 	}

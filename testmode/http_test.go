@@ -251,7 +251,7 @@ func TestSitesExpireAndAreBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		_, err := svc.Create(context.Background(), "shop")
+		_, err := svc.Create(context.Background(), "shop", testmode.CreateRequest{})
 		if want := i == 2; (deliverykit.KindOf(err) == deliverykit.KindResourceExhausted) != want || (err != nil) != want {
 			t.Errorf("site %d: %v", i+1, err)
 		}

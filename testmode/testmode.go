@@ -40,6 +40,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -53,6 +54,7 @@ import (
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/webhook"
 )
 
 // Mode is whether a site is live or for tests.
@@ -119,7 +121,21 @@ type Site struct {
 type Created struct {
 	Site
 	APIKey string `json:"api_key"`
+	// WebhookSecret signs the deliveries to CreateRequest.WebhookURL.
+	WebhookSecret string `json:"webhook_secret,omitempty"`
 }
+
+// CreateRequest is how a new test site differs from its parent.
+type CreateRequest struct {
+	// WebhookURL, when set, is the site's one webhook endpoint ("test",
+	// every event type) instead of the parent's: a receiver of the test
+	// suite's, or https://fail.invalid/… to see retries and dead
+	// deliveries without one. Its secret is made and shown once.
+	WebhookURL string `json:"webhook_url,omitempty"`
+}
+
+// TestEndpoint is the id of the endpoint CreateRequest.WebhookURL makes.
+const TestEndpoint = "test"
 
 // Advanced is the answer to an advance.
 type Advanced struct {
@@ -157,6 +173,8 @@ type Build struct {
 	Site Site
 	// KeySHA256 is the digest of the site's key, in hexadecimal.
 	KeySHA256 string
+	// Webhooks, when set, replace the parent's endpoints.
+	Webhooks []webhook.Endpoint
 	// Store is the site's view of the deployment's store.
 	Store storage.Store
 	// Clock is the site's clock; the service sets and moves it.
@@ -184,7 +202,10 @@ type Options struct {
 	MaxSites   int
 	Cached     int
 	MaxAdvance time.Duration
-	Logger     *slog.Logger
+	// WebhookPorts are the ports besides 443 a webhook_url may name (the
+	// configuration's webhook_ports).
+	WebhookPorts []int
+	Logger       *slog.Logger
 }
 
 // Service keeps the test sites of a deployment.
@@ -216,6 +237,11 @@ type siteRecord struct {
 	Created   time.Time `json:"created"`
 	LastUsed  time.Time `json:"last_used"`
 	Now       time.Time `json:"now"`
+	// WebhookURL and WebhookSecret are CreateRequest's endpoint: the
+	// secret is kept as it is, because it signs (as the configuration
+	// keeps its endpoints' secrets).
+	WebhookURL    string `json:"webhook_url,omitempty"`
+	WebhookSecret string `json:"webhook_secret,omitempty"`
 }
 
 const siteSchema = 1
@@ -314,7 +340,19 @@ func (s *Service) Allowed(ctx context.Context, caller string) bool {
 // Create makes a new test site for caller (a test-mode site or a test
 // site): the caller's configured parent's catalog and settings, a clock
 // reading the caller's current time.
-func (s *Service) Create(ctx context.Context, caller string) (Created, error) {
+func (s *Service) Create(ctx context.Context, caller string, req CreateRequest) (Created, error) {
+	var secret string
+	if req.WebhookURL != "" {
+		var b [32]byte
+		rand.Read(b[:])
+		secret = webhook.SecretPrefix + base64.StdEncoding.EncodeToString(b[:])
+		if len(req.WebhookURL) > maxWebhookURL {
+			return Created{}, deliverykit.InvalidField("webhook_url", "max", fmt.Sprintf("at most %d characters", maxWebhookURL))
+		}
+		if err := webhook.Validate(endpoints(req.WebhookURL, secret), s.opts.WebhookPorts...); err != nil {
+			return Created{}, deliverykit.InvalidField("webhook_url", "url", deliverykit.Message(err))
+		}
+	}
 	now := s.opts.Clock.Now()
 	start := now
 	if IsTestSite(caller) {
@@ -326,7 +364,7 @@ func (s *Service) Create(ctx context.Context, caller string) (Created, error) {
 	}
 	key := newKey()
 	rec := siteRecord{Schema: siteSchema, ID: deliverykit.RandomIDs{Clock: s.opts.Clock}.NewID(SiteIDPrefix),
-		KeySHA256: auth.HashKey(key).String(), Created: now, LastUsed: now, Now: start}
+		KeySHA256: auth.HashKey(key).String(), Created: now, LastUsed: now, Now: start, WebhookURL: req.WebhookURL, WebhookSecret: secret}
 	err := s.opts.Store.Update(ctx, func(tx storage.Tx) error {
 		parent, err := s.parentOf(tx, caller)
 		if err != nil {
@@ -356,7 +394,15 @@ func (s *Service) Create(ctx context.Context, caller string) (Created, error) {
 	if err != nil {
 		return Created{}, fmt.Errorf("testmode: creating a test site: %w", err)
 	}
-	return Created{Site: s.view(rec), APIKey: key}, nil
+	return Created{Site: s.view(rec), APIKey: key, WebhookSecret: secret}, nil
+}
+
+// maxWebhookURL bounds a webhook_url before it is parsed.
+const maxWebhookURL = 2048
+
+// endpoints is the one endpoint of a site created with a webhook URL.
+func endpoints(url, secret string) []webhook.Endpoint {
+	return []webhook.Endpoint{{ID: TestEndpoint, URL: url, Secrets: []string{secret}, Events: event.Types}}
 }
 
 func (s *Service) view(r siteRecord) Site {
@@ -612,7 +658,11 @@ func (s *Service) sandbox(ctx context.Context, rec siteRecord) (*sandbox, error)
 		return sb, nil
 	}
 	clock := deliverykit.NewManualClock(rec.Now)
-	built, err := s.opts.Build(ctx, Build{Site: s.view(rec), KeySHA256: rec.KeySHA256, Store: newSiteStore(s.opts.Store, rec.ID, &s.seen), Clock: clock})
+	b := Build{Site: s.view(rec), KeySHA256: rec.KeySHA256, Store: newSiteStore(s.opts.Store, rec.ID, &s.seen), Clock: clock}
+	if rec.WebhookURL != "" {
+		b.Webhooks = endpoints(rec.WebhookURL, rec.WebhookSecret)
+	}
+	built, err := s.opts.Build(ctx, b)
 	if err != nil {
 		return nil, err
 	}

@@ -226,6 +226,7 @@ type pump struct {
 	done      chan result
 	running   int
 	delivered int
+	attempted int // delivered or not
 	err       error
 }
 
@@ -270,6 +271,7 @@ func (p *pump) start(ctx context.Context) {
 // collect records a finished attempt.
 func (p *pump) collect(r result) {
 	p.running--
+	p.attempted++
 	if r.delivered() {
 		p.delivered++
 	}
@@ -288,19 +290,25 @@ func (p *pump) collect(r result) {
 // store's. Run sends continuously; Dispatch is for a schedule of one's
 // own and for tests.
 func (s *Service) Dispatch(ctx context.Context) (int, error) {
+	p, err := s.dispatch(ctx)
+	return p.delivered, err
+}
+
+// dispatch is Dispatch, telling what its pump did.
+func (s *Service) dispatch(ctx context.Context) (*pump, error) {
 	now := s.opts.Clock.Now().UTC()
 	p := s.newPump()
 	postpone := map[time.Time][]ref{}
 	refs, err := s.scan(ctx, now, postpone)
 	if err != nil {
-		return 0, err
+		return p, err
 	}
 	for _, rf := range refs {
 		p.ready.add(rf)
 	}
 	for until, refs := range postpone {
 		if err := s.postpone(ctx, refs, now, until); err != nil {
-			return 0, err
+			return p, err
 		}
 	}
 	p.start(ctx)
@@ -308,13 +316,17 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 		p.collect(<-p.done)
 		p.start(ctx)
 	}
-	return p.delivered, p.err
+	return p, p.err
 }
 
-// Step is Dispatch: one round of sending, for wiring.Services.Step and a
-// schedule of one's own. wiring.Services.Run runs Run instead, which
-// also wakes up when a delivery is queued or settled.
-func (s *Service) Step(ctx context.Context) (int, error) { return s.Dispatch(ctx) }
+// Step is Dispatch, one round of sending, for wiring.Services.Step and a
+// schedule of one's own, but returns the attempts made, delivered or
+// not: what it did. wiring.Services.Run runs Run instead, which also
+// wakes up when a delivery is queued or settled.
+func (s *Service) Step(ctx context.Context) (int, error) {
+	p, err := s.dispatch(ctx)
+	return p.attempted, err
+}
 
 // Run sends due deliveries until ctx ends, and returns ctx's error. It
 // looks for them at once, every interval, whenever Handle or Redeliver

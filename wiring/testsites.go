@@ -43,7 +43,7 @@ func (s *Services) newTestSites(store storage.Store, cfg *config.Config, opts Op
 		return nil, nil
 	}
 	return testmode.New(testmode.Options{
-		Store: store, Clock: opts.Clock, Logger: opts.Logger,
+		Store: store, Clock: opts.Clock, Logger: opts.Logger, WebhookPorts: cfg.WebhookPorts,
 		Parents: func(site string) bool {
 			st, ok := cfg.Site(site)
 			return ok && st.Mode == testmode.ModeTest
@@ -74,6 +74,9 @@ func (s *Services) buildTestSite(b testmode.Build, cfg *config.Config, opts Opti
 	site := parent
 	site.ID, site.Mode, site.Staff = b.Site.ID, testmode.ModeLive, nil
 	site.APIKeySHA256 = []string{b.KeySHA256}
+	if b.Webhooks != nil {
+		site.Webhooks = b.Webhooks
+	}
 	c := &config.Config{Sites: []config.Site{site}, Returns: cfg.Returns, Retention: cfg.Retention, WebhookPorts: cfg.WebhookPorts}
 	log := opts.Logger.With("test_site", b.Site.ID)
 	senders := map[notify.Channel]notify.Sender{}
