@@ -13,6 +13,7 @@ import (
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
+	"github.com/deliverykit/deliverykit/tracking"
 )
 
 // stockholm is where the demo warehouse is: times are shown there.
@@ -211,4 +212,45 @@ func ExampleKit_SetOutcome() {
 	// order-late DELIVERED_TO_CONSUMER
 	// CP000000014SE STEP_DELIVERED_TO_CONSUMER
 	// CP000000028SE STEP_DELIVERED_TO_MERCHANT
+}
+
+// A test of its own: a test site of the kit's site, where the parcel is
+// lost. Six days on its clock later the parcel has the LOST exception and
+// the merchant's endpoint has heard of it; the kit's own site, and its
+// clock, have not moved.
+func ExampleKit_NewSite() {
+	ctx := context.Background()
+	kit, err := deliverykittest.New(deliverykittest.Options{})
+	if err != nil {
+		panic(err)
+	}
+	site, err := kit.NewSite(ctx) // as POST /v1/test/sites makes one
+	if err != nil {
+		panic(err)
+	}
+	parcel, err := site.CheckoutAndShip(ctx, deliverykittest.Order{ExternalID: "order-1001", Scenario: carrier.ScenarioLost})
+	if err != nil {
+		panic(err)
+	}
+	ran, err := site.AdvanceSite(ctx, 6*24*time.Hour) // as POST /v1/test/clock:advance
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("ran:", ran.CarrierEvents, "carrier events,", ran.Notifications, "notifications")
+	orders, err := site.Services.Tracking.Orders(ctx, site.Site, tracking.OrdersQuery{ExternalID: parcel.Order.ExternalID})
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range orders.Orders[0].Parcels[0].Exceptions {
+		fmt.Println("exception:", e.Status)
+	}
+	fmt.Println(progress(site))
+	fmt.Println("the kit's site:", len(kit.Webhooks()), "webhooks; its clock:", kit.Clock.Now().In(stockholm).Format("Mon 15:04"))
+	// Output:
+	// ran: 3 carrier events, 2 notifications
+	// exception: LOST
+	// Mon 15:00 STEP_SUBMITTED_TO_CARRIER
+	// Mon 17:00 STEP_ON_ROUTE
+	// Sat 15:00 STEP_TERMINATED
+	// the kit's site: 0 webhooks; its clock: Mon 10:00
 }

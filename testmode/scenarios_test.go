@@ -7,7 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -546,6 +548,21 @@ func TestFaults(t *testing.T) {
 	for _, d := range page.Deliveries {
 		if d.Status != webhook.StatusDead && d.Status != webhook.StatusRetrying || d.LastResponseCode != 500 {
 			t.Errorf("delivery %s: %s %v", d.ID, d.Status, d.LastResponseCode)
+		}
+	}
+}
+
+// TestREADMEListsTheCatalogue: the README's scenario table is the
+// simulator's (carrier.Scenarios), row for row.
+func TestREADMEListsTheCatalogue(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range carrier.Scenarios() {
+		row := fmt.Sprintf("| `%s` | %s |", s.Code, s.Summary)
+		if !strings.Contains(string(readme), row+"\n") {
+			t.Errorf("README.md lacks the row\n%s", row)
 		}
 	}
 }

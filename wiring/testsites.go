@@ -17,6 +17,7 @@ import (
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/testmode"
@@ -90,10 +91,14 @@ func (s *Services) buildTestSite(b testmode.Build, cfg *config.Config, opts Opti
 	wo := opts.Webhooks
 	wo.Clock, wo.Logger = nil, nil
 	wo.Wrap = func(rt http.RoundTripper) http.RoundTripper { return failingTransport{rt} }
+	// Exact backoffs: the same calls give the same outcome every time.
+	noJitter := func() float64 { return 0 }
+	wo.Jitter = noJitter
 	sub, err := New(b.Store, c, Options{
 		PublicURL: strings.TrimRight(opts.PublicURL, "/") + TestSitePath + b.Site.ID, Logger: log,
 		Clock: b.Clock, IDs: deliverykit.RandomIDs{Clock: b.Clock}, Senders: senders, Webhooks: wo,
 		Simulate:       &carrier.SimulatorOptions{Scenarios: true},
+		Outbox:         outbox.Options{Jitter: noJitter},
 		RefundExecutor: nil, ComplaintPhotos: opts.ComplaintPhotos,
 		TrackingLinkLifetime: opts.TrackingLinkLifetime, StatusLinkLifetime: opts.StatusLinkLifetime,
 	})
