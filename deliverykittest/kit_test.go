@@ -32,6 +32,7 @@ var exampleRuns = flag.Int("kit.example-runs", 50, "how many times TestExamplesA
 var examples = map[string]func(){
 	"":                Example,
 	"Kit_MakeLate":    ExampleKit_MakeLate,
+	"Kit_NewSite":     ExampleKit_NewSite,
 	"Kit_ReturnItems": ExampleKit_ReturnItems,
 	"Kit_SetOutcome":  ExampleKit_SetOutcome,
 }
