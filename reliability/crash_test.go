@@ -153,7 +153,7 @@ func writer(ctx context.Context, t *testing.T, p *proc, l *ledger, h *hookReceiv
 			}
 			l.add(ack{kind: "tracking parcel", what: "parcel " + tn, check: func(ctx context.Context, p *proc) error {
 				return expect(ctx, p, "GET", "/v1/delivery_tracking/parcels?tracking_number="+tn, site1.rest, "tos_id", tos)
-			}})
+			}, effects: h.expectIfEmitted(event.TypeParcelRegistered, "tracking_number", tn)})
 			for i, step := range []string{"STEP_SUBMITTED_TO_CARRIER", "STEP_ON_ROUTE"} {
 				at := fmt.Sprintf("2026-11-2%dT10:00:00Z", 2+i)
 				if _, err = call("POST", "/v1/delivery_tracking/parcel.event", site1.rest, `{"tracking_number": "`+tn+`", "time": "`+at+`", "step": "`+step+`"}`, 200); err != nil {
@@ -352,7 +352,7 @@ var emitted = map[event.Type]bool{
 	event.TypeOrderCompleted: true, event.TypeParcelBooked: true, event.TypeParcelChanged: true,
 	event.TypeNotificationSent: true, event.TypeNotificationFailed: true,
 	event.TypeReturnCreated: true, event.TypeReturnStatusChanged: true, event.TypeReturnItemsReceived: true, event.TypeRefundChanged: true,
-	event.TypeDeliveryPickedUp: true,
+	event.TypeDeliveryPickedUp: true, event.TypeParcelRegistered: true,
 }
 
 // hookFields are the payload members a delivery is found by.

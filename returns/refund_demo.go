@@ -96,6 +96,15 @@ func NewDemoRefunds(opts DemoRefundsOptions) (*DemoRefunds, error) {
 	return d, nil
 }
 
+// WithClock returns a new executor like d, timed by clock, with nothing
+// pending: a test site's, which runs on the site's clock.
+func (d *DemoRefunds) WithClock(clock deliverykit.Clock) *DemoRefunds {
+	return &DemoRefunds{failureRate: d.failureRate, delay: d.delay, rand: d.rand, clock: clock, states: map[string]*demoRefund{}}
+}
+
+// Clock is the clock that times d's delayed executions.
+func (d *DemoRefunds) Clock() deliverykit.Clock { return d.clock }
+
 // SetReporter names where delayed outcomes are reported: the Service the
 // executor serves (which is built after it).
 func (d *DemoRefunds) SetReporter(r RefundReporter) {

@@ -93,16 +93,20 @@ type Ran struct {
 	Notifications int `json:"notifications"`
 	// Webhooks are the webhook delivery attempts made.
 	Webhooks int `json:"webhooks"`
-	// Expired are the effects and refunds that fell due (outbox events
-	// delivered late, demo refunds settled).
+	// Expired are the checkout and delivery sessions deleted after they
+	// expired.
 	Expired int `json:"expired"`
+	// Refunds are the refunds the demo refund executor settled (when the
+	// deployment runs one).
+	Refunds int `json:"refunds"`
 	// Swept are the records retention deleted.
 	Swept int `json:"swept"`
 }
 
 // Add returns r plus o.
 func (r Ran) Add(o Ran) Ran {
-	return Ran{r.CarrierEvents + o.CarrierEvents, r.Notifications + o.Notifications, r.Webhooks + o.Webhooks, r.Expired + o.Expired, r.Swept + o.Swept}
+	return Ran{r.CarrierEvents + o.CarrierEvents, r.Notifications + o.Notifications, r.Webhooks + o.Webhooks,
+		r.Expired + o.Expired, r.Refunds + o.Refunds, r.Swept + o.Swept}
 }
 
 // Site is a test site as the API shows it.

@@ -58,6 +58,9 @@ func (s *Services) stepOnce(ctx context.Context) (testmode.Ran, int, error) {
 		case s.Webhooks:
 			ran.Webhooks += n
 		}
+		if r, ok := s.refunds.(Stepper); ok && l.step == r {
+			ran.Refunds += n
+		}
 		if err != nil {
 			return ran, total, fmt.Errorf("%s: %w", l.name, err)
 		}

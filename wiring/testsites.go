@@ -18,6 +18,7 @@ import (
 	"github.com/deliverykit/deliverykit/httpapi"
 	"github.com/deliverykit/deliverykit/notify"
 	"github.com/deliverykit/deliverykit/outbox"
+	"github.com/deliverykit/deliverykit/returns"
 	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/testmode"
@@ -94,12 +95,19 @@ func (s *Services) buildTestSite(b testmode.Build, cfg *config.Config, opts Opti
 	// Exact backoffs: the same calls give the same outcome every time.
 	noJitter := func() float64 { return 0 }
 	wo.Jitter = noJitter
+	// The deployment's demo refund executor pays a test site's refunds
+	// out on the site's clock; another executor is the deployment's own
+	// business, never a test's.
+	var refunds returns.RefundExecutor
+	if d, ok := opts.RefundExecutor.(*returns.DemoRefunds); ok {
+		refunds = d.WithClock(b.Clock)
+	}
 	sub, err := New(b.Store, c, Options{
 		PublicURL: strings.TrimRight(opts.PublicURL, "/") + TestSitePath + b.Site.ID, Logger: log,
 		Clock: b.Clock, IDs: deliverykit.RandomIDs{Clock: b.Clock}, Senders: senders, Webhooks: wo,
 		Simulate:       &carrier.SimulatorOptions{Scenarios: true},
 		Outbox:         outbox.Options{Jitter: noJitter},
-		RefundExecutor: nil, ComplaintPhotos: opts.ComplaintPhotos,
+		RefundExecutor: refunds, ComplaintPhotos: opts.ComplaintPhotos,
 		TrackingLinkLifetime: opts.TrackingLinkLifetime, StatusLinkLifetime: opts.StatusLinkLifetime,
 	})
 	if err != nil {
