@@ -62,6 +62,7 @@ var testSpec = openAPISpec{
 			"Ran.notifications":              "Notifications sent or failed.",
 			"Ran.webhooks":                   "Webhook delivery attempts.",
 			"Ran.expired":                    "Checkout and delivery sessions deleted after they expired.",
+			"Ran.refunds":                    "Refunds the demo refund executor settled, when the deployment runs one.",
 			"Ran.swept":                      "Other records retention deleted.",
 			"EmitRequest.site_id":            "The test site; default: the key's own.",
 			"EmitRequest.type":               "The event type to send, with the catalogue's example data.",
