@@ -5,10 +5,13 @@
 // A Keeper runs a call with a key as one unit of work: one store
 // transaction holds every write the call makes and the answer it gave, so
 // a crash leaves either both or neither. The areas' stores take part
-// through Keeper.Store: an Update or View whose context carries the unit
-// runs on the unit's transaction instead of opening its own. Events the
-// call adds to the outbox are delivered once the unit commits, when the
-// unit's transaction was opened on the outbox's store.
+// through Keeper.Store: the call's first Update opens the unit's
+// transaction, and from then on its Updates and Views run on it instead of
+// opening their own; what the call reads before its first write it reads
+// as without a key, so that keyed calls do their work before writing side
+// by side, as calls without a key do. Events the call adds to the outbox
+// are delivered once the unit commits, when the unit's transaction was
+// opened on the outbox's store.
 //
 // For one key, within the retention (DefaultRetention):
 //
@@ -265,8 +268,10 @@ var (
 )
 
 // Do runs run once for key and req, or returns the answer stored for
-// them; replayed reports which. run gets a context that carries the unit;
-// it may be called more than once (a backend retrying the transaction),
+// them; replayed reports which. run gets a context that carries the unit,
+// whose transaction opens at its first write through a store wrapped by
+// k.Store; an answer of a run that wrote nothing is stored alone. run may
+// be called more than once (a backend running the transaction again),
 // each time afresh, and must have no effect outside the store until Do
 // returns. An error of run is returned as is and nothing is stored. When
 // a nested Update of run fails after writing, the unit is rolled back and
@@ -318,12 +323,66 @@ func (e callError) Error() string { return e.err.Error() }
 // Retry-After).
 const maxUnitAttempts = 4
 
-// unit runs one attempt of Do's call in a unit of work.
+// unit runs one attempt of Do's call in a unit of work, whose transaction
+// opens at the call's first write (see unit). A call that wrote nothing
+// has its answer stored alone afterwards.
 func (k *Keeper) unit(ctx context.Context, rk, hash string, run func(context.Context) (Answer, error)) (Answer, bool, error) {
-	var answer Answer
+	u := &unit{keeper: k, rk: rk, ctx: ctx}
+	for {
+		a, err := k.runIn(ctx, u, run)
+		if !u.open {
+			if err != nil {
+				return Answer{}, false, err
+			}
+			return k.keep(ctx, rk, hash, a)
+		}
+		uerr, rerun := u.finish(&ending{answer: a, err: err, hash: hash})
+		if rerun {
+			continue
+		}
+		var ce callError
+		switch {
+		case uerr == nil:
+			return a, false, nil
+		case errors.As(uerr, &ce):
+			// The call's own error, a conflict of its domain included:
+			// not the unit's to retry.
+			return Answer{}, false, ce.err
+		case errors.Is(uerr, errDiscard):
+			return a, false, nil
+		case errors.Is(uerr, errReplay):
+			return replayOf(u.replay, hash)
+		case errors.Is(uerr, errTainted):
+			return k.runAlone(ctx, rk, hash, run)
+		}
+		return Answer{}, false, uerr
+	}
+}
+
+// runIn runs the call once in u. A panic rolls the unit back before it
+// goes on up, so that the store's writer is not left held.
+func (k *Keeper) runIn(ctx context.Context, u *unit, run func(context.Context) (Answer, error)) (Answer, error) {
+	r := &callRun{u: u}
+	defer func() {
+		r.done.Store(true)
+		if p := recover(); p != nil {
+			if u.open {
+				u.abort(p)
+			}
+			panic(p)
+		}
+	}()
+	return run(context.WithValue(ctx, unitCtx{}, r))
+}
+
+// keep stores the answer of a call that wrote nothing, in a transaction
+// of its own: there is no effect for it to be atomic with.
+func (k *Keeper) keep(ctx context.Context, rk, hash string, a Answer) (Answer, bool, error) {
+	if !Storable(a.Status) {
+		return a, false, nil
+	}
 	var replay record
 	err := k.store.Update(ctx, func(tx storage.Tx) error {
-		// Another server may have stored it since the look above.
 		rec, found, err := k.get(tx, rk)
 		if err != nil {
 			return err
@@ -332,35 +391,13 @@ func (k *Keeper) unit(ctx context.Context, rk, hash string, run func(context.Con
 			replay = rec
 			return errReplay
 		}
-		u := &unit{keeper: k, tx: tx}
-		a, err := run(context.WithValue(ctx, unitCtx{}, u))
-		u.done.Store(true)
-		if err != nil {
-			return callError{err}
-		}
-		answer = a
-		if u.tainted {
-			return errTainted
-		}
-		if !Storable(a.Status) {
-			return errDiscard
-		}
 		return k.put(tx, rk, newRecord(hash, a, k.clock.Now()), rec.At)
 	})
-	var ce callError
 	switch {
 	case err == nil:
-		return answer, false, nil
-	case errors.As(err, &ce):
-		// The call's own error, a conflict of its domain included: not
-		// the unit's to retry.
-		return Answer{}, false, ce.err
-	case errors.Is(err, errDiscard):
-		return answer, false, nil
+		return a, false, nil
 	case errors.Is(err, errReplay):
 		return replayOf(replay, hash)
-	case errors.Is(err, errTainted):
-		return k.runAlone(ctx, rk, hash, run)
 	}
 	return Answer{}, false, err
 }
