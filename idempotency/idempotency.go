@@ -146,6 +146,7 @@ type Keeper struct {
 	clock     deliverykit.Clock
 	mu        sync.Mutex
 	running   map[string]struct{}
+	units     chan *unit // to an idle worker (work)
 }
 
 // Collections: the answers, and their retention index.
@@ -162,7 +163,7 @@ var expiry = retention.Index{Name: "idempotency.expiry"}
 // wiring builds on top of them (the outbox's).
 func New(opts Options) *Keeper {
 	k := &Keeper{retention: retention.Resolve(opts.Retention, DefaultRetention), clock: opts.Clock,
-		running: map[string]struct{}{}}
+		running: map[string]struct{}{}, units: make(chan *unit)}
 	if k.clock == nil {
 		k.clock = deliverykit.SystemClock{}
 	}
