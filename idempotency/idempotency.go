@@ -38,7 +38,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -206,7 +205,12 @@ func (r record) encode() ([]byte, error) {
 	out = strconv.AppendInt(out, int64(r.Status), 10)
 	if len(r.Header) > 0 {
 		out = append(out, `,"header":{`...)
-		for i, k := range slices.Sorted(maps.Keys(r.Header)) {
+		keys := make([]string, 0, 8) // on the stack for the usual few
+		for k := range r.Header {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
 			if i > 0 {
 				out = append(out, ',')
 			}
@@ -276,7 +280,10 @@ func recordKey(site, operation, key string) string {
 	h.Write([]byte(operation))
 	h.Write([]byte{0})
 	h.Write([]byte(key))
-	return storage.Key(site, hex.EncodeToString(h.Sum(nil)))
+	var sum [sha256.Size]byte
+	var digest [2 * sha256.Size]byte
+	hex.Encode(digest[:], h.Sum(sum[:0]))
+	return storage.Key(site, string(digest[:]))
 }
 
 // Hash is the digest a key is bound to: the operation and the body, JSON
@@ -286,7 +293,10 @@ func Hash(operation string, body []byte) string {
 	h.Write([]byte(operation))
 	h.Write([]byte{0})
 	h.Write(canonical(body))
-	return hex.EncodeToString(h.Sum(nil))
+	var sum [sha256.Size]byte
+	var digest [2 * sha256.Size]byte
+	hex.Encode(digest[:], h.Sum(sum[:0]))
+	return string(digest[:])
 }
 
 // errors that end a unit without committing it.
