@@ -116,7 +116,10 @@ func InUnit(ctx context.Context) bool {
 // writing marks the unit: it rolls back and the call runs again without
 // one (see Keeper.Do). The functions run in the unit's goroutine, one at
 // a time; a function that calls the store again (a View inside an Update)
-// runs that call on the same transaction.
+// runs that call on the same transaction. A call must therefore make its
+// store calls from one goroutine at a time, as it would use one
+// transaction: a call made while another of its calls runs is taken for
+// a nested one.
 func (k *Keeper) Store(s storage.Store) storage.Store { return &unitStore{Store: s, k: k} }
 
 type unitStore struct {
