@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"time"
 
@@ -174,8 +173,8 @@ func (rec *recorder) answer() idempotency.Answer {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	h := make(map[string][]string, len(rec.header))
-	maps.Copy(h, rec.header)
+	// The recorder is not written to again: its header is the answer's.
+	h := map[string][]string(rec.header)
 	if idempotency.Storable(status) {
 		delete(h, "Retry-After") // a stored answer is final
 	}

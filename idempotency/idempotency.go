@@ -5,10 +5,13 @@
 // A Keeper runs a call with a key as one unit of work: one store
 // transaction holds every write the call makes and the answer it gave, so
 // a crash leaves either both or neither. The areas' stores take part
-// through Keeper.Store: an Update or View whose context carries the unit
-// runs on the unit's transaction instead of opening its own. Events the
-// call adds to the outbox are delivered once the unit commits, when the
-// unit's transaction was opened on the outbox's store.
+// through Keeper.Store: the call's first Update opens the unit's
+// transaction, and from then on its Updates and Views run on it instead of
+// opening their own; what the call reads before its first write it reads
+// as without a key, so that keyed calls do their work before writing side
+// by side, as calls without a key do. Events the call adds to the outbox
+// are delivered once the unit commits, when the unit's transaction was
+// opened on the outbox's store.
 //
 // For one key, within the retention (DefaultRetention):
 //
@@ -35,13 +38,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
-	gojson "github.com/goccy/go-json"
 )
 
 // Header is the HTTP request header that carries the key, and
@@ -143,6 +147,7 @@ type Keeper struct {
 	clock     deliverykit.Clock
 	mu        sync.Mutex
 	running   map[string]struct{}
+	units     chan *unit // to an idle worker (work)
 }
 
 // Collections: the answers, and their retention index.
@@ -159,7 +164,7 @@ var expiry = retention.Index{Name: "idempotency.expiry"}
 // wiring builds on top of them (the outbox's).
 func New(opts Options) *Keeper {
 	k := &Keeper{retention: retention.Resolve(opts.Retention, DefaultRetention), clock: opts.Clock,
-		running: map[string]struct{}{}}
+		running: map[string]struct{}{}, units: make(chan *unit)}
 	if k.clock == nil {
 		k.clock = deliverykit.SystemClock{}
 	}
@@ -189,15 +194,68 @@ func newRecord(hash string, a Answer, at time.Time) record {
 
 func (r record) answer() Answer { return Answer{Status: r.Status, Header: r.Header, Body: r.body} }
 
+// encode is the record as stored. The head is written by hand, as
+// encoding/json writes it (decodeRecord reads it with encoding/json): it is
+// on every keyed call's path, inside its unit.
 func (r record) encode() ([]byte, error) {
-	head, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
+	out := make([]byte, 0, 128+len(r.body)+64*len(r.Header))
+	out = append(out, `{"hash":`...)
+	out = appendJSONString(out, r.Hash)
+	out = append(out, `,"status":`...)
+	out = strconv.AppendInt(out, int64(r.Status), 10)
+	if len(r.Header) > 0 {
+		out = append(out, `,"header":{`...)
+		keys := make([]string, 0, 8) // on the stack for the usual few
+		for k := range r.Header {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = appendJSONString(out, k)
+			out = append(out, ':')
+			if r.Header[k] == nil {
+				out = append(out, "null"...)
+				continue
+			}
+			out = append(out, '[')
+			for j, v := range r.Header[k] {
+				if j > 0 {
+					out = append(out, ',')
+				}
+				out = appendJSONString(out, v)
+			}
+			out = append(out, ']')
+		}
+		out = append(out, '}')
 	}
-	// json.Marshal escapes every newline inside strings: the first one
-	// ends the head.
-	out := make([]byte, 0, len(head)+1+len(r.body))
-	return append(append(append(out, head...), '\n'), r.body...), nil
+	out = append(out, `,"at":"`...)
+	out = r.At.AppendFormat(out, time.RFC3339Nano)
+	// json.Marshal escapes every newline inside strings, and so does
+	// appendJSONString: the first one ends the head.
+	out = append(out, "\"}\n"...)
+	return append(out, r.body...), nil
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped; the rest as it is (encoding/json reads
+// invalid UTF-8 as U+FFFD, as it would have written it).
+func appendJSONString(out []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b == '"' || b == '\\':
+			out = append(out, '\\', b)
+		case b < 0x20:
+			out = append(out, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
+		default:
+			out = append(out, b)
+		}
+	}
+	return append(out, '"')
 }
 
 func decodeRecord(v []byte) (record, error) {
@@ -222,7 +280,10 @@ func recordKey(site, operation, key string) string {
 	h.Write([]byte(operation))
 	h.Write([]byte{0})
 	h.Write([]byte(key))
-	return storage.Key(site, hex.EncodeToString(h.Sum(nil)))
+	var sum [sha256.Size]byte
+	var digest [2 * sha256.Size]byte
+	hex.Encode(digest[:], h.Sum(sum[:0]))
+	return storage.Key(site, string(digest[:]))
 }
 
 // Hash is the digest a key is bound to: the operation and the body, JSON
@@ -232,29 +293,10 @@ func Hash(operation string, body []byte) string {
 	h.Write([]byte(operation))
 	h.Write([]byte{0})
 	h.Write(canonical(body))
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// canonical is body decoded and encoded again: members sorted, white
-// space dropped, numbers as written. go-json does it in about half the
-// time and two thirds of the allocations of encoding/json, on every keyed
-// call; what matters is only that one body always gives one result.
-func canonical(body []byte) []byte {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
-		return body
-	}
-	dec := gojson.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return body
-	}
-	out, err := gojson.Marshal(v)
-	if err != nil {
-		return body
-	}
-	return out
+	var sum [sha256.Size]byte
+	var digest [2 * sha256.Size]byte
+	hex.Encode(digest[:], h.Sum(sum[:0]))
+	return string(digest[:])
 }
 
 // errors that end a unit without committing it.
@@ -265,8 +307,10 @@ var (
 )
 
 // Do runs run once for key and req, or returns the answer stored for
-// them; replayed reports which. run gets a context that carries the unit;
-// it may be called more than once (a backend retrying the transaction),
+// them; replayed reports which. run gets a context that carries the unit,
+// whose transaction opens at its first write through a store wrapped by
+// k.Store; an answer of a run that wrote nothing is stored alone. run may
+// be called more than once (a backend running the transaction again),
 // each time afresh, and must have no effect outside the store until Do
 // returns. An error of run is returned as is and nothing is stored. When
 // a nested Update of run fails after writing, the unit is rolled back and
@@ -318,12 +362,66 @@ func (e callError) Error() string { return e.err.Error() }
 // Retry-After).
 const maxUnitAttempts = 4
 
-// unit runs one attempt of Do's call in a unit of work.
+// unit runs one attempt of Do's call in a unit of work, whose transaction
+// opens at the call's first write (see unit). A call that wrote nothing
+// has its answer stored alone afterwards.
 func (k *Keeper) unit(ctx context.Context, rk, hash string, run func(context.Context) (Answer, error)) (Answer, bool, error) {
-	var answer Answer
+	u := &unit{keeper: k, rk: rk, ctx: ctx}
+	for {
+		a, err := k.runIn(ctx, u, run)
+		if !u.open {
+			if err != nil {
+				return Answer{}, false, err
+			}
+			return k.keep(ctx, rk, hash, a)
+		}
+		uerr, rerun := u.finish(&ending{answer: a, err: err, hash: hash})
+		if rerun {
+			continue
+		}
+		var ce callError
+		switch {
+		case uerr == nil:
+			return a, false, nil
+		case errors.As(uerr, &ce):
+			// The call's own error, a conflict of its domain included:
+			// not the unit's to retry.
+			return Answer{}, false, ce.err
+		case errors.Is(uerr, errDiscard):
+			return a, false, nil
+		case errors.Is(uerr, errReplay):
+			return replayOf(u.replay, hash)
+		case errors.Is(uerr, errTainted):
+			return k.runAlone(ctx, rk, hash, run)
+		}
+		return Answer{}, false, uerr
+	}
+}
+
+// runIn runs the call once in u. A panic rolls the unit back before it
+// goes on up, so that the store's writer is not left held.
+func (k *Keeper) runIn(ctx context.Context, u *unit, run func(context.Context) (Answer, error)) (Answer, error) {
+	r := &callRun{u: u}
+	defer func() {
+		r.done.Store(true)
+		if p := recover(); p != nil {
+			if u.open {
+				u.abort(p)
+			}
+			panic(p)
+		}
+	}()
+	return run(context.WithValue(ctx, unitCtx{}, r))
+}
+
+// keep stores the answer of a call that wrote nothing, in a transaction
+// of its own: there is no effect for it to be atomic with.
+func (k *Keeper) keep(ctx context.Context, rk, hash string, a Answer) (Answer, bool, error) {
+	if !Storable(a.Status) {
+		return a, false, nil
+	}
 	var replay record
 	err := k.store.Update(ctx, func(tx storage.Tx) error {
-		// Another server may have stored it since the look above.
 		rec, found, err := k.get(tx, rk)
 		if err != nil {
 			return err
@@ -332,35 +430,13 @@ func (k *Keeper) unit(ctx context.Context, rk, hash string, run func(context.Con
 			replay = rec
 			return errReplay
 		}
-		u := &unit{keeper: k, tx: tx}
-		a, err := run(context.WithValue(ctx, unitCtx{}, u))
-		u.done.Store(true)
-		if err != nil {
-			return callError{err}
-		}
-		answer = a
-		if u.tainted {
-			return errTainted
-		}
-		if !Storable(a.Status) {
-			return errDiscard
-		}
 		return k.put(tx, rk, newRecord(hash, a, k.clock.Now()), rec.At)
 	})
-	var ce callError
 	switch {
 	case err == nil:
-		return answer, false, nil
-	case errors.As(err, &ce):
-		// The call's own error, a conflict of its domain included: not
-		// the unit's to retry.
-		return Answer{}, false, ce.err
-	case errors.Is(err, errDiscard):
-		return answer, false, nil
+		return a, false, nil
 	case errors.Is(err, errReplay):
 		return replayOf(replay, hash)
-	case errors.Is(err, errTainted):
-		return k.runAlone(ctx, rk, hash, run)
 	}
 	return Answer{}, false, err
 }

@@ -3,7 +3,10 @@ package idempotency_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/idempotency"
@@ -11,6 +14,7 @@ import (
 	"github.com/deliverykit/deliverykit/internal/teststore"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestMemory(t *testing.T) {
@@ -74,6 +78,135 @@ func TestStoreConflicts(t *testing.T) {
 			}
 			if tt.wantErr == nil && a.Status != 201 {
 				t.Errorf("answer %+v", a)
+			}
+		})
+	}
+}
+
+// rerunningStore runs the function of its first n Updates twice, the
+// first run rolled back, as bolt runs a batch again when another member
+// failed and PostgreSQL retries a serialization failure.
+type rerunningStore struct {
+	storage.Store
+	n int
+}
+
+var errInjected = errors.New("another member of the batch failed")
+
+func (s *rerunningStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	if s.n == 0 {
+		return s.Store.Update(ctx, fn)
+	}
+	s.n--
+	err := s.Store.Update(ctx, func(tx storage.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return errInjected
+	})
+	if !errors.Is(err, errInjected) {
+		return err
+	}
+	return s.Store.Update(ctx, fn)
+}
+
+// TestTransactionRunAgain: when the store runs the unit's transaction
+// again, the call's operations of the first run were rolled back with it:
+// the call runs again in the new transaction, and its second answer is
+// the one kept with the one effect.
+func TestTransactionRunAgain(t *testing.T) {
+	mem := memory.New()
+	st := &rerunningStore{Store: mem, n: 1}
+	k := idempotency.New(idempotency.Options{})
+	k.Open(st)
+	area := k.Store(mem)
+	runs := 0
+	run := func(ctx context.Context) (idempotency.Answer, error) {
+		runs++
+		var n uint64
+		err := area.Update(ctx, func(tx storage.Tx) (err error) {
+			if n, err = tx.NextSequence("effects"); err != nil {
+				return err
+			}
+			_, err = tx.Put("effects", strconv.FormatUint(n, 10), []byte(`{}`), storage.MustNotExist())
+			return err
+		})
+		return idempotency.Answer{Status: 201, Body: []byte(fmt.Sprintf("run %d made %d", runs, n))}, err
+	}
+	req := idempotency.Request{Site: "s", Operation: "POST /x", Body: []byte(`{}`)}
+	var got []string
+	for range 2 {
+		a, replayed, err := k.Do(t.Context(), "key-1", req, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s, replayed %v", a.Body, replayed))
+	}
+	want := []string{"run 2 made 1, replayed false", "run 2 made 1, replayed true"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+	var keys []string
+	err := mem.View(t.Context(), func(tx storage.Tx) error {
+		for r, err := range tx.Scan("effects", storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			keys = append(keys, r.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"1"}, keys); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
+
+// TestPanicInUnit: a call that panics after its first write rolls its
+// unit back and the panic goes on up; the store's writer is free again.
+func TestPanicInUnit(t *testing.T) {
+	mem := memory.New()
+	k := idempotency.New(idempotency.Options{})
+	k.Open(mem)
+	area := k.Store(mem)
+	put := func(ctx context.Context, key string) error {
+		return area.Update(ctx, func(tx storage.Tx) error {
+			_, err := tx.Put("effects", key, []byte(`{}`), storage.AnyVersion)
+			return err
+		})
+	}
+	for _, tc := range []struct{ name, where string }{{"in the call", "call"}, {"in a nested update", "nested"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var recovered any
+			func() {
+				defer func() { recovered = recover() }()
+				k.Do(t.Context(), "key-"+tc.where, idempotency.Request{Site: "s", Operation: "POST /x", Body: []byte(`{}`)},
+					func(ctx context.Context) (idempotency.Answer, error) {
+						if err := put(ctx, "dropped"); err != nil {
+							return idempotency.Answer{}, err
+						}
+						if tc.where == "nested" {
+							area.Update(ctx, func(storage.Tx) error { panic("boom") })
+						}
+						panic("boom")
+					})
+			}()
+			if recovered != "boom" {
+				t.Fatalf("recovered %v, want boom", recovered)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			if err := put(ctx, "after"); err != nil {
+				t.Fatalf("a write after the panic: %v", err)
+			}
+			err := mem.View(ctx, func(tx storage.Tx) error {
+				_, err := tx.Get("effects", "dropped")
+				return err
+			})
+			if !errors.Is(err, storage.ErrNotFound) {
+				t.Errorf("the panicking call's write: %v, want it rolled back", err)
 			}
 		})
 	}

@@ -2,25 +2,92 @@ package idempotency
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
-// unit is one call's transaction, carried by its context.
+// unit is one keyed call's unit of work: the transaction that holds the
+// call's writes, its outbox events and its answer. It is opened lazily, at
+// the call's first write through a store wrapped by Keeper.Store: what the
+// call reads before (and the work it does with that, such as computing
+// delivery options) runs outside it, as without a key, so that on a store
+// with one writer keyed calls are not served one at a time for longer than
+// their writes take.
+//
+// The storage contract only runs a function inside a transaction, so the
+// transaction lives in a goroutine of its own (serve): the call's Updates
+// and Views, once it is open, are sent to it and run there, one at a time,
+// and the call's end (finish) tells it to store the answer and commit, or
+// to roll back.
+//
+// Reads before the unit see committed state, as the same call without a
+// key does, and may be stale by the time the unit opens. That keeps the
+// guarantees: every write of the call is still in the unit, and a write
+// that depends on a read carries its own condition (VersionIs,
+// MustNotExist), which refuses a change made in between exactly as
+// without a key; the key's record is read and written inside the unit
+// (MustNotExist), so two units of one key never both commit, and the
+// answer stored is the one the committed writes produced. A call that
+// wrote nothing stores its answer in a transaction of its own afterwards:
+// it has no effect to be atomic with.
 type unit struct {
 	keeper *Keeper
-	tx     storage.Tx
-	// done is set once the call returned: a context that outlives it (an
+	rk     string
+	ctx    context.Context // the call's, without the unit: the transaction's
+
+	mu   sync.Mutex // one operation at a time; guards open
+	open bool       // the transaction was started (the call wrote)
+
+	ops   chan op       // the call's operations, then its end, to the transaction
+	reply chan opResult // an operation's result
+	rerun chan struct{} // the store runs the transaction again: so does the call
+	ended chan struct{} // closed once the transaction's Update returned
+	final error         // its result, set before ended is closed
+
+	// Set by the transaction's goroutine.
+	inOp    atomic.Bool // an operation runs on tx: a nested call from it runs there directly
+	tx      storage.Tx  // the current attempt's transaction
+	view    readTx      // tx for Views
+	tainted bool        // a nested Update failed after writing
+	replay  record      // an answer found for the key in the unit
+	expired time.Time   // an expired answer the new one replaces
+}
+
+// callRun is one run of the call in its unit, carried by its context.
+type callRun struct {
+	u *unit
+	// done is set once the run returned: a context that outlives it (an
 	// outbox delivery after the commit) opens transactions of its own.
 	done atomic.Bool
-	// tainted is set when a nested Update failed after it had written:
-	// its writes cannot be undone alone, so the unit rolls back.
-	tainted bool
 }
 
 type unitCtx struct{}
+
+// op is one of the call's operations, or its end (end set).
+type op struct {
+	ctx   context.Context
+	fn    func(storage.Tx) error
+	write bool
+	end   *ending
+}
+
+// ending is the call's result, which decides the unit's.
+type ending struct {
+	answer Answer
+	err    error
+	hash   string
+}
+
+type opResult struct {
+	err   error
+	panic any
+}
 
 // watch notes whether a call run without a unit (Keeper.runAlone) wrote.
 type watch struct {
@@ -33,20 +100,26 @@ type watchCtx struct{}
 // InUnit reports whether ctx carries a running unit of work: what a call
 // writes under it is not committed until the call's answer is.
 func InUnit(ctx context.Context) bool {
-	u, _ := ctx.Value(unitCtx{}).(*unit)
-	return u != nil && !u.done.Load()
+	r, _ := ctx.Value(unitCtx{}).(*callRun)
+	return r != nil && !r.done.Load()
 }
 
-// Store returns s taking part in k's units: an Update or View whose
-// context carries a running unit of k runs its function on the unit's
-// transaction, and otherwise s's own. Wrap every store the areas are
-// built on, or a call that reaches an unwrapped one waits for the unit's
-// own transaction on a single-writer store.
+// Store returns s taking part in k's units: an Update whose context
+// carries a running unit of k runs its function in the unit's transaction
+// (opening it at the call's first write), and so does a View once the
+// transaction is open; before, a View reads s as without a key. Wrap every
+// store the areas are built on, or a call that reaches an unwrapped one
+// waits for the unit's own transaction on a single-writer store.
 //
 // A nested Update that fails leaves the unit as it was when it wrote
 // nothing (a refusal after reading, the usual case). One that fails after
 // writing marks the unit: it rolls back and the call runs again without
-// one (see Keeper.Do).
+// one (see Keeper.Do). The functions run in the unit's goroutine, one at
+// a time; a function that calls the store again (a View inside an Update)
+// runs that call on the same transaction. A call must therefore make its
+// store calls from one goroutine at a time, as it would use one
+// transaction: a call made while another of its calls runs is taken for
+// a nested one.
 func (k *Keeper) Store(s storage.Store) storage.Store { return &unitStore{Store: s, k: k} }
 
 type unitStore struct {
@@ -55,11 +128,11 @@ type unitStore struct {
 }
 
 func (s *unitStore) unit(ctx context.Context) *unit {
-	u, _ := ctx.Value(unitCtx{}).(*unit)
-	if u == nil || u.keeper != s.k || u.done.Load() {
+	r, _ := ctx.Value(unitCtx{}).(*callRun)
+	if r == nil || r.u.keeper != s.k || r.done.Load() {
 		return nil
 	}
-	return u
+	return r.u
 }
 
 func (s *unitStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
@@ -79,10 +152,168 @@ func (s *unitStore) Update(ctx context.Context, fn func(storage.Tx) error) error
 		}
 		return err
 	}
+	return u.do(ctx, fn, true, nil)
+}
+
+func (s *unitStore) View(ctx context.Context, fn func(storage.Tx) error) error {
+	u := s.unit(ctx)
+	if u == nil {
+		return s.Store.View(ctx, fn)
+	}
+	return u.do(ctx, fn, false, s.Store)
+}
+
+// Probe passes the wrapped store's health check through.
+func (s *unitStore) Probe(ctx context.Context) error {
+	if p, ok := s.Store.(storage.Prober); ok {
+		return p.Probe(ctx)
+	}
+	return nil
+}
+
+// do runs fn for the call: on the unit's transaction, opened by the first
+// write; a View before it on outside, as without a key.
+func (u *unit) do(ctx context.Context, fn func(storage.Tx) error, write bool, outside storage.Store) error {
+	if u.inOp.Load() {
+		// Called from an operation running on the transaction, in its
+		// goroutine: waiting for that goroutine would wait for itself.
+		return u.apply(ctx, u.tx, fn, write)
+	}
+	u.mu.Lock()
+	if !u.open {
+		if !write {
+			u.mu.Unlock()
+			return outside.View(ctx, fn)
+		}
+		u.start()
+	}
+	defer u.mu.Unlock()
+	return u.send(op{ctx: ctx, fn: fn, write: write})
+}
+
+// start opens the unit's transaction; u.mu is held.
+func (u *unit) start() {
+	u.open = true
+	u.ops, u.reply = make(chan op), make(chan opResult, 1)
+	u.rerun, u.ended = make(chan struct{}), make(chan struct{})
+	select {
+	case u.keeper.units <- u: // an idle worker takes it
+	default:
+		go u.keeper.work(u)
+	}
+}
+
+// workerIdle is how long a unit's goroutine waits for the next unit.
+const workerIdle = 5 * time.Second
+
+// work serves u's transaction, then the next units handed to it until it
+// was idle for workerIdle. A goroutine that served a unit has grown its
+// stack to what the call's operations need (the JSON encoder's frames are
+// large); a new goroutine per unit grew it again, copying it each time,
+// which cost a tenth of a keyed create's CPU.
+func (k *Keeper) work(u *unit) {
+	idle := time.NewTimer(workerIdle)
+	defer idle.Stop()
+	for {
+		u.serve()
+		idle.Reset(workerIdle)
+		select {
+		case u = <-k.units:
+		case <-idle.C:
+			return
+		}
+	}
+}
+
+// send hands o to the transaction and returns its result; u.mu is held.
+func (u *unit) send(o op) error {
+	select {
+	case u.ops <- o:
+	case <-u.ended:
+		// The transaction ended without running it (the store refused
+		// to begin, or the context ended while waiting for the writer).
+		return u.final
+	}
+	r := <-u.reply
+	if r.panic != nil {
+		panic(r.panic)
+	}
+	return r.err
+}
+
+// serve runs the unit's transaction until the call's end.
+func (u *unit) serve() {
+	defer close(u.ended)
+	defer func() {
+		// The call's own panics come back to it (run); one of the store
+		// or of the keeper is the call's error, not the process's end.
+		if p := recover(); p != nil {
+			u.final = deliverykit.Errorf(deliverykit.KindInternal, "idempotency: unit of work: panic: %v", p)
+		}
+	}()
+	attempt := 0
+	u.final = u.keeper.store.Update(u.ctx, func(tx storage.Tx) error {
+		attempt++
+		return u.attempt(tx, attempt)
+	})
+}
+
+// attempt is one run of the transaction's function. A store may run it
+// again (bolt runs a failed batch member alone, PostgreSQL retries a
+// serialization failure); the call's operations of the first run are
+// then gone, so the call runs again (Keeper.unit) with the unit open.
+func (u *unit) attempt(tx storage.Tx, n int) error {
+	// Another server may have stored an answer since the look before the
+	// call: it is the answer, and the call's operations are refused.
+	rec, found, early := u.keeper.get(tx, u.rk)
+	if early == nil && found {
+		u.replay, early = rec, errReplay
+	}
+	u.expired = rec.At
+	u.tx, u.view = tx, readTx{tx}
+	if n > 1 {
+		if early != nil {
+			return early
+		}
+		u.tainted = false
+		u.rerun <- struct{}{}
+	}
+	for o := range u.ops {
+		if o.end != nil {
+			return u.end(tx, o.end, early)
+		}
+		if early != nil {
+			u.reply <- opResult{err: early}
+			continue
+		}
+		u.reply <- u.run(o)
+	}
+	panic("unreachable: ops is never closed")
+}
+
+// run runs o on the transaction, a panic included in its result.
+func (u *unit) run(o op) (res opResult) {
+	u.inOp.Store(true)
+	// Cleared before the result is sent: the call's next operation must
+	// not take itself for a nested one.
+	defer u.inOp.Store(false)
+	defer func() {
+		if p := recover(); p != nil {
+			res = opResult{panic: p}
+		}
+	}()
+	return opResult{err: u.apply(o.ctx, u.tx, o.fn, o.write)}
+}
+
+// apply runs fn on tx as a nested Update (write) or View.
+func (u *unit) apply(ctx context.Context, tx storage.Tx, fn func(storage.Tx) error, write bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t := &writeTx{Tx: u.tx}
+	if !write {
+		return fn(&u.view)
+	}
+	t := &writeTx{Tx: tx}
 	err := fn(t)
 	if err == nil {
 		err = ctx.Err()
@@ -93,23 +324,52 @@ func (s *unitStore) Update(ctx context.Context, fn func(storage.Tx) error) error
 	return err
 }
 
-func (s *unitStore) View(ctx context.Context, fn func(storage.Tx) error) error {
-	u := s.unit(ctx)
-	if u == nil {
-		return s.Store.View(ctx, fn)
+// end ends an attempt with the call's result: the answer is stored and
+// the attempt commits, or an error rolls it back.
+func (u *unit) end(tx storage.Tx, e *ending, early error) error {
+	switch {
+	case early != nil:
+		// The call's operations were refused: its result is of no
+		// account.
+		return early
+	case e.err != nil:
+		return callError{e.err}
+	case u.tainted:
+		return errTainted
+	case !Storable(e.answer.Status):
+		return errDiscard
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return fn(readTx{u.tx})
+	return u.keeper.put(tx, u.rk, newRecord(e.hash, e.answer, u.keeper.clock.Now()), u.expired)
 }
 
-// Probe passes the wrapped store's health check through.
-func (s *unitStore) Probe(ctx context.Context) error {
-	if p, ok := s.Store.(storage.Prober); ok {
-		return p.Probe(ctx)
+// finish ends the call's run with its result. It returns the unit's
+// result (the transaction's Update's), or rerun when the store runs the
+// transaction again and the call must run again in it.
+func (u *unit) finish(e *ending) (err error, rerun bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	select {
+	case u.ops <- op{end: e}:
+	case <-u.ended:
+		return u.final, false
 	}
-	return nil
+	select {
+	case <-u.rerun:
+		return nil, true
+	case <-u.ended:
+		return u.final, false
+	}
+}
+
+// abort rolls the unit back after the call panicked, so that its
+// goroutine ends and the store's writer is free again.
+func (u *unit) abort(p any) {
+	e := &ending{err: fmt.Errorf("idempotency: the call panicked: %v", p)}
+	for {
+		if _, rerun := u.finish(e); !rerun {
+			return
+		}
+	}
 }
 
 // writeTx notes whether a nested function wrote.
@@ -133,24 +393,24 @@ func (t *writeTx) NextSequence(coll string) (uint64, error) {
 	return t.Tx.NextSequence(coll)
 }
 
+// Unwrap returns the unit's transaction, for wrappers that look for their
+// own (the outbox's).
+func (t *writeTx) Unwrap() storage.Tx { return t.Tx }
+
 // readTx is a View on the unit's transaction: it sees the call's own
 // writes and refuses writes, as a View does.
 type readTx struct{ tx storage.Tx }
 
-func (t readTx) Get(coll, key string) (storage.Record, error) { return t.tx.Get(coll, key) }
+func (t *readTx) Get(coll, key string) (storage.Record, error) { return t.tx.Get(coll, key) }
 
-func (t readTx) Scan(coll string, r storage.Range) iter.Seq2[storage.Record, error] {
+func (t *readTx) Scan(coll string, r storage.Range) iter.Seq2[storage.Record, error] {
 	return t.tx.Scan(coll, r)
 }
 
-func (readTx) Put(string, string, []byte, storage.Condition) (storage.Record, error) {
+func (*readTx) Put(string, string, []byte, storage.Condition) (storage.Record, error) {
 	return storage.Record{}, storage.ErrReadOnly
 }
 
-func (readTx) Delete(string, string, storage.Condition) error { return storage.ErrReadOnly }
+func (*readTx) Delete(string, string, storage.Condition) error { return storage.ErrReadOnly }
 
-func (readTx) NextSequence(string) (uint64, error) { return 0, storage.ErrReadOnly }
-
-// Unwrap returns the unit's transaction, for wrappers that look for their
-// own (the outbox's).
-func (t *writeTx) Unwrap() storage.Tx { return t.Tx }
+func (*readTx) NextSequence(string) (uint64, error) { return 0, storage.ErrReadOnly }

@@ -37,6 +37,8 @@ func Run(t *testing.T, newStores NewStores) {
 		{"TenantScope", testTenantScope},
 		{"NestedFailure", testNestedFailure},
 		{"RunError", testRunError},
+		{"LazyUnit", testLazyUnit},
+		{"NoWrite", testNoWrite},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores) })
 	}
@@ -412,5 +414,128 @@ func testRunError(t *testing.T, newStores NewStores) {
 	}
 	if r := do(t, s, "k", req("site-1", `{}`), s.create("x")); r.Replayed || r.Err != "" {
 		t.Errorf("retry: %+v, want a run", r)
+	}
+}
+
+// testLazyUnit: the unit's transaction opens at the call's first write.
+// Before it, the call reads committed state and another writer is not
+// kept waiting (on a store with one writer it would wait for the whole
+// call); after it, the call's Views see its own writes, also from inside
+// one of its Updates.
+func testLazyUnit(t *testing.T, newStores NewStores) {
+	a, _ := newStores(t)
+	s := newServer(a, deliverykit.NewManualClock(start))
+	put := func(ctx context.Context, st storage.Store, key string) error {
+		return st.Update(ctx, func(tx storage.Tx) error {
+			_, err := tx.Put("effects", key, []byte(`{}`), storage.AnyVersion)
+			return err
+		})
+	}
+	has := func(tx storage.Tx, key string) (bool, error) {
+		_, err := tx.Get("effects", key)
+		if errors.Is(err, storage.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	if err := put(t.Context(), a, "before"); err != nil {
+		t.Fatal(err)
+	}
+	read, proceed := make(chan struct{}), make(chan struct{})
+	var seen []string
+	note := func(what string, ok bool, err error) error {
+		seen = append(seen, fmt.Sprintf("%s %v", what, ok))
+		return err
+	}
+	run := func(ctx context.Context) (idempotency.Answer, error) {
+		err := s.store.View(ctx, func(tx storage.Tx) error {
+			ok, err := has(tx, "before")
+			return note("before, read first", ok, err)
+		})
+		if err != nil {
+			return idempotency.Answer{}, err
+		}
+		close(read)
+		<-proceed
+		err = s.store.Update(ctx, func(tx storage.Tx) error {
+			if _, err := tx.Put("effects", "x", []byte(`{}`), storage.MustNotExist()); err != nil {
+				return err
+			}
+			// A View from inside the Update runs on its transaction.
+			return s.store.View(ctx, func(tx storage.Tx) error {
+				ok, err := has(tx, "x")
+				return note("own write, nested view", ok, err)
+			})
+		})
+		if err != nil {
+			return idempotency.Answer{}, err
+		}
+		err = s.store.View(ctx, func(tx storage.Tx) error {
+			ok, err := has(tx, "during")
+			if err == nil {
+				err = note("during, after the first write", ok, nil)
+			}
+			ok, err2 := has(tx, "x")
+			return errors.Join(err, note("own write, view", ok, err2))
+		})
+		return idempotency.Answer{Status: http.StatusCreated, Body: []byte("x")}, err
+	}
+	done := make(chan result)
+	go func() { done <- do(t, s, "k", req("site-1", `{}`), run) }()
+	<-read
+	// The call has read and not written: its unit holds no writer. (On a
+	// store with one writer, a unit opened before would make this wait
+	// for the call, which waits for this.)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	err := put(ctx, a, "during")
+	cancel()
+	close(proceed)
+	first := <-done
+	if err != nil {
+		t.Fatalf("a write while the keyed call had only read: %v", err)
+	}
+	want := []string{"before, read first true", "own write, nested view true", "during, after the first write true", "own write, view true"}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("reads (-want +got):\n%s", diff)
+	}
+	wantAnswer := result{Answer: idempotency.Answer{Status: http.StatusCreated, Body: []byte("x")}}
+	if diff := cmp.Diff(wantAnswer, first); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+	again := do(t, s, "k", req("site-1", `{}`), run)
+	wantAnswer.Replayed = true
+	if diff := cmp.Diff(wantAnswer, again); diff != "" {
+		t.Errorf("repeat (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"before", "during", "x"}, effects(t, a)); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
+
+// testNoWrite: a call that only reads has its answer kept all the same
+// (in a transaction of its own), and a repeat does not run it.
+func testNoWrite(t *testing.T, newStores NewStores) {
+	a, _ := newStores(t)
+	s := newServer(a, deliverykit.NewManualClock(start))
+	runs := 0
+	run := func(ctx context.Context) (idempotency.Answer, error) {
+		runs++
+		err := s.store.View(ctx, func(tx storage.Tx) error {
+			_, err := tx.Get("effects", "nothing")
+			return err
+		})
+		if !errors.Is(err, storage.ErrNotFound) {
+			return idempotency.Answer{}, fmt.Errorf("get: %v", err)
+		}
+		return idempotency.Answer{Status: http.StatusNotFound, Body: []byte("no such thing")}, nil
+	}
+	got := []result{do(t, s, "k", req("site-1", `{}`), run), do(t, s, "k", req("site-1", `{}`), run)}
+	want := []result{{Answer: idempotency.Answer{Status: http.StatusNotFound, Body: []byte("no such thing")}},
+		{Answer: idempotency.Answer{Status: http.StatusNotFound, Body: []byte("no such thing")}, Replayed: true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+	if runs != 1 {
+		t.Errorf("ran %d times, want 1", runs)
 	}
 }
