@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -28,6 +29,7 @@ type siteStore struct {
 	storage.Store
 	prefix string // the site id and "/"
 	seen   *sync.Map
+	closed atomic.Bool
 }
 
 func newSiteStore(s storage.Store, site string, seen *sync.Map) *siteStore {
@@ -35,10 +37,16 @@ func newSiteStore(s storage.Store, site string, seen *sync.Map) *siteStore {
 }
 
 func (s *siteStore) View(ctx context.Context, fn func(storage.Tx) error) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
 	return s.Store.View(ctx, func(tx storage.Tx) error { return fn(&siteTx{tx: tx, s: s}) })
 }
 
 func (s *siteStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
 	var noted []string
 	err := s.Store.Update(ctx, func(tx storage.Tx) error {
 		t := &siteTx{tx: tx, s: s}
@@ -62,8 +70,21 @@ func (s *siteStore) Probe(ctx context.Context) error {
 	return nil
 }
 
-// Close does nothing: the deployment's store outlives its test sites.
-func (s *siteStore) Close() error { return nil }
+// Close closes the view only: the deployment's store outlives its test
+// sites.
+func (s *siteStore) Close() error {
+	s.closed.Store(true)
+	return nil
+}
+
+// names checks a collection name and key as the backends do: the prefix
+// would otherwise make an empty one look valid.
+func names(coll, key string) error {
+	if err := storage.ValidateName("collection", coll); err != nil {
+		return err
+	}
+	return storage.ValidateName("key", key)
+}
 
 type siteTx struct {
 	tx storage.Tx
@@ -77,12 +98,18 @@ type siteTx struct {
 func (t *siteTx) Unwrap() storage.Tx { return t.tx }
 
 func (t *siteTx) Get(coll, key string) (storage.Record, error) {
+	if err := names(coll, key); err != nil {
+		return storage.Record{}, err
+	}
 	r, err := t.tx.Get(collPrefix+coll, t.s.prefix+key)
 	r.Key = key
 	return r, err
 }
 
 func (t *siteTx) Put(coll, key string, val []byte, cond storage.Condition) (storage.Record, error) {
+	if err := names(coll, key); err != nil {
+		return storage.Record{}, err
+	}
 	if err := t.note(coll); err != nil {
 		return storage.Record{}, err
 	}
@@ -106,10 +133,16 @@ func (t *siteTx) note(coll string) error {
 }
 
 func (t *siteTx) Delete(coll, key string, cond storage.Condition) error {
+	if err := names(coll, key); err != nil {
+		return err
+	}
 	return t.tx.Delete(collPrefix+coll, t.s.prefix+key, cond)
 }
 
 func (t *siteTx) Scan(coll string, r storage.Range) iter.Seq2[storage.Record, error] {
+	if err := storage.ValidateName("collection", coll); err != nil {
+		return func(yield func(storage.Record, error) bool) { yield(storage.Record{}, err) }
+	}
 	r.Prefix = t.s.prefix + r.Prefix
 	if r.After != "" {
 		r.After = t.s.prefix + r.After
@@ -125,6 +158,9 @@ func (t *siteTx) Scan(coll string, r storage.Range) iter.Seq2[storage.Record, er
 }
 
 func (t *siteTx) NextSequence(coll string) (uint64, error) {
+	if err := storage.ValidateName("collection", coll); err != nil {
+		return 0, err
+	}
 	// A sequence of its own per site: parallel test sites never wait for
 	// each other on a shared counter.
 	return t.tx.NextSequence(collPrefix + t.s.prefix + coll)
