@@ -219,6 +219,14 @@ func TestLiveSitesSeeNoTestMode(t *testing.T) {
 			t.Errorf("%s %s without a key: %d, want 401", p.method, p.path, st)
 		}
 	}
+	// A magic value means nothing to a live site: a fault named in
+	// meta.test_scenario books as any delivery does.
+	b := bookingOf(1, "BOOKING_REJECTED", "shipment")
+	b.shipment["sender"].(map[string]any)["address"].(map[string]any)["country"] = "DE"
+	var out map[string]any
+	if st := s.do("POST", "/v1/som/shipments.createAndBook", "demo-key-2", b.shipment, &out); st != 200 {
+		t.Errorf("a live site's booking naming a fault: %d %v, want 200", st, out)
+	}
 }
 
 // TestSitesExpireAndAreBounded: a site unused for a day is deleted with
