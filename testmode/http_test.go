@@ -348,3 +348,36 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvanceExpires: an advance past a checkout session's expiry and
+// its retention deletes it, and says so; advancing to a time works as a
+// duration does.
+func TestAdvanceExpires(t *testing.T) {
+	s := newServer(t, nil)
+	a := s.newSite("demo-key")
+	body := map[string]any{"purchase_country": "SE", "purchase_currency": "SEK", "locales": []string{"sv-SE"},
+		"cart":           map[string]any{"cart_id": "c-1", "total_value": 45000, "items": []any{map[string]any{"sku": "tent", "name": "Tent", "quantity": 1, "price": 45000}}},
+		"search_address": map[string]any{"postal_code": "111 57", "country": "SE"}}
+	var created struct {
+		Session struct {
+			ID string `json:"id"`
+		} `json:"session"`
+	}
+	if st := s.do("POST", "/v1/siw/session.create", a.APIKey, body, &created); st != 200 {
+		t.Fatalf("create: %d", st)
+	}
+	var adv struct {
+		Now time.Time    `json:"now"`
+		Ran testmode.Ran `json:"ran"`
+	}
+	to := start.Add(10 * 24 * time.Hour)
+	if st := s.do("POST", "/v1/test/clock:advance", a.APIKey, map[string]any{"to": to}, &adv); st != 200 || !adv.Now.Equal(to) {
+		t.Fatalf("advance: %d %+v", st, adv)
+	}
+	if adv.Ran.Expired != 1 {
+		t.Errorf("ran %+v, want one expired session", adv.Ran)
+	}
+	if st := s.do("GET", "/v1/siw/session.get?id="+created.Session.ID, a.APIKey, nil, nil); st != http.StatusNotFound {
+		t.Errorf("the expired session: %d, want 404", st)
+	}
+}
