@@ -387,6 +387,22 @@ func (k *Kit) TriggerEvent(ctx context.Context, t event.Type) (string, error) {
 	return out.EventID, nil
 }
 
+// SetFaults sets the carrier faults every booking of a test site's kit
+// meets from now on (none clears them), as POST /v1/test/faults does.
+func (k *Kit) SetFaults(ctx context.Context, faults ...carrier.Fault) error {
+	if k.parent == nil {
+		return errors.New("deliverykittest: SetFaults: not a test site's kit (NewSite)")
+	}
+	req := testmode.FaultsRequest{Faults: make([]string, len(faults))}
+	for i, f := range faults {
+		req.Faults[i] = string(f)
+	}
+	if _, err := k.parent.Services.TestSites.SetFaults(ctx, k.Site, req); err != nil {
+		return fmt.Errorf("deliverykittest: %w", err)
+	}
+	return nil
+}
+
 // AdvanceTo is Advance up to t (nothing when t is not later).
 func (k *Kit) AdvanceTo(ctx context.Context, t time.Time) error {
 	return k.Advance(ctx, max(t.Sub(k.Clock.Now()), 0))

@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/deliverykittest"
 	"github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/notify"
+	"github.com/deliverykit/deliverykit/shipment/carrier"
 	"github.com/deliverykit/deliverykit/tracking"
 )
 
@@ -52,6 +54,22 @@ func TestNewSite(t *testing.T) {
 	}
 	if _, err := k.Services.Tracking.Parcels(ctx, k.Site, tracking.ParcelsQuery{TrackingNumber: p.TrackingNumber}); err == nil {
 		t.Errorf("the kit's site sees the test site's parcel %s", p.TrackingNumber)
+	}
+	// A fault by name refuses the next booking until cleared.
+	if err := b.SetFaults(ctx, carrier.FaultBookingRejected); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.CheckoutAndShip(ctx, deliverykittest.Order{ExternalID: "SO-2"}); deliverykit.KindOf(err) != deliverykit.KindFailedPrecondition {
+		t.Errorf("a booking under BOOKING_REJECTED: %v", err)
+	}
+	if err := b.SetFaults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.CheckoutAndShip(ctx, deliverykittest.Order{ExternalID: "SO-3"}); err != nil {
+		t.Errorf("a booking once the fault cleared: %v", err)
+	}
+	if err := k.SetFaults(ctx, carrier.FaultCarrierUnavailable); err == nil {
+		t.Error("the kit's own site took a fault")
 	}
 	id, err := b.TriggerEvent(ctx, event.TypeReturnCreated)
 	if err != nil {
