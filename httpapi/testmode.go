@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	_ "embed"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -59,8 +60,8 @@ func (h testHandlers) create(w http.ResponseWriter, r *http.Request, site string
 
 func (h testHandlers) clock(w http.ResponseWriter, r *http.Request, site string) error {
 	id := r.URL.Query().Get("site_id")
-	if len(id) > maxTestSiteID {
-		return deliverykit.InvalidField("site_id", "max", "at most 64 characters")
+	if err := checkTestSiteID(id); err != nil {
+		return err
 	}
 	v, err := h.svc.Now(r.Context(), site, id)
 	if err != nil {
@@ -73,13 +74,21 @@ func (h testHandlers) clock(w http.ResponseWriter, r *http.Request, site string)
 // maxTestSiteID bounds a site_id before it is looked up.
 const maxTestSiteID = 64
 
+// checkTestSiteID refuses a site_id too long to be a test site's.
+func checkTestSiteID(id string) error {
+	if len(id) > maxTestSiteID {
+		return deliverykit.InvalidField("site_id", "max", fmt.Sprintf("at most %d characters", maxTestSiteID))
+	}
+	return nil
+}
+
 func (h testHandlers) advance(w http.ResponseWriter, r *http.Request, site string) error {
 	var req testmode.AdvanceRequest
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	if len(req.SiteID) > maxTestSiteID {
-		return deliverykit.InvalidField("site_id", "max", "at most 64 characters")
+	if err := checkTestSiteID(req.SiteID); err != nil {
+		return err
 	}
 	out, err := h.svc.Advance(r.Context(), site, req)
 	if err != nil {
@@ -100,8 +109,8 @@ func (h testHandlers) emit(w http.ResponseWriter, r *http.Request, site string) 
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	if len(req.SiteID) > maxTestSiteID {
-		return deliverykit.InvalidField("site_id", "max", "at most 64 characters")
+	if err := checkTestSiteID(req.SiteID); err != nil {
+		return err
 	}
 	out, err := h.svc.Emit(r.Context(), site, req.SiteID, req.Type)
 	if err != nil {
@@ -113,8 +122,8 @@ func (h testHandlers) emit(w http.ResponseWriter, r *http.Request, site string) 
 
 func (h testHandlers) faults(w http.ResponseWriter, r *http.Request, site string) error {
 	id := r.URL.Query().Get("site_id")
-	if len(id) > maxTestSiteID {
-		return deliverykit.InvalidField("site_id", "max", "at most 64 characters")
+	if err := checkTestSiteID(id); err != nil {
+		return err
 	}
 	out, err := h.svc.ReadFaults(r.Context(), site, id)
 	if err != nil {
@@ -129,8 +138,8 @@ func (h testHandlers) setFaults(w http.ResponseWriter, r *http.Request, site str
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	if len(req.SiteID) > maxTestSiteID {
-		return deliverykit.InvalidField("site_id", "max", "at most 64 characters")
+	if err := checkTestSiteID(req.SiteID); err != nil {
+		return err
 	}
 	out, err := h.svc.SetFaults(r.Context(), site, req)
 	if err != nil {

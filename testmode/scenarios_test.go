@@ -178,15 +178,21 @@ func (h *hookReceiver) parcelHooks(site, tn string) []string {
 		if d.Data["tracking_number"] != tn {
 			continue
 		}
-		s := string(d.Type)
-		for _, k := range []string{"step", "alert"} {
-			if v, _ := d.Data[k].(string); v != "" {
-				s += ":" + v
-			}
-		}
-		out = append(out, s)
+		out = append(out, hookLabel(d.Type, d.Data))
 	}
 	return out
+}
+
+// hookLabel is a delivery as a journey lists it: its type, and its step
+// or alert when it has one.
+func hookLabel(t event.Type, data map[string]any) string {
+	s := string(t)
+	for _, k := range []string{"step", "alert"} {
+		if v, _ := data[k].(string); v != "" {
+			s += ":" + v
+		}
+	}
+	return s
 }
 
 // newHookedServer is newServer whose demo site sends every event to a
@@ -449,13 +455,7 @@ func TestScenariosInGo(t *testing.T) {
 			if json.Unmarshal(d.Data, &data) != nil || data["tracking_number"] != parcels[i].tn {
 				continue
 			}
-			s := string(d.Type)
-			for _, k := range []string{"step", "alert"} {
-				if v, _ := data[k].(string); v != "" {
-					s += ":" + v
-				}
-			}
-			got.Webhooks = append(got.Webhooks, s)
+			got.Webhooks = append(got.Webhooks, hookLabel(d.Type, data))
 		}
 		if *printJourneys {
 			t.Logf("%s: %#v", row.code, got)
