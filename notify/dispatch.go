@@ -14,6 +14,7 @@ import (
 
 	outboxevent "github.com/deliverykit/deliverykit/event"
 	"github.com/deliverykit/deliverykit/internal/i18n"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -27,35 +28,10 @@ import (
 // least once and a notification is never lost.
 func (s *Service) Dispatch(ctx context.Context) (int, error) {
 	now := s.opts.Clock.Now().UTC()
-	type ref struct{ site, id string }
-	var refs []ref
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		for e, err := range due.Due(tx, now, s.opts.Batch) {
-			if err != nil {
-				return err
-			}
-			site, id, ok := strings.Cut(e.ID, storage.KeySep)
-			if !ok || strings.Contains(id, storage.KeySep) {
-				break
-			}
-			refs = append(refs, ref{site, id})
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	sent := 0
-	for _, r := range refs {
-		ok, err := s.send(ctx, r.site, r.id, now)
-		if err != nil {
-			return sent, err
-		}
-		if ok {
-			sent++
-		}
-	}
-	return sent, nil
+	return queue.Drain(ctx, s.store, due, now, s.opts.Batch, func(e queue.Entry[marker]) ([2]string, bool) {
+		site, id, ok := strings.Cut(e.ID, storage.KeySep)
+		return [2]string{site, id}, ok && !strings.Contains(id, storage.KeySep)
+	}, func(r [2]string) (int, error) { return queue.One(s.send(ctx, r[0], r[1], now)) })
 }
 
 // Step is one round of the background work that wiring.Services.Run
@@ -76,15 +52,8 @@ func (s *Service) Step(ctx context.Context) (int, error) {
 // send succeeded; a notification that is not open or not due is skipped.
 func (s *Service) send(ctx context.Context, site, id string, now time.Time) (bool, error) {
 	q := s.queue()
-	var claimed record
-	var version uint64
-	ok := false
-	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		var err error
-		claimed, version, ok, err = q.Claim(tx, storage.Key(site, id), now, func(_ storage.Tx, r *record, _ uint64) (bool, error) {
-			return r.open(), nil
-		})
-		return err
+	claimed, version, ok, err := q.Take(ctx, s.store, storage.Key(site, id), now, func(_ storage.Tx, r *record, _ uint64) (bool, error) {
+		return r.open(), nil
 	})
 	if err != nil || !ok {
 		return false, err
@@ -107,10 +76,8 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 	}
 	// Settled even when the caller's context ended meanwhile: the send
 	// happened.
-	err = q.Settle(ctx, s.store, storage.Key(site, id), version, func(tx storage.Tx, r *record, v uint64) error {
-		if r == nil {
-			return nil // cancelled or changed while being sent
-		}
+	// A notification cancelled or changed while being sent is left as it is.
+	_, err = q.Settle(ctx, s.store, storage.Key(site, id), version, func(tx storage.Tx, r *record, v uint64) error {
 		old := dueKey(r)
 		if sendErr == nil {
 			r.Status, r.TriggeredAt, r.LastError = StatusTriggered, now, ""
@@ -187,9 +154,6 @@ func publicReason(err error) string {
 	}
 	return "the sender could not deliver the message"
 }
-
-// backoff is RetryBase × 2^(attempts−1), at most RetryMax.
-func (s *Service) backoff(attempts int) time.Duration { return s.queue().Policy.Backoff(attempts) }
 
 // LogSender is the default Sender: it logs each message (without the
 // recipient's address, which is personal data) and keeps it in memory for

@@ -189,7 +189,7 @@ func TestBackoffCapped(t *testing.T) {
 		want     time.Duration
 	}{{1, time.Minute}, {2, 2 * time.Minute}, {3, 4 * time.Minute}, {7, time.Hour}, {100, time.Hour}}
 	for _, tt := range tests {
-		if got := s.backoff(tt.attempts); got != tt.want {
+		if got := s.queue().Policy.Backoff(tt.attempts); got != tt.want {
 			t.Errorf("backoff(%d) = %v, want %v", tt.attempts, got, tt.want)
 		}
 	}
@@ -201,7 +201,7 @@ func TestBackoffCapped(t *testing.T) {
 		if attempts > 1 {
 			want = math.MaxInt64
 		}
-		if got := huge.backoff(attempts); got != want {
+		if got := huge.queue().Policy.Backoff(attempts); got != want {
 			t.Errorf("huge backoff(%d) = %v, want %v", attempts, got, want)
 		}
 	}

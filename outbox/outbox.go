@@ -296,38 +296,9 @@ func Applied(tx storage.Tx, consumer, id string) (bool, error) {
 // consumers. Consumer failures are not errors of Dispatch: they are
 // retried later. Its error is the store's.
 func (d *Dispatcher) Dispatch(ctx context.Context) (int, error) {
-	now := d.opts.Clock.Now().UTC()
-	var seqs []uint64
-	err := d.store.View(ctx, func(tx storage.Tx) error {
-		seqs = seqs[:0]
-		for e, err := range due.Due(tx, now, d.opts.Batch) {
-			if err != nil {
-				return err
-			}
-			if !d.isHeld(e.Value) {
-				seqs = append(seqs, e.Value)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return d.deliverAll(ctx, seqs)
-}
-
-func (d *Dispatcher) deliverAll(ctx context.Context, seqs []uint64) (int, error) {
-	n := 0
-	for _, seq := range seqs {
-		ok, err := d.deliver(ctx, seq, nil)
-		if err != nil {
-			return n, err
-		}
-		if ok {
-			n++
-		}
-	}
-	return n, nil
+	return queue.Drain(ctx, d.store, due, d.opts.Clock.Now().UTC(), d.opts.Batch,
+		func(e queue.Entry[uint64]) (uint64, bool) { return e.Value, !d.isHeld(e.Value) },
+		func(seq uint64) (int, error) { return queue.One(d.deliver(ctx, seq, nil)) })
 }
 
 // Step is Dispatch: one round of the background work that
@@ -358,33 +329,24 @@ func (d *Dispatcher) deliver(ctx context.Context, seq uint64, wait context.Conte
 // must wait for (only when mayWait).
 func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) (bool, uint64, error) {
 	now := d.opts.Clock.Now().UTC()
-	var claimed record
-	var version, blocker uint64
-	ok := false
+	var blocker uint64
 	key := storage.Uint64Key(seq)
-	err := d.store.Update(ctx, func(tx storage.Tx) error {
+	claimed, version, ok, err := d.q.Take(ctx, d.store, key, now, func(tx storage.Tx, r *record, v uint64) (bool, error) {
 		blocker = 0
-		var err error
-		claimed, version, ok, err = d.q.Claim(tx, key, now, func(tx storage.Tx, r *record, v uint64) (bool, error) {
-			if !r.DeadAt.IsZero() {
-				return false, nil
-			}
-			earlier, err := earlierPending(tx, r)
-			if err != nil || earlier == nil {
-				r.Waiting = 0
-				return err == nil, err
-			}
-			if mayWait && d.isLocal(earlier.Seq) {
-				blocker = earlier.Seq
-				return false, nil
-			}
-			return false, park(tx, r, v, earlier, now)
-		})
-		return err
+		if !r.DeadAt.IsZero() {
+			return false, nil
+		}
+		earlier, err := earlierPending(tx, r)
+		if err != nil || earlier == nil {
+			r.Waiting = 0
+			return err == nil, err
+		}
+		if mayWait && d.isLocal(earlier.Seq) {
+			blocker = earlier.Seq
+			return false, nil
+		}
+		return false, park(tx, r, v, earlier, now)
 	})
-	if queue.ClaimedElsewhere(err) {
-		return false, 0, nil // another dispatcher claimed it first
-	}
 	if err != nil || !ok {
 		return false, blocker, err
 	}
@@ -394,21 +356,15 @@ func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) 
 	done, failure := d.apply(cctx, &claimed)
 	// Settle with a fresh context: the consumers ran, so what they did is
 	// recorded even when the caller's context ended meanwhile.
-	allDone := false
-	err = d.q.Settle(ctx, d.store, key, version, func(tx storage.Tx, r *record, v uint64) error {
-		if r == nil {
-			allDone = false
-			return nil // the lease ran out and another dispatcher took it
-		}
+	held, err := d.q.Settle(ctx, d.store, key, version, func(tx storage.Tx, r *record, v uint64) error {
 		r.Done = done
-		allDone = failure == nil
-		if allDone {
-			if err := settleSubject(tx, r, d.opts.Clock.Now().UTC()); err != nil {
-				return err
-			}
-			return remove(tx, r)
+		if failure != nil {
+			return d.fail(ctx, tx, r, v, failure, now)
 		}
-		return d.fail(ctx, tx, r, v, failure, now)
+		if err := settleSubject(tx, r, d.opts.Clock.Now().UTC()); err != nil {
+			return err
+		}
+		return remove(tx, r)
 	})
 	if errors.Is(err, storage.ErrNotFound) {
 		err = nil
@@ -416,7 +372,7 @@ func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) 
 	if err == nil {
 		d.deliverFollowers(ctx, next.take())
 	}
-	return allDone && err == nil, 0, err
+	return held && failure == nil, 0, err
 }
 
 // deliverFollowers delivers, now that the event they waited for is

@@ -108,13 +108,13 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 	out := s.send(ctx, t, &claimed, now)
 	// Settled even when the caller's context ended meanwhile: the
 	// request was made.
-	err = s.q.Settle(ctx, s.store, key, version, func(tx storage.Tx, r *record, v uint64) error {
+	held, err := s.q.Settle(ctx, s.store, key, version, func(tx storage.Tx, r *record, v uint64) error {
 		n = note{}
-		if r == nil {
-			return nil // the lease ran out and another sender took it
-		}
 		return s.settle(tx, r, v, out, now, &n)
 	})
+	if !held {
+		n = note{} // the lease ran out and another sender took it
+	}
 	if errors.Is(err, storage.ErrNotFound) {
 		return result{rf: rf}
 	}
@@ -353,5 +353,13 @@ func promote(tx storage.Tx, site, endpoint, subject string, now time.Time, n *no
 	return nil
 }
 
-// backoff is the wait after the attempts-th failure (queue.Policy).
-func (s *Service) backoff(attempts int) time.Duration { return s.q.Policy.Backoff(attempts) }
+// ReleaseLeases makes every claimed or backing-off delivery due now and
+// returns how many it released. A process that is the only one using its
+// store (a bolt file) calls it at start: leases held when the previous
+// process died are stale, and their deliveries need not wait for them to
+// run out. Never call it on a store other running senders share.
+func (s *Service) ReleaseLeases(ctx context.Context) (int, error) {
+	return s.q.ReleaseLeases(ctx, s.store, s.opts.Clock.Now().UTC(), func(e queue.Entry[ref]) string {
+		return deliveryKey(e.Value.Site, e.Value.Endpoint, e.Value.Seq)
+	})
+}

@@ -231,7 +231,7 @@ func TestBackoffJitter(t *testing.T) {
 		{1, 750 * time.Millisecond}, {2, 1500 * time.Millisecond}, {3, 3 * time.Second}, {13, 45 * time.Minute}, {1000, 45 * time.Minute},
 	}
 	for _, tt := range tests {
-		if got := e.svc.backoff(tt.attempts); got != tt.want {
+		if got := e.svc.q.Policy.Backoff(tt.attempts); got != tt.want {
 			t.Errorf("backoff(%d) = %s, want %s", tt.attempts, got, tt.want)
 		}
 	}

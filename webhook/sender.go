@@ -296,20 +296,9 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 
 // dispatch is Dispatch, telling what its pump did.
 func (s *Service) dispatch(ctx context.Context) (*pump, error) {
-	now := s.opts.Clock.Now().UTC()
 	p := s.newPump()
-	postpone := map[time.Time][]ref{}
-	refs, err := s.scan(ctx, now, postpone)
-	if err != nil {
+	if err := s.look(ctx, p); err != nil {
 		return p, err
-	}
-	for _, rf := range refs {
-		p.ready.add(rf)
-	}
-	for until, refs := range postpone {
-		if err := s.postpone(ctx, refs, now, until); err != nil {
-			return p, err
-		}
 	}
 	p.start(ctx)
 	for p.running > 0 {

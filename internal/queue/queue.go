@@ -311,24 +311,83 @@ func (q *Queue[R, V]) Claim(tx storage.Tx, key string, now time.Time, check func
 // simply not this one's.
 func ClaimedElsewhere(err error) bool { return errors.Is(err, storage.ErrConflict) }
 
+// Take claims the item stored at key (Claim) in a transaction of its own
+// on store. ok is false when the item was not claimed, also when another
+// claimer took it first. check runs on each try of the transaction, and
+// is not called when the item is gone or not due.
+func (q *Queue[R, V]) Take(ctx context.Context, store storage.Store, key string, now time.Time, check func(tx storage.Tx, r *R, version uint64) (bool, error)) (claimed R, version uint64, ok bool, err error) {
+	err = store.Update(ctx, func(tx storage.Tx) error {
+		claimed, version, ok, err = q.Claim(tx, key, now, check)
+		return err
+	})
+	if ClaimedElsewhere(err) {
+		err = nil // not a failure: the item is simply not this one's
+	}
+	if err != nil || !ok {
+		var zero R
+		return zero, 0, false, err
+	}
+	return claimed, version, true, nil
+}
+
 // Settle records the outcome of an attempt on the item stored at key and
 // claimed at version, in a transaction that outlives ctx's cancellation
 // (the attempt was made: its outcome is recorded). fn runs on each try of
-// the transaction, so it starts its own notes afresh; r is nil when the
-// lease ran out and another claimer took the item (its version moved on):
-// fn then writes nothing. An item gone meanwhile is storage.ErrNotFound.
-func (q *Queue[R, V]) Settle(ctx context.Context, store storage.Store, key string, version uint64, fn func(tx storage.Tx, r *R, version uint64) error) error {
-	return store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
+// the transaction, so it starts its own notes afresh. held is false when
+// the lease ran out and another claimer took the item (its version moved
+// on): fn is not called and nothing is written. An item gone meanwhile is
+// storage.ErrNotFound.
+func (q *Queue[R, V]) Settle(ctx context.Context, store storage.Store, key string, version uint64, fn func(tx storage.Tx, r *R, version uint64) error) (held bool, err error) {
+	err = store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
 		it, err := q.Items.Get(tx, key)
-		if err != nil {
+		if held = err == nil && it.Version == version; !held {
 			return err
-		}
-		if it.Version != version {
-			return fn(tx, nil, 0)
 		}
 		r := it.Value
 		return fn(tx, &r, it.Version)
 	})
+	return held && err == nil, err
+}
+
+// Drain runs the items due in x at now, in time order, at most limit of
+// them (0: no limit): pick names the item of an entry (false: skip it),
+// run works on it outside the scan's transaction and says how many it
+// counts. It stops at the first error of run and returns the count so
+// far: the loop of a user's Dispatch.
+func Drain[V, K any](ctx context.Context, store storage.Store, x Index[V], now time.Time, limit int, pick func(Entry[V]) (K, bool), run func(K) (int, error)) (int, error) {
+	var items []K
+	err := store.View(ctx, func(tx storage.Tx) error {
+		items = items[:0]
+		for e, err := range x.Due(tx, now, limit) {
+			if err != nil {
+				return err
+			}
+			if k, ok := pick(e); ok {
+				items = append(items, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range items {
+		m, err := run(k)
+		if err != nil {
+			return n, err
+		}
+		n += m
+	}
+	return n, nil
+}
+
+// One counts an attempt that succeeded as one, for Drain's run.
+func One(ok bool, err error) (int, error) {
+	if ok && err == nil {
+		return 1, err
+	}
+	return 0, err
 }
 
 // Retry schedules r, stored at version, for its next attempt after the

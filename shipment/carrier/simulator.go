@@ -454,30 +454,11 @@ func (s *Simulator) SetOutcome(ctx context.Context, trackingNumber string, outco
 // progress, so a step is reported once, however many processes sweep.
 func (s *Simulator) Dispatch(ctx context.Context) (int, error) {
 	now := s.opts.Clock.Now().UTC()
-	var keys []string
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		keys = keys[:0]
-		for e, err := range due.Due(tx, now, s.opts.Batch) {
-			if err != nil {
-				return err
-			}
-			keys = append(keys, e.Key)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, k := range keys {
-		_, tn, _ := strings.Cut(k, storage.KeySep)
-		m, err := s.report(ctx, k, tn, now)
-		if err != nil {
-			return n, err
-		}
-		n += m
-	}
-	return n, nil
+	return queue.Drain(ctx, s.store, due, now, s.opts.Batch, func(e queue.Entry[string]) (string, bool) { return e.Key, true },
+		func(k string) (int, error) {
+			_, tn, _ := strings.Cut(k, storage.KeySep)
+			return s.report(ctx, k, tn, now)
+		})
 }
 
 // report writes the steps of tn's route due at now to the outbox.

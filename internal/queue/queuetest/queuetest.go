@@ -309,13 +309,9 @@ func testLostLease(t *testing.T, newStores NewStores) {
 	if !ok {
 		t.Fatal("not claimed after the lease ran out")
 	}
-	settle := func(s storage.Store, v uint64) bool {
-		called := false
-		err := q.Settle(t.Context(), s, storage.Uint64Key(1), v, func(tx storage.Tx, r *item, v uint64) error {
-			called = r != nil
-			if r == nil {
-				return nil
-			}
+	settle := func(ctx context.Context, s storage.Store, v uint64) (held, called bool) {
+		held, err := q.Settle(ctx, s, storage.Uint64Key(1), v, func(tx storage.Tx, r *item, v uint64) error {
+			called = true
 			r.Dead = true
 			_, err := q.Save(tx, r, storage.VersionIs(v))
 			return err
@@ -323,10 +319,10 @@ func testLostLease(t *testing.T, newStores NewStores) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return called
+		return held, called
 	}
-	if settle(a, va) {
-		t.Error("the first claimer settled after it lost its lease")
+	if held, called := settle(t.Context(), a, va); held || called {
+		t.Errorf("the first claimer's settle after it lost its lease: held %v, called %v; want neither", held, called)
 	}
 	if get(t, a, q, 1).Dead {
 		t.Error("a settle after a lost lease wrote")
@@ -334,16 +330,8 @@ func testLostLease(t *testing.T, newStores NewStores) {
 	// A settle outlives its caller's context: the attempt was made.
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := q.Settle(ctx, b, storage.Uint64Key(1), vb, func(tx storage.Tx, r *item, v uint64) error {
-		if r == nil {
-			t.Error("the lease holder's settle was told its lease was lost")
-			return nil
-		}
-		r.Dead = true
-		_, err := q.Save(tx, r, storage.VersionIs(v))
-		return err
-	}); err != nil {
-		t.Fatalf("settle with an ended context: %v", err)
+	if held, called := settle(ctx, b, vb); !held || !called {
+		t.Errorf("the lease holder's settle with an ended context: held %v, called %v; want both", held, called)
 	}
 	if !get(t, a, q, 1).Dead {
 		t.Error("the lease holder's settle was not recorded")
