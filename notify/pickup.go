@@ -147,25 +147,10 @@ func (s *Service) notePickup(tx storage.Tx, ev *Event) error {
 // wait, for Dispatch to send. Step calls both. A parcel is reminded of
 // once: a second call, or another process calling it, makes nothing more.
 func (s *Service) RemindPickups(ctx context.Context, now time.Time) (int, error) {
-	var keys []string
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		for e, err := range remindersDue.Due(tx, now, s.opts.Batch) {
-			if err != nil {
-				return err
-			}
-			keys = append(keys, e.Key)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	reminded := 0
-	for _, dk := range keys {
+	return queue.Drain(ctx, s.store, remindersDue, now, s.opts.Batch, func(e queue.Entry[marker]) (string, bool) {
+		return e.Key, len(strings.Split(e.Key, storage.KeySep)) == 4
+	}, func(dk string) (int, error) {
 		parts := strings.Split(dk, storage.KeySep)
-		if len(parts) != 4 {
-			continue
-		}
 		key := waitingKey(parts[1], parts[2], parts[3])
 		var w waitingRecord
 		found := false
@@ -178,7 +163,7 @@ func (s *Service) RemindPickups(ctx context.Context, now time.Time) (int, error)
 			return err
 		})
 		if err != nil {
-			return reminded, err
+			return 0, err
 		}
 		ev := Event{Site: w.Site, TosID: w.TosID, ExternalID: w.ExternalID, TrackingNumber: w.TrackingNumber,
 			Time: w.ArrivedAt, ReceiverName: w.ReceiverName, Email: w.Email, Phone: w.Phone,
@@ -211,12 +196,6 @@ func (s *Service) RemindPickups(ctx context.Context, now time.Time) (int, error)
 			made = len(recs) > 0
 			return s.store1(tx, &ev, recs)
 		})
-		if err != nil {
-			return reminded, err
-		}
-		if made {
-			reminded++
-		}
-	}
-	return reminded, nil
+		return queue.One(made, err)
+	})
 }

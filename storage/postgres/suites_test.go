@@ -38,5 +38,14 @@ func TestWebhooks(t *testing.T) { webhooktest.Run(t, twoServers) }
 // TestQueue: each item is claimed by one of them per lease.
 func TestQueue(t *testing.T) { queuetest.Run(t, twoServers) }
 
+// TestQueueOneServer: the queue on one server's store, its claimers
+// sharing its connection pool.
+func TestQueueOneServer(t *testing.T) {
+	queuetest.Run(t, func(t *testing.T) (storage.Store, storage.Store) {
+		s, _ := twoServers(t)
+		return s, s
+	})
+}
+
 // TestIdempotency: a key sent to both is run once.
 func TestIdempotency(t *testing.T) { idempotencytest.Run(t, twoServers) }

@@ -14,6 +14,8 @@ package queuetest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -39,6 +41,11 @@ func Run(t *testing.T, newStores NewStores) {
 	t.Run("RetryAfterBackoff", func(t *testing.T) { testRetry(t, newStores) })
 	t.Run("ReleaseLeases", func(t *testing.T) { testReleaseLeases(t, newStores) })
 	t.Run("OrderPerSubject", func(t *testing.T) { testOrder(t, newStores) })
+	t.Run("Take", func(t *testing.T) { testTake(t, newStores) })
+	t.Run("TakeOneClaimerNoError", func(t *testing.T) { testTakeConcurrent(t, newStores) })
+	t.Run("HolderDiesLeaseRunsOut", func(t *testing.T) { testHolderDies(t, newStores) })
+	t.Run("SettleGoneItem", func(t *testing.T) { testSettleGone(t, newStores) })
+	t.Run("Drain", func(t *testing.T) { testDrain(t, newStores) })
 }
 
 var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
@@ -464,5 +471,234 @@ func testOrder(t *testing.T, newStores NewStores) {
 		if got := first(); got != st.want {
 			t.Errorf("%s: first = %v, want %v", st.name, got, st.want)
 		}
+	}
+}
+
+// take takes seq at now on s (Queue.Take), failing the test on an error.
+func take(t *testing.T, s storage.Store, q *queue.Queue[item, uint64], seq uint64, now time.Time) (item, uint64, bool) {
+	t.Helper()
+	r, v, ok, err := q.Take(t.Context(), s, storage.Uint64Key(seq), now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, v, ok
+}
+
+// done settles seq, claimed at v, as delivered: it leaves the queue.
+func done(t *testing.T, s storage.Store, q *queue.Queue[item, uint64], seq, v uint64) bool {
+	t.Helper()
+	held, err := q.Settle(t.Context(), s, storage.Uint64Key(seq), v, func(tx storage.Tx, r *item, _ uint64) error {
+		if err := q.Unschedule(tx, r); err != nil {
+			return err
+		}
+		return q.Items.Delete(tx, storage.Uint64Key(seq), storage.AnyVersion)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return held
+}
+
+func testTake(t *testing.T, newStores NewStores) {
+	a, b := newStores(t)
+	q := newQueue()
+	add(t, a, q, start, start.Add(time.Hour))
+	checked := 0
+	check := func(storage.Tx, *item, uint64) (bool, error) { checked++; return false, nil }
+	steps := []struct {
+		name    string
+		s       storage.Store
+		seq     uint64
+		at      time.Time
+		check   func(storage.Tx, *item, uint64) (bool, error)
+		ok      bool
+		checked int
+	}{
+		{"missing", a, 9, start, check, false, 0},
+		{"not due: not checked", a, 2, start, check, false, 0},
+		{"refused by its check", a, 1, start, check, false, 1},
+		{"due", a, 1, start, nil, true, 1},
+		{"within the lease, elsewhere", b, 1, start.Add(time.Minute - time.Nanosecond), nil, false, 1},
+		{"after the lease", b, 1, start.Add(time.Minute), nil, true, 1},
+	}
+	for _, st := range steps {
+		r, v, ok, err := q.Take(t.Context(), st.s, storage.Uint64Key(st.seq), st.at, st.check)
+		if err != nil || ok != st.ok || checked != st.checked {
+			t.Errorf("%s: Take = %v, %v with %d checks; want %v, nil with %d", st.name, ok, err, checked, st.ok, st.checked)
+		}
+		if !ok {
+			if v != 0 || r != (item{}) {
+				t.Errorf("%s: not taken, but returned %+v at version %d", st.name, r, v)
+			}
+			continue
+		}
+		if want := st.at.Add(time.Minute); !r.NextAttempt.Equal(want) || get(t, a, q, st.seq).NextAttempt != r.NextAttempt {
+			t.Errorf("%s: taken next attempt %s, stored %s; want the lease's end %s", st.name, r.NextAttempt, get(t, a, q, st.seq).NextAttempt, want)
+		}
+	}
+	if got := get(t, a, q, 2).NextAttempt; !got.Equal(start.Add(time.Hour)) {
+		t.Errorf("item not due: next attempt %s, want unchanged %s", got, start.Add(time.Hour))
+	}
+}
+
+// testTakeConcurrent: claimers racing for the same items each take an item
+// once in all, and a claim lost to another is no error.
+func testTakeConcurrent(t *testing.T, newStores NewStores) {
+	a, b := newStores(t)
+	q := newQueue()
+	const n = 20
+	at := make([]time.Time, n)
+	for i := range at {
+		at[i] = start
+	}
+	add(t, a, q, at...)
+	claims := make([]int, n+1)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, s := range []storage.Store{a, b, a, b} {
+		wg.Go(func() {
+			for seq := uint64(1); seq <= n; seq++ {
+				_, _, ok, err := q.Take(context.Background(), s, storage.Uint64Key(seq), start, nil)
+				if err != nil {
+					t.Errorf("item %d: Take: %v", seq, err)
+					return
+				}
+				if ok {
+					mu.Lock()
+					claims[seq]++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for seq := 1; seq <= n; seq++ {
+		if claims[seq] != 1 {
+			t.Errorf("item %d taken %d times, want once", seq, claims[seq])
+		}
+	}
+}
+
+// testHolderDies is the lease's promise to its users (the outbox's and
+// the webhook deliveries' lease expiry): an item whose holder dies is
+// left alone for the lease, then taken elsewhere; the late holder's
+// settles write nothing, and the item, settled by the other, is not due
+// again.
+func testHolderDies(t *testing.T, newStores NewStores) {
+	a, b := newStores(t)
+	q := newQueue()
+	add(t, a, q, start)
+	_, va, ok := take(t, a, q, 1, start)
+	if !ok {
+		t.Fatal("not taken when due")
+	}
+	if diff := cmp.Diff([]uint64(nil), due(t, b, q, start.Add(time.Minute-time.Nanosecond), 0)); diff != "" {
+		t.Errorf("due elsewhere within the lease (-want +got):\n%s", diff)
+	}
+	if _, _, ok := take(t, b, q, 1, start.Add(time.Minute-time.Nanosecond)); ok {
+		t.Fatal("taken elsewhere within the holder's lease")
+	}
+	_, vb, ok := take(t, b, q, 1, start.Add(time.Minute))
+	if !ok {
+		t.Fatal("not taken elsewhere after the lease ran out")
+	}
+	if done(t, a, q, 1, va) {
+		t.Error("the dead holder's late settle held")
+	}
+	if got := get(t, b, q, 1).NextAttempt; !got.Equal(start.Add(2 * time.Minute)) {
+		t.Errorf("next attempt after the late settle %s, want the new lease's end %s", got, start.Add(2*time.Minute))
+	}
+	if !done(t, b, q, 1, vb) {
+		t.Fatal("the new holder's settle did not hold")
+	}
+	// Later still, the item is gone: that settle writes nothing either.
+	if held, err := q.Settle(t.Context(), a, storage.Uint64Key(1), va, func(storage.Tx, *item, uint64) error {
+		t.Error("a settle of a gone item ran")
+		return nil
+	}); held || !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the dead holder's settle after the item was settled: held %v, err %v; want false, ErrNotFound", held, err)
+	}
+	if diff := cmp.Diff([]uint64(nil), due(t, a, q, start.Add(24*time.Hour), 0)); diff != "" {
+		t.Errorf("due after it was settled (-want +got):\n%s", diff)
+	}
+}
+
+func testSettleGone(t *testing.T, newStores NewStores) {
+	s, _ := newStores(t)
+	q := newQueue()
+	add(t, s, q, start)
+	_, v, ok := take(t, s, q, 1, start)
+	if !ok {
+		t.Fatal("not taken when due")
+	}
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
+		return q.Items.Delete(tx, storage.Uint64Key(1), storage.AnyVersion)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := false
+	held, err := q.Settle(t.Context(), s, storage.Uint64Key(1), v, func(storage.Tx, *item, uint64) error {
+		called = true
+		return nil
+	})
+	if held || called || !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("Settle of a gone item: held %v, called %v, err %v; want false, false, ErrNotFound", held, called, err)
+	}
+}
+
+func testDrain(t *testing.T, newStores NewStores) {
+	errStop := errors.New("stop")
+	tests := []struct {
+		name  string
+		limit int
+		skip  uint64
+		fail  uint64 // run fails on it
+		count int    // what run counts per item taken
+		ran   []uint64
+		n     int
+		err   error
+	}{
+		{"due ones in time order", 0, 0, 0, 1, []uint64{2, 3, 1}, 3, nil},
+		{"a skipped one is not run", 0, 3, 0, 1, []uint64{2, 1}, 2, nil},
+		{"limit bounds the entries read", 2, 3, 0, 1, []uint64{2}, 1, nil},
+		{"counts add up", 0, 0, 0, 3, []uint64{2, 3, 1}, 9, nil},
+		{"the first error stops it", 0, 0, 3, 1, []uint64{2, 3}, 1, errStop},
+	}
+	for _, tt := range tests {
+		s, _ := newStores(t)
+		q := newQueue()
+		add(t, s, q, start.Add(2*time.Second), start, start.Add(time.Second), start.Add(time.Hour))
+		var ran []uint64
+		n, err := queue.Drain(t.Context(), s, q.Index, start.Add(2*time.Second), tt.limit,
+			func(e queue.Entry[uint64]) (uint64, bool) { return e.Value, e.Value != tt.skip },
+			func(seq uint64) (int, error) {
+				ran = append(ran, seq)
+				if seq == tt.fail {
+					return 5, errStop
+				}
+				// run is outside the scan's transaction: it can take and
+				// settle the item.
+				_, v, ok := take(t, s, q, seq, start.Add(2*time.Second))
+				if !ok || !done(t, s, q, seq, v) {
+					return 0, fmt.Errorf("item %d not taken and settled", seq)
+				}
+				return tt.count, nil
+			})
+		if n != tt.n || !errors.Is(err, tt.err) {
+			t.Errorf("%s: Drain = %d, %v; want %d, %v", tt.name, n, err, tt.n, tt.err)
+		}
+		if diff := cmp.Diff(tt.ran, ran); diff != "" {
+			t.Errorf("%s: ran (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	if n, err := queue.One(true, nil); n != 1 || err != nil {
+		t.Errorf("One(true, nil) = %d, %v; want 1, nil", n, err)
+	}
+	if n, err := queue.One(true, errStop); n != 0 || err != errStop {
+		t.Errorf("One(true, err) = %d, %v; want 0, err", n, err)
+	}
+	if n, err := queue.One(false, nil); n != 0 || err != nil {
+		t.Errorf("One(false, nil) = %d, %v; want 0, nil", n, err)
 	}
 }
