@@ -128,11 +128,9 @@ func New(store storage.Store, opts Options) *Dispatcher {
 		opts.Logger = slog.Default()
 	}
 	opts.Batch = queue.Or(opts.Batch, DefaultBatch)
-	p := queue.Policy{Lease: opts.Lease, RetryBase: opts.RetryBase, RetryMax: opts.RetryMax, MaxAttempts: opts.MaxAttempts, Jitter: opts.Jitter}.
-		Or(queue.Policy{Lease: DefaultLease, RetryBase: DefaultRetryBase, RetryMax: DefaultRetryMax, MaxAttempts: DefaultMaxAttempts})
-	opts.Lease, opts.RetryBase, opts.RetryMax, opts.MaxAttempts, opts.Jitter = p.Lease, p.RetryBase, p.RetryMax, p.MaxAttempts, p.Jitter
 	q := eventQueue
-	q.Policy = p
+	q.Policy = queue.Policy{Lease: opts.Lease, RetryBase: opts.RetryBase, RetryMax: opts.RetryMax, MaxAttempts: opts.MaxAttempts, Jitter: opts.Jitter}.
+		Or(queue.Policy{Lease: DefaultLease, RetryBase: DefaultRetryBase, RetryMax: DefaultRetryMax, MaxAttempts: DefaultMaxAttempts})
 	return &Dispatcher{store: store, opts: opts, q: q, handlers: map[event.Type][]consumer{}}
 }
 

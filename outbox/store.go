@@ -59,7 +59,7 @@ func (s *deliveringStore) Update(ctx context.Context, fn func(storage.Tx) error)
 	// A consumer's own Update (a delivery within a delivery) does not
 	// wait: the event it is applying is held meanwhile. What it cannot
 	// deliver now, that delivery tries again once it has settled.
-	wait, cancel := context.WithTimeout(ctx, s.d.opts.Lease)
+	wait, cancel := context.WithTimeout(ctx, s.d.q.Policy.Lease)
 	defer cancel()
 	outer := delivering(ctx)
 	if outer != nil {

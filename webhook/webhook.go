@@ -168,12 +168,10 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	opts.ConnectTimeout = min(queue.Or(opts.ConnectTimeout, DefaultConnectTimeout), opts.Timeout)
 	opts.BreakerThreshold = queue.Or(opts.BreakerThreshold, DefaultBreakerThreshold)
 	opts.BreakerCooldown = queue.Or(opts.BreakerCooldown, DefaultBreakerCooldown)
-	p := queue.Policy{Lease: opts.Lease, RetryBase: opts.RetryBase, RetryMax: opts.RetryMax, MaxAttempts: opts.MaxAttempts, Jitter: opts.Jitter}.
-		Or(queue.Policy{Lease: opts.Timeout + time.Minute, RetryBase: DefaultRetryBase, RetryMax: DefaultRetryMax, MaxAttempts: DefaultMaxAttempts})
-	opts.Lease, opts.RetryBase, opts.RetryMax, opts.MaxAttempts, opts.Jitter = p.Lease, p.RetryBase, p.RetryMax, p.MaxAttempts, p.Jitter
 	opts.Retention = retention.Resolve(opts.Retention, DefaultRetention)
 	q := deliveryQueue
-	q.Policy = p
+	q.Policy = queue.Policy{Lease: opts.Lease, RetryBase: opts.RetryBase, RetryMax: opts.RetryMax, MaxAttempts: opts.MaxAttempts, Jitter: opts.Jitter}.
+		Or(queue.Policy{Lease: opts.Timeout + time.Minute, RetryBase: DefaultRetryBase, RetryMax: DefaultRetryMax, MaxAttempts: DefaultMaxAttempts})
 	s := &Service{store: store, opts: opts, q: q, endpoints: map[string]map[string]*target{}, wake: queue.NewWake(), flight: newFlight()}
 	var vs []deliverykit.FieldViolation
 	for site, eps := range opts.Endpoints {

@@ -12,6 +12,11 @@
 // transaction, so that the index lists every live item once, at its next
 // attempt.
 //
+// A user's round of work is Drain over its index, and per item Take (the
+// claim, in a transaction of its own), the work outside any transaction,
+// then Settle: what stays the user's is what an item is and what working
+// on it does.
+//
 // # Guarantees
 //
 // A claim moves an item's next attempt a lease ahead by a compare-and-set
