@@ -96,21 +96,40 @@ func (r result) delivered() bool { return r.sent && r.out.ok() && r.err == nil }
 
 // deliver claims, sends and settles one delivery. A delivery not due
 // (claimed by another sender, or settled meanwhile) is skipped: sent is
-// false.
+// false. So is one whose endpoint is no longer configured or disabled:
+// it dies without a request.
 func (s *Service) deliver(ctx context.Context, rf ref) result {
 	now := s.opts.Clock.Now().UTC()
 	key := deliveryKey(rf.Site, rf.Endpoint, rf.Seq)
 	t := s.endpoints[rf.Site][rf.Endpoint]
-	claimed, version, ok, n, err := s.claim(ctx, rf, t, now)
+	refused := ""
+	claimed, version, ok, err := s.q.Take(ctx, s.store, key, now, func(tx storage.Tx, r *record, _ uint64) (bool, error) {
+		if r.settled() || !r.Due {
+			return false, nil
+		}
+		var err error
+		refused, err = refusal(tx, t, r)
+		return err == nil, err
+	})
 	if err != nil || !ok {
-		return result{rf: rf, next: n.next, hasNext: n.hasNext, err: err}
+		return result{rf: rf, err: err}
 	}
-	out := s.send(ctx, t, &claimed, now)
+	var out outcome
+	if refused == "" {
+		out = s.send(ctx, t, &claimed, now)
+	}
 	// Settled even when the caller's context ended meanwhile: the
 	// request was made.
+	var n note
 	held, err := s.q.Settle(ctx, s.store, key, version, func(tx storage.Tx, r *record, v uint64) error {
 		n = note{}
-		return s.settle(tx, r, v, out, now, &n)
+		if refused == "" {
+			return s.settle(tx, r, v, out, now, &n)
+		}
+		r.LastError = refused
+		err := s.kill(tx, r, v, now, &n)
+		n.dead = *r
+		return err
 	})
 	if !held {
 		n = note{} // the lease ran out and another sender took it
@@ -119,6 +138,9 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 		return result{rf: rf}
 	}
 	s.log(ctx, n, err)
+	if refused != "" {
+		return result{rf: rf, next: n.next, hasNext: n.hasNext, err: err}
+	}
 	if err == nil {
 		switch {
 		case out.ok():
@@ -132,6 +154,19 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 	return result{rf: rf, sent: true, out: out, next: n.next, hasNext: n.hasNext, err: err}
 }
 
+// refusal says why r, of the endpoint t (nil: no longer configured), is
+// not sent: only configured, enabled endpoints are sent to.
+func refusal(tx storage.Tx, t *target, r *record) (string, error) {
+	if t == nil {
+		return "the endpoint is no longer configured", nil
+	}
+	st, err := state(tx, r.Site, r.Endpoint)
+	if err != nil || !st.Disabled {
+		return "", err
+	}
+	return "the endpoint is disabled", nil
+}
+
 // attemptCounts are the attempts of this Service by outcome.
 type attemptCounts struct{ delivered, retrying, dead atomic.Uint64 }
 
@@ -143,50 +178,6 @@ type Attempts struct{ Delivered, Retrying, Dead uint64 }
 // Attempts counts the attempts this Service made, by outcome.
 func (s *Service) Attempts() Attempts {
 	return Attempts{s.counts.delivered.Load(), s.counts.retrying.Load(), s.counts.dead.Load()}
-}
-
-// claim moves a due delivery's next attempt a lease ahead, so that no
-// other sender takes it meanwhile, and returns it with its new version.
-// ok is false when there is nothing to send: the delivery is not due
-// (another sender claimed it, or it was settled), or its endpoint is no
-// longer configured or disabled, in which case it dies here.
-func (s *Service) claim(ctx context.Context, rf ref, t *target, now time.Time) (claimed record, version uint64, ok bool, n note, err error) {
-	key := deliveryKey(rf.Site, rf.Endpoint, rf.Seq)
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		ok, n = false, note{}
-		var err error
-		claimed, version, ok, err = s.q.Claim(tx, key, now, func(tx storage.Tx, r *record, v uint64) (bool, error) {
-			if r.settled() || !r.Due {
-				return false, nil
-			}
-			// Only configured, enabled endpoints are sent to; the
-			// deliveries of others die here without a request.
-			reason := ""
-			if t == nil {
-				reason = "the endpoint is no longer configured"
-			} else if st, err := state(tx, r.Site, r.Endpoint); err != nil {
-				return false, err
-			} else if st.Disabled {
-				reason = "the endpoint is disabled"
-			}
-			if reason == "" {
-				return true, nil
-			}
-			r.LastError = reason
-			err := s.kill(tx, r, v, now, &n)
-			n.dead = *r
-			return false, err
-		})
-		return err
-	})
-	if queue.ClaimedElsewhere(err) {
-		return record{}, 0, false, note{}, nil // another sender claimed it first
-	}
-	s.log(ctx, n, err)
-	if err != nil {
-		n = note{}
-	}
-	return claimed, version, ok && err == nil, n, err
 }
 
 // send makes one attempt. It runs outside any transaction, with its own

@@ -246,7 +246,7 @@ func logLines(s, msg string) int { return strings.Count(s, `msg="`+msg) }
 // claimOnly claims a delivery as a sender that dies before sending would.
 func claimOnly(t *testing.T, e *env, rf ref) {
 	t.Helper()
-	if _, _, ok, _, err := e.svc.claim(t.Context(), rf, e.svc.endpoints[rf.Site][rf.Endpoint], e.clock.Now()); err != nil || !ok {
+	if _, _, ok, err := e.svc.q.Take(t.Context(), e.svc.store, deliveryKey(rf.Site, rf.Endpoint, rf.Seq), e.clock.Now(), nil); err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}
 }
