@@ -5,15 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var t0 = time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
@@ -182,28 +183,23 @@ func TestFailureRetriedWithBackoff(t *testing.T) {
 	}
 }
 
-func TestBackoffCapped(t *testing.T) {
-	s := &Service{opts: Options{RetryBase: time.Minute, RetryMax: time.Hour}}
-	tests := []struct {
-		attempts int
-		want     time.Duration
-	}{{1, time.Minute}, {2, 2 * time.Minute}, {3, 4 * time.Minute}, {7, time.Hour}, {100, time.Hour}}
-	for _, tt := range tests {
-		if got := s.queue().Policy.Backoff(tt.attempts); got != tt.want {
-			t.Errorf("backoff(%d) = %v, want %v", tt.attempts, got, tt.want)
+// TestQueuePolicy: notify's sends are leased for ClaimTimeout and retried
+// without jitter, a shopper's notification due when the doc's table says
+// (internal/queue tests the backoff the policy makes).
+func TestQueuePolicy(t *testing.T) {
+	s := &Service{opts: Options{RetryBase: time.Minute, RetryMax: time.Hour, ClaimTimeout: 3 * time.Minute, MaxAttempts: 4}}
+	p := s.queue().Policy
+	want := queue.Policy{Lease: 3 * time.Minute, RetryBase: time.Minute, RetryMax: time.Hour, MaxAttempts: 4}
+	if diff := cmp.Diff(want, p, cmpopts.IgnoreFields(queue.Policy{}, "Jitter")); diff != "" {
+		t.Errorf("policy (-want +got):\n%s", diff)
+	}
+	for range 3 {
+		if j := p.Jitter(); j != 0 {
+			t.Fatalf("jitter %v, want none", j)
 		}
 	}
-	// A RetryMax near the largest Duration: 2^62 ns doubled would wrap
-	// to a negative wait.
-	huge := &Service{opts: Options{RetryBase: 1 << 62, RetryMax: math.MaxInt64}}
-	for _, attempts := range []int{1, 2, 3, 64} {
-		want := time.Duration(1 << 62)
-		if attempts > 1 {
-			want = math.MaxInt64
-		}
-		if got := huge.queue().Policy.Backoff(attempts); got != want {
-			t.Errorf("huge backoff(%d) = %v, want %v", attempts, got, want)
-		}
+	if got := p.Backoff(3); got != 4*time.Minute {
+		t.Errorf("Backoff(3) = %s, want 4m", got)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"code.dny.dev/ssrf"
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/event"
+	"github.com/deliverykit/deliverykit/internal/queue"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -222,18 +223,38 @@ func TestRetriesAndDead(t *testing.T) {
 	}
 }
 
-func TestBackoffJitter(t *testing.T) {
-	e := newEnv(t, nil, nil, func(o *Options) { o.Jitter = func() float64 { return 0.5 } })
+// TestQueuePolicy: the queue's policy is the options' (internal/queue
+// tests the backoff it makes), with their defaults.
+func TestQueuePolicy(t *testing.T) {
+	e := newEnv(t, nil, nil, func(o *Options) {
+		o.Jitter = func() float64 { return 0.5 }
+		o.Lease, o.RetryMax, o.MaxAttempts = 2*time.Minute, time.Minute, 3
+	})
+	set := e.svc.q.Policy
+	def, err := New(memoryStore(t), Options{Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignore := cmpopts.IgnoreFields(queue.Policy{}, "Jitter")
 	tests := []struct {
-		attempts int
-		want     time.Duration
+		name   string
+		got    queue.Policy
+		want   queue.Policy
+		jitter bool // the options' jitter, not the default
 	}{
-		{1, 750 * time.Millisecond}, {2, 1500 * time.Millisecond}, {3, 3 * time.Second}, {13, 45 * time.Minute}, {1000, 45 * time.Minute},
+		{"set", set, queue.Policy{Lease: 2 * time.Minute, RetryBase: time.Second, RetryMax: time.Minute, MaxAttempts: 3}, true},
+		{"defaults", def.q.Policy, queue.Policy{Lease: 3*time.Second + time.Minute, RetryBase: DefaultRetryBase, RetryMax: DefaultRetryMax, MaxAttempts: DefaultMaxAttempts}, false},
 	}
 	for _, tt := range tests {
-		if got := e.svc.q.Policy.Backoff(tt.attempts); got != tt.want {
-			t.Errorf("backoff(%d) = %s, want %s", tt.attempts, got, tt.want)
+		if diff := cmp.Diff(tt.want, tt.got, ignore); diff != "" {
+			t.Errorf("%s: policy (-want +got):\n%s", tt.name, diff)
 		}
+		if j := tt.got.Jitter(); (j == 0.5) != tt.jitter || j < 0 || j >= 1 {
+			t.Errorf("%s: jitter %v", tt.name, j)
+		}
+	}
+	if got, want := set.Backoff(2), 1500*time.Millisecond; got != want {
+		t.Errorf("Backoff(2) = %s, want %s", got, want)
 	}
 }
 

@@ -1,6 +1,7 @@
 package queue_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -43,6 +44,42 @@ func TestPolicyOr(t *testing.T) {
 	}
 	if j := (queue.Policy{}).Or(def).Jitter(); j < 0 || j >= 1 {
 		t.Errorf("default jitter = %v, want in [0, 1)", j)
+	}
+}
+
+// TestPolicyBackoff: the backoff doubles from RetryBase, is capped at
+// RetryMax without overflowing, and jitter takes up to half of it off
+// (formerly webhook's TestBackoffJitter and notify's TestBackoffCapped).
+func TestPolicyBackoff(t *testing.T) {
+	const huge = time.Duration(1 << 62)
+	tests := []struct {
+		name      string
+		base, max time.Duration
+		jitter    float64
+		attempts  int
+		want      time.Duration
+	}{
+		{"jitter half", time.Second, time.Hour, 0.5, 1, 750 * time.Millisecond},
+		{"jitter half", time.Second, time.Hour, 0.5, 2, 1500 * time.Millisecond},
+		{"jitter half", time.Second, time.Hour, 0.5, 3, 3 * time.Second},
+		{"jitter half, capped", time.Second, time.Hour, 0.5, 13, 45 * time.Minute},
+		{"jitter half, capped", time.Second, time.Hour, 0.5, 1000, 45 * time.Minute},
+		{"no jitter", time.Minute, time.Hour, 0, 1, time.Minute},
+		{"no jitter", time.Minute, time.Hour, 0, 2, 2 * time.Minute},
+		{"no jitter", time.Minute, time.Hour, 0, 3, 4 * time.Minute},
+		{"no jitter, capped", time.Minute, time.Hour, 0, 7, time.Hour},
+		{"no jitter, capped", time.Minute, time.Hour, 0, 100, time.Hour},
+		// 2^62 ns doubled would wrap to a negative wait.
+		{"near the largest Duration", huge, math.MaxInt64, 0, 1, huge},
+		{"near the largest Duration", huge, math.MaxInt64, 0, 2, math.MaxInt64},
+		{"near the largest Duration", huge, math.MaxInt64, 0, 3, math.MaxInt64},
+		{"near the largest Duration", huge, math.MaxInt64, 0, 64, math.MaxInt64},
+	}
+	for _, tt := range tests {
+		p := queue.Policy{RetryBase: tt.base, RetryMax: tt.max, Jitter: func() float64 { return tt.jitter }}
+		if got := p.Backoff(tt.attempts); got != tt.want {
+			t.Errorf("%s: Backoff(%d) = %s, want %s", tt.name, tt.attempts, got, tt.want)
+		}
 	}
 }
 
