@@ -75,8 +75,7 @@ func (s *Service) send(ctx context.Context, site, id string, now time.Time) (boo
 		})
 	}
 	// Settled even when the caller's context ended meanwhile: the send
-	// happened.
-	// A notification cancelled or changed while being sent is left as it is.
+	// happened. One cancelled or changed while being sent is left as is.
 	_, err = q.Settle(ctx, s.store, storage.Key(site, id), version, func(tx storage.Tx, r *record, v uint64) error {
 		old := dueKey(r)
 		if sendErr == nil {
