@@ -318,8 +318,9 @@ func ClaimedElsewhere(err error) bool { return errors.Is(err, storage.ErrConflic
 
 // Take claims the item stored at key (Claim) in a transaction of its own
 // on store. ok is false when the item was not claimed, also when another
-// claimer took it first. check runs on each try of the transaction, and
-// is not called when the item is gone or not due.
+// claimer took it first. check runs on each try of the transaction but
+// not when the item is gone or not due: a note it keeps outside the
+// transaction is the committed try's only when ok is true.
 func (q *Queue[R, V]) Take(ctx context.Context, store storage.Store, key string, now time.Time, check func(tx storage.Tx, r *R, version uint64) (bool, error)) (claimed R, version uint64, ok bool, err error) {
 	err = store.Update(ctx, func(tx storage.Tx) error {
 		claimed, version, ok, err = q.Claim(tx, key, now, check)
