@@ -304,6 +304,10 @@ var (
 	errReplay  = errors.New("idempotency: answer stored meanwhile")
 	errDiscard = errors.New("idempotency: answer not stored")
 	errTainted = errors.New("idempotency: a nested update failed after writing")
+	// errRolledBack refuses the operations of a call whose run began on a
+	// transaction the store rolled back and runs again: that run's
+	// answer is not kept.
+	errRolledBack = deliverykit.E(deliverykit.KindUnavailable, "idempotency: the unit's transaction was rolled back; the call runs again")
 )
 
 // Do runs run once for key and req, or returns the answer stored for

@@ -211,3 +211,97 @@ func TestPanicInUnit(t *testing.T) {
 		})
 	}
 }
+
+// midwayStore rolls back the first transaction run in steps while the
+// call is between two of them, as bolt does when another Update of the
+// batch fails then, and runs it again.
+type midwayStore struct {
+	storage.Store
+	n int
+}
+
+func (s *midwayStore) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
+	if s.n == 0 {
+		return storage.UpdateSteps(ctx, s.Store, first)
+	}
+	s.n--
+	err := s.Store.Update(ctx, func(tx storage.Tx) error {
+		st, err := first(tx)
+		if err != nil {
+			return err
+		}
+		if st.Next == nil {
+			return errors.New("the unit ended in its first step")
+		}
+		return errInjected
+	})
+	if !errors.Is(err, errInjected) {
+		return err
+	}
+	return storage.UpdateSteps(ctx, s.Store, first)
+}
+
+// TestRolledBackBetweenSteps: when the store rolls the unit's transaction
+// back while the call works between two writes, the call's later writes
+// are refused, and at its end it runs again, whole, in the new
+// transaction: one run's effects are kept, with its answer.
+func TestRolledBackBetweenSteps(t *testing.T) {
+	for _, writes := range []int{1, 2, 3} {
+		t.Run(strconv.Itoa(writes)+" writes", func(t *testing.T) {
+			mem := memory.New()
+			k := idempotency.New(idempotency.Options{})
+			k.Open(&midwayStore{Store: mem, n: 1})
+			area := k.Store(mem)
+			runs := 0
+			run := func(ctx context.Context) (idempotency.Answer, error) {
+				runs++
+				for w := range writes {
+					if err := area.Update(ctx, func(tx storage.Tx) error {
+						_, err := tx.Put("effects", fmt.Sprintf("run %d write %d", runs, w), []byte(`{}`), storage.MustNotExist())
+						return err
+					}); err != nil {
+						return idempotency.Answer{Status: 503, Body: []byte(err.Error())}, nil
+					}
+				}
+				return idempotency.Answer{Status: 201, Body: []byte(fmt.Sprintf("run %d", runs))}, nil
+			}
+			req := idempotency.Request{Site: "s", Operation: "POST /x", Body: []byte(`{}`)}
+			var got []string
+			for range 2 {
+				a, replayed, err := k.Do(t.Context(), "key-1", req, run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, fmt.Sprintf("%d %s replayed=%v", a.Status, a.Body, replayed))
+			}
+			if diff := cmp.Diff([]string{"201 run 2 replayed=false", "201 run 2 replayed=true"}, got); diff != "" {
+				t.Errorf("answers (-want +got):\n%s", diff)
+			}
+			var want []string
+			for w := range writes {
+				want = append(want, fmt.Sprintf("run 2 write %d", w))
+			}
+			if diff := cmp.Diff(want, keys(t, mem, "effects")); diff != "" {
+				t.Errorf("effects (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// keys lists the keys of coll.
+func keys(t *testing.T, s storage.Store, coll string) []string {
+	t.Helper()
+	var out []string
+	if err := s.View(t.Context(), func(tx storage.Tx) error {
+		for r, err := range tx.Scan(coll, storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			out = append(out, r.Key)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -24,7 +24,12 @@ import (
 // transaction lives in a goroutine of its own (serve): the call's Updates
 // and Views, once it is open, are sent to it and run there, one at a time,
 // and the call's end (finish) tells it to store the answer and commit, or
-// to roll back.
+// to roll back. The transaction's function runs in steps (storage.Step),
+// one per operation: on a store that interleaves them (bolt's group
+// commit), the other Updates of the batch run while the call works between
+// two of its writes, such as rendering its answer, instead of waiting for
+// it; each operation is still atomic, as it is without a key, and they all
+// commit with the answer.
 //
 // Reads before the unit see committed state, as the same call without a
 // key does, and may be stale by the time the unit opens. That keeps the
@@ -44,19 +49,22 @@ type unit struct {
 	mu   sync.Mutex // one operation at a time; guards open
 	open bool       // the transaction was started (the call wrote)
 
-	ops   chan op       // the call's operations, then its end, to the transaction
+	ops   chan op       // the call's operations, then its end, to the transaction; one at a time
 	reply chan opResult // an operation's result
 	rerun chan struct{} // the store runs the transaction again: so does the call
 	ended chan struct{} // closed once the transaction's Update returned
 	final error         // its result, set before ended is closed
 
-	// Set by the transaction's goroutine.
-	inOp    atomic.Bool // an operation runs on tx: a nested call from it runs there directly
-	tx      storage.Tx  // the current attempt's transaction
-	view    readTx      // tx for Views
-	tainted bool        // a nested Update failed after writing
-	replay  record      // an answer found for the key in the unit
-	expired time.Time   // an expired answer the new one replaces
+	// Set by the goroutine that runs the transaction's steps.
+	inOp     atomic.Bool // an operation runs on tx: a nested call from it runs there directly
+	tx       storage.Tx  // the current attempt's transaction
+	view     readTx      // tx for Views
+	early    error       // the current attempt refuses the call's operations (errReplay)
+	tainted  bool        // a nested Update failed after writing
+	endTaken bool        // an attempt took the call's end: a new one reruns the call at once
+	stale    bool        // the call's run began on an attempt rolled back: it runs again at its end
+	replay   record      // an answer found for the key in the unit
+	expired  time.Time   // an expired answer the new one replaces
 }
 
 // callRun is one run of the call in its unit, carried by its context.
@@ -194,7 +202,7 @@ func (u *unit) do(ctx context.Context, fn func(storage.Tx) error, write bool, ou
 // start opens the unit's transaction; u.mu is held.
 func (u *unit) start() {
 	u.open = true
-	u.ops, u.reply = make(chan op), make(chan opResult, 1)
+	u.ops, u.reply = make(chan op, 1), make(chan opResult, 1)
 	u.rerun, u.ended = make(chan struct{}), make(chan struct{})
 	select {
 	case u.keeper.units <- u: // an idle worker takes it
@@ -228,17 +236,22 @@ func (k *Keeper) work(u *unit) {
 // send hands o to the transaction and returns its result; u.mu is held.
 func (u *unit) send(o op) error {
 	select {
-	case u.ops <- o:
 	case <-u.ended:
 		// The transaction ended without running it (the store refused
 		// to begin, or the context ended while waiting for the writer).
 		return u.final
+	default:
 	}
-	r := <-u.reply
-	if r.panic != nil {
-		panic(r.panic)
+	u.ops <- o // never waits: the operation before was taken
+	select {
+	case r := <-u.reply:
+		if r.panic != nil {
+			panic(r.panic)
+		}
+		return r.err
+	case <-u.ended:
+		return u.final
 	}
-	return r.err
 }
 
 // serve runs the unit's transaction until the call's end.
@@ -252,17 +265,19 @@ func (u *unit) serve() {
 		}
 	}()
 	attempt := 0
-	u.final = u.keeper.store.Update(u.ctx, func(tx storage.Tx) error {
+	u.final = storage.UpdateSteps(u.ctx, u.keeper.store, func(tx storage.Tx) (storage.Step, error) {
 		attempt++
 		return u.attempt(tx, attempt)
 	})
 }
 
-// attempt is one run of the transaction's function. A store may run it
-// again (bolt runs a failed batch member alone, PostgreSQL retries a
-// serialization failure); the call's operations of the first run are
-// then gone, so the call runs again (Keeper.unit) with the unit open.
-func (u *unit) attempt(tx storage.Tx, n int) error {
+// attempt begins one run of the transaction's function. A store may run
+// it again (bolt runs a failed batch member alone, or the others of a batch
+// that failed; PostgreSQL retries a serialization failure); the call's
+// operations of the run before are then gone, so the call runs again
+// (Keeper.unit) with the unit open: at once when it has ended, else when
+// it ends, its operations meanwhile refused.
+func (u *unit) attempt(tx storage.Tx, n int) (storage.Step, error) {
 	// Another server may have stored an answer since the look before the
 	// call: it is the answer, and the call's operations are refused.
 	rec, found, early := u.keeper.get(tx, u.rk)
@@ -270,25 +285,70 @@ func (u *unit) attempt(tx storage.Tx, n int) error {
 		u.replay, early = rec, errReplay
 	}
 	u.expired = rec.At
-	u.tx, u.view = tx, readTx{tx}
+	u.tx, u.view, u.early = tx, readTx{tx}, early
 	if n > 1 {
 		if early != nil {
-			return early
+			return storage.Step{}, early
 		}
 		u.tainted = false
-		u.rerun <- struct{}{}
+		if u.endTaken {
+			u.endTaken = false
+			u.rerun <- struct{}{}
+		} else {
+			u.stale = true
+		}
 	}
-	for o := range u.ops {
-		if o.end != nil {
-			return u.end(tx, o.end, early)
+	return u.steps()
+}
+
+// steps runs the call's operations that are waiting, and returns the
+// next step when there are none, or the end.
+func (u *unit) steps() (storage.Step, error) {
+	for {
+		select {
+		case o := <-u.ops:
+			if done, err := u.handle(o); done {
+				return storage.Step{}, err
+			}
+		default:
+			return storage.Step{Ready: u.ready, Next: u.next}, nil
 		}
-		if early != nil {
-			u.reply <- opResult{err: early}
-			continue
+	}
+}
+
+// next waits for the call's next operation or its end.
+func (u *unit) next() (storage.Step, error) {
+	if done, err := u.handle(<-u.ops); done {
+		return storage.Step{}, err
+	}
+	return u.steps()
+}
+
+func (u *unit) ready() bool { return len(u.ops) > 0 }
+
+// handle runs o, replying to the call, or ends the attempt with the call's
+// end (done).
+func (u *unit) handle(o op) (done bool, err error) {
+	if o.end != nil {
+		if u.stale {
+			// The call's run lost its writes with the attempt before:
+			// it runs again, on this one.
+			u.stale = false
+			u.rerun <- struct{}{}
+			return false, nil
 		}
+		u.endTaken = true
+		return true, u.end(u.tx, o.end, u.early)
+	}
+	switch {
+	case u.stale:
+		u.reply <- opResult{err: errRolledBack}
+	case u.early != nil:
+		u.reply <- opResult{err: u.early}
+	default:
 		u.reply <- u.run(o)
 	}
-	panic("unreachable: ops is never closed")
+	return false, nil
 }
 
 // run runs o on the transaction, a panic included in its result.
@@ -349,10 +409,11 @@ func (u *unit) finish(e *ending) (err error, rerun bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	select {
-	case u.ops <- op{end: e}:
 	case <-u.ended:
 		return u.final, false
+	default:
 	}
+	u.ops <- op{end: e} // never waits, as in send
 	select {
 	case <-u.rerun:
 		return nil, true

@@ -18,6 +18,8 @@ import (
 // everything else may use either.
 func (d *Dispatcher) Store() storage.Store { return &deliveringStore{Store: d.store, d: d} }
 
+var _ storage.Stepper = (*deliveringStore)(nil)
+
 type deliveringStore struct {
 	storage.Store
 	d *Dispatcher
@@ -32,11 +34,17 @@ type deliveringTx struct {
 }
 
 func (s *deliveringStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	return s.UpdateSteps(ctx, func(tx storage.Tx) (storage.Step, error) { return storage.Step{}, fn(tx) })
+}
+
+// UpdateSteps is Update for a function run in steps (storage.Stepper):
+// the events of every step are delivered once they all committed.
+func (s *deliveringStore) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
 	var tries []*deliveringTx
-	err := s.Store.Update(ctx, func(tx storage.Tx) error {
+	err := storage.UpdateSteps(ctx, s.Store, func(tx storage.Tx) (storage.Step, error) {
 		t := &deliveringTx{Tx: tx, d: s.d} // a retried fn starts afresh
 		tries = append(tries, t)
-		return fn(t)
+		return first(t)
 	})
 	// Attempts that did not commit added nothing: release what they held.
 	for i, t := range tries {

@@ -25,6 +25,8 @@ var collections = storage.Collection[struct{}]{Name: "testmode.collections"}
 // records never meet a live site's (different collections) nor another
 // test site's (different prefix), and the deployment's background loops,
 // which scan the live collections, never see them.
+var _ storage.Stepper = (*siteStore)(nil)
+
 type siteStore struct {
 	storage.Store
 	prefix string // the site id and "/"
@@ -44,18 +46,22 @@ func (s *siteStore) View(ctx context.Context, fn func(storage.Tx) error) error {
 }
 
 func (s *siteStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	return s.UpdateSteps(ctx, func(tx storage.Tx) (storage.Step, error) { return storage.Step{}, fn(tx) })
+}
+
+// UpdateSteps passes a function run in steps (storage.Stepper) on to the
+// deployment's store.
+func (s *siteStore) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
-	var noted []string
-	err := s.Store.Update(ctx, func(tx storage.Tx) error {
-		t := &siteTx{tx: tx, s: s}
-		err := fn(t)
-		noted = t.noted // of the run that committed, when the store ran fn again
-		return err
+	var last *siteTx // of the run that committed, when the store ran first again
+	err := storage.UpdateSteps(ctx, s.Store, func(tx storage.Tx) (storage.Step, error) {
+		last = &siteTx{tx: tx, s: s}
+		return first(last)
 	})
-	if err == nil {
-		for _, c := range noted {
+	if err == nil && last != nil {
+		for _, c := range last.noted {
 			s.seen.Store(c, true)
 		}
 	}

@@ -38,6 +38,15 @@
 // sees the writes of the fns before it, as it would had they committed
 // first, so Updates stay serializable.
 //
+// A function run in steps (UpdateSteps, storage.Step) is a member of a
+// batch like any other, but while its caller works between two steps the
+// leader runs the batch's other functions, and the steps that became ready
+// meanwhile, instead of waiting; it waits for the last steps only once the
+// rest of the batch has run, and then commits. A keyed call (package
+// idempotency) holds its transaction from its first write until its answer
+// is stored: run in steps, the batch's other calls render their answers
+// side by side with it rather than one after another.
+//
 // A View must not wait for an Update (a channel, a lock, another
 // transaction): when the file outgrows its memory map, bbolt's writer waits
 // for every open read transaction to end. The map starts at
@@ -56,6 +65,7 @@ import (
 	"io/fs"
 	"iter"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -115,8 +125,9 @@ type Store struct {
 }
 
 var (
-	_ storage.Store  = (*Store)(nil)
-	_ storage.Prober = (*Store)(nil)
+	_ storage.Store   = (*Store)(nil)
+	_ storage.Prober  = (*Store)(nil)
+	_ storage.Stepper = (*Store)(nil)
 )
 
 // Open opens or creates the store file at path with mode 0600. It fails
@@ -218,13 +229,21 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 // more than once, and Update returns only once the transaction that holds
 // fn's writes is durable.
 func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	return s.UpdateSteps(ctx, func(tx storage.Tx) (storage.Step, error) { return storage.Step{}, fn(tx) })
+}
+
+// UpdateSteps is Update for a function run in steps (storage.Step): while
+// the caller works between two of its steps, the batch's leader runs the
+// other functions of the batch, and it commits once the last step of every
+// function has run.
+func (s *Store) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c := &call{ctx: ctx, fn: fn, done: make(chan outcome, 1)}
+	c := &call{ctx: ctx, first: first, done: make(chan outcome, 1)}
 	s.mu.Lock()
 	s.pending = append(s.pending, c)
 	leader := !s.leading
@@ -240,7 +259,7 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 			leader = true // a previous leader handed the next batch to this call
 			continue
 		case o.solo:
-			return s.updateSolo(ctx, fn)
+			return s.updateSolo(ctx, first)
 		}
 		return o.err
 	}
@@ -248,9 +267,13 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 
 // call is one Update waiting to be committed.
 type call struct {
-	ctx  context.Context
-	fn   func(storage.Tx) error
-	done chan outcome
+	ctx   context.Context
+	first func(storage.Tx) (storage.Step, error)
+	done  chan outcome
+
+	// The call's state in the batch that runs it.
+	t    *tx          // its transaction, valid until its last step ran
+	step storage.Step // what remains of it
 }
 
 // outcome is what a batch tells a waiting call.
@@ -284,22 +307,48 @@ func (s *Store) lead() {
 }
 
 // commitBatch runs calls in one read-write transaction, in order, and
-// commits them with one fsync. When a call's fn fails (an error, a context
-// done, a panic), the transaction rolls back, that call is told to run
-// alone (so its error is computed on a state without the batch's
-// rolled-back writes, and a panic surfaces in its own goroutine), and the
-// rest are retried as a smaller batch.
+// commits them with one fsync. A call run in steps that is waiting for its
+// caller is passed over: its next step runs as soon as it is ready, between
+// the functions of the others, and the commit waits for its last one. When
+// a call fails (an error, a context done, a panic), the transaction rolls
+// back, that call is told to run alone (so its error is computed on a state
+// without the batch's rolled-back writes, and a panic surfaces in its own
+// goroutine), and the rest are retried as a smaller batch.
 func (s *Store) commitBatch(calls []*call) {
 	for len(calls) > 0 {
 		failed := -1
 		began := false
 		err := s.db.Update(func(btx *bbolt.Tx) error {
 			began = true
+			// Whatever ends the transaction ends every call's Tx with it.
+			defer func() {
+				for _, c := range calls {
+					if c.t != nil {
+						c.t.done.Store(true)
+					}
+				}
+			}()
+			var waiting []int // calls between two steps, in order
 			for i, c := range calls {
-				if err := runCall(c, btx); err != nil {
+				c.t, c.step = nil, storage.Step{}
+				if f := runReady(calls, &waiting, false); f >= 0 {
+					failed = f
+					return errStepFailed
+				}
+				if err := runStep(c, func() (storage.Step, error) {
+					c.t = &tx{ctx: c.ctx, btx: btx, writable: true}
+					return c.first(c.t)
+				}); err != nil {
 					failed = i
 					return err
 				}
+				if c.step.Next != nil {
+					waiting = append(waiting, i)
+				}
+			}
+			if f := runReady(calls, &waiting, true); f >= 0 {
+				failed = f
+				return errStepFailed
 			}
 			return nil
 		})
@@ -316,39 +365,63 @@ func (s *Store) commitBatch(calls []*call) {
 	}
 }
 
-// runCall runs one call's fn in the batch's transaction. Any failure,
-// including a panic, is an error: the batch then runs fn again alone.
-func runCall(c *call, btx *bbolt.Tx) (err error) {
+// errStepFailed rolls back a batch in which a call's later step failed.
+var errStepFailed = errors.New("storage/bolt: a step failed")
+
+// runReady runs the next steps of the waiting calls that are ready, first
+// come first; with all, it also waits for the steps of calls that are not,
+// until none is left. It returns the index of a call that failed, or -1.
+func runReady(calls []*call, waiting *[]int, all bool) int {
+	for len(*waiting) > 0 {
+		j := slices.IndexFunc(*waiting, func(i int) bool {
+			r := calls[i].step.Ready
+			return r == nil || r()
+		})
+		if j < 0 {
+			if !all {
+				return -1
+			}
+			j = 0
+		}
+		i := (*waiting)[j]
+		c := calls[i]
+		if err := runStep(c, c.step.Next); err != nil {
+			return i
+		}
+		if c.step.Next == nil {
+			*waiting = slices.Delete(*waiting, j, j+1)
+		}
+	}
+	return -1
+}
+
+// runStep runs one step of c, the first or a next, with the context checks
+// of Update. Any failure, a panic included, is an error: the batch then
+// runs c again alone.
+func runStep(c *call, step func() (storage.Step, error)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("storage/bolt: panic in Update: %v", r)
 		}
 	}()
-	return execCall(c, btx)
-}
-
-// execCall runs c.fn in btx with the context checks of Update.
-func execCall(c *call, btx *bbolt.Tx) error {
 	// The writer lock may have been held for a while.
 	if err := c.ctx.Err(); err != nil {
 		return err
 	}
-	t := &tx{ctx: c.ctx, btx: btx, writable: true}
-	err := func() error {
-		defer t.done.Store(true)
-		return c.fn(t)
-	}()
-	if err != nil {
+	if c.step, err = step(); err != nil {
 		return err
+	}
+	if c.step.Next != nil {
+		return nil
 	}
 	// A context cancelled while fn ran rolls back even if fn ignored the
 	// errors its Tx returned: the caller asked to stop.
 	return c.ctx.Err()
 }
 
-// updateSolo runs fn in a bbolt transaction of its own. It is how a call
-// that failed inside a batch learns its own result.
-func (s *Store) updateSolo(ctx context.Context, fn func(storage.Tx) error) error {
+// updateSolo runs first and its steps in a bbolt transaction of their own.
+// It is how a call that failed inside a batch learns its own result.
+func (s *Store) updateSolo(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
@@ -360,7 +433,18 @@ func (s *Store) updateSolo(ctx context.Context, fn func(storage.Tx) error) error
 		began = true
 		// A panic is not recovered here: alone, fn panics in the
 		// caller's goroutine and bbolt rolls back.
-		if err := execCall(&call{ctx: ctx, fn: fn}, btx); err != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t := &tx{ctx: ctx, btx: btx, writable: true}
+		err := func() error {
+			defer t.done.Store(true)
+			return storage.RunSteps(first(t))
+		}()
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
 			return err
 		}
 		committing = true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -138,5 +139,132 @@ func TestGroupCommitSerializable(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A function run in steps (UpdateSteps) lets the other Updates of its
+// batch run while its caller works between two steps, and the batch
+// commits once its last step ran; when another Update of the batch fails
+// meanwhile, the stepped function runs again from its first step.
+func TestStepsShareTheBatch(t *testing.T) {
+	errFail := errors.New("refused")
+	for _, tc := range []struct {
+		name       string
+		plainErr   error // what the plain Update of the batch returns
+		wantFirsts int   // runs of the stepped function's first step
+	}{
+		{"the plain update runs between the steps", nil, 1},
+		{"the plain update fails between the steps", errFail, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(filepath.Join(t.TempDir(), "store.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx := t.Context()
+			pendingAtLeast := func(n int) {
+				for {
+					s.mu.Lock()
+					l := len(s.pending)
+					s.mu.Unlock()
+					if l >= n {
+						return
+					}
+					runtime.Gosched()
+				}
+			}
+			// A first batch holds the writer while the next one fills.
+			held, release := make(chan struct{}), make(chan struct{})
+			blocker := make(chan error, 1)
+			go func() {
+				blocker <- s.Update(ctx, func(storage.Tx) error { close(held); <-release; return nil })
+			}()
+			<-held
+
+			next := make(chan struct{}, 1)
+			firsts := 0
+			var sawPlain bool
+			stepped := make(chan error, 1)
+			go func() {
+				stepped <- s.UpdateSteps(ctx, func(tx storage.Tx) (storage.Step, error) {
+					firsts++
+					if _, err := tx.Put("c", "stepped-1", []byte("x"), storage.MustNotExist()); err != nil {
+						return storage.Step{}, err
+					}
+					return storage.Step{
+						Ready: func() bool { return len(next) > 0 },
+						Next: func() (storage.Step, error) {
+							<-next
+							_, err := tx.Get("c", "plain")
+							sawPlain = err == nil
+							_, err = tx.Put("c", "stepped-2", []byte("x"), storage.MustNotExist())
+							return storage.Step{}, err
+						},
+					}, nil
+				})
+			}()
+			pendingAtLeast(1)
+			plainRan := make(chan bool, 2)
+			plain := make(chan error, 1)
+			go func() {
+				plain <- s.Update(ctx, func(tx storage.Tx) error {
+					_, err := tx.Get("c", "stepped-1")
+					plainRan <- err == nil
+					if tc.plainErr != nil {
+						return tc.plainErr
+					}
+					_, err = tx.Put("c", "plain", []byte("x"), storage.MustNotExist())
+					return err
+				})
+			}()
+			pendingAtLeast(2)
+			close(release)
+			if err := <-blocker; err != nil {
+				t.Fatal(err)
+			}
+			if !<-plainRan {
+				t.Error("the plain update did not see the stepped function's first step")
+			}
+			if tc.plainErr == nil {
+				select {
+				case err := <-plain:
+					t.Fatalf("the plain update returned (%v) before the stepped function's last step", err)
+				default:
+				}
+			}
+			next <- struct{}{}
+			if err := <-stepped; err != nil {
+				t.Fatalf("UpdateSteps = %v", err)
+			}
+			if err := <-plain; !errors.Is(err, tc.plainErr) {
+				t.Fatalf("plain Update = %v; want %v", err, tc.plainErr)
+			}
+			if firsts != tc.wantFirsts {
+				t.Errorf("first step ran %d times; want %d", firsts, tc.wantFirsts)
+			}
+			if want := tc.plainErr == nil; sawPlain != want {
+				t.Errorf("last step saw the plain update's write: %v; want %v", sawPlain, want)
+			}
+			got := map[string]bool{}
+			if err := s.View(ctx, func(tx storage.Tx) error {
+				for r, err := range tx.Scan("c", storage.Range{}) {
+					if err != nil {
+						return err
+					}
+					got[r.Key] = true
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]bool{"stepped-1": true, "stepped-2": true}
+			if tc.plainErr == nil {
+				want["plain"] = true
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("committed (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

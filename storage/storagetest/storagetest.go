@@ -87,6 +87,8 @@ var suite = []struct {
 	{"RollbackOnError", testRollbackOnError},
 	{"FailedWriteDoesNotAbortUpdate", testFailedWriteDoesNotAbortUpdate},
 	{"RollbackOnPanic", testRollbackOnPanic},
+	{"UpdateSteps", testUpdateSteps},
+	{"UpdateStepsConcurrent", testUpdateStepsConcurrent},
 	{"WritesInViewAreReadOnly", testWritesInViewAreReadOnly},
 	{"NextSequence", testNextSequence},
 	{"ContextDoneBeforeTransaction", testContextDoneBeforeTransaction},
