@@ -5,7 +5,6 @@ import (
 	"context"
 	_ "embed"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -127,18 +126,24 @@ func writeRenderedPage(w http.ResponseWriter, p returns.Page[returns.RenderedSum
 	for _, row := range rows {
 		n += row.Len()
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(n))
-	w.WriteHeader(http.StatusOK)
-	io.WriteString(w, pageContentOpen)
+	// One write of the whole body, as writeJSON makes: the connection
+	// sends it with the header rather than row by row.
+	out := getBuffer()
+	defer putBuffer(out)
+	out.Grow(n)
+	out.WriteString(pageContentOpen)
 	for i, row := range rows {
 		if i > 0 {
-			io.WriteString(w, ",")
+			out.WriteByte(',')
 		}
-		row.WriteTo(w)
+		row.WriteTo(out)
 	}
-	w.Write(rest)
+	out.Write(rest)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(out.Len()))
+	w.WriteHeader(http.StatusOK)
+	w.Write(out.Bytes())
 }
 
 func (h returnsHandlers) getReturn(w http.ResponseWriter, r *http.Request, site string) error {
