@@ -50,30 +50,38 @@ func BenchmarkExampleCreate(b *testing.B) {
 				b.Run(name, func(b *testing.B) {
 					store := st.open(b)
 					defer store.Close()
-					benchmarkCreate(b, store, keyed, parallel)
+					benchmarkCreate(b, store, "/v1/siw/session.create", siwCreateBody, jsonHeader(bearerHeader()), keyed, parallel)
 				})
 			}
 		}
 	}
 }
 
-func benchmarkCreate(b *testing.B, store storage.Store, keyed, parallel bool) {
+// BenchmarkExampleDeliveryCreate is BenchmarkExampleCreate for the
+// delivery.create request of the load (POST /delivery/v1/sessions), on the
+// memory store, from one goroutine.
+func BenchmarkExampleDeliveryCreate(b *testing.B) {
+	store := memory.New()
+	defer store.Close()
+	benchmarkCreate(b, store, "/delivery/v1/sessions", deliveryCreateBody, jsonHeader(http.Header{"Authorization": {key}}), false, false)
+}
+
+func benchmarkCreate(b *testing.B, store storage.Store, path, reqBody string, header http.Header, keyed, parallel bool) {
 	h, err := exampleHandler(b.Context(), store, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	body := []byte(siwCreateBody)
-	header := jsonHeader(bearerHeader())
+	body := []byte(reqBody)
 	var n atomic.Int64
 	create := func() {
-		req := httptest.NewRequest(http.MethodPost, "/v1/siw/session.create", bytes.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
 		req.Header = header.Clone()
 		if keyed {
 			req.Header.Set("Idempotency-Key", "bench-"+strconv.FormatInt(n.Add(1), 10))
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
+		if rec.Code/100 != 2 {
 			b.Errorf("status %d: %s", rec.Code, rec.Body)
 		}
 	}
