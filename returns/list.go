@@ -170,7 +170,7 @@ func (r ranked[T]) list(tx storage.Tx, site string, w window, filter func(T) boo
 }
 
 func (r ranked[T]) pageByID(tx storage.Tx, site string, w window, desc bool) ([]T, int64, error) {
-	recs, total, err := r.pageRecords(tx, site, w, desc)
+	recs, total, err := r.pageRecords(tx, site, w, desc, true)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -187,8 +187,10 @@ func (r ranked[T]) pageByID(tx storage.Tx, site string, w window, desc bool) ([]
 
 // pageRecords is pageByID's page as stored, undecoded: a caller keeping
 // what it made of a record by version (a rendering) decodes only the
-// records it has not seen.
-func (r ranked[T]) pageRecords(tx storage.Tx, site string, w window, desc bool) ([]storage.Record, int64, error) {
+// records it has not seen. Without values, records come without their
+// values where the store can list them so (storage.VersionScanner); a
+// record with a nil Value is then read with Get when needed.
+func (r ranked[T]) pageRecords(tx storage.Tx, site string, w window, desc, values bool) ([]storage.Record, int64, error) {
 	first, n, err := r.bounds(tx, site)
 	if err != nil {
 		return nil, 0, err
@@ -217,8 +219,12 @@ func (r ranked[T]) pageRecords(tx storage.Tx, site string, w window, desc bool) 
 		}
 		rg.After = storage.Key(site, storage.Uint64Key(start-1))
 	}
+	scan := tx.Scan
+	if vs, ok := tx.(storage.VersionScanner); ok && !values {
+		scan = vs.ScanVersions
+	}
 	recs := make([]storage.Record, 0, want)
-	for rec, err := range tx.Scan(r.coll.Name, rg) {
+	for rec, err := range scan(r.coll.Name, rg) {
 		if err != nil {
 			return nil, 0, err
 		}

@@ -88,7 +88,7 @@ func (s *Service) ListReturnsRendered(ctx context.Context, site string, pr PageR
 	var content []RenderedSummary
 	var total int64
 	err = s.store.View(ctx, func(tx storage.Tx) error {
-		recs, n, err := s.returns.pageRecords(tx, site, w, desc)
+		recs, n, err := s.returns.pageRecords(tx, site, w, desc, false)
 		if err != nil {
 			return err
 		}
@@ -99,6 +99,13 @@ func (s *Service) ListReturnsRendered(ctx context.Context, site string, pr PageR
 			if b, ok := s.summaries.get(rec.Key, rec.Version, r); ok {
 				content[i].b = b
 				continue
+			}
+			if rec.Value == nil {
+				// Listed without its value: read it, at the same
+				// version in this View's snapshot.
+				if rec, err = tx.Get(returnsColl.Name, rec.Key); err != nil {
+					return err
+				}
 			}
 			it, err := returnsColl.Decode(rec)
 			if err != nil {
