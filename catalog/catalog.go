@@ -255,14 +255,22 @@ func FillURL(template string, placeholderValue ...string) string {
 // starts there is replaced, and the replacement is not scanned again. An
 // empty old string, which matches everywhere, is left to strings.Replacer.
 func replaceInOrder(s string, oldnew []string) string {
-	for i := 0; i < len(oldnew); i += 2 {
+	// starts marks the first bytes of the old strings: most bytes of a
+	// template start none and are passed over without a comparison.
+	var starts [256]bool
+	for i := 0; i+1 < len(oldnew); i += 2 {
 		if oldnew[i] == "" {
 			return strings.NewReplacer(oldnew...).Replace(s)
 		}
+		starts[oldnew[i][0]] = true
 	}
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
+		if !starts[s[i]] {
+			i++
+			continue
+		}
 		n := 0
 		for j := 0; j+1 < len(oldnew); j += 2 {
 			if strings.HasPrefix(s[i:], oldnew[j]) {
