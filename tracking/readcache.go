@@ -1,6 +1,7 @@
 package tracking
 
 import (
+	"iter"
 	"maps"
 	"slices"
 	"sync"
@@ -36,16 +37,25 @@ type cachedValue[V any] struct {
 // is estimated at twice its encoded size (as checkout's cache does).
 const readEntryBytes = 256
 
-// get returns the value decoded from rec, from the cache when rec's
-// version was decoded before, else by decode, keeping the result. Only
+// get returns the value decoded from rec of the collection coll, from the
+// cache when rec's version was decoded before, else by decode (reading
+// the record when rec comes without its value), keeping the result. Only
 // records read in a View may be passed: a version seen inside an Update
 // may be rolled back and drawn again for another value.
-func (c *readCache[V]) get(rec storage.Record, decode func(storage.Record) (storage.Item[V], error)) (storage.Item[V], error) {
+func (c *readCache[V]) get(tx storage.Tx, coll string, rec storage.Record, decode func(storage.Record) (storage.Item[V], error)) (storage.Item[V], error) {
 	c.mu.Lock()
 	e, ok := c.m[rec.Key]
 	c.mu.Unlock()
 	if ok && e.version == rec.Version {
 		return storage.Item[V]{Key: rec.Key, Value: *e.v, Version: rec.Version}, nil
+	}
+	if rec.Value == nil {
+		// Listed without its value (scanVersions): read it, at the
+		// same version in this View's snapshot.
+		var err error
+		if rec, err = tx.Get(coll, rec.Key); err != nil {
+			return storage.Item[V]{}, err
+		}
 	}
 	it, err := decode(rec)
 	if err != nil {
@@ -93,11 +103,11 @@ func (c *readCache[V]) bytes() int64 {
 // decoded parcels; for reads in a View only.
 func (s *Service) cachedParcelsByNumber(tx storage.Tx, site, trackingNumber string) ([]storage.Item[parcelRecord], error) {
 	var out []storage.Item[parcelRecord]
-	for rec, err := range tx.Scan(parcels.Name, storage.Range{Prefix: storage.KeyPrefix(site, trackingNumber), Limit: parcelsPerNumber}) {
+	for rec, err := range scanVersions(tx, parcels.Name, storage.Range{Prefix: storage.KeyPrefix(site, trackingNumber), Limit: parcelsPerNumber}) {
 		if err != nil {
 			return nil, err
 		}
-		it, err := s.parcelCache.get(rec, parcels.Decode)
+		it, err := s.parcelCache.get(tx, parcels.Name, rec, parcels.Decode)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +123,16 @@ func (s *Service) cachedOrder(tx storage.Tx, key string) (storage.Item[orderReco
 	if err != nil {
 		return storage.Item[orderRecord]{}, err
 	}
-	return s.orderCache.get(rec, orders.Decode)
+	return s.orderCache.get(tx, orders.Name, rec, orders.Decode)
+}
+
+// scanVersions lists records without their values where the store can
+// (storage.VersionScanner), else with them.
+func scanVersions(tx storage.Tx, coll string, r storage.Range) iter.Seq2[storage.Record, error] {
+	if vs, ok := tx.(storage.VersionScanner); ok {
+		return vs.ScanVersions(coll, r)
+	}
+	return tx.Scan(coll, r)
 }
 
 // owned returns tp with its own copy of everything it points to that may

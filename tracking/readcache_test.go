@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit/storage"
 )
 
 // TestParcelsFromCachesIsFresh holds GET /parcels, which reads its records
@@ -25,6 +27,12 @@ func TestParcelsFromCachesIsFresh(t *testing.T) {
 			t.Fatal(err)
 		}
 		return svc
+	}
+	// scanning reads with Scan where f.svc's memory store lists versions
+	// (storage.VersionScanner): both ways to its caches are held.
+	scanning, err := New(scanStore{f.svc.store}, f.svc.opts)
+	if err != nil {
+		t.Fatal(err)
 	}
 	q := ParcelsQuery{TrackingNumber: "TN1"}
 	changes := []struct {
@@ -61,23 +69,32 @@ func TestParcelsFromCachesIsFresh(t *testing.T) {
 				t.Fatal(err)
 			}
 			for range 2 { // the second read is served from the caches
-				got, err := f.svc.Parcels(ctx, "site-a", q)
-				if err != nil {
-					t.Fatal(err)
-				}
 				want, err := fresh(t).Parcels(ctx, "site-a", q)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Fatalf("answer from the caches differs (-fresh +cached):\n%s", diff)
+				for _, svc := range []*Service{f.svc, scanning} {
+					got, err := svc.Parcels(ctx, "site-a", q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Fatalf("answer from the caches differs (-fresh +cached):\n%s", diff)
+					}
 				}
 			}
 		})
 	}
-	if f.svc.orderCache.bytes() == 0 || f.svc.parcelCache.bytes() == 0 {
+	if f.svc.orderCache.bytes() == 0 || f.svc.parcelCache.bytes() == 0 || scanning.parcelCache.bytes() == 0 {
 		t.Errorf("caches hold %d and %d bytes: the reads did not use them", f.svc.orderCache.bytes(), f.svc.parcelCache.bytes())
 	}
+}
+
+// scanStore is a store whose transactions have no ScanVersions.
+type scanStore struct{ storage.Store }
+
+func (s scanStore) View(ctx context.Context, fn func(storage.Tx) error) error {
+	return s.Store.View(ctx, func(tx storage.Tx) error { return fn(struct{ storage.Tx }{tx}) })
 }
 
 // TestParcelsShareNoMemoryWithCaches: nothing a caller of Parcels can
