@@ -189,3 +189,25 @@ func memoryOf(v reflect.Value, path string, seen map[uintptr]string) {
 		}
 	}
 }
+
+// TestReadCacheBudget: the decoded records kept stay within their budget,
+// a record over an eighth of it is not kept, and an older version never
+// replaces a newer one.
+func TestReadCacheBudget(t *testing.T) {
+	var c readCache[orderRecord]
+	for i := range 10 * ReadCacheBytes / 1000 {
+		c.put(fmt.Sprint("site/", i), uint64(i+1), 1000, orderRecord{TosID: fmt.Sprint(i)})
+		if c.bytes() > ReadCacheBytes {
+			t.Fatalf("after %d records %d bytes are kept, more than %d", i+1, c.bytes(), ReadCacheBytes)
+		}
+	}
+	c.put("site/k", 7, 100, orderRecord{TosID: "new"})
+	c.put("site/k", 6, 100, orderRecord{TosID: "old"})
+	if e := c.m["site/k"]; e.version != 7 || e.v.TosID != "new" {
+		t.Errorf("site/k holds version %d (%q); want the newer record", e.version, e.v.TosID)
+	}
+	c.put("site/big", 1, ReadCacheBytes/8+1, orderRecord{})
+	if _, ok := c.m["site/big"]; ok {
+		t.Error("a record over an eighth of the budget was kept")
+	}
+}
