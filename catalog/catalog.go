@@ -212,18 +212,27 @@ func CarrierLink(template, trackingNumber, postalCode, locale string) string {
 // is one of the placeholders with an empty value is left out, and so is
 // the "?" when no parameter remains.
 func FillURL(template string, placeholderValue ...string) string {
-	empty := make(map[string]bool, len(placeholderValue)/2)
-	pairs := make([]string, 0, len(placeholderValue))
+	pairs := make([]string, 0, len(placeholderValue)&^1)
 	for i := 0; i+1 < len(placeholderValue); i += 2 {
-		empty[placeholderValue[i]] = placeholderValue[i+1] == ""
 		pairs = append(pairs, placeholderValue[i], url.QueryEscape(placeholderValue[i+1]))
+	}
+	// empty: the last pair naming the placeholder decides, as a map
+	// filled in order would.
+	empty := func(placeholder string) bool {
+		e := false
+		for i := 0; i+1 < len(placeholderValue); i += 2 {
+			if placeholderValue[i] == placeholder {
+				e = placeholderValue[i+1] == ""
+			}
+		}
+		return e
 	}
 	base, query, hasQuery := strings.Cut(template, "?")
 	if hasQuery {
 		params, fragment, hasFragment := strings.Cut(query, "#")
 		var kept []string
 		for _, p := range strings.Split(params, "&") {
-			if _, v, ok := strings.Cut(p, "="); ok && empty[v] {
+			if _, v, ok := strings.Cut(p, "="); ok && empty(v) {
 				continue
 			}
 			kept = append(kept, p)
@@ -236,7 +245,56 @@ func FillURL(template string, placeholderValue ...string) string {
 			template += "#" + fragment
 		}
 	}
-	return strings.NewReplacer(pairs...).Replace(template)
+	return replaceInOrder(template, pairs)
+}
+
+// replaceInOrder is strings.NewReplacer(oldnew...).Replace(s) without
+// building the replacer's lookup trie, which costs more than filling a
+// template once (FillURL runs on every read of a tracked parcel): left to
+// right, at each position the first old string in argument order that
+// starts there is replaced, and the replacement is not scanned again. An
+// empty old string, which matches everywhere, is left to strings.Replacer.
+func replaceInOrder(s string, oldnew []string) string {
+	// starts marks the first bytes of the old strings: most bytes of a
+	// template start none and are passed over without a comparison.
+	var starts [256]bool
+	for i := 0; i+1 < len(oldnew); i += 2 {
+		if oldnew[i] == "" {
+			return strings.NewReplacer(oldnew...).Replace(s)
+		}
+		starts[oldnew[i][0]] = true
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !starts[s[i]] {
+			i++
+			continue
+		}
+		n := 0
+		for j := 0; j+1 < len(oldnew); j += 2 {
+			if strings.HasPrefix(s[i:], oldnew[j]) {
+				if b.Len() == 0 {
+					b.Grow(len(s) + 32)
+				}
+				b.WriteString(s[last:i])
+				b.WriteString(oldnew[j+1])
+				n = len(oldnew[j])
+				break
+			}
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		i += n
+		last = i
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // Product is one service of a carrier. Its Ref is what other areas name it

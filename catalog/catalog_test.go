@@ -314,3 +314,37 @@ func TestCarrierLink(t *testing.T) {
 		})
 	}
 }
+
+// TestReplaceInOrder holds replaceInOrder to strings.Replacer, which it
+// stands in for: the order of the pairs decides between placeholders
+// starting at the same position, replacements are not scanned again, and
+// matches do not overlap.
+func TestReplaceInOrder(t *testing.T) {
+	tests := []struct {
+		name   string
+		s      string
+		oldnew []string
+	}{
+		{"none", "https://np.example/t", []string{"{a}", "1"}},
+		{"no pairs", "https://np.example/{a}", nil},
+		{"each", "{a}/x?{b}&{a}", []string{"{a}", "1", "{b}", "2"}},
+		{"at both ends", "{a}{a}", []string{"{a}", "xyz"}},
+		{"first pair wins", "{ab}", []string{"{a", "1", "{ab}", "2"}},
+		{"first pair wins, reversed", "{ab}", []string{"{ab}", "2", "{a", "1"}},
+		{"replacement not rescanned", "{a}", []string{"{a}", "{b}", "{b}", "no"}},
+		{"no overlap", "aaa", []string{"aa", "b"}},
+		{"same placeholder twice", "{a}", []string{"{a}", "1", "{a}", "2"}},
+		{"empty value", "x{a}y", []string{"{a}", ""}},
+		{"one byte", "a-b-a", []string{"a", "xx", "-", "+"}},
+		{"empty placeholder", "ab", []string{"", "-"}},
+		{"not utf-8", "\xff{a}\xfe", []string{"{a}", "é"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := strings.NewReplacer(tt.oldnew...).Replace(tt.s)
+			if got := replaceInOrder(tt.s, tt.oldnew); got != want {
+				t.Errorf("replaceInOrder(%q, %q) = %q, strings.Replacer gives %q", tt.s, tt.oldnew, got, want)
+			}
+		})
+	}
+}

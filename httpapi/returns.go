@@ -72,12 +72,78 @@ func (h returnsHandlers) getOrder(w http.ResponseWriter, r *http.Request, site s
 	})
 }
 
+// listReturns answers with the rows the service keeps rendered while
+// their returns are unchanged (returns.Service.ListReturnsRendered): the
+// same bytes writeJSON writes for the page of summaries, without decoding
+// the stored returns or encoding their rows again.
 func (h returnsHandlers) listReturns(w http.ResponseWriter, r *http.Request, site string) error {
 	pr, err := returns.ParsePageQuery(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	return respond(w, r, site, "", pr, h.svc.ListReturns)
+	if err := checkSite(site, ""); err != nil {
+		return err
+	}
+	p, err := h.svc.ListReturnsRendered(r.Context(), site, pr, returnSummaryJSON)
+	if err != nil {
+		return err
+	}
+	writeRenderedPage(w, p)
+	return nil
+}
+
+// returnSummaryJSON renders a row of the returns page as writeJSON encodes
+// it inside the page (encodeTo, which the package's tests hold to
+// encoding/json), without the newline that ends a whole answer.
+var returnSummaryJSON = returns.NewSummaryRenderer(func(sum *returns.ReturnSummary) ([]byte, error) {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeTo(buf, sum); err != nil {
+		return nil, err
+	}
+	// The service keeps the bytes; the buffer goes back to the pool.
+	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+})
+
+// pageContentOpen is how the JSON of a page begins: its content comes
+// first (returns.Page).
+const pageContentOpen = `{"content":[`
+
+// writeRenderedPage writes p as writeJSON writes the page of its rows:
+// the envelope is encoded with no rows, and the rendered rows are written
+// between its content's brackets.
+func writeRenderedPage(w http.ResponseWriter, p returns.Page[returns.RenderedSummary]) {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	rows := p.Content
+	p.Content = []returns.RenderedSummary{}
+	if err := encodeTo(buf, p); err != nil || !bytes.HasPrefix(buf.Bytes(), []byte(pageContentOpen+"]")) {
+		http.Error(w, `{"error":"internal: internal error"}`, http.StatusInternalServerError)
+		return
+	}
+	rest := buf.Bytes()[len(pageContentOpen):]
+	n := len(pageContentOpen) + len(rest) + max(len(rows)-1, 0)
+	for _, row := range rows {
+		n += row.Len()
+	}
+	// One write of the whole body, as writeJSON makes: the connection
+	// sends it with the header rather than row by row.
+	out := getBuffer()
+	defer putBuffer(out)
+	out.Grow(n)
+	out.WriteString(pageContentOpen)
+	for i, row := range rows {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		row.WriteTo(out)
+	}
+	out.Write(rest)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(out.Len()))
+	w.WriteHeader(http.StatusOK)
+	w.Write(out.Bytes())
 }
 
 func (h returnsHandlers) getReturn(w http.ResponseWriter, r *http.Request, site string) error {

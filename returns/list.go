@@ -170,6 +170,27 @@ func (r ranked[T]) list(tx storage.Tx, site string, w window, filter func(T) boo
 }
 
 func (r ranked[T]) pageByID(tx storage.Tx, site string, w window, desc bool) ([]T, int64, error) {
+	recs, total, err := r.pageRecords(tx, site, w, desc, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows := make([]T, 0, len(recs))
+	for _, rec := range recs {
+		it, err := r.coll.Decode(rec)
+		if err != nil {
+			return nil, 0, err
+		}
+		rows = append(rows, it.Value)
+	}
+	return rows, total, nil
+}
+
+// pageRecords is pageByID's page as stored, undecoded: a caller keeping
+// what it made of a record by version (a rendering) decodes only the
+// records it has not seen. Without values, records come without their
+// values where the store can list them so (storage.VersionScanner); a
+// record with a nil Value is then read with Get when needed.
+func (r ranked[T]) pageRecords(tx storage.Tx, site string, w window, desc, values bool) ([]storage.Record, int64, error) {
 	first, n, err := r.bounds(tx, site)
 	if err != nil {
 		return nil, 0, err
@@ -198,14 +219,18 @@ func (r ranked[T]) pageByID(tx storage.Tx, site string, w window, desc bool) ([]
 		}
 		rg.After = storage.Key(site, storage.Uint64Key(start-1))
 	}
-	rows := make([]T, 0, want)
-	for it, err := range r.coll.Scan(tx, rg) {
+	scan := tx.Scan
+	if vs, ok := tx.(storage.VersionScanner); ok && !values {
+		scan = vs.ScanVersions
+	}
+	recs := make([]storage.Record, 0, want)
+	for rec, err := range scan(r.coll.Name, rg) {
 		if err != nil {
 			return nil, 0, err
 		}
-		rows = append(rows, it.Value)
+		recs = append(recs, rec)
 	}
-	return rows, total, nil
+	return recs, total, nil
 }
 
 // remove deletes the rank of the site's record id, inside the Update that

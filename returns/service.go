@@ -108,6 +108,8 @@ type Service struct {
 	orders  ranked[orderRecord]
 	returns ranked[returnRecord]
 	refunds ranked[refundRecord]
+	// summaries are the kept renderings of ListReturnsRendered.
+	summaries summaryCache
 
 	reasons       Reasons
 	blobs         Blobs
@@ -502,21 +504,9 @@ func (s *Service) ListReturns(ctx context.Context, site string, pr PageRequest) 
 		content = make([]ReturnSummary, len(rows))
 		orders := map[uint64]OrderSummary{} // of returns stored without one
 		for i, r := range rows {
-			var o OrderSummary
-			switch sum, ok := orders[r.OrderID]; {
-			case r.Order != nil:
-				o = OrderSummary{ID: r.OrderID, ForeignID: r.Order.ForeignID, CreatedAt: Timestamp(r.Order.CreatedAt)}
-			case ok:
-				o = sum
-			default:
-				it, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
-				if err != nil {
-					return err
-				}
-				o = orderSummary(it.Value)
-				orders[r.OrderID] = o
+			if content[i], err = s.summary(tx, site, r, orders); err != nil {
+				return err
 			}
-			content[i] = ReturnSummary{ID: r.ID, CreatedAt: Timestamp(r.CreatedAt), Status: r.Status, StatusURL: s.statusURL(r.Token), Order: o}
 		}
 		return nil
 	})
@@ -524,6 +514,26 @@ func (s *Service) ListReturns(ctx context.Context, site string, pr PageRequest) 
 		return Page[ReturnSummary]{}, err
 	}
 	return envelope(w, content, total), nil
+}
+
+// summary is r's row of a page. A return stored without its order's
+// summary reads the order, once per page: orders holds those read.
+func (s *Service) summary(tx storage.Tx, site string, r returnRecord, orders map[uint64]OrderSummary) (ReturnSummary, error) {
+	var o OrderSummary
+	switch sum, ok := orders[r.OrderID]; {
+	case r.Order != nil:
+		o = OrderSummary{ID: r.OrderID, ForeignID: r.Order.ForeignID, CreatedAt: Timestamp(r.Order.CreatedAt)}
+	case ok:
+		o = sum
+	default:
+		it, err := ordersColl.Get(tx, orderKey(site, r.OrderID))
+		if err != nil {
+			return ReturnSummary{}, err
+		}
+		o = orderSummary(it.Value)
+		orders[r.OrderID] = o
+	}
+	return ReturnSummary{ID: r.ID, CreatedAt: Timestamp(r.CreatedAt), Status: r.Status, StatusURL: s.statusURL(r.Token), Order: o}, nil
 }
 
 func (s *Service) statusURL(token string) string { return s.publicURL + StatusPagePath + token }

@@ -310,10 +310,10 @@ func option(o options.Option) DeliveryOption {
 			h := l.Hours
 			// Copies: a returned session is the caller's to modify,
 			// and these slices belong to the catalog.
-			c := slices.Clone[[]string]
+			c := cloneAll([8][]string{h["mon"], h["tue"], h["wed"], h["thu"], h["fri"], h["sat"], h["sun"], l.HoursText})
 			pl.OperationalHours = &OperationalHours{
-				Monday: c(h["mon"]), Tuesday: c(h["tue"]), Wednesday: c(h["wed"]), Thursday: c(h["thu"]),
-				Friday: c(h["fri"]), Saturday: c(h["sat"]), Sunday: c(h["sun"]), FreeText: c(l.HoursText),
+				Monday: c[0], Tuesday: c[1], Wednesday: c[2], Thursday: c[3],
+				Friday: c[4], Saturday: c[5], Sunday: c[6], FreeText: c[7],
 			}
 		}
 		if dist := l.Distance; dist != nil {
@@ -322,6 +322,27 @@ func option(o options.Option) DeliveryOption {
 		do.PickupLocation = pl
 	}
 	return do
+}
+
+// cloneAll is slices.Clone of each of src, in one allocation for all
+// (a pickup option's opening hours are eight slices): each copy is clipped
+// to its length, so that an append to one never writes into the next, and
+// a nil slice stays nil.
+func cloneAll(src [8][]string) [8][]string {
+	n := 0
+	for _, s := range src {
+		n += len(s)
+	}
+	backing := make([]string, n)
+	var out [8][]string
+	for i, s := range src {
+		if s == nil {
+			continue
+		}
+		k := copy(backing, s)
+		out[i], backing = backing[:k:k], backing[k:]
+	}
+	return out
 }
 
 // locationContact is a catalog location's address (its name the

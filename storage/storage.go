@@ -72,6 +72,17 @@ type Prober interface {
 	Probe(ctx context.Context) error
 }
 
+// VersionScanner is implemented by transactions that can list records
+// without their values: ScanVersions yields what Scan yields, in the same
+// order, with Value nil. A reader that keeps what it made of a record by
+// version (a decoded value, a rendering) then reads, with Get, only the
+// records it has not seen; where copying a value out of the store costs
+// (the memory store copies each), this saves the copies. Callers check
+// for it on the Tx and fall back to Scan.
+type VersionScanner interface {
+	ScanVersions(coll string, r Range) iter.Seq2[Record, error]
+}
+
 // Tx is one transaction. Collection names and keys are non-empty strings;
 // an empty one is an InvalidArgument error.
 type Tx interface {

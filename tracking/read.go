@@ -168,7 +168,7 @@ func (s *Service) Parcels(ctx context.Context, site string, q ParcelsQuery) (*Ge
 			Parcels: []TrackingParcel{},
 		}
 		for i := range ps {
-			out.Parcels = append(out.Parcels, s.trackingParcel(site, &o, &ps[i].Value, now))
+			out.Parcels = append(out.Parcels, owned(s.trackingParcel(site, &o, &ps[i].Value, now)))
 		}
 		return nil
 	})
@@ -200,7 +200,9 @@ func (s *Service) queriedParcels(tx storage.Tx, site string, q ParcelsQuery, now
 		}
 		o = it.Value
 	default:
-		ps, err := parcelsByNumber(tx, site, q.TrackingNumber)
+		// The records come from the caches of decoded records: this
+		// read runs in a View, and the answer only reads them.
+		ps, err := s.cachedParcelsByNumber(tx, site, q.TrackingNumber)
 		if err != nil {
 			return o, nil, err
 		}
@@ -211,7 +213,7 @@ func (s *Service) queriedParcels(tx storage.Tx, site string, q ParcelsQuery, now
 		if err != nil {
 			return o, nil, err
 		}
-		it, err := orders.Get(tx, storage.Key(site, tos))
+		it, err := s.cachedOrder(tx, storage.Key(site, tos))
 		if err != nil {
 			return o, nil, err
 		}

@@ -97,6 +97,10 @@ type Service struct {
 	store storage.Store
 	opts  Options
 	swept sweepState
+	// orderCache and parcelCache keep the records GET /parcels decoded,
+	// by stored version (readcache.go).
+	orderCache  readCache[orderRecord]
+	parcelCache readCache[parcelRecord]
 }
 
 // New returns a Service on store.
@@ -429,9 +433,13 @@ func orderByExternalID(tx storage.Tx, site, ext string) (storage.Item[orderRecor
 
 // parcelsByNumber returns the site's parcels with the tracking number (one
 // per carrier that uses it), by an index range of the parcel keys.
+// parcelsPerNumber bounds the parcels a tracking number is read for (one
+// per carrier using it).
+const parcelsPerNumber = 16
+
 func parcelsByNumber(tx storage.Tx, site, trackingNumber string) ([]storage.Item[parcelRecord], error) {
 	var out []storage.Item[parcelRecord]
-	for it, err := range parcels.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, trackingNumber), Limit: 16}) {
+	for it, err := range parcels.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, trackingNumber), Limit: parcelsPerNumber}) {
 		if err != nil {
 			return nil, err
 		}

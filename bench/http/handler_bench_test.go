@@ -50,30 +50,38 @@ func BenchmarkExampleCreate(b *testing.B) {
 				b.Run(name, func(b *testing.B) {
 					store := st.open(b)
 					defer store.Close()
-					benchmarkCreate(b, store, keyed, parallel)
+					benchmarkCreate(b, store, "/v1/siw/session.create", siwCreateBody, jsonHeader(bearerHeader()), keyed, parallel)
 				})
 			}
 		}
 	}
 }
 
-func benchmarkCreate(b *testing.B, store storage.Store, keyed, parallel bool) {
+// BenchmarkExampleDeliveryCreate is BenchmarkExampleCreate for the
+// delivery.create request of the load (POST /delivery/v1/sessions), on the
+// memory store, from one goroutine.
+func BenchmarkExampleDeliveryCreate(b *testing.B) {
+	store := memory.New()
+	defer store.Close()
+	benchmarkCreate(b, store, "/delivery/v1/sessions", deliveryCreateBody, jsonHeader(http.Header{"Authorization": {key}}), false, false)
+}
+
+func benchmarkCreate(b *testing.B, store storage.Store, path, reqBody string, header http.Header, keyed, parallel bool) {
 	h, err := exampleHandler(b.Context(), store, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	body := []byte(siwCreateBody)
-	header := jsonHeader(bearerHeader())
+	body := []byte(reqBody)
 	var n atomic.Int64
 	create := func() {
-		req := httptest.NewRequest(http.MethodPost, "/v1/siw/session.create", bytes.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
 		req.Header = header.Clone()
 		if keyed {
 			req.Header.Set("Idempotency-Key", "bench-"+strconv.FormatInt(n.Add(1), 10))
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
+		if rec.Code/100 != 2 {
 			b.Errorf("status %d: %s", rec.Code, rec.Body)
 		}
 	}
@@ -102,4 +110,66 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkExampleRead is each GET endpoint of the load run through the
+// example server's handler in process, on the memory store, after the
+// same seeding over HTTP (a loopback test server in front of the same
+// handler): the server's CPU and allocations per read without the
+// sockets, for profiling and comparing changes.
+func BenchmarkExampleRead(b *testing.B) {
+	h, err := exampleHandler(b.Context(), memory.New(), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	f, err := seed(b.Context(), srv.Client(), srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ep := range endpoints {
+		s := ep.request("", f)
+		if s.method != http.MethodGet {
+			continue
+		}
+		b.Run(ep.name, func(b *testing.B) {
+			req := httptest.NewRequest(s.method, s.url, nil)
+			req.Header = s.header.Clone()
+			w := &discardWriter{header: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.header)
+				w.status, w.n = 0, 0
+				h.ServeHTTP(w, req)
+				if w.status != http.StatusOK || w.n == 0 {
+					b.Fatalf("status %d, %d bytes", w.status, w.n)
+				}
+			}
+		})
+	}
+}
+
+// discardWriter is a ResponseWriter that keeps the status and counts the
+// body, as a server's connection sends it on without keeping it.
+type discardWriter struct {
+	header http.Header
+	status int
+	n      int
+}
+
+func (w *discardWriter) Header() http.Header { return w.header }
+
+func (w *discardWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+
+func (w *discardWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.n += len(p)
+	return len(p), nil
 }

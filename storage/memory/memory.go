@@ -86,7 +86,10 @@ type Store struct {
 	state atomic.Pointer[snapshot]
 }
 
-var _ storage.Store = (*Store)(nil)
+var (
+	_ storage.Store          = (*Store)(nil)
+	_ storage.VersionScanner = (*tx)(nil)
+)
 
 // New returns an empty store.
 func New() *Store {
@@ -373,6 +376,16 @@ func (t *tx) current(collName, key string) (exists bool, version uint64) {
 }
 
 func (t *tx) Scan(collName string, r storage.Range) iter.Seq2[storage.Record, error] {
+	return t.scan(collName, r, true)
+}
+
+// ScanVersions is Scan without the values (storage.VersionScanner): no
+// copy of a value is made.
+func (t *tx) ScanVersions(collName string, r storage.Range) iter.Seq2[storage.Record, error] {
+	return t.scan(collName, r, false)
+}
+
+func (t *tx) scan(collName string, r storage.Range, values bool) iter.Seq2[storage.Record, error] {
 	return func(yield func(storage.Record, error) bool) {
 		// Check when iteration starts, not when Scan is called: the
 		// sequence may be ranged over later, even after fn returned.
@@ -413,7 +426,11 @@ func (t *tx) Scan(collName string, r storage.Range) iter.Seq2[storage.Record, er
 			if err = t.usable(); err != nil {
 				return false
 			}
-			if !yield(it.record(), nil) {
+			rec := storage.Record{Key: it.key, Version: it.version}
+			if values {
+				rec = it.record()
+			}
+			if !yield(rec, nil) {
 				stopped = true
 				return false
 			}

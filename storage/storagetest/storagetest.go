@@ -81,6 +81,7 @@ var suite = []struct {
 	{"Uint64KeyOrder", testUint64KeyOrder},
 	{"CompositeKeysPerTenant", testCompositeKeysPerTenant},
 	{"ScanRanges", testScanRanges},
+	{"ScanVersions", testScanVersions},
 	{"ScanEarlyBreak", testScanEarlyBreak},
 	{"KeysetPaging", testKeysetPaging},
 	{"UpdateSeesOwnWrites", testUpdateSeesOwnWrites},
@@ -728,6 +729,58 @@ func testScanRanges(t *testing.T, s storage.Store) {
 					if string(rec.Value) != "value of "+rec.Key || rec.Version == 0 {
 						t.Errorf("Scan yielded %#v; want its value and a version", rec)
 					}
+				}
+			})
+		}
+	}
+}
+
+// testScanVersions holds a transaction's ScanVersions, where it has one
+// (storage.VersionScanner), to its Scan: the same records in the same
+// order with the same versions and errors, and no values.
+func testScanVersions(t *testing.T, s storage.Store) {
+	var has bool
+	if err := s.View(t.Context(), func(tx storage.Tx) error {
+		_, has = tx.(storage.VersionScanner)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !has {
+		t.Skip("the store's transactions have no ScanVersions")
+	}
+	all := []string{"a", "a1", "a2", "a3", "b1", "b2", "c1", "x\xff", "x\xff\xff", "y"}
+	putAll(t, s, "ranges", all...)
+	putAll(t, s, "ranges", "a2") // a version other than its neighbours'
+	putAll(t, s, "emptied", "k1")
+	del(t, s, "emptied", "k1")
+	for _, tc := range scanRangeCases(all) {
+		coll := tc.coll
+		if coll == "" {
+			coll = "ranges"
+		}
+		for _, mode := range []struct {
+			name string
+			run  func(context.Context, func(storage.Tx) error) error
+		}{{"View", s.View}, {"Update", s.Update}} {
+			t.Run(tc.name+"/"+mode.name, func(t *testing.T) {
+				var full, bare []storage.Record
+				var fullErr, bareErr error
+				if err := mode.run(t.Context(), func(tx storage.Tx) error {
+					full, fullErr = collect(tx.Scan(coll, tc.r))
+					bare, bareErr = collect(tx.(storage.VersionScanner).ScanVersions(coll, tc.r))
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if (fullErr == nil) != (bareErr == nil) || (tc.wantErr != nil && !errors.Is(bareErr, tc.wantErr)) {
+					t.Fatalf("ScanVersions error = %v; Scan's = %v", bareErr, fullErr)
+				}
+				for i := range full {
+					full[i].Value = nil
+				}
+				if diff := cmp.Diff(full, bare); diff != "" {
+					t.Errorf("ScanVersions(%q, %#v) differs from Scan without values (-Scan +ScanVersions):\n%s", coll, tc.r, diff)
 				}
 			})
 		}

@@ -1,0 +1,217 @@
+package tracking
+
+import (
+	"iter"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// ReadCacheBytes is the memory budget of each of a Service's two caches
+// of decoded records (orders, and parcels) that GET /parcels reads: a few
+// thousand orders, the ones whose parcels are being looked up now.
+const ReadCacheBytes = 2 << 20
+
+// readCache maps a record's key to its decoded value at one stored
+// version, within ReadCacheBytes. A version is never stored again for
+// another value of the key (storage), so an entry is never stale: a
+// changed record has a new version, which misses and replaces it. Cached
+// values are shared by every read and must not be modified: the readers
+// copy the struct and only read what it points to. When full, arbitrary
+// entries make room (map iteration order).
+type readCache[V any] struct {
+	mu   sync.Mutex
+	used int64
+	m    map[string]cachedValue[V]
+}
+
+type cachedValue[V any] struct {
+	version uint64
+	size    int64
+	v       *V
+}
+
+// readEntryBytes is what an entry holds besides its decoded value, which
+// is estimated at twice its encoded size (as checkout's cache does).
+const readEntryBytes = 256
+
+// get returns the value decoded from rec of the collection coll, from the
+// cache when rec's version was decoded before, else by decode (reading
+// the record when rec comes without its value), keeping the result. Only
+// records read in a View may be passed: a version seen inside an Update
+// may be rolled back and drawn again for another value.
+func (c *readCache[V]) get(tx storage.Tx, coll string, rec storage.Record, decode func(storage.Record) (storage.Item[V], error)) (storage.Item[V], error) {
+	c.mu.Lock()
+	e, ok := c.m[rec.Key]
+	c.mu.Unlock()
+	if ok && e.version == rec.Version {
+		return storage.Item[V]{Key: rec.Key, Value: *e.v, Version: rec.Version}, nil
+	}
+	if rec.Value == nil {
+		// Listed without its value (scanVersions): read it, at the
+		// same version in this View's snapshot.
+		var err error
+		if rec, err = tx.Get(coll, rec.Key); err != nil {
+			return storage.Item[V]{}, err
+		}
+	}
+	it, err := decode(rec)
+	if err != nil {
+		return it, err
+	}
+	c.put(rec.Key, rec.Version, int64(readEntryBytes+len(rec.Key)+2*len(rec.Value)), it.Value)
+	return it, nil
+}
+
+func (c *readCache[V]) put(key string, version uint64, size int64, v V) {
+	if size > ReadCacheBytes/8 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]cachedValue[V])
+	}
+	if old, ok := c.m[key]; ok {
+		if old.version > version {
+			return // a read from before a change finished after it
+		}
+		c.used -= old.size
+		delete(c.m, key)
+	}
+	for k, o := range c.m {
+		if c.used+size <= ReadCacheBytes {
+			break
+		}
+		c.used -= o.size
+		delete(c.m, k)
+	}
+	c.m[key] = cachedValue[V]{version: version, size: size, v: &v}
+	c.used += size
+}
+
+// bytes is the estimated heap the cache holds.
+func (c *readCache[V]) bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used
+}
+
+// cachedParcelsByNumber is parcelsByNumber through the Service's cache of
+// decoded parcels; for reads in a View only.
+func (s *Service) cachedParcelsByNumber(tx storage.Tx, site, trackingNumber string) ([]storage.Item[parcelRecord], error) {
+	var out []storage.Item[parcelRecord]
+	for rec, err := range scanVersions(tx, parcels.Name, storage.Range{Prefix: storage.KeyPrefix(site, trackingNumber), Limit: parcelsPerNumber}) {
+		if err != nil {
+			return nil, err
+		}
+		it, err := s.parcelCache.get(tx, parcels.Name, rec, parcels.Decode)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// cachedOrder is orders.Get through the Service's cache of decoded
+// orders; for reads in a View only.
+func (s *Service) cachedOrder(tx storage.Tx, key string) (storage.Item[orderRecord], error) {
+	rec, err := tx.Get(orders.Name, key)
+	if err != nil {
+		return storage.Item[orderRecord]{}, err
+	}
+	return s.orderCache.get(tx, orders.Name, rec, orders.Decode)
+}
+
+// scanVersions lists records without their values where the store can
+// (storage.VersionScanner), else with them.
+func scanVersions(tx storage.Tx, coll string, r storage.Range) iter.Seq2[storage.Record, error] {
+	if vs, ok := tx.(storage.VersionScanner); ok {
+		return vs.ScanVersions(coll, r)
+	}
+	return tx.Scan(coll, r)
+}
+
+// owned returns tp with its own copy of everything it points to that may
+// come from the records it was made of: the records are the caches',
+// shared by every read, and a caller of Parcels may modify its answer.
+// Strings are shared: they cannot be modified.
+func owned(tp TrackingParcel) TrackingParcel {
+	tp.CurrentProgress = ownedProgress(tp.CurrentProgress)
+	if tp.Destination != nil {
+		l := *tp.Destination
+		l.Address = ownedAddress(l.Address)
+		if l.OperationalHours != nil {
+			h := *l.OperationalHours
+			h.FreeText = slices.Clone(h.FreeText)
+			l.OperationalHours = &h
+		}
+		l.PickupInstructionsText = maps.Clone(l.PickupInstructionsText)
+		tp.Destination = &l
+	}
+	if tp.ProgressHistory != nil {
+		h := make([]ProgressItem, len(tp.ProgressHistory))
+		for i := range tp.ProgressHistory {
+			h[i] = *ownedProgress(&tp.ProgressHistory[i])
+		}
+		tp.ProgressHistory = h
+	}
+	tp.Receiver = ownedPtr(tp.Receiver)
+	if tp.Alerts != nil {
+		as := make([]Alert, len(tp.Alerts))
+		for i, a := range tp.Alerts {
+			a.AwaitingSupplier = ownedEstimate(a.AwaitingSupplier)
+			a.Linehaul = ownedEstimate(a.Linehaul)
+			a.DeliveryAttemptFailed = ownedPtr(a.DeliveryAttemptFailed)
+			a.DeliveryDelayed = ownedPtr(a.DeliveryDelayed)
+			a.DeliveryDelayedFromCarrier = ownedPtr(a.DeliveryDelayedFromCarrier)
+			a.EstimatedDeliveryTimeUpdated = ownedPtr(a.EstimatedDeliveryTimeUpdated)
+			a.OutForDelivery = ownedPtr(a.OutForDelivery)
+			a.SubmissionDelayed = ownedPtr(a.SubmissionDelayed)
+			as[i] = a
+		}
+		tp.Alerts = as
+	}
+	tp.EstimatedDeliveryTime = ownedPtr(tp.EstimatedDeliveryTime)
+	return tp
+}
+
+func ownedPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	cp := *p
+	return &cp
+}
+
+func ownedProgress(p *ProgressItem) *ProgressItem {
+	if p == nil {
+		return nil
+	}
+	cp := *p
+	cp.EstimatedTime = ownedPtr(cp.EstimatedTime)
+	return &cp
+}
+
+func ownedEstimate(e *EstimatePayload) *EstimatePayload {
+	if e == nil {
+		return nil
+	}
+	cp := *e
+	cp.EstimatedTime = ownedPtr(cp.EstimatedTime)
+	cp.EstimatedTimeRange = ownedPtr(cp.EstimatedTimeRange)
+	return &cp
+}
+
+func ownedAddress(a *Address) *Address {
+	if a == nil {
+		return nil
+	}
+	cp := *a
+	cp.AddressLines = slices.Clone(cp.AddressLines)
+	cp.Coordinates = ownedPtr(cp.Coordinates)
+	return &cp
+}

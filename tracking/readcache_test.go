@@ -1,0 +1,213 @@
+package tracking
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit/storage"
+)
+
+// TestParcelsFromCachesIsFresh holds GET /parcels, which reads its records
+// through the caches of decoded records, to the answer of a new Service
+// on the same store (empty caches) after every kind of change of the
+// order or the parcel: an answer from a stale record would differ.
+func TestParcelsFromCachesIsFresh(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	tos := f.setup(t)
+	fresh := func(t *testing.T) *Service {
+		t.Helper()
+		svc, err := New(f.svc.store, f.svc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc
+	}
+	// scanning reads with Scan where f.svc's memory store lists versions
+	// (storage.VersionScanner): both ways to its caches are held.
+	scanning, err := New(scanStore{f.svc.store}, f.svc.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ParcelsQuery{TrackingNumber: "TN1"}
+	changes := []struct {
+		name   string
+		change func() error
+	}{
+		{"as created", func() error { return nil }},
+		{"step", func() error {
+			return f.svc.RecordEvent(ctx, "site-a", ev(StepSubmittedToCarrier, "", "2026-11-20T12:00:00Z"))
+		}},
+		{"alert with an estimate", func() error {
+			return f.svc.RecordEvent(ctx, "site-a", Event{TrackingNumber: "TN1", Time: "2026-11-20T13:00:00Z", Alert: AlertAwaitingSupplier,
+				EstimatedTime: &DateTimeRange{Start: "2026-11-24T08:00:00Z", End: "2026-11-24T18:00:00Z"}})
+		}},
+		{"new estimate", func() error {
+			return f.svc.RecordEvent(ctx, "site-a", Event{TrackingNumber: "TN1", Time: "2026-11-21T09:00:00Z", Step: StepOnRoute,
+				EstimatedTime: &DateTimeRange{Start: "2026-11-23T08:00:00Z", End: "2026-11-23T18:00:00Z"}})
+		}},
+		{"lines cancelled", func() error {
+			return f.svc.CancelOrderLines(ctx, "site-a", CancelOrderLinesRequest{OrderID: tos, Lines: []CancelledLine{{SKU: "MUG", CancelledQuantity: 1}}})
+		}},
+		{"link rotated", func() error {
+			_, err := f.svc.GenerateLink(ctx, "site-a", GenerateTrackingPageLinkRequest{SiteID: "site-a", Locale: "sv-SE", OrderID: tos, Rotate: true})
+			return err
+		}},
+		{"past the promised delivery", func() error { f.clock.Advance(5 * 24 * time.Hour); return nil }},
+		{"delivered", func() error {
+			return f.svc.RecordEvent(ctx, "site-a", ev(StepDeliveredToPickupPoint, "", "2026-11-23T10:00:00Z"))
+		}},
+	}
+	for _, c := range changes {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.change(); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 { // the second read is served from the caches
+				want, err := fresh(t).Parcels(ctx, "site-a", q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, svc := range []*Service{f.svc, scanning} {
+					got, err := svc.Parcels(ctx, "site-a", q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Fatalf("answer from the caches differs (-fresh +cached):\n%s", diff)
+					}
+				}
+			}
+		})
+	}
+	if f.svc.orderCache.bytes() == 0 || f.svc.parcelCache.bytes() == 0 || scanning.parcelCache.bytes() == 0 {
+		t.Errorf("caches hold %d and %d bytes: the reads did not use them", f.svc.orderCache.bytes(), f.svc.parcelCache.bytes())
+	}
+}
+
+// scanStore is a store whose transactions have no ScanVersions.
+type scanStore struct{ storage.Store }
+
+func (s scanStore) View(ctx context.Context, fn func(storage.Tx) error) error {
+	return s.Store.View(ctx, func(tx storage.Tx) error { return fn(struct{ storage.Tx }{tx}) })
+}
+
+// TestParcelsShareNoMemoryWithCaches: nothing a caller of Parcels can
+// modify (a pointed-to value, a slice's or a map's contents) is memory of
+// a cached record, which every later read shares. The order and parcel
+// set every pointer the answer can carry.
+func TestParcelsShareNoMemoryWithCaches(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.setup(t)
+	for _, e := range []Event{
+		ev(StepSubmittedToCarrier, "", "2026-11-20T12:00:00Z"),
+		{TrackingNumber: "TN1", Time: "2026-11-20T13:00:00Z", Alert: AlertAwaitingSupplier,
+			EstimatedTime: &DateTimeRange{Start: "2026-11-24T08:00:00Z", End: "2026-11-24T18:00:00Z"}},
+		{TrackingNumber: "TN1", Time: "2026-11-21T09:00:00Z", Step: StepOnRoute, Alert: AlertOutForDelivery,
+			EstimatedTime: &DateTimeRange{Start: "2026-11-23T08:00:00Z", End: "2026-11-23T18:00:00Z"}},
+	} {
+		if err := f.svc.RecordEvent(ctx, "site-a", e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.clock.Advance(5 * 24 * time.Hour) // delay alerts too
+	var answers []*GetTrackingParcelsResponse
+	for range 2 {
+		a, err := f.svc.Parcels(ctx, "site-a", ParcelsQuery{TrackingNumber: "TN1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers = append(answers, a)
+	}
+	cached := map[uintptr]string{}
+	for k, e := range f.svc.orderCache.m {
+		memoryOf(reflect.ValueOf(e.v).Elem(), "order "+k, cached)
+	}
+	for k, e := range f.svc.parcelCache.m {
+		memoryOf(reflect.ValueOf(e.v).Elem(), "parcel "+k, cached)
+	}
+	if len(cached) == 0 {
+		t.Fatal("the caches hold nothing")
+	}
+	for i, a := range answers {
+		got := map[uintptr]string{}
+		memoryOf(reflect.ValueOf(a).Elem(), "answer", got)
+		for p, path := range got {
+			if in, ok := cached[p]; ok {
+				t.Errorf("read %d: %s is memory of the cached %s", i+1, path, in)
+			}
+		}
+	}
+	if a := answers[1].Parcels[0]; a.Destination == nil || a.EstimatedDeliveryTime == nil || len(a.Alerts) < 2 || a.CurrentProgress == nil {
+		t.Errorf("the answer lacks what the test checks: %+v", a)
+	}
+}
+
+// memoryOf records, by address, where each value that v points to (a
+// pointer's target, a slice's array, a map) lives, named by its path.
+func memoryOf(v reflect.Value, path string, seen map[uintptr]string) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		// Every value of no size lives at one address: none to share.
+		if v.IsNil() || v.Type().Elem().Size() == 0 {
+			return
+		}
+		if _, ok := seen[v.Pointer()]; ok {
+			return
+		}
+		seen[v.Pointer()] = path
+		memoryOf(v.Elem(), path, seen)
+	case reflect.Slice:
+		if v.IsNil() || v.Cap() == 0 || v.Type().Elem().Size() == 0 {
+			return
+		}
+		seen[v.Pointer()] = path
+		for i := range v.Len() {
+			memoryOf(v.Index(i), fmt.Sprintf("%s[%d]", path, i), seen)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		seen[v.Pointer()] = path
+		for it := v.MapRange(); it.Next(); {
+			memoryOf(it.Value(), fmt.Sprintf("%s[%v]", path, it.Key()), seen)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			memoryOf(v.Field(i), path+"."+v.Type().Field(i).Name, seen)
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			memoryOf(v.Elem(), path, seen)
+		}
+	}
+}
+
+// TestReadCacheBudget: the decoded records kept stay within their budget,
+// a record over an eighth of it is not kept, and an older version never
+// replaces a newer one.
+func TestReadCacheBudget(t *testing.T) {
+	var c readCache[orderRecord]
+	for i := range 10 * ReadCacheBytes / 1000 {
+		c.put(fmt.Sprint("site/", i), uint64(i+1), 1000, orderRecord{TosID: fmt.Sprint(i)})
+		if c.bytes() > ReadCacheBytes {
+			t.Fatalf("after %d records %d bytes are kept, more than %d", i+1, c.bytes(), ReadCacheBytes)
+		}
+	}
+	c.put("site/k", 7, 100, orderRecord{TosID: "new"})
+	c.put("site/k", 6, 100, orderRecord{TosID: "old"})
+	if e := c.m["site/k"]; e.version != 7 || e.v.TosID != "new" {
+		t.Errorf("site/k holds version %d (%q); want the newer record", e.version, e.v.TosID)
+	}
+	c.put("site/big", 1, ReadCacheBytes/8+1, orderRecord{})
+	if _, ok := c.m["site/big"]; ok {
+		t.Error("a record over an eighth of the budget was kept")
+	}
+}
