@@ -214,10 +214,13 @@ func TestPanicInUnit(t *testing.T) {
 
 // midwayStore rolls back the first transaction run in steps while the
 // call is between two of them, as bolt does when another Update of the
-// batch fails then, and runs it again.
+// batch fails then, and runs it again. The call waits on gate after its
+// first write, so that it is between two steps when the first returns;
+// gate is closed once the transaction was rolled back.
 type midwayStore struct {
 	storage.Store
-	n int
+	n    int
+	gate chan struct{}
 }
 
 func (s *midwayStore) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
@@ -235,6 +238,7 @@ func (s *midwayStore) UpdateSteps(ctx context.Context, first func(storage.Tx) (s
 		}
 		return errInjected
 	})
+	close(s.gate)
 	if !errors.Is(err, errInjected) {
 		return err
 	}
@@ -250,7 +254,8 @@ func TestRolledBackBetweenSteps(t *testing.T) {
 		t.Run(strconv.Itoa(writes)+" writes", func(t *testing.T) {
 			mem := memory.New()
 			k := idempotency.New(idempotency.Options{})
-			k.Open(&midwayStore{Store: mem, n: 1})
+			gate := make(chan struct{})
+			k.Open(&midwayStore{Store: mem, n: 1, gate: gate})
 			area := k.Store(mem)
 			runs := 0
 			run := func(ctx context.Context) (idempotency.Answer, error) {
@@ -261,6 +266,9 @@ func TestRolledBackBetweenSteps(t *testing.T) {
 						return err
 					}); err != nil {
 						return idempotency.Answer{Status: 503, Body: []byte(err.Error())}, nil
+					}
+					if w == 0 {
+						<-gate
 					}
 				}
 				return idempotency.Answer{Status: 201, Body: []byte(fmt.Sprintf("run %d", runs))}, nil
