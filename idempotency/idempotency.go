@@ -43,8 +43,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/klauspost/compress/s2"
-
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
@@ -180,31 +178,15 @@ func New(opts Options) *Keeper {
 func (k *Keeper) Open(store storage.Store) { k.store = store }
 
 // record is a stored answer. It is stored as its head in JSON (the
-// answer's body left out), a newline, and the body: as it is, or, from
-// compressAbove bytes, S2-compressed (head "enc":"s2"). An answer of a few
-// KiB is neither base64-encoded nor escaped on every keyed call, and a
-// large one takes half the pages: on bolt a commit writes every page it
-// dirtied, and a keyed create's answer was most of its bytes.
+// answer's body left out), a newline, and the body as it is: an answer of
+// a few KiB is neither base64-encoded nor escaped on every keyed call.
 type record struct {
 	Hash   string              `json:"hash"`
 	Status int                 `json:"status"`
 	Header map[string][]string `json:"header,omitempty"`
 	At     time.Time           `json:"at"`
-	Enc    string              `json:"enc,omitempty"` // read only: encode decides
 	body   []byte
 }
-
-// compressAbove is the body length from which a stored answer is
-// compressed; below, compression saves too little to pay for itself.
-const compressAbove = 1 << 10
-
-// maxStoredBody bounds the length a compressed body may claim before it
-// is decoded: far above any answer a handler writes, far below what would
-// hurt.
-const maxStoredBody = 64 << 20
-
-// encS2 names the compression of a stored body.
-const encS2 = "s2"
 
 func newRecord(hash string, a Answer, at time.Time) record {
 	return record{Hash: hash, Status: a.Status, Header: a.Header, At: at, body: a.Body}
@@ -216,12 +198,7 @@ func (r record) answer() Answer { return Answer{Status: r.Status, Header: r.Head
 // encoding/json writes it (decodeRecord reads it with encoding/json): it is
 // on every keyed call's path, inside its unit.
 func (r record) encode() ([]byte, error) {
-	compress := len(r.body) >= compressAbove
-	size := len(r.body)
-	if compress {
-		size = s2.MaxEncodedLen(len(r.body))
-	}
-	out := make([]byte, 0, 128+size+64*len(r.Header))
+	out := make([]byte, 0, 128+len(r.body)+64*len(r.Header))
 	out = append(out, `{"hash":`...)
 	out = appendJSONString(out, r.Hash)
 	out = append(out, `,"status":`...)
@@ -258,19 +235,7 @@ func (r record) encode() ([]byte, error) {
 	out = r.At.AppendFormat(out, time.RFC3339Nano)
 	// json.Marshal escapes every newline inside strings, and so does
 	// appendJSONString: the first one ends the head.
-	out = append(out, '"')
-	if compress {
-		out = append(out, `,"enc":"`+encS2+`"`...)
-	}
-	out = append(out, "}\n"...)
-	if compress {
-		// Encoded into the rest of out's capacity, grown when the head
-		// took more than its share: Encode writes into dst only when it
-		// is MaxEncodedLen long.
-		out = slices.Grow(out, s2.MaxEncodedLen(len(r.body)))
-		enc := s2.Encode(out[len(out):cap(out)], r.body)
-		return append(out, enc...), nil
-	}
+	out = append(out, "\"}\n"...)
 	return append(out, r.body...), nil
 }
 
@@ -302,24 +267,7 @@ func decodeRecord(v []byte) (record, error) {
 	if err := json.Unmarshal(head, &r); err != nil {
 		return record{}, err
 	}
-	switch r.Enc {
-	case "":
-		r.body = body
-	case encS2:
-		n, err := s2.DecodedLen(body)
-		if err != nil {
-			return record{}, fmt.Errorf("body: %w", err)
-		}
-		if n > maxStoredBody {
-			return record{}, fmt.Errorf("body: decodes to %d bytes, over %d", n, maxStoredBody)
-		}
-		if r.body, err = s2.Decode(nil, body); err != nil {
-			return record{}, fmt.Errorf("body: %w", err)
-		}
-	default:
-		return record{}, fmt.Errorf("body: unknown encoding %q", r.Enc)
-	}
-	r.Enc = ""
+	r.body = body
 	return r, nil
 }
 
