@@ -70,6 +70,7 @@
 //	internal/validation        struct tags to field violations
 //	internal/jsonshape         values of the wrong JSON type, named by their full path
 //	internal/browsertest       headless Chromium for the browser tests
+//	internal/httpbench         one request served over and over in a benchmark, without a connection
 //	internal/checked           integer arithmetic that reports overflow
 //	internal/retry             the waits between attempts of retrying loops
 //	internal/queue             the one work queue: due index, leases, retries, order per subject

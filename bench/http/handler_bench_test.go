@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deliverykit/deliverykit/internal/httpbench"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
@@ -136,40 +137,7 @@ func BenchmarkExampleRead(b *testing.B) {
 		b.Run(ep.name, func(b *testing.B) {
 			req := httptest.NewRequest(s.method, s.url, nil)
 			req.Header = s.header.Clone()
-			w := &discardWriter{header: http.Header{}}
-			b.ReportAllocs()
-			for b.Loop() {
-				clear(w.header)
-				w.status, w.n = 0, 0
-				h.ServeHTTP(w, req)
-				if w.status != http.StatusOK || w.n == 0 {
-					b.Fatalf("status %d, %d bytes", w.status, w.n)
-				}
-			}
+			httpbench.Serve(b, h, req)
 		})
 	}
-}
-
-// discardWriter is a ResponseWriter that keeps the status and counts the
-// body, as a server's connection sends it on without keeping it.
-type discardWriter struct {
-	header http.Header
-	status int
-	n      int
-}
-
-func (w *discardWriter) Header() http.Header { return w.header }
-
-func (w *discardWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-}
-
-func (w *discardWriter) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	w.n += len(p)
-	return len(p), nil
 }

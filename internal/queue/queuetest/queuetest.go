@@ -261,6 +261,23 @@ func testClaimLeases(t *testing.T, newStores NewStores) {
 }
 
 func testOneClaimer(t *testing.T, newStores NewStores) {
+	concurrentClaims(t, newStores, func(s storage.Store, q *queue.Queue[item, uint64], seq uint64) (bool, error) {
+		ok := false
+		err := s.Update(context.Background(), func(tx storage.Tx) error {
+			var err error
+			_, _, ok, err = q.Claim(tx, storage.Uint64Key(seq), start, nil)
+			return err
+		})
+		if queue.ClaimedElsewhere(err) {
+			return false, nil
+		}
+		return ok && err == nil, err
+	})
+}
+
+// concurrentClaims races four claimers, two per store, for the same 20
+// due items: each item is claimed once in all.
+func concurrentClaims(t *testing.T, newStores NewStores, claim func(s storage.Store, q *queue.Queue[item, uint64], seq uint64) (bool, error)) {
 	a, b := newStores(t)
 	q := newQueue()
 	const n = 20
@@ -273,27 +290,20 @@ func testOneClaimer(t *testing.T, newStores NewStores) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, s := range []storage.Store{a, b, a, b} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for seq := uint64(1); seq <= n; seq++ {
-				ok := false
-				err := s.Update(context.Background(), func(tx storage.Tx) error {
-					var err error
-					_, _, ok, err = q.Claim(tx, storage.Uint64Key(seq), start, nil)
-					return err
-				})
-				if err != nil && !queue.ClaimedElsewhere(err) {
-					t.Error(err)
+				ok, err := claim(s, q, seq)
+				if err != nil {
+					t.Errorf("item %d: %v", seq, err)
 					return
 				}
-				if ok && err == nil {
+				if ok {
 					mu.Lock()
 					claims[seq]++
 					mu.Unlock()
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	for seq := 1; seq <= n; seq++ {
@@ -544,39 +554,10 @@ func testTake(t *testing.T, newStores NewStores) {
 // testTakeConcurrent: claimers racing for the same items each take an item
 // once in all, and a claim lost to another is no error.
 func testTakeConcurrent(t *testing.T, newStores NewStores) {
-	a, b := newStores(t)
-	q := newQueue()
-	const n = 20
-	at := make([]time.Time, n)
-	for i := range at {
-		at[i] = start
-	}
-	add(t, a, q, at...)
-	claims := make([]int, n+1)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, s := range []storage.Store{a, b, a, b} {
-		wg.Go(func() {
-			for seq := uint64(1); seq <= n; seq++ {
-				_, _, ok, err := q.Take(context.Background(), s, storage.Uint64Key(seq), start, nil)
-				if err != nil {
-					t.Errorf("item %d: Take: %v", seq, err)
-					return
-				}
-				if ok {
-					mu.Lock()
-					claims[seq]++
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for seq := 1; seq <= n; seq++ {
-		if claims[seq] != 1 {
-			t.Errorf("item %d taken %d times, want once", seq, claims[seq])
-		}
-	}
+	concurrentClaims(t, newStores, func(s storage.Store, q *queue.Queue[item, uint64], seq uint64) (bool, error) {
+		_, _, ok, err := q.Take(context.Background(), s, storage.Uint64Key(seq), start, nil)
+		return ok, err
+	})
 }
 
 // testHolderDies is the lease's promise to its users (the outbox's and
