@@ -14,8 +14,8 @@ import (
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/options"
 
-	// The request copy below is a JSON round trip, through the same
-	// drop-in codec the store uses (docs/decisions/0002-storage.md, "JSON").
+	// The drop-in codec the store uses (docs/decisions/0002-storage.md,
+	// "JSON").
 	json "github.com/goccy/go-json"
 )
 
@@ -119,38 +119,6 @@ func distances(dist options.Distance) *Distances {
 		Walking: &Distance{Meters: Int64(dist.WalkingMeters), Minutes: Int64(dist.WalkingMinutes)},
 		Driving: &Distance{Meters: Int64(dist.DrivingMeters), Minutes: Int64(dist.DrivingMinutes)},
 	}
-}
-
-// writable returns d without its read-only fields, which requests may carry
-// and which are ignored.
-func writable(d Delivery) Delivery {
-	d.DeliveryCategories, d.TosID, d.ExternalID = nil, "", ""
-	return d
-}
-
-// ownCopy returns a deep copy of the writable part of a request, so that a
-// returned session never shares memory with the caller's input: a caller
-// reusing its request for the next patch must not change an earlier
-// result. A JSON round trip of these few kilobytes is simpler than a
-// hand-written copy of every nested type and cannot miss a field.
-func ownCopy(in *Session) (*Purchase, []Delivery, error) {
-	type writablePart struct {
-		Purchase   *Purchase  `json:"purchase"`
-		Deliveries []Delivery `json:"deliveries"`
-	}
-	part := writablePart{Purchase: in.Purchase, Deliveries: make([]Delivery, len(in.Deliveries))}
-	for i, d := range in.Deliveries {
-		part.Deliveries[i] = writable(d)
-	}
-	b, err := json.Marshal(part)
-	if err != nil {
-		return nil, nil, fmt.Errorf("session: copying the request: %w", err)
-	}
-	var out writablePart
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, nil, fmt.Errorf("session: copying the request: %w", err)
-	}
-	return out.Purchase, out.Deliveries, nil
 }
 
 // engineRequest maps a delivery to the engine's request:
