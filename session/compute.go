@@ -195,6 +195,7 @@ func engineRequest(p *Purchase, d *Delivery) options.Request {
 // categories maps the engine's answer to the wire.
 func categories(res *options.Result) []DeliveryCategory {
 	out := make([]DeliveryCategory, 0, len(res.Categories))
+	m := newOptionMemory(res)
 	for _, c := range res.Categories {
 		dc := DeliveryCategory{
 			ID:            c.ID,
@@ -215,7 +216,7 @@ func categories(res *options.Result) []DeliveryCategory {
 			dc.Addons = append(dc.Addons, Addon{ID: a.ID, DisplayName: a.Name, Price: Int64(a.Price), AddonType: AddonType(a.Type), Preselected: a.Preselected})
 		}
 		for _, o := range c.Options {
-			do := option(o)
+			do := option(o, m)
 			if c.ETDText != "" {
 				// The fallback's estimate in words replaces dates the
 				// merchant did not promise.
@@ -238,8 +239,10 @@ func source(c options.Category) OptionsSource {
 	return OptionsSourceCarrier
 }
 
-func option(o options.Option) DeliveryOption {
+func option(o options.Option, m *optionMemory) DeliveryOption {
 	ext := cmp.Or(o.Carrier.ExternalID, o.Carrier.ProductRef)
+	etd := take(&m.etds)
+	*etd = AbsoluteETD{EarliestTime: At(o.ETD.Earliest), LatestTime: At(o.ETD.Latest)}
 	do := DeliveryOption{
 		ID: o.ID,
 		Carrier: Carrier{
@@ -250,7 +253,7 @@ func option(o options.Option) DeliveryOption {
 			SortOrder:   int32(o.Carrier.SortOrder),
 			Meta:        map[string]string{MetaProductRef: o.Carrier.ProductRef},
 		},
-		ETD:         ETD{Absolute: &AbsoluteETD{EarliestTime: At(o.ETD.Earliest), LatestTime: At(o.ETD.Latest)}},
+		ETD:         ETD{Absolute: etd},
 		Price:       Int64(o.Price),
 		Preselected: o.Preselected,
 		ExpireTime:  At(o.ExpireTime),
@@ -262,7 +265,8 @@ func option(o options.Option) DeliveryOption {
 		do.Carrier.Meta[options.MetaPromiseSamples] = strconv.Itoa(o.PromiseSamples)
 	}
 	if l := o.Location; l != nil {
-		pl := &PickupLocation{
+		pl := take(&m.locations)
+		*pl = PickupLocation{
 			ID:           l.ID,
 			ExternalID:   l.ExternalID,
 			Title:        l.Name,
@@ -270,26 +274,125 @@ func option(o options.Option) DeliveryOption {
 			// The catalog has one address per location, where customers
 			// come and carriers deliver: both contacts are it, as
 			// separate values a caller may change on its own.
-			VisitingContact: locationContact(l.PickupLocation),
-			DeliveryContact: locationContact(l.PickupLocation),
+			VisitingContact: m.contact(l.PickupLocation),
+			DeliveryContact: m.contact(l.PickupLocation),
 			Sections:        sections(l.Sections),
 		}
 		if len(l.Hours) > 0 || len(l.HoursText) > 0 {
 			h := l.Hours
 			// Copies: a returned session is the caller's to modify,
 			// and these slices belong to the catalog.
-			c := cloneAll([8][]string{h["mon"], h["tue"], h["wed"], h["thu"], h["fri"], h["sat"], h["sun"], l.HoursText})
-			pl.OperationalHours = &OperationalHours{
+			c := cloneAllInto(&m.strings, [8][]string{h["mon"], h["tue"], h["wed"], h["thu"], h["fri"], h["sat"], h["sun"], l.HoursText})
+			pl.OperationalHours = take(&m.hours)
+			*pl.OperationalHours = OperationalHours{
 				Monday: c[0], Tuesday: c[1], Wednesday: c[2], Thursday: c[3],
 				Friday: c[4], Saturday: c[5], Sunday: c[6], FreeText: c[7],
 			}
 		}
 		if dist := l.Distance; dist != nil {
-			pl.Distances = distances(*dist)
+			d := take(&m.distances)
+			walking, driving := take(&m.distance), take(&m.distance)
+			*walking = Distance{Meters: Int64(dist.WalkingMeters), Minutes: Int64(dist.WalkingMinutes)}
+			*driving = Distance{Meters: Int64(dist.DrivingMeters), Minutes: Int64(dist.DrivingMinutes)}
+			*d = Distances{Walking: walking, Driving: driving}
+			pl.Distances = d
 		}
 		do.PickupLocation = pl
 	}
 	return do
+}
+
+// optionMemory is what the delivery options of one computation point to,
+// allocated once per type for all of them: each option's estimate, pickup
+// location, contacts, addresses, opening hours and distances are elements
+// of these slices (take), each value its own as before. A session's
+// answer has a dozen options of about fifteen such values each, a third
+// of a create's allocations when each was allocated on its own.
+type optionMemory struct {
+	etds      []AbsoluteETD
+	locations []PickupLocation
+	contacts  []Contact
+	addresses []Address
+	coords    []Coordinates
+	phones    []PhoneNumber
+	hours     []OperationalHours
+	distances []Distances
+	distance  []Distance
+	strings   []string // address lines and opening hours
+}
+
+// newOptionMemory sizes the memory of res's options.
+func newOptionMemory(res *options.Result) *optionMemory {
+	var etds, locs, coords, phones, hours, dists, strs int
+	for _, c := range res.Categories {
+		for _, o := range c.Options {
+			etds++
+			l := o.Location
+			if l == nil {
+				continue
+			}
+			locs++
+			if l.Address.Coordinates != nil {
+				coords++
+			}
+			if l.Phone != nil {
+				phones++
+			}
+			if l.Distance != nil {
+				dists++
+			}
+			strs += 2 * len(l.Address.AddressLines)
+			if len(l.Hours) > 0 || len(l.HoursText) > 0 {
+				hours++
+				for _, day := range []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"} {
+					strs += len(l.Hours[day])
+				}
+				strs += len(l.HoursText)
+			}
+		}
+	}
+	return &optionMemory{
+		etds:      make([]AbsoluteETD, etds),
+		locations: make([]PickupLocation, locs),
+		contacts:  make([]Contact, 2*locs),
+		addresses: make([]Address, 2*locs),
+		coords:    make([]Coordinates, 2*coords),
+		phones:    make([]PhoneNumber, 2*phones),
+		hours:     make([]OperationalHours, hours),
+		distances: make([]Distances, dists),
+		distance:  make([]Distance, 2*dists),
+		strings:   make([]string, strs),
+	}
+}
+
+// take returns the next element of *s, or a new value when *s is used up.
+func take[T any](s *[]T) *T {
+	if len(*s) == 0 {
+		return new(T)
+	}
+	p := &(*s)[0]
+	*s = (*s)[1:]
+	return p
+}
+
+// contact is a catalog location's address (its name the contact's),
+// e-mail and phone, in m.
+func (m *optionMemory) contact(l *catalog.PickupLocation) *Contact {
+	a := &l.Address
+	addr := take(&m.addresses)
+	lines := cloneAllInto(&m.strings, [8][]string{a.AddressLines})
+	*addr = Address{CountryCode: a.Country, RegionCode: a.RegionCode, PostalCode: a.PostalCode, City: a.City, AddressLines: lines[0]}
+	if a.Coordinates != nil {
+		addr.Coordinates = take(&m.coords)
+		*addr.Coordinates = Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
+	}
+	c := take(&m.contacts)
+	*c = Contact{Name: a.Name, Address: addr, Email: l.Email}
+	if p := l.Phone; p != nil {
+		c.PhoneNumber = take(&m.phones)
+		*c.PhoneNumber = PhoneNumber{CountryCode: p.CountryCode, Number: p.Number, Extension: p.Extension}
+	}
+	return c
 }
 
 // cloneAll is slices.Clone of each of src, in one allocation for all
@@ -297,30 +400,35 @@ func option(o options.Option) DeliveryOption {
 // to its length, so that an append to one never writes into the next, and
 // a nil slice stays nil.
 func cloneAll(src [8][]string) [8][]string {
+	var backing []string
+	return cloneAllInto(&backing, src)
+}
+
+// cloneAllInto is cloneAll taking the copies from *backing, or from one
+// new allocation when *backing is too short for them all.
+func cloneAllInto(backing *[]string, src [8][]string) [8][]string {
 	n := 0
 	for _, s := range src {
 		n += len(s)
 	}
-	backing := make([]string, n)
+	b := *backing
+	if len(b) < n {
+		b = make([]string, n)
+	} else {
+		*backing = b[n:]
+	}
 	var out [8][]string
 	for i, s := range src {
-		if s == nil {
-			continue
+		switch {
+		case s == nil:
+		case len(s) == 0:
+			out[i] = []string{} // empty, not nil, as slices.Clone keeps it
+		default:
+			k := copy(b, s)
+			out[i], b = b[:k:k], b[k:]
 		}
-		k := copy(backing, s)
-		out[i], backing = backing[:k:k], backing[k:]
 	}
 	return out
-}
-
-// locationContact is a catalog location's address (its name the
-// contact's), e-mail and phone.
-func locationContact(l *catalog.PickupLocation) *Contact {
-	c := &Contact{Name: l.Address.Name, Address: ptr(fromCatalogAddress(l.Address)), Email: l.Email}
-	if p := l.Phone; p != nil {
-		c.PhoneNumber = &PhoneNumber{CountryCode: p.CountryCode, Number: p.Number, Extension: p.Extension}
-	}
-	return c
 }
 
 // sections copies a catalog location's sections.
@@ -388,5 +496,3 @@ func promiseID(p *catalog.ReturnPolicy) string {
 	sum := sha256.Sum256(b)
 	return "policy-" + hex.EncodeToString(sum[:8])
 }
-
-func ptr[T any](v T) *T { return &v }
