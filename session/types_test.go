@@ -113,3 +113,41 @@ func TestWindowsEncodeAsTheirFields(t *testing.T) {
 		t.Fatal("nothing compared")
 	}
 }
+
+// ReturnsPromise's MarshalJSON writes what it wrote with encoding/json, on
+// random promises whose texts hold what JSON escapes (HTML, U+2028,
+// invalid UTF-8).
+func TestReturnsPromiseEncodesAsEncodingJSON(t *testing.T) {
+	type plain ReturnsPromise
+	reference := func(p ReturnsPromise) ([]byte, error) {
+		if p.IsUnavailable {
+			return json.Marshal(plain(p))
+		}
+		return json.Marshal(struct {
+			plain
+			ReturnCost   Int64 `json:"return_cost"`
+			ExchangeCost Int64 `json:"exchange_cost"`
+		}{plain(p), p.ReturnCost, p.ExchangeCost})
+	}
+	r := rand.New(rand.NewPCG(39, 3))
+	texts := []string{"", "30 days", "<a href=\"x\">&</a>", "line\u2028sep\u2029", "\xff\xfe", "tab\tnew\nline\\", "Åter\u00e9"}
+	text := func() string { return texts[r.IntN(len(texts))] }
+	for i := range 500 {
+		p := ReturnsPromise{
+			ID: text(), CurrencyCode: text(), ReturnsEnabled: r.IntN(2) == 0, ReturnCost: Int64(r.Int64N(5) - 1),
+			ExchangesEnabled: r.IntN(2) == 0, ExchangeCost: Int64(r.Int64N(1 << 40)), ReturnTimeDays: int32(r.IntN(3) * 14),
+			ReturnPolicyText: text(), ReturnPolicyURL: text(), IsUnavailable: r.IntN(4) == 0,
+		}
+		want, err := reference(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Fatalf("promise %d %+v (-encoding/json +MarshalJSON):\n%s", i, p, diff)
+		}
+	}
+}
