@@ -276,7 +276,7 @@ func option(o options.Option, m *optionMemory) DeliveryOption {
 			// separate values a caller may change on its own.
 			VisitingContact: m.contact(l.PickupLocation),
 			DeliveryContact: m.contact(l.PickupLocation),
-			Sections:        sections(l.Sections),
+			Sections:        m.sections(l.Sections),
 		}
 		if len(l.Hours) > 0 || len(l.HoursText) > 0 {
 			h := l.Hours
@@ -319,11 +319,15 @@ type optionMemory struct {
 	distances []Distances
 	distance  []Distance
 	strings   []string // address lines and opening hours
+	// A location's sections, their columns and the columns' items.
+	sectionList []Section
+	columns     []Column
+	items       []ColumnItem
 }
 
 // newOptionMemory sizes the memory of res's options.
 func newOptionMemory(res *options.Result) *optionMemory {
-	var etds, locs, coords, phones, hours, dists, strs int
+	var etds, locs, coords, phones, hours, dists, strs, sects, cols, items int
 	for _, c := range res.Categories {
 		for _, o := range c.Options {
 			etds++
@@ -342,6 +346,13 @@ func newOptionMemory(res *options.Result) *optionMemory {
 				dists++
 			}
 			strs += 2 * len(l.Address.AddressLines)
+			sects += len(l.Sections)
+			for _, sec := range l.Sections {
+				cols += len(sec.Columns)
+				for _, c := range sec.Columns {
+					items += len(c.Items)
+				}
+			}
 			if len(l.Hours) > 0 || len(l.HoursText) > 0 {
 				hours++
 				for _, day := range []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"} {
@@ -362,6 +373,10 @@ func newOptionMemory(res *options.Result) *optionMemory {
 		distances: make([]Distances, dists),
 		distance:  make([]Distance, 2*dists),
 		strings:   make([]string, strs),
+
+		sectionList: make([]Section, sects),
+		columns:     make([]Column, cols),
+		items:       make([]ColumnItem, items),
 	}
 }
 
@@ -373,6 +388,18 @@ func take[T any](s *[]T) *T {
 	p := &(*s)[0]
 	*s = (*s)[1:]
 	return p
+}
+
+// takeN returns the next n elements of *s, clipped so that an append to
+// them never writes into the next ones, or a new slice of n when *s is
+// used up. Zero elements are an empty slice, not nil, as make gives.
+func takeN[T any](s *[]T, n int) []T {
+	if len(*s) < n || n == 0 {
+		return make([]T, n)
+	}
+	out := (*s)[:n:n]
+	*s = (*s)[n:]
+	return out
 }
 
 // contact is a catalog location's address (its name the contact's),
@@ -431,16 +458,16 @@ func cloneAllInto(backing *[]string, src [8][]string) [8][]string {
 	return out
 }
 
-// sections copies a catalog location's sections.
-func sections(in []catalog.Section) []Section {
+// sections copies a catalog location's sections into m.
+func (m *optionMemory) sections(in []catalog.Section) []Section {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]Section, len(in))
+	out := takeN(&m.sectionList, len(in))
 	for i, s := range in {
-		out[i] = Section{Title: s.Title, Columns: make([]Column, len(s.Columns))}
+		out[i] = Section{Title: s.Title, Columns: takeN(&m.columns, len(s.Columns))}
 		for j, c := range s.Columns {
-			items := make([]ColumnItem, len(c.Items))
+			items := takeN(&m.items, len(c.Items))
 			for k, it := range c.Items {
 				items[k] = ColumnItem{IconURI: it.IconURI, Text: it.Text, LinkURI: it.LinkURI}
 			}
