@@ -14,8 +14,8 @@ import (
 	"github.com/deliverykit/deliverykit/catalog"
 	"github.com/deliverykit/deliverykit/options"
 
-	// The request copy below is a JSON round trip, through the same
-	// drop-in codec the store uses (docs/decisions/0002-storage.md, "JSON").
+	// The drop-in codec the store uses (docs/decisions/0002-storage.md,
+	// "JSON").
 	json "github.com/goccy/go-json"
 )
 
@@ -121,38 +121,6 @@ func distances(dist options.Distance) *Distances {
 	}
 }
 
-// writable returns d without its read-only fields, which requests may carry
-// and which are ignored.
-func writable(d Delivery) Delivery {
-	d.DeliveryCategories, d.TosID, d.ExternalID = nil, "", ""
-	return d
-}
-
-// ownCopy returns a deep copy of the writable part of a request, so that a
-// returned session never shares memory with the caller's input: a caller
-// reusing its request for the next patch must not change an earlier
-// result. A JSON round trip of these few kilobytes is simpler than a
-// hand-written copy of every nested type and cannot miss a field.
-func ownCopy(in *Session) (*Purchase, []Delivery, error) {
-	type writablePart struct {
-		Purchase   *Purchase  `json:"purchase"`
-		Deliveries []Delivery `json:"deliveries"`
-	}
-	part := writablePart{Purchase: in.Purchase, Deliveries: make([]Delivery, len(in.Deliveries))}
-	for i, d := range in.Deliveries {
-		part.Deliveries[i] = writable(d)
-	}
-	b, err := json.Marshal(part)
-	if err != nil {
-		return nil, nil, fmt.Errorf("session: copying the request: %w", err)
-	}
-	var out writablePart
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, nil, fmt.Errorf("session: copying the request: %w", err)
-	}
-	return out.Purchase, out.Deliveries, nil
-}
-
 // engineRequest maps a delivery to the engine's request:
 //   - items: quantity, weight and dimensions of every line item;
 //   - attributes: the delivery's and every line item's;
@@ -227,6 +195,7 @@ func engineRequest(p *Purchase, d *Delivery) options.Request {
 // categories maps the engine's answer to the wire.
 func categories(res *options.Result) []DeliveryCategory {
 	out := make([]DeliveryCategory, 0, len(res.Categories))
+	m := newOptionMemory(res)
 	for _, c := range res.Categories {
 		dc := DeliveryCategory{
 			ID:            c.ID,
@@ -247,7 +216,7 @@ func categories(res *options.Result) []DeliveryCategory {
 			dc.Addons = append(dc.Addons, Addon{ID: a.ID, DisplayName: a.Name, Price: Int64(a.Price), AddonType: AddonType(a.Type), Preselected: a.Preselected})
 		}
 		for _, o := range c.Options {
-			do := option(o)
+			do := option(o, m)
 			if c.ETDText != "" {
 				// The fallback's estimate in words replaces dates the
 				// merchant did not promise.
@@ -270,8 +239,10 @@ func source(c options.Category) OptionsSource {
 	return OptionsSourceCarrier
 }
 
-func option(o options.Option) DeliveryOption {
+func option(o options.Option, m *optionMemory) DeliveryOption {
 	ext := cmp.Or(o.Carrier.ExternalID, o.Carrier.ProductRef)
+	etd := take(&m.etds)
+	*etd = AbsoluteETD{EarliestTime: At(o.ETD.Earliest), LatestTime: At(o.ETD.Latest)}
 	do := DeliveryOption{
 		ID: o.ID,
 		Carrier: Carrier{
@@ -282,7 +253,7 @@ func option(o options.Option) DeliveryOption {
 			SortOrder:   int32(o.Carrier.SortOrder),
 			Meta:        map[string]string{MetaProductRef: o.Carrier.ProductRef},
 		},
-		ETD:         ETD{Absolute: &AbsoluteETD{EarliestTime: At(o.ETD.Earliest), LatestTime: At(o.ETD.Latest)}},
+		ETD:         ETD{Absolute: etd},
 		Price:       Int64(o.Price),
 		Preselected: o.Preselected,
 		ExpireTime:  At(o.ExpireTime),
@@ -294,7 +265,8 @@ func option(o options.Option) DeliveryOption {
 		do.Carrier.Meta[options.MetaPromiseSamples] = strconv.Itoa(o.PromiseSamples)
 	}
 	if l := o.Location; l != nil {
-		pl := &PickupLocation{
+		pl := take(&m.locations)
+		*pl = PickupLocation{
 			ID:           l.ID,
 			ExternalID:   l.ExternalID,
 			Title:        l.Name,
@@ -302,26 +274,152 @@ func option(o options.Option) DeliveryOption {
 			// The catalog has one address per location, where customers
 			// come and carriers deliver: both contacts are it, as
 			// separate values a caller may change on its own.
-			VisitingContact: locationContact(l.PickupLocation),
-			DeliveryContact: locationContact(l.PickupLocation),
-			Sections:        sections(l.Sections),
+			VisitingContact: m.contact(l.PickupLocation),
+			DeliveryContact: m.contact(l.PickupLocation),
+			Sections:        m.sections(l.Sections),
 		}
 		if len(l.Hours) > 0 || len(l.HoursText) > 0 {
 			h := l.Hours
 			// Copies: a returned session is the caller's to modify,
 			// and these slices belong to the catalog.
-			c := cloneAll([8][]string{h["mon"], h["tue"], h["wed"], h["thu"], h["fri"], h["sat"], h["sun"], l.HoursText})
-			pl.OperationalHours = &OperationalHours{
+			c := cloneAllInto(&m.strings, [8][]string{h["mon"], h["tue"], h["wed"], h["thu"], h["fri"], h["sat"], h["sun"], l.HoursText})
+			pl.OperationalHours = take(&m.hours)
+			*pl.OperationalHours = OperationalHours{
 				Monday: c[0], Tuesday: c[1], Wednesday: c[2], Thursday: c[3],
 				Friday: c[4], Saturday: c[5], Sunday: c[6], FreeText: c[7],
 			}
 		}
 		if dist := l.Distance; dist != nil {
-			pl.Distances = distances(*dist)
+			d := take(&m.distances)
+			walking, driving := take(&m.distance), take(&m.distance)
+			*walking = Distance{Meters: Int64(dist.WalkingMeters), Minutes: Int64(dist.WalkingMinutes)}
+			*driving = Distance{Meters: Int64(dist.DrivingMeters), Minutes: Int64(dist.DrivingMinutes)}
+			*d = Distances{Walking: walking, Driving: driving}
+			pl.Distances = d
 		}
 		do.PickupLocation = pl
 	}
 	return do
+}
+
+// optionMemory is what the delivery options of one computation point to,
+// allocated once per type for all of them: each option's estimate, pickup
+// location, contacts, addresses, opening hours and distances are elements
+// of these slices (take), each value its own as before. A session's
+// answer has a dozen options of about fifteen such values each, a third
+// of a create's allocations when each was allocated on its own.
+type optionMemory struct {
+	etds      []AbsoluteETD
+	locations []PickupLocation
+	contacts  []Contact
+	addresses []Address
+	coords    []Coordinates
+	phones    []PhoneNumber
+	hours     []OperationalHours
+	distances []Distances
+	distance  []Distance
+	strings   []string // address lines and opening hours
+	// A location's sections, their columns and the columns' items.
+	sectionList []Section
+	columns     []Column
+	items       []ColumnItem
+}
+
+// newOptionMemory sizes the memory of res's options.
+func newOptionMemory(res *options.Result) *optionMemory {
+	var etds, locs, coords, phones, hours, dists, strs, sects, cols, items int
+	for _, c := range res.Categories {
+		for _, o := range c.Options {
+			etds++
+			l := o.Location
+			if l == nil {
+				continue
+			}
+			locs++
+			if l.Address.Coordinates != nil {
+				coords++
+			}
+			if l.Phone != nil {
+				phones++
+			}
+			if l.Distance != nil {
+				dists++
+			}
+			strs += 2 * len(l.Address.AddressLines)
+			sects += len(l.Sections)
+			for _, sec := range l.Sections {
+				cols += len(sec.Columns)
+				for _, c := range sec.Columns {
+					items += len(c.Items)
+				}
+			}
+			if len(l.Hours) > 0 || len(l.HoursText) > 0 {
+				hours++
+				for _, day := range []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"} {
+					strs += len(l.Hours[day])
+				}
+				strs += len(l.HoursText)
+			}
+		}
+	}
+	return &optionMemory{
+		etds:      make([]AbsoluteETD, etds),
+		locations: make([]PickupLocation, locs),
+		contacts:  make([]Contact, 2*locs),
+		addresses: make([]Address, 2*locs),
+		coords:    make([]Coordinates, 2*coords),
+		phones:    make([]PhoneNumber, 2*phones),
+		hours:     make([]OperationalHours, hours),
+		distances: make([]Distances, dists),
+		distance:  make([]Distance, 2*dists),
+		strings:   make([]string, strs),
+
+		sectionList: make([]Section, sects),
+		columns:     make([]Column, cols),
+		items:       make([]ColumnItem, items),
+	}
+}
+
+// take returns the next element of *s, or a new value when *s is used up.
+func take[T any](s *[]T) *T {
+	if len(*s) == 0 {
+		return new(T)
+	}
+	p := &(*s)[0]
+	*s = (*s)[1:]
+	return p
+}
+
+// takeN returns the next n elements of *s, clipped so that an append to
+// them never writes into the next ones, or a new slice of n when *s is
+// used up. Zero elements are an empty slice, not nil, as make gives.
+func takeN[T any](s *[]T, n int) []T {
+	if len(*s) < n || n == 0 {
+		return make([]T, n)
+	}
+	out := (*s)[:n:n]
+	*s = (*s)[n:]
+	return out
+}
+
+// contact is a catalog location's address (its name the contact's),
+// e-mail and phone, in m.
+func (m *optionMemory) contact(l *catalog.PickupLocation) *Contact {
+	a := &l.Address
+	addr := take(&m.addresses)
+	lines := cloneAllInto(&m.strings, [8][]string{a.AddressLines})
+	*addr = Address{CountryCode: a.Country, RegionCode: a.RegionCode, PostalCode: a.PostalCode, City: a.City, AddressLines: lines[0]}
+	if a.Coordinates != nil {
+		addr.Coordinates = take(&m.coords)
+		*addr.Coordinates = Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
+	}
+	c := take(&m.contacts)
+	*c = Contact{Name: a.Name, Address: addr, Email: l.Email}
+	if p := l.Phone; p != nil {
+		c.PhoneNumber = take(&m.phones)
+		*c.PhoneNumber = PhoneNumber{CountryCode: p.CountryCode, Number: p.Number, Extension: p.Extension}
+	}
+	return c
 }
 
 // cloneAll is slices.Clone of each of src, in one allocation for all
@@ -329,42 +427,47 @@ func option(o options.Option) DeliveryOption {
 // to its length, so that an append to one never writes into the next, and
 // a nil slice stays nil.
 func cloneAll(src [8][]string) [8][]string {
+	var backing []string
+	return cloneAllInto(&backing, src)
+}
+
+// cloneAllInto is cloneAll taking the copies from *backing, or from one
+// new allocation when *backing is too short for them all.
+func cloneAllInto(backing *[]string, src [8][]string) [8][]string {
 	n := 0
 	for _, s := range src {
 		n += len(s)
 	}
-	backing := make([]string, n)
+	b := *backing
+	if len(b) < n {
+		b = make([]string, n)
+	} else {
+		*backing = b[n:]
+	}
 	var out [8][]string
 	for i, s := range src {
-		if s == nil {
-			continue
+		switch {
+		case s == nil:
+		case len(s) == 0:
+			out[i] = []string{} // empty, not nil, as slices.Clone keeps it
+		default:
+			k := copy(b, s)
+			out[i], b = b[:k:k], b[k:]
 		}
-		k := copy(backing, s)
-		out[i], backing = backing[:k:k], backing[k:]
 	}
 	return out
 }
 
-// locationContact is a catalog location's address (its name the
-// contact's), e-mail and phone.
-func locationContact(l *catalog.PickupLocation) *Contact {
-	c := &Contact{Name: l.Address.Name, Address: ptr(fromCatalogAddress(l.Address)), Email: l.Email}
-	if p := l.Phone; p != nil {
-		c.PhoneNumber = &PhoneNumber{CountryCode: p.CountryCode, Number: p.Number, Extension: p.Extension}
-	}
-	return c
-}
-
-// sections copies a catalog location's sections.
-func sections(in []catalog.Section) []Section {
+// sections copies a catalog location's sections into m.
+func (m *optionMemory) sections(in []catalog.Section) []Section {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]Section, len(in))
+	out := takeN(&m.sectionList, len(in))
 	for i, s := range in {
-		out[i] = Section{Title: s.Title, Columns: make([]Column, len(s.Columns))}
+		out[i] = Section{Title: s.Title, Columns: takeN(&m.columns, len(s.Columns))}
 		for j, c := range s.Columns {
-			items := make([]ColumnItem, len(c.Items))
+			items := takeN(&m.items, len(c.Items))
 			for k, it := range c.Items {
 				items[k] = ColumnItem{IconURI: it.IconURI, Text: it.Text, LinkURI: it.LinkURI}
 			}
@@ -420,5 +523,3 @@ func promiseID(p *catalog.ReturnPolicy) string {
 	sum := sha256.Sum256(b)
 	return "policy-" + hex.EncodeToString(sum[:8])
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -3,6 +3,9 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +146,91 @@ func TestSessionIsTheCallersOwn(t *testing.T) {
 	}
 	if have, _ := json.Marshal(second.Deliveries[0].DeliveryCategories); string(have) != string(want) {
 		t.Errorf("a caller's changes reached the catalog:\n got  %s\n want %s", have, want)
+	}
+}
+
+// TestOptionsShareNoMemory: a session's options are allocated together
+// (one slice per type for all of them), yet no two values of the answer
+// overlap in memory, lists to their capacity, so a caller changing or
+// appending to one changes nothing else.
+func TestOptionsShareNoMemory(t *testing.T) {
+	e := newEnv(t)
+	s, err := e.svc.Create(context.Background(), "demo-site", input(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct {
+		start, end uintptr
+		path       string
+	}
+	var spans []span
+	var walk func(v reflect.Value, path string)
+	walk = func(v reflect.Value, path string) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() || v.Type().Elem().Size() == 0 {
+				return
+			}
+			spans = append(spans, span{v.Pointer(), v.Pointer() + v.Type().Elem().Size(), path})
+			walk(v.Elem(), path)
+		case reflect.Slice:
+			if v.Len() == 0 {
+				return
+			}
+			// To its capacity: an append must not write into another.
+			spans = append(spans, span{v.Pointer(), v.Pointer() + uintptr(v.Cap())*v.Type().Elem().Size(), path})
+			for i := range v.Len() {
+				walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
+			}
+		case reflect.Map:
+			if v.Len() > 0 {
+				spans = append(spans, span{v.Pointer(), v.Pointer() + 1, path})
+			}
+		case reflect.Struct:
+			if v.Type() == reflect.TypeFor[time.Time]() {
+				return // its zone is immutable, shared by design
+			}
+			for i := range v.NumField() {
+				walk(v.Field(i), path+"."+v.Type().Field(i).Name)
+			}
+		}
+	}
+	var located, hours, distances, coords, sections int
+	for _, c := range s.Deliveries[0].DeliveryCategories {
+		for _, o := range c.DeliveryOptions {
+			if l := o.PickupLocation; l != nil {
+				located++
+				if l.OperationalHours != nil {
+					hours++
+				}
+				if l.Distances != nil {
+					distances++
+				}
+				if len(l.Sections) > 0 && len(l.Sections[0].Columns) > 0 && len(l.Sections[0].Columns[0].Items) > 0 {
+					sections++
+				}
+				if a := l.VisitingContact.Address; a.Coordinates != nil && len(a.AddressLines) > 0 {
+					coords++
+				}
+			}
+		}
+	}
+	if located < 2 || hours < 2 || distances < 2 || coords < 2 || sections < 2 {
+		t.Fatalf("%d pickup options, %d with hours, %d with distances, %d with coordinates and lines, %d with sections: too few to compare", located, hours, distances, coords, sections)
+	}
+	walk(reflect.ValueOf(s.Deliveries), "deliveries")
+	slices.SortFunc(spans, func(a, b span) int {
+		switch {
+		case a.start < b.start:
+			return -1
+		case a.start > b.start:
+			return 1
+		}
+		return 0
+	})
+	for i := 1; i < len(spans); i++ {
+		if prev := spans[i-1]; spans[i].start < prev.end {
+			t.Errorf("%s overlaps %s", spans[i].path, prev.path)
+		}
 	}
 }

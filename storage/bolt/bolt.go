@@ -608,6 +608,17 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 }
 
 func (t *tx) Scan(coll string, r storage.Range) iter.Seq2[storage.Record, error] {
+	return t.scan(coll, r, true)
+}
+
+// ScanVersions is Scan without the values (storage.VersionScanner): each
+// record's version is read from the first 8 bytes of its stored value,
+// in bbolt's memory, and the value is never copied.
+func (t *tx) ScanVersions(coll string, r storage.Range) iter.Seq2[storage.Record, error] {
+	return t.scan(coll, r, false)
+}
+
+func (t *tx) scan(coll string, r storage.Range, values bool) iter.Seq2[storage.Record, error] {
 	return func(yield func(storage.Record, error) bool) {
 		// Check when iteration starts, not when Scan is called: the
 		// sequence may be ranged over later, even after fn returned.
@@ -667,7 +678,15 @@ func (t *tx) Scan(coll string, r storage.Range) iter.Seq2[storage.Record, error]
 				yield(storage.Record{}, err)
 				return
 			}
-			rec, err := decode(coll, k, v, string(k))
+			var rec storage.Record
+			var err error
+			if values {
+				rec, err = decode(coll, k, v, string(k))
+			} else if len(v) < versionLen {
+				err = corrupt(coll, k, v)
+			} else {
+				rec = storage.Record{Key: string(k), Version: binary.BigEndian.Uint64(v)}
+			}
 			if !yield(rec, err) || err != nil {
 				return
 			}

@@ -68,8 +68,17 @@ func TestCorruptValues(t *testing.T) {
 		_, err = tx.Put("c", "k", []byte("v"), storage.AnyVersion)
 		wantInternal("Put", err)
 		wantInternal("Delete", tx.Delete("c", "k", storage.AnyVersion))
+		n := 0
 		for _, err := range tx.Scan("c", storage.Range{}) {
 			wantInternal("Scan", err)
+			n++
+		}
+		for _, err := range tx.(storage.VersionScanner).ScanVersions("c", storage.Range{}) {
+			wantInternal("ScanVersions", err)
+			n++
+		}
+		if n != 2 {
+			t.Errorf("Scan and ScanVersions yielded %d errors; want one each", n)
 		}
 		_, err = tx.NextSequence("c")
 		wantInternal("NextSequence", err)
