@@ -10,6 +10,8 @@ import (
 
 	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit/internal/recordtest"
 )
 
 // roundTripCopy is what ownCopy computed before it was written by hand: a
@@ -171,10 +173,10 @@ func TestOwnCopySharesNoMemory(t *testing.T) {
 			continue
 		}
 		input := map[uintptr]string{}
-		memoryOf(reflect.ValueOf(&in).Elem(), "request", input)
+		recordtest.MemoryOf(reflect.ValueOf(&in).Elem(), "request", input)
 		got := map[uintptr]string{}
-		memoryOf(reflect.ValueOf(p), "purchase", got)
-		memoryOf(reflect.ValueOf(ds), "deliveries", got)
+		recordtest.MemoryOf(reflect.ValueOf(p), "purchase", got)
+		recordtest.MemoryOf(reflect.ValueOf(ds), "deliveries", got)
 		for a, path := range got {
 			if in, ok := input[a]; ok {
 				t.Fatalf("request %d: %s is memory of the %s", i, path, in)
@@ -184,43 +186,5 @@ func TestOwnCopySharesNoMemory(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no memory compared")
-	}
-}
-
-// memoryOf records, by address, where each value that v points to (a
-// pointer's target, a list's array, a map) lives, named by its path.
-func memoryOf(v reflect.Value, path string, seen map[uintptr]string) {
-	if v.Type() == reflect.TypeFor[time.Time]() {
-		return // its zone is immutable, shared by every time in it
-	}
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() || v.Type().Elem().Size() == 0 {
-			return
-		}
-		seen[v.Pointer()] = path
-		memoryOf(v.Elem(), path, seen)
-	case reflect.Slice:
-		// An empty list's array may be the runtime's one zero-size
-		// block, shared by every empty list: nothing to change in it.
-		if v.IsNil() || v.Cap() == 0 {
-			return
-		}
-		seen[v.Pointer()] = path
-		for i := range v.Len() {
-			memoryOf(v.Index(i), fmt.Sprintf("%s[%d]", path, i), seen)
-		}
-	case reflect.Map:
-		if v.IsNil() {
-			return
-		}
-		seen[v.Pointer()] = path
-		for it := v.MapRange(); it.Next(); {
-			memoryOf(it.Value(), path+"{}", seen)
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			memoryOf(v.Field(i), path+"."+v.Type().Field(i).Name, seen)
-		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/deliverykit/deliverykit/internal/recordtest"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -127,17 +128,17 @@ func TestParcelsShareNoMemoryWithCaches(t *testing.T) {
 	}
 	cached := map[uintptr]string{}
 	for k, e := range f.svc.orderCache.m {
-		memoryOf(reflect.ValueOf(e.v).Elem(), "order "+k, cached)
+		recordtest.MemoryOf(reflect.ValueOf(e.v).Elem(), "order "+k, cached)
 	}
 	for k, e := range f.svc.parcelCache.m {
-		memoryOf(reflect.ValueOf(e.v).Elem(), "parcel "+k, cached)
+		recordtest.MemoryOf(reflect.ValueOf(e.v).Elem(), "parcel "+k, cached)
 	}
 	if len(cached) == 0 {
 		t.Fatal("the caches hold nothing")
 	}
 	for i, a := range answers {
 		got := map[uintptr]string{}
-		memoryOf(reflect.ValueOf(a).Elem(), "answer", got)
+		recordtest.MemoryOf(reflect.ValueOf(a).Elem(), "answer", got)
 		for p, path := range got {
 			if in, ok := cached[p]; ok {
 				t.Errorf("read %d: %s is memory of the cached %s", i+1, path, in)
@@ -146,47 +147,6 @@ func TestParcelsShareNoMemoryWithCaches(t *testing.T) {
 	}
 	if a := answers[1].Parcels[0]; a.Destination == nil || a.EstimatedDeliveryTime == nil || len(a.Alerts) < 2 || a.CurrentProgress == nil {
 		t.Errorf("the answer lacks what the test checks: %+v", a)
-	}
-}
-
-// memoryOf records, by address, where each value that v points to (a
-// pointer's target, a slice's array, a map) lives, named by its path.
-func memoryOf(v reflect.Value, path string, seen map[uintptr]string) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		// Every value of no size lives at one address: none to share.
-		if v.IsNil() || v.Type().Elem().Size() == 0 {
-			return
-		}
-		if _, ok := seen[v.Pointer()]; ok {
-			return
-		}
-		seen[v.Pointer()] = path
-		memoryOf(v.Elem(), path, seen)
-	case reflect.Slice:
-		if v.IsNil() || v.Cap() == 0 || v.Type().Elem().Size() == 0 {
-			return
-		}
-		seen[v.Pointer()] = path
-		for i := range v.Len() {
-			memoryOf(v.Index(i), fmt.Sprintf("%s[%d]", path, i), seen)
-		}
-	case reflect.Map:
-		if v.IsNil() {
-			return
-		}
-		seen[v.Pointer()] = path
-		for it := v.MapRange(); it.Next(); {
-			memoryOf(it.Value(), fmt.Sprintf("%s[%v]", path, it.Key()), seen)
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			memoryOf(v.Field(i), path+"."+v.Type().Field(i).Name, seen)
-		}
-	case reflect.Interface:
-		if !v.IsNil() {
-			memoryOf(v.Elem(), path, seen)
-		}
 	}
 }
 

@@ -118,3 +118,50 @@ func leaves(v reflect.Value) int {
 	}
 	return 1
 }
+
+// MemoryOf records in seen, by address, where each value that v reaches
+// through a pointer, a slice's array, a map or an interface lives, named
+// by its path from path: two values whose records share an address share
+// memory, and a change of one shows in the other. Values of no size and
+// empty arrays (which may all live at one address) and the zones of times
+// (immutable, shared by every time in them) are left out.
+func MemoryOf(v reflect.Value, path string, seen map[uintptr]string) {
+	if v.Type() == reflect.TypeFor[time.Time]() {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || v.Type().Elem().Size() == 0 {
+			return
+		}
+		if _, ok := seen[v.Pointer()]; ok {
+			return
+		}
+		seen[v.Pointer()] = path
+		MemoryOf(v.Elem(), path, seen)
+	case reflect.Slice:
+		if v.IsNil() || v.Cap() == 0 || v.Type().Elem().Size() == 0 {
+			return
+		}
+		seen[v.Pointer()] = path
+		for i := range v.Len() {
+			MemoryOf(v.Index(i), fmt.Sprintf("%s[%d]", path, i), seen)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		seen[v.Pointer()] = path
+		for it := v.MapRange(); it.Next(); {
+			MemoryOf(it.Value(), fmt.Sprintf("%s[%v]", path, it.Key()), seen)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			MemoryOf(v.Field(i), path+"."+v.Type().Field(i).Name, seen)
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			MemoryOf(v.Elem(), path, seen)
+		}
+	}
+}
