@@ -289,27 +289,9 @@ func TestRolledBackBetweenSteps(t *testing.T) {
 			for w := range writes {
 				want = append(want, fmt.Sprintf("run 2 write %d", w))
 			}
-			if diff := cmp.Diff(want, keys(t, mem, "effects")); diff != "" {
+			if diff := cmp.Diff(want, idempotencytest.Effects(t, mem)); diff != "" {
 				t.Errorf("effects (-want +got):\n%s", diff)
 			}
 		})
 	}
-}
-
-// keys lists the keys of coll.
-func keys(t *testing.T, s storage.Store, coll string) []string {
-	t.Helper()
-	var out []string
-	if err := s.View(t.Context(), func(tx storage.Tx) error {
-		for r, err := range tx.Scan(coll, storage.Range{}) {
-			if err != nil {
-				return err
-			}
-			out = append(out, r.Key)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -86,7 +86,9 @@ func (s server) create(name string) func(context.Context) (idempotency.Answer, e
 	}
 }
 
-func effects(t *testing.T, s storage.Store) []string {
+// Effects lists the keys of the "effects" collection, where the suite's
+// calls (and a package's own tests of the unit) record what they did.
+func Effects(t *testing.T, s storage.Store) []string {
 	t.Helper()
 	var keys []string
 	err := s.View(t.Context(), func(tx storage.Tx) error {
@@ -142,7 +144,7 @@ func testReplay(t *testing.T, newStores NewStores) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"x-1", "x-2"}, effects(t, a)); diff != "" {
+	if diff := cmp.Diff([]string{"x-1", "x-2"}, Effects(t, a)); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
 	}
 }
@@ -178,7 +180,7 @@ func testStatuses(t *testing.T, newStores NewStores) {
 			if diff := cmp.Diff(want, second); diff != "" {
 				t.Errorf("second (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(wantEffects, effects(t, a)); diff != "" {
+			if diff := cmp.Diff(wantEffects, Effects(t, a)); diff != "" {
 				t.Errorf("effects (-want +got):\n%s", diff)
 			}
 		})
@@ -198,7 +200,7 @@ func testMismatch(t *testing.T, newStores NewStores) {
 	if diff := cmp.Diff(created("x-2", false), other); diff != "" {
 		t.Errorf("another operation (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"x-1", "x-2"}, effects(t, a)); diff != "" {
+	if diff := cmp.Diff([]string{"x-1", "x-2"}, Effects(t, a)); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
 	}
 }
@@ -261,7 +263,7 @@ func testInFlightElsewhere(t *testing.T, newStores NewStores) {
 			t.Errorf("first %+v, second %+v: want one answer and its replay", first, second)
 		}
 	}
-	if n := len(effects(t, a)); n != 1 {
+	if n := len(Effects(t, a)); n != 1 {
 		t.Errorf("%d effects, want 1", n)
 	}
 	if again := do(t, s2, "k", req("site-1", `{}`), s2.create("x")); !again.Replayed {
@@ -299,7 +301,7 @@ func testExpiry(t *testing.T, newStores NewStores) {
 	if n, err := s.k.Sweep(t.Context(), clock.Now().Add(idempotency.DefaultRetention), 0); err != nil || n != 1 {
 		t.Errorf("last sweep: %d, %v; want 1", n, err)
 	}
-	if diff := cmp.Diff([]string{"x-1", "x-2", "x-3"}, effects(t, a)); diff != "" {
+	if diff := cmp.Diff([]string{"x-1", "x-2", "x-3"}, Effects(t, a)); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
 	}
 }
@@ -381,7 +383,7 @@ func testNestedFailure(t *testing.T, newStores NewStores) {
 			if second.Replayed != tc.wantReplay {
 				t.Errorf("second replayed %v, want %v", second.Replayed, tc.wantReplay)
 			}
-			if diff := cmp.Diff(tc.wantEffects, effects(t, a)); diff != "" {
+			if diff := cmp.Diff(tc.wantEffects, Effects(t, a)); diff != "" {
 				t.Errorf("effects (-want +got):\n%s", diff)
 			}
 			// Refused before writing: the unit holds. After writing: the
@@ -409,7 +411,7 @@ func testRunError(t *testing.T, newStores NewStores) {
 	if r.Err != "boom" {
 		t.Fatalf("first: %+v, want boom", r)
 	}
-	if got := effects(t, a); len(got) != 0 {
+	if got := Effects(t, a); len(got) != 0 {
 		t.Fatalf("effects after a failed call: %v", got)
 	}
 	if r := do(t, s, "k", req("site-1", `{}`), s.create("x")); r.Replayed || r.Err != "" {
@@ -507,7 +509,7 @@ func testLazyUnit(t *testing.T, newStores NewStores) {
 	if diff := cmp.Diff(wantAnswer, again); diff != "" {
 		t.Errorf("repeat (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"before", "during", "x"}, effects(t, a)); diff != "" {
+	if diff := cmp.Diff([]string{"before", "during", "x"}, Effects(t, a)); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
 	}
 }
