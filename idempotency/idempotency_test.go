@@ -146,20 +146,7 @@ func TestTransactionRunAgain(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
 	}
-	var keys []string
-	err := mem.View(t.Context(), func(tx storage.Tx) error {
-		for r, err := range tx.Scan("effects", storage.Range{}) {
-			if err != nil {
-				return err
-			}
-			keys = append(keys, r.Key)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"1"}, keys); diff != "" {
+	if diff := cmp.Diff([]string{"1"}, idempotencytest.Effects(t, mem)); diff != "" {
 		t.Errorf("effects (-want +got):\n%s", diff)
 	}
 }
