@@ -91,15 +91,9 @@ func (d *Dispatcher) Retry(ctx context.Context, site, id string) error {
 		if err := expiry.Remove(tx, storage.Uint64Key(r.Seq), deadEntry(&r)); err != nil {
 			return err
 		}
-		r.DeadAt, r.Attempts, r.Waiting = time.Time{}, 0, 0
+		r.DeadAt, r.Attempts = time.Time{}, 0
 		// Pending again: the subject's events written from now on wait for it.
-		if err := enqueueSubject(tx, &r); err != nil {
-			return err
-		}
-		if err := d.q.Schedule(tx, &r, now); err != nil {
-			return err
-		}
-		_, err = d.q.Save(tx, &r, storage.VersionIs(it.Version))
+		_, err = d.q.Enqueue(tx, &r, now, storage.VersionIs(it.Version))
 		return err
 	})
 }

@@ -165,9 +165,8 @@ type record struct {
 	Done      []string  `json:"done,omitempty"`
 	LastError string    `json:"last_error,omitempty"`
 	DeadAt    time.Time `json:"dead_at,omitzero"`
-	// Waiting is the seq of the earlier event of the subject this one is
-	// parked behind (order.go).
-	Waiting uint64 `json:"waiting,omitempty"`
+	// Waiting: queued behind an earlier event of its subject (order.go).
+	Waiting bool `json:"behind,omitempty"`
 }
 
 var (
@@ -182,12 +181,15 @@ var (
 	applied = storage.Collection[struct{}]{Name: "outbox.applied"}
 )
 
-// eventQueue is the outbox's queue of events; a Dispatcher's copy adds its
-// policy.
-var eventQueue = queue.Queue[record, uint64]{Items: events, Index: due, Slot: func(r *record) queue.Slot[uint64] {
-	k := storage.Uint64Key(r.Seq)
-	return queue.Slot[uint64]{Key: k, ID: k, Ref: r.Seq, Next: &r.NextAttempt}
-}}
+// eventQueue is the outbox's queue of events, in order per subject
+// (order.go); a Dispatcher's copy adds its policy.
+var eventQueue = queue.Queue[record, uint64]{Items: events, Index: due, Order: subjects, Subject: subjectOf,
+	Slot: func(r *record) queue.Slot[uint64] {
+		k := storage.Uint64Key(r.Seq)
+		return queue.Slot[uint64]{Key: k, ID: k, Ref: r.Seq, Next: &r.NextAttempt, Waiting: &r.Waiting}
+	},
+	At: func(_ *record, seq uint64) string { return storage.Uint64Key(seq) },
+}
 
 // Add writes e to the outbox inside tx: it is delivered once tx commits,
 // and never if tx rolls back. e.Type and e.Site are required. An empty
@@ -216,13 +218,7 @@ func Add(tx storage.Tx, e event.Event) error {
 	if _, err := ids.Put(tx, storage.Key(e.Site, e.ID), seq, storage.MustNotExist()); err != nil {
 		return fmt.Errorf("outbox: event %s: %w", e.ID, err)
 	}
-	if _, err := events.Put(tx, storage.Uint64Key(seq), r, storage.MustNotExist()); err != nil {
-		return fmt.Errorf("outbox: %w", err)
-	}
-	if err := eventQueue.Schedule(tx, &r, r.NextAttempt); err != nil {
-		return fmt.Errorf("outbox: %w", err)
-	}
-	if err := enqueueSubject(tx, &r); err != nil {
+	if _, err := eventQueue.Enqueue(tx, &r, r.NextAttempt, storage.MustNotExist()); err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
 	// The delivering store's transaction may be wrapped (an
@@ -290,13 +286,31 @@ func Applied(tx storage.Tx, consumer, id string) (bool, error) {
 }
 
 // Dispatch delivers the events due at the clock's time, at most
-// Options.Batch of them, and returns how many were delivered to all their
-// consumers. Consumer failures are not errors of Dispatch: they are
-// retried later. Its error is the store's.
+// Options.Batch of them, then the events of their subjects that settling
+// them made due, so that a subject's backlog goes out in one call. It
+// returns how many were delivered to all their consumers. Consumer
+// failures are not errors of Dispatch: they are retried later. Its error
+// is the store's.
 func (d *Dispatcher) Dispatch(ctx context.Context) (int, error) {
-	return queue.Drain(ctx, d.store, due, d.opts.Clock.Now().UTC(), d.opts.Batch,
-		func(e queue.Entry[uint64]) (uint64, bool) { return e.Value, !d.isHeld(e.Value) },
-		func(seq uint64) (int, error) { return queue.One(d.deliver(ctx, seq, nil)) })
+	var promoted []uint64
+	run := func(seq uint64) (int, error) {
+		if d.isHeld(seq) {
+			return 0, nil // its producer delivers it
+		}
+		ok, next, err := d.deliver(ctx, seq, nil)
+		if next != 0 {
+			promoted = append(promoted, next)
+		}
+		return queue.One(ok, err)
+	}
+	n, err := queue.Drain(ctx, d.store, due, d.opts.Clock.Now().UTC(), d.opts.Batch,
+		func(e queue.Entry[uint64]) (uint64, bool) { return e.Value, !d.isHeld(e.Value) }, run)
+	for i := 0; err == nil && i < len(promoted); i++ {
+		var m int
+		m, err = run(promoted[i])
+		n += m
+	}
+	return n, err
 }
 
 // Step is Dispatch: one round of the background work that
@@ -306,81 +320,74 @@ func (d *Dispatcher) Step(ctx context.Context) (int, error) { return d.Dispatch(
 
 // deliver claims, delivers and settles one event. It reports whether the
 // event was delivered to all its consumers; an event not due (claimed by
-// another dispatcher, or settled meanwhile) is skipped, and so is one
-// whose subject has an earlier event pending (order.go), unless that event
-// is being delivered by this process and wait is not nil: then deliver
-// waits, until wait ends, for it to settle.
-func (d *Dispatcher) deliver(ctx context.Context, seq uint64, wait context.Context) (bool, error) {
+// another dispatcher, settled meanwhile, or waiting behind an earlier
+// event of its subject: order.go) is skipped, unless the event it waits
+// for is being delivered by this process and wait is not nil: then
+// deliver waits, until wait ends, for it to settle.
+// It also returns the event of the subject that settling this one made
+// due, or 0.
+func (d *Dispatcher) deliver(ctx context.Context, seq uint64, wait context.Context) (bool, uint64, error) {
 	for {
-		ok, blocker, err := d.deliverOnce(ctx, seq, wait != nil)
+		ok, blocker, next, err := d.deliverOnce(ctx, seq, wait != nil)
 		if err != nil || blocker == 0 {
-			return ok, err
+			return ok, next, err
 		}
-		if !d.waitLocal(wait, blocker) {
-			wait = nil // no longer ours to wait for: park it, or deliver it
+		if blocker != seq && !d.waitLocal(wait, blocker) {
+			wait = nil // no longer ours to wait for: leave it, or deliver it
 		}
 	}
 }
 
 // deliverOnce is one try of deliver. It returns the seq of the earlier
 // event of the subject, being delivered by this process, that the event
-// must wait for (only when mayWait).
-func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) (bool, uint64, error) {
+// waits for (only when mayWait).
+func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) (ok bool, blocker, next uint64, err error) {
 	now := d.opts.Clock.Now().UTC()
-	var blocker uint64
 	key := storage.Uint64Key(seq)
-	claimed, version, ok, err := d.q.Take(ctx, d.store, key, now, func(tx storage.Tx, r *record, v uint64) (bool, error) {
-		blocker = 0
-		if !r.DeadAt.IsZero() {
-			return false, nil
-		}
-		earlier, err := earlierPending(tx, r)
-		if err != nil || earlier == nil {
-			r.Waiting = 0
-			return err == nil, err
-		}
-		if mayWait && d.isLocal(earlier.Seq) {
-			blocker = earlier.Seq
-			return false, nil
-		}
-		return false, park(tx, r, v, earlier, now)
+	claimed, version, ok, err := d.q.Take(ctx, d.store, key, now, func(_ storage.Tx, r *record, _ uint64) (bool, error) {
+		return r.DeadAt.IsZero(), nil
 	})
 	if err != nil || !ok {
-		return false, blocker, err
+		if err == nil && mayWait {
+			blocker, err = d.blockerOf(ctx, seq)
+		}
+		return false, blocker, 0, err
 	}
 	d.markBusy(seq)
 	defer d.unmarkBusy(seq)
-	cctx, next := withinDelivery(ctx)
+	cctx, followers := withinDelivery(ctx)
 	done, failure := d.apply(cctx, &claimed)
 	// Settle with a fresh context: the consumers ran, so what they did is
 	// recorded even when the caller's context ended meanwhile.
-	held, err := d.q.Settle(ctx, d.store, key, version, func(tx storage.Tx, r *record, v uint64) error {
+	var promoted *record
+	held, err := d.q.Settle(ctx, d.store, key, version, func(tx storage.Tx, r *record, v uint64) (err error) {
 		r.Done = done
 		if failure != nil {
-			return d.fail(ctx, tx, r, v, failure, now)
+			promoted, err = d.fail(ctx, tx, r, v, failure, now)
+		} else {
+			promoted, err = remove(tx, r, d.opts.Clock.Now().UTC())
 		}
-		if err := settleSubject(tx, r, d.opts.Clock.Now().UTC()); err != nil {
-			return err
-		}
-		return remove(tx, r)
+		return err
 	})
 	if errors.Is(err, storage.ErrNotFound) {
 		err = nil
 	}
 	if err == nil {
-		d.deliverFollowers(ctx, next.take())
+		d.deliverFollowers(ctx, followers.take())
 	}
-	return held && failure == nil, 0, err
+	if held && promoted != nil {
+		next = promoted.Seq
+	}
+	return held && failure == nil, 0, next, err
 }
 
 // deliverFollowers delivers, now that the event they waited for is
 // settled, the events its consumers wrote: a chain of effects (a carrier
 // event, the parcel change it makes) is applied before the first Update
-// returns, as without order. Those still held up are parked and left to
-// Run.
+// returns, as without order. Those still held up wait for Run.
 func (d *Dispatcher) deliverFollowers(ctx context.Context, seqs []uint64) {
 	for _, seq := range seqs {
-		if _, err := d.deliver(ctx, seq, nil); err != nil {
+		if _, _, err := d.deliver(ctx, seq, nil); err != nil {
 			d.opts.Logger.WarnContext(ctx, "outbox: delivering a consumer's event failed; the dispatcher retries", "err", err)
 			return
 		}
@@ -431,47 +438,48 @@ func safeCall(ctx context.Context, c consumer, e event.Event) (err error) {
 	return c.h(ctx, e)
 }
 
-// fail records a failed delivery: a retry after the backoff, or death.
-func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version uint64, failure error, now time.Time) error {
+// fail records a failed delivery: a retry after the backoff, or death,
+// which makes the next event of the subject due (returned).
+func (d *Dispatcher) fail(ctx context.Context, tx storage.Tx, r *record, version uint64, failure error, now time.Time) (*record, error) {
 	r.Attempts++
 	r.LastError = validation.TruncateBytes(failure.Error(), 1000)
-	if d.q.Policy.Exhausted(r.Attempts) || permanent(failure) {
-		r.DeadAt = now
-		if err := d.q.Unschedule(tx, r); err != nil {
-			return err
-		}
-		// Dead counts as settled: the subject's later events go on.
-		if err := settleSubject(tx, r, now); err != nil {
-			return err
-		}
-		if _, err := dead.Put(tx, storage.Key(r.Event.Site, storage.Uint64Key(r.Seq)), r.Seq, storage.AnyVersion); err != nil {
-			return err
-		}
-		if err := expiry.Move(tx, storage.Uint64Key(r.Seq), retention.Entry{}, deadEntry(r)); err != nil {
-			return err
-		}
-		if _, err := d.q.Save(tx, r, storage.VersionIs(version)); err != nil {
-			return err
-		}
-		d.opts.Logger.ErrorContext(ctx, "outbox event is dead", "site", r.Event.Site, "event_id", r.Event.ID,
-			"type", string(r.Event.Type), "attempts", r.Attempts, "err", r.LastError)
-		return nil
+	if !d.q.Policy.Exhausted(r.Attempts) && !permanent(failure) {
+		return nil, d.q.Retry(tx, r, version, r.Attempts, now)
 	}
-	return d.q.Retry(tx, r, version, r.Attempts, now)
+	r.DeadAt = now
+	// Dead counts as settled: the subject's later events go on.
+	next, err := d.q.Dequeue(tx, r, now)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dead.Put(tx, storage.Key(r.Event.Site, storage.Uint64Key(r.Seq)), r.Seq, storage.AnyVersion); err != nil {
+		return nil, err
+	}
+	if err := expiry.Move(tx, storage.Uint64Key(r.Seq), retention.Entry{}, deadEntry(r)); err != nil {
+		return nil, err
+	}
+	if _, err := d.q.Save(tx, r, storage.VersionIs(version)); err != nil {
+		return nil, err
+	}
+	d.opts.Logger.ErrorContext(ctx, "outbox event is dead", "site", r.Event.Site, "event_id", r.Event.ID,
+		"type", string(r.Event.Type), "attempts", r.Attempts, "err", r.LastError)
+	return next, nil
 }
 
-// remove deletes a delivered event and its index entries.
-func remove(tx storage.Tx, r *record) error {
-	if err := eventQueue.Unschedule(tx, r); err != nil {
-		return err
+// remove deletes a delivered event and its index entries, and makes the
+// next event of its subject due at now.
+func remove(tx storage.Tx, r *record, now time.Time) (*record, error) {
+	next, err := eventQueue.Dequeue(tx, r, now)
+	if err != nil {
+		return nil, err
 	}
 	if err := ids.Delete(tx, storage.Key(r.Event.Site, r.Event.ID), storage.AnyVersion); err != nil {
-		return err
+		return nil, err
 	}
 	if err := forgetApplied(tx, r); err != nil {
-		return err
+		return nil, err
 	}
-	return events.Delete(tx, storage.Uint64Key(r.Seq), storage.AnyVersion)
+	return next, events.Delete(tx, storage.Uint64Key(r.Seq), storage.AnyVersion)
 }
 
 // NextDue returns when the next event waiting for a retry falls due;

@@ -75,7 +75,7 @@ func (s *deliveringStore) UpdateSteps(ctx context.Context, first func(storage.Tx
 	}
 	deliverCtx := context.WithoutCancel(ctx)
 	for i, seq := range t.added {
-		ok, derr := s.d.deliver(deliverCtx, seq, wait)
+		ok, _, derr := s.d.deliver(deliverCtx, seq, wait)
 		if !ok && derr == nil && outer != nil {
 			outer.add(seq)
 		}

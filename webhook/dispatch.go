@@ -104,7 +104,7 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 	t := s.endpoints[rf.Site][rf.Endpoint]
 	refused := ""
 	claimed, version, ok, err := s.q.Take(ctx, s.store, key, now, func(tx storage.Tx, r *record, _ uint64) (bool, error) {
-		if r.settled() || !r.Due {
+		if r.settled() {
 			return false, nil
 		}
 		var err error
@@ -299,49 +299,19 @@ func (s *Service) kill(tx storage.Tx, r *record, version uint64, now time.Time, 
 // makes the next delivery of its queue due (n.next), and indexes r for
 // retention (retention.go).
 func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time, n *note) error {
-	if r.Due {
-		if err := deliveryQueue.Unschedule(tx, r); err != nil {
-			return err
-		}
-	}
-	if err := queues.Remove(tx, queuePrefix(r.Site, r.Endpoint, r.Subject), r.Seq); err != nil {
-		return err
-	}
-	r.Due, r.NextAttempt, r.SettledAt = false, time.Time{}, now
-	if _, err := deliveryQueue.Save(tx, r, storage.VersionIs(version)); err != nil {
-		return err
-	}
-	if err := settle(tx, r); err != nil {
-		return err
-	}
-	n.next, n.hasNext = ref{}, false
-	return promote(tx, r.Site, r.Endpoint, r.Subject, now, n)
-}
-
-// promote makes the first delivery of a queue due now, if it is not, and
-// names it in n.
-func promote(tx storage.Tx, site, endpoint, subject string, now time.Time, n *note) error {
-	seq, ok, err := queues.First(tx, queuePrefix(site, endpoint, subject))
-	if err != nil || !ok {
-		return err
-	}
-	it, err := deliveries.Get(tx, deliveryKey(site, endpoint, seq))
+	next, err := deliveryQueue.Dequeue(tx, r, now)
 	if err != nil {
 		return err
 	}
-	r := it.Value
-	if r.Due {
-		return nil
+	n.next, n.hasNext = ref{}, next != nil
+	if next != nil {
+		n.next = ref{next.Site, next.Endpoint, next.Seq}
 	}
-	r.Due = true
-	if err := deliveryQueue.Schedule(tx, &r, now); err != nil {
+	r.NextAttempt, r.SettledAt = time.Time{}, now
+	if _, err := deliveryQueue.Save(tx, r, storage.VersionIs(version)); err != nil {
 		return err
 	}
-	if _, err = deliveryQueue.Save(tx, &r, storage.VersionIs(it.Version)); err != nil {
-		return err
-	}
-	n.next, n.hasNext = ref{site, endpoint, seq}, true
-	return nil
+	return settle(tx, r)
 }
 
 // ReleaseLeases makes every claimed or backing-off delivery due now and

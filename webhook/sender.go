@@ -476,7 +476,7 @@ func (s *Service) postpone(ctx context.Context, refs []ref, now, until time.Time
 				return err
 			}
 			r := it.Value
-			if r.settled() || !r.Due || r.NextAttempt.After(now) {
+			if r.settled() || r.Waiting || r.NextAttempt.After(now) {
 				continue
 			}
 			if _, err := deliveryQueue.Move(tx, &r, until, storage.VersionIs(it.Version)); err != nil {

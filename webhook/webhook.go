@@ -268,9 +268,9 @@ type record struct {
 	Attempts    int             `json:"attempts,omitempty"`
 	CreatedAt   time.Time       `json:"created_at"`
 	NextAttempt time.Time       `json:"next_attempt,omitzero"`
-	// Due tells whether the record is the head of its queue, with an
-	// entry in the due index at NextAttempt.
-	Due          bool      `json:"due,omitempty"`
+	// Waiting: queued behind an earlier delivery of its endpoint and
+	// subject, without an entry in the due index (queue.Enqueue).
+	Waiting      bool      `json:"waiting,omitempty"`
 	LastAttempt  time.Time `json:"last_attempt,omitzero"`
 	LastCode     int       `json:"last_code,omitempty"`
 	LastError    string    `json:"last_error,omitempty"`
@@ -326,12 +326,16 @@ func queuePrefix(site, endpoint, subject string) string {
 	return storage.KeyPrefix(site, endpoint, url.QueryEscape(subject))
 }
 
-// deliveryQueue is the queue of deliveries; a Service's copy adds its
-// policy. Only the heads of the subjects' queues have an entry in due.
-var deliveryQueue = queue.Queue[record, ref]{Items: deliveries, Index: due, Slot: func(r *record) queue.Slot[ref] {
-	id := storage.Uint64Key(r.Seq)
-	return queue.Slot[ref]{Key: storage.Key(r.Site, r.Endpoint, id), ID: id, Ref: ref{r.Site, r.Endpoint, r.Seq}, Next: &r.NextAttempt}
-}}
+// deliveryQueue is the queue of deliveries, in order per endpoint and
+// subject; a Service's copy adds its policy.
+var deliveryQueue = queue.Queue[record, ref]{Items: deliveries, Index: due, Order: queues,
+	Slot: func(r *record) queue.Slot[ref] {
+		id := storage.Uint64Key(r.Seq)
+		return queue.Slot[ref]{Key: storage.Key(r.Site, r.Endpoint, id), ID: id, Ref: ref{r.Site, r.Endpoint, r.Seq}, Next: &r.NextAttempt, Waiting: &r.Waiting}
+	},
+	Subject: func(r *record) (string, uint64) { return queuePrefix(r.Site, r.Endpoint, r.Subject), r.Seq },
+	At:      func(r *record, seq uint64) string { return deliveryKey(r.Site, r.Endpoint, seq) },
+}
 
 // Handle is the outbox consumer: for each endpoint of e's site subscribed
 // to e's type it records a delivery, queued behind the endpoint's earlier
@@ -394,8 +398,8 @@ func (s *Service) Handle(ctx context.Context, e event.Event) error {
 	return nil
 }
 
-// enqueue stores a new delivery r at the end of its queue; the head of a
-// queue becomes due at now. It points the event's index entry at r.
+// enqueue stores a new delivery r at the end of its queue (the head of a
+// queue is due at now) and points the event's index entry at r.
 func (s *Service) enqueue(tx storage.Tx, r *record, now time.Time) error {
 	seq, err := deliveries.NextSequence(tx)
 	if err != nil {
@@ -408,21 +412,7 @@ func (s *Service) enqueue(tx storage.Tx, r *record, now time.Time) error {
 	if _, err := byEvent.Put(tx, storage.Key(r.Site, r.Endpoint, r.EventID), seq, storage.AnyVersion); err != nil {
 		return err
 	}
-	prefix := queuePrefix(r.Site, r.Endpoint, r.Subject)
-	_, pending, err := queues.First(tx, prefix)
-	if err != nil {
-		return err
-	}
-	if err := queues.Add(tx, prefix, r.Seq, storage.MustNotExist()); err != nil {
-		return err
-	}
-	if !pending {
-		r.Due = true
-		if err := deliveryQueue.Schedule(tx, r, now); err != nil {
-			return err
-		}
-	}
-	_, err = deliveryQueue.Save(tx, r, storage.MustNotExist())
+	_, err = deliveryQueue.Enqueue(tx, r, now, storage.MustNotExist())
 	return err
 }
 

@@ -229,6 +229,10 @@ type Slot[V any] struct {
 	Ref V
 	// Next points at the record's next attempt: the time of its entry.
 	Next *time.Time
+	// Waiting points at the record's flag of an item queued behind an
+	// earlier one of its subject (Enqueue): it has no index entry, and
+	// Claim leaves it. Nil in a queue without Order.
+	Waiting *bool
 }
 
 // Queue is a user's items, its due index and its policy. R is the user's
@@ -240,6 +244,14 @@ type Queue[R any, V any] struct {
 	Policy Policy
 	// Slot tells where r's queue state is.
 	Slot func(r *R) Slot[V]
+	// Order, when Subject is set, keeps the items of each subject in
+	// the order they were queued (Enqueue, Dequeue): Subject returns r's
+	// subject, as a key prefix in Order ("" for an item of no subject),
+	// and its place there (a sequence number); At returns the key in
+	// Items of the item at place in r's subject.
+	Order   Order
+	Subject func(r *R) (prefix string, place uint64)
+	At      func(r *R, place uint64) string
 }
 
 // Schedule sets r's next attempt to at and adds its index entry; r is not
@@ -296,7 +308,7 @@ func (q *Queue[R, V]) Claim(tx storage.Tx, key string, now time.Time, check func
 	}
 	r := it.Value
 	s := q.Slot(&r)
-	if s.Next.After(now) {
+	if s.Next.After(now) || s.Waiting != nil && *s.Waiting {
 		return claimed, 0, false, nil
 	}
 	if check != nil {
@@ -428,6 +440,78 @@ func (q *Queue[R, V]) ReleaseLeases(ctx context.Context, store storage.Store, no
 		return nil
 	})
 	return n, err
+}
+
+// Enqueue stores r under cond at the end of its subject (Queue.Order):
+// the only item of its subject, or an item of no subject, is scheduled at
+// at; one queued behind others waits, without an index entry, until
+// Dequeue of the one before it makes it due.
+func (q *Queue[R, V]) Enqueue(tx storage.Tx, r *R, at time.Time, cond storage.Condition) (uint64, error) {
+	s := q.Slot(r)
+	if q.Subject != nil {
+		if prefix, place := q.Subject(r); prefix != "" {
+			_, pending, err := q.Order.First(tx, prefix)
+			if err != nil {
+				return 0, err
+			}
+			if err := q.Order.Add(tx, prefix, place, storage.MustNotExist()); err != nil {
+				return 0, err
+			}
+			*s.Waiting = pending
+		}
+	}
+	if s.Waiting == nil || !*s.Waiting {
+		if err := q.Schedule(tx, r, at); err != nil {
+			return 0, err
+		}
+	}
+	return q.Items.Put(tx, s.Key, *r, cond)
+}
+
+// Dequeue takes r, settled, off the due index and its subject, without
+// storing r, and makes the subject's next item due at now: it returns
+// that item, stored, or nil when the subject has none waiting.
+func (q *Queue[R, V]) Dequeue(tx storage.Tx, r *R, now time.Time) (*R, error) {
+	s := q.Slot(r)
+	if s.Waiting == nil || !*s.Waiting {
+		if err := q.Index.Delete(tx, *s.Next, s.ID); err != nil {
+			return nil, err
+		}
+	}
+	if q.Subject == nil {
+		return nil, nil
+	}
+	prefix, place := q.Subject(r)
+	if prefix == "" {
+		return nil, nil
+	}
+	if err := q.Order.Remove(tx, prefix, place); err != nil {
+		return nil, err
+	}
+	first, ok, err := q.Order.First(tx, prefix)
+	if err != nil || !ok {
+		return nil, err
+	}
+	it, err := q.Items.Get(tx, q.At(r, first))
+	if err != nil {
+		return nil, err
+	}
+	n := it.Value
+	ns := q.Slot(&n)
+	if !*ns.Waiting {
+		// Due already (queued again while another was due, or stored by
+		// an earlier build, which kept no flag): unless it has no entry.
+		_, err := q.Index.Collection.Get(tx, Key(*ns.Next, ns.ID))
+		if !errors.Is(err, storage.ErrNotFound) {
+			return nil, err
+		}
+	}
+	*ns.Waiting = false
+	*ns.Next = now
+	if _, err := q.Items.Put(tx, ns.Key, n, storage.VersionIs(it.Version)); err != nil {
+		return nil, err
+	}
+	return &n, q.Index.Put(tx, now, ns.ID, ns.Ref)
 }
 
 // Order keeps the items of each subject in the order they were queued:

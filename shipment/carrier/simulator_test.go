@@ -331,7 +331,9 @@ func TestSimulatorSweepCostsWhatIsDue(t *testing.T) {
 	if n != len(r.Steps) {
 		t.Fatalf("reported %d steps, want %d", n, len(r.Steps))
 	}
-	if reads := cs.reads.Load(); reads > 5 {
+	// The route, its steps' due entries, and the outbox's look at the
+	// parcel's pending events when a step's event queues behind another.
+	if reads := cs.reads.Load(); reads > 6 {
 		t.Errorf("the sweep read %d records with one route due of 1001", reads)
 	}
 }

@@ -41,6 +41,7 @@ func Run(t *testing.T, newStores NewStores) {
 	t.Run("RetryAfterBackoff", func(t *testing.T) { testRetry(t, newStores) })
 	t.Run("ReleaseLeases", func(t *testing.T) { testReleaseLeases(t, newStores) })
 	t.Run("OrderPerSubject", func(t *testing.T) { testOrder(t, newStores) })
+	t.Run("EnqueueWaitsBehind", func(t *testing.T) { testEnqueue(t, newStores) })
 	t.Run("Take", func(t *testing.T) { testTake(t, newStores) })
 	t.Run("TakeOneClaimerNoError", func(t *testing.T) { testTakeConcurrent(t, newStores) })
 	t.Run("HolderDiesLeaseRunsOut", func(t *testing.T) { testHolderDies(t, newStores) })
@@ -57,6 +58,29 @@ type item struct {
 	Attempts    int       `json:"attempts,omitempty"`
 	NextAttempt time.Time `json:"next_attempt"`
 	Dead        bool      `json:"dead,omitempty"`
+	// Subject and Waiting: for the queue with order (orderedQueue).
+	Subject string `json:"subject,omitempty"`
+	Waiting bool   `json:"waiting,omitempty"`
+}
+
+// orderedQueue is newQueue keeping each subject's items in order.
+func orderedQueue() *queue.Queue[item, uint64] {
+	q := newQueue()
+	slot := q.Slot
+	q.Slot = func(r *item) queue.Slot[uint64] {
+		s := slot(r)
+		s.Waiting = &r.Waiting
+		return s
+	}
+	q.Order = queue.NewOrder("queuetest.subjects")
+	q.Subject = func(r *item) (string, uint64) {
+		if r.Subject == "" {
+			return "", 0
+		}
+		return storage.KeyPrefix(r.Subject), r.Seq
+	}
+	q.At = func(_ *item, seq uint64) string { return storage.Uint64Key(seq) }
+	return q
 }
 
 func newQueue() *queue.Queue[item, uint64] {
@@ -481,6 +505,81 @@ func testOrder(t *testing.T, newStores NewStores) {
 		if got := first(); got != st.want {
 			t.Errorf("%s: first = %v, want %v", st.name, got, st.want)
 		}
+	}
+}
+
+// testEnqueue: of a subject's items only the first is due; settling it
+// (Dequeue) makes the next due at that moment, and an item queued again
+// with an earlier place than the pending ones waits for the one due now.
+func testEnqueue(t *testing.T, newStores NewStores) {
+	s, _ := newStores(t)
+	q := orderedQueue()
+	update := func(name string, fn func(tx storage.Tx) error) {
+		t.Helper()
+		if err := s.Update(t.Context(), fn); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	update("enqueue", func(tx storage.Tx) error {
+		for i, subject := range []string{"A", "B", "A", "", "A"} {
+			r := item{Seq: uint64(i + 1), Subject: subject}
+			if _, err := q.Enqueue(tx, &r, start, storage.MustNotExist()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if diff := cmp.Diff([]uint64{1, 2, 4}, due(t, s, q, start, 0)); diff != "" {
+		t.Errorf("due after enqueue: the heads and the item of no subject (-want +got):\n%s", diff)
+	}
+	if _, _, ok := claim(t, s, q, 3, start.Add(time.Hour)); ok {
+		t.Error("claimed item 3, waiting behind item 1")
+	}
+	// settle claims seq and settles it at now, returning the item it made due.
+	settle := func(seq uint64, now time.Time) uint64 {
+		t.Helper()
+		r, v, ok := claim(t, s, q, seq, now)
+		if !ok {
+			t.Fatalf("claim %d failed", seq)
+		}
+		var next *item
+		update("settle", func(tx storage.Tx) (err error) {
+			if next, err = q.Dequeue(tx, &r, now); err != nil {
+				return err
+			}
+			r.Dead = true
+			_, err = q.Save(tx, &r, storage.VersionIs(v))
+			return err
+		})
+		if next == nil {
+			return 0
+		}
+		if got := get(t, s, q, next.Seq); got.Waiting || !got.NextAttempt.Equal(now) {
+			t.Errorf("item %d made due: stored waiting %v, next attempt %s; want due at %s", next.Seq, got.Waiting, got.NextAttempt, now)
+		}
+		return next.Seq
+	}
+	later := start.Add(time.Minute)
+	if got := settle(1, later); got != 3 {
+		t.Errorf("settling item 1 made %d due, want 3", got)
+	}
+	// Item 1 queued again (a dead event retried) while 3 is due: it waits
+	// for 3, and 5 for it.
+	update("enqueue again", func(tx storage.Tx) error {
+		r := get(t, s, q, 1)
+		_, err := q.Enqueue(tx, &r, later, storage.AnyVersion)
+		return err
+	})
+	steps := []struct {
+		settle, want uint64
+	}{{3, 1}, {1, 5}, {5, 0}, {2, 0}, {4, 0}}
+	for _, st := range steps {
+		if got := settle(st.settle, later); got != st.want {
+			t.Errorf("settling item %d made %d due, want %d", st.settle, got, st.want)
+		}
+	}
+	if got := due(t, s, q, later.Add(time.Hour), 0); len(got) != 0 {
+		t.Errorf("due after all settled: %v", got)
 	}
 }
 
