@@ -40,6 +40,21 @@ func subjectOf(r *record) (string, uint64) {
 // process is delivering it now; seq itself when seq was made due
 // meanwhile (claim it again); else 0 (leave it).
 func (d *Dispatcher) blockerOf(ctx context.Context, seq uint64) (uint64, error) {
+	// Read twice when the first pending one is not local: it may have
+	// just settled here, after the read, which then missed that seq was
+	// made due (a delivery is unmarked after its settle commits).
+	for range 2 {
+		head, err := d.headOf(ctx, seq)
+		if err != nil || head == 0 || head == seq || d.isLocal(head) {
+			return head, err
+		}
+	}
+	return 0, nil
+}
+
+// headOf returns, for a waiting seq, the first pending event of its
+// subject; seq when it is due now; 0 when it is neither.
+func (d *Dispatcher) headOf(ctx context.Context, seq uint64) (uint64, error) {
 	var head uint64
 	now := d.opts.Clock.Now().UTC() // not the claim's: seq may have been made due since
 	err := d.store.View(ctx, func(tx storage.Tx) error {
@@ -61,10 +76,7 @@ func (d *Dispatcher) blockerOf(ctx context.Context, seq uint64) (uint64, error) 
 		}
 		return err
 	})
-	if err != nil || head != seq && !d.isLocal(head) {
-		return 0, err
-	}
-	return head, nil
+	return head, err
 }
 
 // Local deliveries: the events this process is delivering now, by a
