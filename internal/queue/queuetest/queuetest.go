@@ -581,6 +581,30 @@ func testEnqueue(t *testing.T, newStores NewStores) {
 	if got := due(t, s, q, later.Add(time.Hour), 0); len(got) != 0 {
 		t.Errorf("due after all settled: %v", got)
 	}
+	// Item 7 waits behind 6 as an earlier build stored it: no flag and no
+	// entry. Settling 6 makes it due all the same.
+	update("enqueue 6 and 7", func(tx storage.Tx) error {
+		for _, seq := range []uint64{6, 7} {
+			r := item{Seq: seq, Subject: "C"}
+			if _, err := q.Enqueue(tx, &r, later, storage.MustNotExist()); err != nil {
+				return err
+			}
+		}
+		it, err := q.Items.Get(tx, storage.Uint64Key(7))
+		if err != nil {
+			return err
+		}
+		r := it.Value
+		r.Waiting = false
+		_, err = q.Save(tx, &r, storage.AnyVersion)
+		return err
+	})
+	if got := settle(6, later); got != 7 {
+		t.Errorf("settling item 6 made %d due, want 7 (stored without the flag)", got)
+	}
+	if diff := cmp.Diff([]uint64{7}, due(t, s, q, later, 0)); diff != "" {
+		t.Errorf("due after settling 6 (-want +got):\n%s", diff)
+	}
 }
 
 // take takes seq at now on s (Queue.Take), failing the test on an error.
