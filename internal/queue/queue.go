@@ -488,12 +488,8 @@ func (q *Queue[R, V]) Dequeue(tx storage.Tx, r *R, now time.Time) (*R, error) {
 	if err := q.Order.Remove(tx, prefix, place); err != nil {
 		return nil, err
 	}
-	first, ok, err := q.Order.First(tx, prefix)
+	it, ok, err := q.first(tx, r, prefix)
 	if err != nil || !ok {
-		return nil, err
-	}
-	it, err := q.Items.Get(tx, q.At(r, first))
-	if err != nil {
 		return nil, err
 	}
 	n := it.Value
@@ -512,6 +508,25 @@ func (q *Queue[R, V]) Dequeue(tx storage.Tx, r *R, now time.Time) (*R, error) {
 		return nil, err
 	}
 	return &n, q.Index.Put(tx, now, ns.ID, ns.Ref)
+}
+
+// first returns the first pending item of r's subject, at prefix in
+// Order. An entry whose item is gone (not expected: they go together) is
+// removed on the way, so that settling is not stopped by it.
+func (q *Queue[R, V]) first(tx storage.Tx, r *R, prefix string) (storage.Item[R], bool, error) {
+	for {
+		place, ok, err := q.Order.First(tx, prefix)
+		if err != nil || !ok {
+			return storage.Item[R]{}, false, err
+		}
+		it, err := q.Items.Get(tx, q.At(r, place))
+		if !errors.Is(err, storage.ErrNotFound) {
+			return it, err == nil, err
+		}
+		if err := q.Order.Remove(tx, prefix, place); err != nil {
+			return storage.Item[R]{}, false, err
+		}
+	}
 }
 
 // Order keeps the items of each subject in the order they were queued:

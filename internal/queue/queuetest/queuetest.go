@@ -605,6 +605,20 @@ func testEnqueue(t *testing.T, newStores NewStores) {
 	if diff := cmp.Diff([]uint64{7}, due(t, s, q, later, 0)); diff != "" {
 		t.Errorf("due after settling 6 (-want +got):\n%s", diff)
 	}
+	// An entry whose item is gone does not stop a settle: settling 9
+	// skips the entry of 10 and makes 11 due.
+	update("orphan entry", func(tx storage.Tx) error {
+		for _, seq := range []uint64{9, 10, 11} {
+			r := item{Seq: seq, Subject: "D"}
+			if _, err := q.Enqueue(tx, &r, later, storage.MustNotExist()); err != nil {
+				return err
+			}
+		}
+		return q.Items.Delete(tx, storage.Uint64Key(10), storage.AnyVersion)
+	})
+	if got := settle(9, later); got != 11 {
+		t.Errorf("settling item 9 made %d due, want 11 (10's entry has no item)", got)
+	}
 }
 
 // take takes seq at now on s (Queue.Take), failing the test on an error.
