@@ -234,21 +234,27 @@ func (e *keptParcels) holds(recs []storage.Record, now time.Time) bool {
 // never stale; a read that finishes after a later one may replace its
 // entry with an older one, which then misses and is replaced again. When
 // full, arbitrary entries make room (map iteration order).
+//
+// Reads take no lock (sync.Map): every read of a parcel being tracked
+// looks up the same key, and under load a reader holding a lock while
+// the machine preempts its thread would queue all the others behind it
+// (the contention profile of 0031). Writes, rare, are serialised by mu,
+// which also guards the accounting.
 type answerCache struct {
+	m    sync.Map // answerKey → *keptParcels
 	mu   sync.Mutex
 	used int64
-	m    map[answerKey]*keptParcels
+	n    int
 }
 
 // get returns the entry r rendered for k. The entry is shared: read-only.
 func (c *answerCache) get(k answerKey, r *ParcelsRenderer) (*keptParcels, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[k]
-	if !ok || e.by != r {
+	v, ok := c.m.Load(k)
+	if !ok {
 		return nil, false
 	}
-	return e, true
+	e := v.(*keptParcels)
+	return e, e.by == r
 }
 
 // put keeps e in place of what k had. e must not be modified afterwards.
@@ -259,27 +265,27 @@ func (c *answerCache) put(k answerKey, e keptParcels) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[answerKey]*keptParcels)
+	if old, ok := c.m.LoadAndDelete(k); ok {
+		c.used -= old.(*keptParcels).size(k)
+		c.n--
 	}
-	if old, ok := c.m[k]; ok {
-		c.used -= old.size(k)
-		delete(c.m, k)
+	if c.used+size > ParcelsAnswerBytes || c.n >= ParcelsAnswers {
+		c.m.Range(func(key, v any) bool {
+			ok := key.(answerKey)
+			c.m.Delete(ok)
+			c.used -= v.(*keptParcels).size(ok)
+			c.n--
+			return c.used+size > ParcelsAnswerBytes || c.n >= ParcelsAnswers
+		})
 	}
-	for ok, o := range c.m {
-		if c.used+size <= ParcelsAnswerBytes && len(c.m) < ParcelsAnswers {
-			break
-		}
-		c.used -= o.size(ok)
-		delete(c.m, ok)
-	}
-	c.m[k] = &e
+	c.m.Store(k, &e)
 	c.used += size
+	c.n++
 }
 
 // bytes is the estimated heap the kept answers hold, and their number.
 func (c *answerCache) bytes() (int64, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.used, len(c.m)
+	return c.used, c.n
 }

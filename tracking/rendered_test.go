@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -207,5 +208,36 @@ func TestAnswerCacheBudget(t *testing.T) {
 	c.put(k, keptParcels{by: r, b: make([]byte, ParcelsAnswerBytes/8)})
 	if _, ok := c.get(k, r); ok {
 		t.Error("an answer over an eighth of the budget was kept")
+	}
+}
+
+// TestAnswerCacheConcurrent: lookups without the lock and writes under it
+// keep the accounting exact (run with -race).
+func TestAnswerCacheConcurrent(t *testing.T) {
+	var c answerCache
+	r := NewParcelsRenderer(marshal)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2 * ParcelsAnswers {
+				k := answerKey{fmt.Sprint("site-", g%2), fmt.Sprint(i % 700)}
+				if e, ok := c.get(k, r); ok && len(e.b) != 100+i%700 {
+					t.Errorf("%v holds %d bytes, another key's answer", k, len(e.b))
+					return
+				}
+				c.put(k, keptParcels{by: r, b: make([]byte, 100+i%700)})
+			}
+		})
+	}
+	wg.Wait()
+	var used int64
+	n := 0
+	c.m.Range(func(k, v any) bool {
+		used += v.(*keptParcels).size(k.(answerKey))
+		n++
+		return true
+	})
+	if gotUsed, gotN := c.bytes(); gotUsed != used || gotN != n || used > ParcelsAnswerBytes || n > ParcelsAnswers {
+		t.Errorf("accounted %d bytes in %d answers; held %d in %d (budget %d, %d)", gotUsed, gotN, used, n, ParcelsAnswerBytes, ParcelsAnswers)
 	}
 }
