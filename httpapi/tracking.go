@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -70,12 +71,40 @@ func (h trackingHandlers) createParcel(w http.ResponseWriter, r *http.Request, s
 	return handle(w, r, site, &req, &req.SiteID, emptyAnswer(h.svc.CreateParcel))
 }
 
+// parcels answers with the rendering the service keeps while the parcels,
+// their order and the clock's side of every delay threshold are unchanged
+// (tracking.Service.ParcelsRendered): the same bytes writeJSON writes for
+// the answer, without building or encoding it again.
 func (h trackingHandlers) parcels(w http.ResponseWriter, r *http.Request, site string) error {
 	q := r.URL.Query()
-	return respond(w, r, site, q.Get("site_id"), tracking.ParcelsQuery{
+	if err := checkSite(site, q.Get("site_id")); err != nil {
+		return err
+	}
+	ans, err := h.svc.ParcelsRendered(r.Context(), site, tracking.ParcelsQuery{
 		ExternalID: q.Get("external_id"), TrackingNumber: q.Get("tracking_number"), Token: q.Get("token"),
-	}, h.svc.Parcels)
+	}, parcelsJSON)
+	if err != nil {
+		return err
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Content-Length", strconv.Itoa(ans.Len()))
+	w.WriteHeader(http.StatusOK)
+	ans.WriteTo(w)
+	return nil
 }
+
+// parcelsJSON renders GET /parcels' answer as writeJSON encodes it
+// (encodeTo, which the package's tests hold to encoding/json).
+var parcelsJSON = tracking.NewParcelsRenderer(func(ans *tracking.GetTrackingParcelsResponse) ([]byte, error) {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeTo(buf, ans); err != nil {
+		return nil, err
+	}
+	// The service keeps the bytes; the buffer goes back to the pool.
+	return bytes.Clone(buf.Bytes()), nil
+})
 
 func (h trackingHandlers) generateLink(w http.ResponseWriter, r *http.Request, site string) error {
 	var req tracking.GenerateTrackingPageLinkRequest

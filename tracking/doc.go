@@ -121,6 +121,14 @@
 //     from the promises and the clock (see deriveAlerts); created_at is the
 //     end of the broken promise, so the alert is stable.
 //
+// An adapter answering GET /parcels with bytes can have them kept:
+// ParcelsRendered answers a lookup by tracking number with what a
+// ParcelsRenderer made of the answer, kept while the parcels and the
+// order keep their stored versions and the clock stays on the same side
+// of every instant a derived alert (or carrier_fallback_enabled) turns
+// at. The versions and the clock are read on every call, so the bytes
+// are never older than either.
+//
 // # Exceptions
 //
 // PrivateParcel.exceptions lists what went wrong on the way, each with

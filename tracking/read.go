@@ -161,21 +161,29 @@ func (s *Service) Parcels(ctx context.Context, site string, q ParcelsQuery) (*Ge
 		if err != nil {
 			return err
 		}
-		links := s.links(site, &o, "")
-		out = &GetTrackingParcelsResponse{
-			ExternalID: o.Request.ExternalID, TosID: o.TosID,
-			TrackingLink: links.Links[0].URL, TrackingLinks: links,
-			Parcels: []TrackingParcel{},
-		}
-		for i := range ps {
-			out.Parcels = append(out.Parcels, owned(s.trackingParcel(site, &o, &ps[i].Value, now)))
-		}
+		out = s.parcelsAnswer(site, &o, ps, now, nil)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// parcelsAnswer is the answer of GET /parcels about parcels ps of order o
+// at now; w, when not nil, is narrowed to the instants at which it is the
+// same.
+func (s *Service) parcelsAnswer(site string, o *orderRecord, ps []storage.Item[parcelRecord], now time.Time, w *clockWindow) *GetTrackingParcelsResponse {
+	links := s.links(site, o, "")
+	out := &GetTrackingParcelsResponse{
+		ExternalID: o.Request.ExternalID, TosID: o.TosID,
+		TrackingLink: links.Links[0].URL, TrackingLinks: links,
+		Parcels: []TrackingParcel{},
+	}
+	for i := range ps {
+		out.Parcels = append(out.Parcels, owned(s.trackingParcel(site, o, &ps[i].Value, now, w)))
+	}
+	return out
 }
 
 // queriedParcels reads the order q names and the parcels to answer: all
@@ -200,33 +208,52 @@ func (s *Service) queriedParcels(tx storage.Tx, site string, q ParcelsQuery, now
 		}
 		o = it.Value
 	default:
-		// The records come from the caches of decoded records: this
-		// read runs in a View, and the answer only reads them.
-		ps, err := s.cachedParcelsByNumber(tx, site, q.TrackingNumber)
+		recs, err := parcelVersions(tx, site, q.TrackingNumber)
 		if err != nil {
 			return o, nil, err
 		}
-		if len(ps) == 0 {
-			return o, nil, deliverykit.E(deliverykit.KindNotFound, "parcel not found")
-		}
-		tos, err := oneOrder(ps)
-		if err != nil {
-			return o, nil, err
-		}
-		it, err := s.cachedOrder(tx, storage.Key(site, tos))
-		if err != nil {
-			return o, nil, err
-		}
-		return it.Value, ps, nil
+		it, ps, err := s.numberedParcels(tx, site, recs)
+		return it.Value, ps, err
 	}
 	ps, err := orderParcels(tx, site, &o)
 	return o, ps, err
 }
 
+// numberedParcels reads the parcels listed by parcelVersions for one
+// tracking number and their order. The records come from the caches of
+// decoded records: this read runs in a View, and the answer only reads
+// them.
+func (s *Service) numberedParcels(tx storage.Tx, site string, recs []storage.Record) (storage.Item[orderRecord], []storage.Item[parcelRecord], error) {
+	var none storage.Item[orderRecord]
+	if len(recs) == 0 {
+		return none, nil, deliverykit.E(deliverykit.KindNotFound, "parcel not found")
+	}
+	ps := make([]storage.Item[parcelRecord], 0, len(recs))
+	for _, rec := range recs {
+		it, err := s.parcelCache.get(tx, parcels.Name, rec, parcels.Decode)
+		if err != nil {
+			return none, nil, err
+		}
+		ps = append(ps, it)
+	}
+	tos, err := oneOrder(ps)
+	if err != nil {
+		return none, nil, err
+	}
+	it, err := s.cachedOrder(tx, storage.Key(site, tos))
+	if err != nil {
+		return none, nil, err
+	}
+	return it, ps, nil
+}
+
 // trackingParcel is parcel p of order o as GET /parcels shows it: its
 // receiver is the parcel's, else the order's.
-func (s *Service) trackingParcel(site string, o *orderRecord, p *parcelRecord, now time.Time) TrackingParcel {
-	pp := s.privateParcel(site, o, p, now, o.Request.Locale)
+//
+// w, when not nil, is narrowed to the instants around now at which the
+// answer is the same (see clockWindow).
+func (s *Service) trackingParcel(site string, o *orderRecord, p *parcelRecord, now time.Time, w *clockWindow) TrackingParcel {
+	pp := s.privateParcel(site, o, p, now, o.Request.Locale, w)
 	tp := TrackingParcel{
 		CarrierName:           pp.DisplayCarrierName,
 		Destination:           pp.Location,
@@ -363,7 +390,7 @@ func (s *Service) privateOrder(tx storage.Tx, site string, o *orderRecord, tag l
 		}
 	}
 	for i := range ps {
-		po.Parcels = append(po.Parcels, *s.privateParcel(site, o, &ps[i].Value, now, cmp.Or(locale, o.Request.Locale)))
+		po.Parcels = append(po.Parcels, *s.privateParcel(site, o, &ps[i].Value, now, cmp.Or(locale, o.Request.Locale), nil))
 	}
 	po.Locale = o.Request.Locale
 	po.TimeZone = s.timeZone(site, o, ps)
@@ -372,15 +399,22 @@ func (s *Service) privateOrder(tx storage.Tx, site string, o *orderRecord, tag l
 
 // privateParcel is parcel p of order o as the merchant reads it; locale
 // is the language of the page that shows it (carrier links may name it).
-func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, now time.Time, locale string) *PrivateParcel {
+// w, when not nil, is narrowed by everything in it that depends on now.
+func (s *Service) privateParcel(site string, o *orderRecord, p *parcelRecord, now time.Time, locale string, w *clockWindow) *PrivateParcel {
 	r := &p.Request
+	fallback := p.LastEventAt.IsZero() && now.Sub(p.CreatedAt) >= s.opts.CarrierFallbackAfter
+	if p.LastEventAt.IsZero() {
+		// The flag turns at CreatedAt + CarrierFallbackAfter: it is
+		// now.After the nanosecond before.
+		w.after(now, p.CreatedAt.Add(s.opts.CarrierFallbackAfter-time.Nanosecond))
+	}
 	prod, _ := s.opts.Products.Product(site, r.CarrierProductRef)
 	loc := s.location(site, o, p)
 	pp := &PrivateParcel{
 		TrackingNumber:          r.TrackingNumber,
-		Alerts:                  deriveAlerts(o, p, now),
+		Alerts:                  deriveAlerts(o, p, now, w),
 		Carrier:                 "carrier-" + p.CarrierID,
-		CarrierFallbackEnabled:  p.LastEventAt.IsZero() && now.Sub(p.CreatedAt) >= s.opts.CarrierFallbackAfter,
+		CarrierFallbackEnabled:  fallback,
 		CarrierLink:             prod.Link(r.TrackingNumber, destinationPostalCode(o, p, loc), locale),
 		CarrierLogoPattern:      prod.LogoPattern,
 		CarrierProductID:        prod.ProductID,
@@ -530,7 +564,10 @@ func shortTime(s string) string {
 // Deriving them when read keeps them exact without a background job, and
 // created_at is stable, so they read as kept. A reported alert of the same
 // type is not repeated. Return parcels get no delay alerts.
-func deriveAlerts(o *orderRecord, p *parcelRecord, now time.Time) []Alert {
+//
+// w, when not nil, is narrowed to the instants at which every comparison
+// with now made here comes out the same.
+func deriveAlerts(o *orderRecord, p *parcelRecord, now time.Time, w *clockWindow) []Alert {
 	out := append([]Alert(nil), p.Alerts...)
 	if p.Request.DirectionType == DirectionReturn {
 		return out
@@ -563,7 +600,7 @@ func deriveAlerts(o *orderRecord, p *parcelRecord, now time.Time) []Alert {
 		if _, ok := firstStep(map[Step]bool{StepTerminated: true, StepSentBack: true}); ok {
 			return d, false
 		}
-		return d, now.After(d)
+		return d, w.after(now, d)
 	}
 	pr := o.Request.Promises
 	if pr != nil && pr.EstimatedSubmissionTime != nil && !has(AlertSubmissionDelayed) {

@@ -99,19 +99,15 @@ func (c *readCache[V]) bytes() int64 {
 	return c.used
 }
 
-// cachedParcelsByNumber is parcelsByNumber through the Service's cache of
-// decoded parcels; for reads in a View only.
-func (s *Service) cachedParcelsByNumber(tx storage.Tx, site, trackingNumber string) ([]storage.Item[parcelRecord], error) {
-	var out []storage.Item[parcelRecord]
+// parcelVersions lists the parcel records of a tracking number, without
+// their values where the store can (scanVersions).
+func parcelVersions(tx storage.Tx, site, trackingNumber string) ([]storage.Record, error) {
+	var out []storage.Record
 	for rec, err := range scanVersions(tx, parcels.Name, storage.Range{Prefix: storage.KeyPrefix(site, trackingNumber), Limit: parcelsPerNumber}) {
 		if err != nil {
 			return nil, err
 		}
-		it, err := s.parcelCache.get(tx, parcels.Name, rec, parcels.Decode)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, it)
+		out = append(out, rec)
 	}
 	return out, nil
 }

@@ -101,6 +101,8 @@ type Service struct {
 	// by stored version (readcache.go).
 	orderCache  readCache[orderRecord]
 	parcelCache readCache[parcelRecord]
+	// answers keeps GET /parcels' rendered answers (rendered.go).
+	answers answerCache
 }
 
 // New returns a Service on store.

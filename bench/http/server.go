@@ -5,14 +5,18 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -41,6 +45,12 @@ const (
 	// ProfileEnv, when set to a directory, makes every server write a CPU
 	// profile of its whole run to DIR/MODE.pprof, for go tool pprof.
 	profileEnv = "DELIVERYKIT_BENCH_CPUPROFILE"
+	// ContentionEnv, when set to a directory, makes every server record
+	// every contended lock and every blocking wait (sync, channels,
+	// select) and write them to DIR/MODE.mutex.pprof and
+	// DIR/MODE.block.pprof when it stops: where requests wait rather
+	// than work, which a CPU profile does not show.
+	contentionEnv = "DELIVERYKIT_BENCH_CONTENTION"
 )
 
 const (
@@ -185,6 +195,12 @@ func serve(mode string, stdin io.Reader, stdout io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if dir := os.Getenv(contentionEnv); dir != "" {
+		runtime.SetMutexProfileFraction(1)
+		runtime.SetBlockProfileRate(1)
+		defer writeProfiles(dir, mode, "mutex", "block")
+		defer writeRuntimeMetrics(dir, mode)
+	}
 	var handler http.Handler
 	switch mode {
 	case modeBaseline:
@@ -263,6 +279,87 @@ func serve(mode string, stdin io.Reader, stdout io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(ctx)
+}
+
+// writeProfiles writes the runtime profiles named to DIR/MODE.NAME.pprof,
+// reporting failures on stderr: they must not fail the benchmark.
+func writeProfiles(dir, mode string, names ...string) {
+	for _, name := range names {
+		f, err := os.Create(filepath.Join(dir, mode+"."+name+".pprof"))
+		if err == nil {
+			err = errors.Join(pprof.Lookup(name).WriteTo(f, 0), f.Close())
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench/http server %s: %s profile: %v\n", mode, name, err)
+		}
+	}
+}
+
+// runtimeMetrics are what writeRuntimeMetrics reports: the collector's
+// cycles, its stop-the-world pauses and CPU, and how long runnable
+// goroutines waited for a thread.
+var runtimeMetrics = []string{
+	"/gc/cycles/total:gc-cycles",
+	"/sched/pauses/total/gc:seconds",
+	"/sched/latencies:seconds",
+	"/cpu/classes/gc/total:cpu-seconds",
+	"/cpu/classes/total:cpu-seconds",
+	"/gc/heap/allocs:bytes",
+}
+
+// writeRuntimeMetrics writes the runtime's counters and latency
+// percentiles for the server's whole run to DIR/MODE.runtime.txt.
+func writeRuntimeMetrics(dir, mode string) {
+	samples := make([]metrics.Sample, len(runtimeMetrics))
+	for i, name := range runtimeMetrics {
+		samples[i].Name = name
+	}
+	metrics.Read(samples)
+	var b strings.Builder
+	for _, s := range samples {
+		switch s.Value.Kind() {
+		case metrics.KindUint64:
+			fmt.Fprintf(&b, "%s %d\n", s.Name, s.Value.Uint64())
+		case metrics.KindFloat64:
+			fmt.Fprintf(&b, "%s %.3f\n", s.Name, s.Value.Float64())
+		case metrics.KindFloat64Histogram:
+			h := s.Value.Float64Histogram()
+			fmt.Fprintf(&b, "%s count %d p50 %s p99 %s p99.9 %s max %s\n", s.Name, histCount(h),
+				histQuantile(h, 0.5), histQuantile(h, 0.99), histQuantile(h, 0.999), histQuantile(h, 1))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, mode+".runtime.txt"), []byte(b.String()), 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "bench/http server %s: runtime metrics: %v\n", mode, err)
+	}
+}
+
+func histCount(h *metrics.Float64Histogram) uint64 {
+	var n uint64
+	for _, c := range h.Counts {
+		n += c
+	}
+	return n
+}
+
+// histQuantile is the upper bound of the bucket holding quantile q of h.
+func histQuantile(h *metrics.Float64Histogram, q float64) time.Duration {
+	n := histCount(h)
+	if n == 0 {
+		return 0
+	}
+	want := uint64(math.Ceil(q * float64(n)))
+	var seen uint64
+	for i, c := range h.Counts {
+		seen += c
+		if seen >= max(want, 1) {
+			up := h.Buckets[i+1]
+			if math.IsInf(up, 1) {
+				up = h.Buckets[i]
+			}
+			return time.Duration(up * float64(time.Second))
+		}
+	}
+	return 0
 }
 
 // exampleHandler builds the handler the way examples/server does, with the
