@@ -77,6 +77,7 @@
 //	internal/queue/queuetest   the queue's suite for a storage backend
 //	internal/stored            stored records of an area's own private types
 //	internal/recordtest        golden snapshots of stored records, for tests
+//	internal/versioncache      values made from stored records, kept by key and version within a byte budget
 //
 // Storage:
 //

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/versioncache"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -146,36 +146,24 @@ func (r *SummaryRenderer) renderSummary(sum *ReturnSummary) ([]byte, error) {
 const SummaryCacheBytes = 2 << 20
 
 // summaryCache maps a return's record key to the rendering of one stored
-// version of it, within SummaryCacheBytes. A version is never stored
-// again for another value of the key (storage), so an entry is never
-// stale: a changed return has a new version, which misses and replaces
-// it. When full, arbitrary entries make room (map iteration order).
+// version of it (package versioncache), within SummaryCacheBytes.
 type summaryCache struct {
-	mu   sync.Mutex
-	used int64
-	m    map[string]cachedSummary
+	versioncache.Cache[string, cachedSummary]
 }
 
 type cachedSummary struct {
-	version uint64
-	by      *SummaryRenderer
-	b       []byte
+	by *SummaryRenderer
+	b  []byte
 }
 
 // summaryEntryBytes is what an entry holds besides its key and bytes.
 const summaryEntryBytes = 96
 
-func (e cachedSummary) size(key string) int64 {
-	return summaryEntryBytes + int64(len(key)+len(e.b))
-}
-
 // get returns the rendering by made of the record at key of version, when
 // it is kept. The bytes are shared: read-only.
 func (c *summaryCache) get(key string, version uint64, by *SummaryRenderer) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[key]
-	if !ok || e.version != version || e.by != by {
+	e, v, ok := c.Get(key)
+	if !ok || v != version || e.by != by {
 		return nil, false
 	}
 	return e.b, true
@@ -184,37 +172,5 @@ func (c *summaryCache) get(key string, version uint64, by *SummaryRenderer) ([]b
 // put keeps b, which by rendered from the record at key of version, in
 // place of what the key had. b must not be modified afterwards.
 func (c *summaryCache) put(key string, version uint64, by *SummaryRenderer, b []byte) {
-	e := cachedSummary{version: version, by: by, b: b}
-	size := e.size(key)
-	if size > SummaryCacheBytes/8 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]cachedSummary)
-	}
-	if old, ok := c.m[key]; ok {
-		if old.version > version {
-			return // a page read before the change came after it
-		}
-		c.used -= old.size(key)
-		delete(c.m, key)
-	}
-	for k, o := range c.m {
-		if c.used+size <= SummaryCacheBytes {
-			break
-		}
-		c.used -= o.size(k)
-		delete(c.m, k)
-	}
-	c.m[key] = e
-	c.used += size
-}
-
-// bytes is the estimated heap the kept renderings hold.
-func (c *summaryCache) bytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used
+	c.Put(key, version, summaryEntryBytes+int64(len(key)+len(b)), cachedSummary{by: by, b: b})
 }

@@ -233,13 +233,13 @@ func TestListReturnsRenderedErrors(t *testing.T) {
 // TestSummaryCacheBudget: the kept renderings stay within their budget,
 // and a rendering of an older version never replaces a newer one.
 func TestSummaryCacheBudget(t *testing.T) {
-	var c summaryCache
+	c := &New(nil, Options{}).summaries
 	r := countingJSON(new(atomic.Int64))
 	row := bytes.Repeat([]byte("x"), 1000)
 	for i := range 10 * SummaryCacheBytes / len(row) {
 		c.put(fmt.Sprint("site/", i), uint64(i+1), r, row)
-		if c.bytes() > SummaryCacheBytes {
-			t.Fatalf("after %d renderings %d bytes are kept, more than %d", i+1, c.bytes(), SummaryCacheBytes)
+		if used, _ := c.Bytes(); used > SummaryCacheBytes {
+			t.Fatalf("after %d renderings %d bytes are kept, more than %d", i+1, used, SummaryCacheBytes)
 		}
 	}
 	c.put("site/k", 7, r, []byte("new"))

@@ -155,6 +155,7 @@ func New(store storage.Store, opts Options) *Service {
 		s.signer.key = newImageSecret()
 	}
 	s.imageLifetime = cmp.Or(max(opts.ImageURLLifetime, 0), DefaultImageURLLifetime)
+	s.summaries.Budget = SummaryCacheBytes
 	if s.ids == nil {
 		s.ids = deliverykit.RandomIDs{}
 	}

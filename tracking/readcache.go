@@ -4,8 +4,8 @@ import (
 	"iter"
 	"maps"
 	"slices"
-	"sync"
 
+	"github.com/deliverykit/deliverykit/internal/versioncache"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -15,22 +15,11 @@ import (
 const ReadCacheBytes = 2 << 20
 
 // readCache maps a record's key to its decoded value at one stored
-// version, within ReadCacheBytes. A version is never stored again for
-// another value of the key (storage), so an entry is never stale: a
-// changed record has a new version, which misses and replaces it. Cached
-// values are shared by every read and must not be modified: the readers
-// copy the struct and only read what it points to. When full, arbitrary
-// entries make room (map iteration order).
+// version (package versioncache), within ReadCacheBytes. Cached values are
+// shared by every read and must not be modified: the readers copy the
+// struct and only read what it points to.
 type readCache[V any] struct {
-	mu   sync.Mutex
-	used int64
-	m    map[string]cachedValue[V]
-}
-
-type cachedValue[V any] struct {
-	version uint64
-	size    int64
-	v       *V
+	versioncache.Cache[string, *V]
 }
 
 // readEntryBytes is what an entry holds besides its decoded value, which
@@ -43,11 +32,8 @@ const readEntryBytes = 256
 // records read in a View may be passed: a version seen inside an Update
 // may be rolled back and drawn again for another value.
 func (c *readCache[V]) get(tx storage.Tx, coll string, rec storage.Record, decode func(storage.Record) (storage.Item[V], error)) (storage.Item[V], error) {
-	c.mu.Lock()
-	e, ok := c.m[rec.Key]
-	c.mu.Unlock()
-	if ok && e.version == rec.Version {
-		return storage.Item[V]{Key: rec.Key, Value: *e.v, Version: rec.Version}, nil
+	if v, version, ok := c.Get(rec.Key); ok && version == rec.Version {
+		return storage.Item[V]{Key: rec.Key, Value: *v, Version: rec.Version}, nil
 	}
 	if rec.Value == nil {
 		// Listed without its value (scanVersions): read it, at the
@@ -61,42 +47,9 @@ func (c *readCache[V]) get(tx storage.Tx, coll string, rec storage.Record, decod
 	if err != nil {
 		return it, err
 	}
-	c.put(rec.Key, rec.Version, int64(readEntryBytes+len(rec.Key)+2*len(rec.Value)), it.Value)
+	v := it.Value
+	c.Put(rec.Key, rec.Version, int64(readEntryBytes+len(rec.Key)+2*len(rec.Value)), &v)
 	return it, nil
-}
-
-func (c *readCache[V]) put(key string, version uint64, size int64, v V) {
-	if size > ReadCacheBytes/8 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]cachedValue[V])
-	}
-	if old, ok := c.m[key]; ok {
-		if old.version > version {
-			return // a read from before a change finished after it
-		}
-		c.used -= old.size
-		delete(c.m, key)
-	}
-	for k, o := range c.m {
-		if c.used+size <= ReadCacheBytes {
-			break
-		}
-		c.used -= o.size
-		delete(c.m, k)
-	}
-	c.m[key] = cachedValue[V]{version: version, size: size, v: &v}
-	c.used += size
-}
-
-// bytes is the estimated heap the cache holds.
-func (c *readCache[V]) bytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used
 }
 
 // parcelVersions lists the parcel records of a tracking number, without

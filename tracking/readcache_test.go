@@ -2,7 +2,6 @@ package tracking
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -86,8 +85,10 @@ func TestParcelsFromCachesIsFresh(t *testing.T) {
 			}
 		})
 	}
-	if f.svc.orderCache.bytes() == 0 || f.svc.parcelCache.bytes() == 0 || scanning.parcelCache.bytes() == 0 {
-		t.Errorf("caches hold %d and %d bytes: the reads did not use them", f.svc.orderCache.bytes(), f.svc.parcelCache.bytes())
+	orders, _ := f.svc.orderCache.Bytes()
+	parcels, _ := f.svc.parcelCache.Bytes()
+	if scanned, _ := scanning.parcelCache.Bytes(); orders == 0 || parcels == 0 || scanned == 0 {
+		t.Errorf("caches hold %d, %d and %d bytes: the reads did not use them", orders, parcels, scanned)
 	}
 }
 
@@ -127,11 +128,11 @@ func TestParcelsShareNoMemoryWithCaches(t *testing.T) {
 		answers = append(answers, a)
 	}
 	cached := map[uintptr]string{}
-	for k, e := range f.svc.orderCache.m {
-		recordtest.MemoryOf(reflect.ValueOf(e.v).Elem(), "order "+k, cached)
+	for k, v := range f.svc.orderCache.All() {
+		recordtest.MemoryOf(reflect.ValueOf(v).Elem(), "order "+k, cached)
 	}
-	for k, e := range f.svc.parcelCache.m {
-		recordtest.MemoryOf(reflect.ValueOf(e.v).Elem(), "parcel "+k, cached)
+	for k, v := range f.svc.parcelCache.All() {
+		recordtest.MemoryOf(reflect.ValueOf(v).Elem(), "parcel "+k, cached)
 	}
 	if len(cached) == 0 {
 		t.Fatal("the caches hold nothing")
@@ -147,27 +148,5 @@ func TestParcelsShareNoMemoryWithCaches(t *testing.T) {
 	}
 	if a := answers[1].Parcels[0]; a.Destination == nil || a.EstimatedDeliveryTime == nil || len(a.Alerts) < 2 || a.CurrentProgress == nil {
 		t.Errorf("the answer lacks what the test checks: %+v", a)
-	}
-}
-
-// TestReadCacheBudget: the decoded records kept stay within their budget,
-// a record over an eighth of it is not kept, and an older version never
-// replaces a newer one.
-func TestReadCacheBudget(t *testing.T) {
-	var c readCache[orderRecord]
-	for i := range 10 * ReadCacheBytes / 1000 {
-		c.put(fmt.Sprint("site/", i), uint64(i+1), 1000, orderRecord{TosID: fmt.Sprint(i)})
-		if c.bytes() > ReadCacheBytes {
-			t.Fatalf("after %d records %d bytes are kept, more than %d", i+1, c.bytes(), ReadCacheBytes)
-		}
-	}
-	c.put("site/k", 7, 100, orderRecord{TosID: "new"})
-	c.put("site/k", 6, 100, orderRecord{TosID: "old"})
-	if e := c.m["site/k"]; e.version != 7 || e.v.TosID != "new" {
-		t.Errorf("site/k holds version %d (%q); want the newer record", e.version, e.v.TosID)
-	}
-	c.put("site/big", 1, ReadCacheBytes/8+1, orderRecord{})
-	if _, ok := c.m["site/big"]; ok {
-		t.Error("a record over an eighth of the budget was kept")
 	}
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/versioncache"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -228,64 +228,24 @@ func (e *keptParcels) holds(recs []storage.Record, now time.Time) bool {
 	return true
 }
 
-// answerCache keeps rendered answers by answerKey, within
-// ParcelsAnswerBytes and ParcelsAnswers entries. An entry is checked
-// against the versions read and the clock before it is served, so it is
-// never stale; a read that finishes after a later one may replace its
-// entry with an older one, which then misses and is replaced again. When
-// full, arbitrary entries make room (map iteration order).
-//
-// Reads take no lock (sync.Map): every read of a parcel being tracked
-// looks up the same key, and under load a reader holding a lock while
-// the machine preempts its thread would queue all the others behind it
-// (the contention profile of 0031). Writes, rare, are serialised by mu,
-// which also guards the accounting.
+// answerCache keeps rendered answers by answerKey (package
+// versioncache), within ParcelsAnswerBytes and ParcelsAnswers entries. An
+// entry is checked against the versions read and the clock before it is
+// served, so it is never stale; a read that finishes after a later one
+// may replace its entry with an older one, which then misses and is
+// replaced again.
 type answerCache struct {
-	m    sync.Map // answerKey → *keptParcels
-	mu   sync.Mutex
-	used int64
-	n    int
+	versioncache.Cache[answerKey, *keptParcels]
 }
+
+// limit sets c's bounds: ParcelsAnswerBytes and ParcelsAnswers.
+func (c *answerCache) limit() { c.Budget, c.MaxEntries = ParcelsAnswerBytes, ParcelsAnswers }
 
 // get returns the entry r rendered for k. The entry is shared: read-only.
 func (c *answerCache) get(k answerKey, r *ParcelsRenderer) (*keptParcels, bool) {
-	v, ok := c.m.Load(k)
-	if !ok {
-		return nil, false
-	}
-	e := v.(*keptParcels)
-	return e, e.by == r
+	e, _, ok := c.Get(k)
+	return e, ok && e.by == r
 }
 
 // put keeps e in place of what k had. e must not be modified afterwards.
-func (c *answerCache) put(k answerKey, e keptParcels) {
-	size := e.size(k)
-	if size > ParcelsAnswerBytes/8 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.m.LoadAndDelete(k); ok {
-		c.used -= old.(*keptParcels).size(k)
-		c.n--
-	}
-	if c.used+size > ParcelsAnswerBytes || c.n >= ParcelsAnswers {
-		c.m.Range(func(key, v any) bool {
-			ok := key.(answerKey)
-			c.m.Delete(ok)
-			c.used -= v.(*keptParcels).size(ok)
-			c.n--
-			return c.used+size > ParcelsAnswerBytes || c.n >= ParcelsAnswers
-		})
-	}
-	c.m.Store(k, &e)
-	c.used += size
-	c.n++
-}
-
-// bytes is the estimated heap the kept answers hold, and their number.
-func (c *answerCache) bytes() (int64, int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used, c.n
-}
+func (c *answerCache) put(k answerKey, e keptParcels) { c.Put(k, 0, e.size(k), &e) }

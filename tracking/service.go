@@ -142,7 +142,10 @@ func New(store storage.Store, opts Options) (*Service, error) {
 			}
 		}
 	}
-	return &Service{store: store, opts: opts}, nil
+	s := &Service{store: store, opts: opts}
+	s.orderCache.Budget, s.parcelCache.Budget = ReadCacheBytes, ReadCacheBytes
+	s.answers.limit()
+	return s, nil
 }
 
 // Orders and parcels as the service works with them: stored as a
