@@ -148,17 +148,24 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	pgtx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return s.beginError(ctx, err)
-	}
+	t := &tx{ctx: ctx, s: s, opts: viewOptions}
 	// Read-only: rolling back ends it as well as a commit would, and
-	// also runs when fn panics.
-	defer rollback(ctx, pgtx)
-	t := &tx{ctx: ctx, q: &s.q, pgtx: pgtx}
+	// also runs when fn panics. A View that read nothing never began.
+	defer func() {
+		if t.pgtx != nil {
+			rollback(ctx, t.pgtx)
+		}
+	}()
 	defer t.done.Store(true)
 	return fn(t)
 }
+
+// The transaction modes of View and Update. The BEGIN is not sent on its
+// own: it travels with the transaction's first statement (see tx.begin).
+var (
+	viewOptions   = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	updateOptions = pgx.TxOptions{IsoLevel: pgx.Serializable, AccessMode: pgx.ReadWrite}
+)
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn
 // returns nil and ctx is still live; otherwise it rolls back and returns
@@ -196,18 +203,14 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 // updateOnce runs one attempt of Update. retry reports a serialization
 // failure or deadlock: the transaction was rolled back and fn may run again.
 func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) (err error, retry bool) {
-	pgtx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable, AccessMode: pgx.ReadWrite})
-	if err != nil {
-		return s.beginError(ctx, err), false
-	}
+	t := &tx{ctx: ctx, s: s, opts: updateOptions, writable: true}
 	ended := false
 	defer func() {
 		// Rolls back on every path but a commit, including a panic in fn.
-		if !ended {
-			rollback(ctx, pgtx)
+		if !ended && t.pgtx != nil {
+			rollback(ctx, t.pgtx)
 		}
 	}()
-	t := &tx{ctx: ctx, q: &s.q, pgtx: pgtx, writable: true}
 	fnErr := func() error {
 		defer t.done.Store(true)
 		return fn(t)
@@ -228,9 +231,13 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) (err 
 		return t.failed, false
 	}
 	ended = true
+	if t.pgtx == nil {
+		// fn sent no statement: there is nothing to commit.
+		return nil, false
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endTimeout)
 	defer cancel()
-	if err := pgtx.Commit(cctx); err != nil {
+	if err := t.pgtx.Commit(cctx); err != nil {
 		if retryable(err) {
 			return err, true
 		}

@@ -68,8 +68,11 @@ func newQueries(schema string) queries {
 
 // tx adapts a pgx transaction to storage.Tx.
 type tx struct {
-	ctx      context.Context
-	q        *queries
+	ctx  context.Context
+	s    *Store
+	opts pgx.TxOptions
+	// pgtx is nil until the first statement, which begins the
+	// transaction (see begin).
 	pgtx     pgx.Tx
 	writable bool
 	// done is set when fn returns; the pgx transaction is ended (and its
@@ -110,6 +113,8 @@ func (t *tx) canWrite() error {
 // a Conflict for a serialization failure, an Internal error otherwise.
 func (t *tx) fail(what string, err error) error {
 	switch {
+	case t.failed != nil:
+		// begin already classified it.
 	case t.ctx.Err() != nil:
 		t.failed = t.ctx.Err()
 	case retryable(err):
@@ -123,6 +128,124 @@ func (t *tx) fail(what string, err error) error {
 	return t.failed
 }
 
+// begin starts the transaction with its first statement: the BEGIN and
+// the statement go to the server in one pipeline, one round trip where a
+// BEGIN of its own would cost two. The connection is acquired here, not
+// when View or Update starts, so a function that sends nothing costs
+// nothing. The caller reads the statement's result from br and closes br.
+func (t *tx) begin(sql string, args []any) (pgx.BatchResults, error) {
+	var b pgx.Batch
+	b.BeginTx(t.opts)
+	b.Queue(sql, args...)
+	br := t.s.pool.SendBatch(t.ctx, &b)
+	// The transaction owns the connection from here on, even when the
+	// BEGIN failed: rolling it back releases the connection.
+	t.pgtx = br.Tx()
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		t.failed = t.s.beginError(t.ctx, err)
+		return nil, t.failed
+	}
+	return br, nil
+}
+
+// queryRow runs a statement returning at most one row, beginning the
+// transaction with it when it is the first.
+func (t *tx) queryRow(sql string, args ...any) pgx.Row {
+	if t.pgtx != nil {
+		return t.pgtx.QueryRow(t.ctx, sql, args...)
+	}
+	br, err := t.begin(sql, args)
+	if err != nil {
+		return errRow{err}
+	}
+	return batchRow{br}
+}
+
+// exec runs a statement returning no rows, beginning the transaction with
+// it when it is the first.
+func (t *tx) exec(sql string, args ...any) (pgconn.CommandTag, error) {
+	if t.pgtx != nil {
+		return t.pgtx.Exec(t.ctx, sql, args...)
+	}
+	br, err := t.begin(sql, args)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, err
+}
+
+// query runs a statement returning rows, beginning the transaction with
+// it when it is the first. The caller closes the rows.
+func (t *tx) query(sql string, args ...any) (pgx.Rows, error) {
+	if t.pgtx != nil {
+		return t.pgtx.Query(t.ctx, sql, args...)
+	}
+	br, err := t.begin(sql, args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+// batchRow is the row of a batch's last statement: scanning it closes the
+// batch, which reads the rest of the pipeline's answer.
+type batchRow struct{ br pgx.BatchResults }
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.br.QueryRow().Scan(dest...)
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// batchRows are the rows of a batch's last statement; reading past the
+// last row or closing them closes the batch.
+type batchRows struct {
+	pgx.Rows
+	br     pgx.BatchResults
+	closed bool
+	err    error
+}
+
+func (r *batchRows) Next() bool {
+	if r.Rows.Next() {
+		return true
+	}
+	r.Close()
+	return false
+}
+
+func (r *batchRows) Close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	r.Rows.Close()
+	r.err = r.br.Close()
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
+}
+
 func (t *tx) Get(coll, key string) (storage.Record, error) {
 	if err := t.usable(); err != nil {
 		return storage.Record{}, err
@@ -132,7 +255,7 @@ func (t *tx) Get(coll, key string) (storage.Record, error) {
 	}
 	var val []byte
 	var version int64
-	err := t.pgtx.QueryRow(t.ctx, t.q.get, bytesOf(coll), bytesOf(key)).Scan(&val, &version)
+	err := t.queryRow(t.s.q.get, bytesOf(coll), bytesOf(key)).Scan(&val, &version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return storage.Record{}, storage.ErrNotFound
 	}
@@ -164,10 +287,10 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 	// that read makes the write fail to serialize, and the retry reads
 	// the new version. Either way a condition that does not hold changes
 	// nothing and leaves the transaction usable.
-	query, args := t.q.putAny, []any{bytesOf(coll), bytesOf(key), val}
+	query, args := t.s.q.putAny, []any{bytesOf(coll), bytesOf(key), val}
 	switch {
 	case cond.IsMustNotExist():
-		query = t.q.putNew
+		query = t.s.q.putNew
 	case cond != storage.AnyVersion:
 		exists, current, err := t.version(coll, key)
 		if err != nil {
@@ -180,12 +303,12 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 		// transaction changed or deleted it since, PostgreSQL refuses
 		// the UPDATE (could not serialize), where an upsert could
 		// re-create a row deleted in between.
-		query, args = t.q.putIf, append(args, int64(current))
+		query, args = t.s.q.putIf, append(args, int64(current))
 	}
 	// pgx encodes the arguments before the call returns, so the caller
 	// may reuse val at once.
 	var version int64
-	err := t.pgtx.QueryRow(t.ctx, query, args...).Scan(&version)
+	err := t.queryRow(query, args...).Scan(&version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// The condition does not hold; the statement changed nothing.
 		return storage.Record{}, storage.ErrConflict
@@ -212,7 +335,7 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 		return err
 	}
 	if cond == storage.AnyVersion {
-		if _, err := t.pgtx.Exec(t.ctx, t.q.del, bytesOf(coll), bytesOf(key)); err != nil {
+		if _, err := t.exec(t.s.q.del, bytesOf(coll), bytesOf(key)); err != nil {
 			return t.fail(fmt.Sprintf("delete %q in %q", key, coll), err)
 		}
 		return nil
@@ -224,7 +347,7 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 	if err := cond.Check(exists, current); err != nil {
 		return err
 	}
-	tag, err := t.pgtx.Exec(t.ctx, t.q.delIf, bytesOf(coll), bytesOf(key), int64(current))
+	tag, err := t.exec(t.s.q.delIf, bytesOf(coll), bytesOf(key), int64(current))
 	if err != nil {
 		return t.fail(fmt.Sprintf("delete %q in %q", key, coll), err)
 	}
@@ -238,7 +361,7 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 // condition.
 func (t *tx) version(coll, key string) (exists bool, version uint64, err error) {
 	var v int64
-	err = t.pgtx.QueryRow(t.ctx, t.q.version, bytesOf(coll), bytesOf(key)).Scan(&v)
+	err = t.queryRow(t.s.q.version, bytesOf(coll), bytesOf(key)).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, 0, nil
 	}
@@ -348,13 +471,13 @@ func (t *tx) fetch(coll string, c *cursor, n int) ([]storage.Record, error) {
 	var err error
 	switch {
 	case !c.reverse && c.hasHi:
-		rows, err = t.pgtx.Query(t.ctx, t.q.scanFwdTo, bytesOf(coll), c.lo, c.after, c.hi, n)
+		rows, err = t.query(t.s.q.scanFwdTo, bytesOf(coll), c.lo, c.after, c.hi, n)
 	case !c.reverse:
-		rows, err = t.pgtx.Query(t.ctx, t.q.scanFwd, bytesOf(coll), c.lo, c.after, n)
+		rows, err = t.query(t.s.q.scanFwd, bytesOf(coll), c.lo, c.after, n)
 	case c.hasHi:
-		rows, err = t.pgtx.Query(t.ctx, t.q.scanRevTo, bytesOf(coll), c.lo, c.hi, n)
+		rows, err = t.query(t.s.q.scanRevTo, bytesOf(coll), c.lo, c.hi, n)
 	default:
-		rows, err = t.pgtx.Query(t.ctx, t.q.scanRev, bytesOf(coll), c.lo, n)
+		rows, err = t.query(t.s.q.scanRev, bytesOf(coll), c.lo, n)
 	}
 	if err != nil {
 		return nil, t.fail(fmt.Sprintf("scan %q", coll), err)
@@ -388,7 +511,7 @@ func (t *tx) NextSequence(coll string) (uint64, error) {
 		return 0, collectionTooLong()
 	}
 	var n int64
-	if err := t.pgtx.QueryRow(t.ctx, t.q.nextSeq, bytesOf(coll)).Scan(&n); err != nil {
+	if err := t.queryRow(t.s.q.nextSeq, bytesOf(coll)).Scan(&n); err != nil {
 		return 0, t.fail(fmt.Sprintf("next sequence of %q", coll), err)
 	}
 	return uint64(n), nil
