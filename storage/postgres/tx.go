@@ -28,18 +28,18 @@ const scanBatch = 256
 // queries are the statements of a store, with its schema's tables
 // qualified. pgx prepares each once per connection and reuses it.
 type queries struct {
-	get     string
-	putAny  string // unconditional upsert
-	putNew  string // insert if missing
-	putIf   string // update the row if its version is still $4
+	get    string
+	putAny string // unconditional upsert
+	putNew string // insert if missing
+	putIf  string // update the row if its version is still $4
 	// The same with the new version given ($4, or $5 for putIfAt)
 	// rather than drawn by the statement.
 	putAnyAt, putNewAt, putIfAt string
 	draw                        string // draws $1 record versions
-	version string
-	del     string
-	delIf   string // delete the row if its version is still $3
-	nextSeq string
+	version                     string
+	del                         string
+	delIf                       string // delete the row if its version is still $3
+	nextSeq                     string
 	// Scans: forward or reverse, with or without an exclusive upper
 	// bound on the key.
 	scanFwd, scanFwdTo string
