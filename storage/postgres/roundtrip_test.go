@@ -128,6 +128,35 @@ func TestRoundTrips(t *testing.T) {
 			}
 		})
 	}
+	// A rolled-back Update with a write still waiting, and one whose
+	// Put met its condition's conflict.
+	errStop := errors.New("stop")
+	if err := s.Update(t.Context(), func(tx storage.Tx) error {
+		if err := put(tx, "records", storage.MustNotExist()); err != nil {
+			return err
+		}
+		if err := put(tx, "index", storage.AnyVersion); err != nil {
+			return err
+		}
+		return errStop
+	}); !errors.Is(err, errStop) {
+		t.Errorf("Update = %v; want %v", err, errStop)
+	}
+	if err := s.Update(t.Context(), func(tx storage.Tx) error {
+		_, err := tx.Put("c", "dup", []byte("v"), storage.AnyVersion)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Put("c", "dup", []byte("v"), storage.MustNotExist())
+		return err
+	}); !errors.Is(err, storage.ErrConflict) {
+		t.Errorf("Update = %v; want a conflict", err)
+	}
+	// Every transaction gave its connection back in a state to reuse:
+	// the pool never had to open another.
+	if n := s.pool.Stat().NewConnsCount(); n != 1 {
+		t.Errorf("the pool opened %d connections; want 1", n)
+	}
 }
 
 // TestVersionsGrowAcrossDeferredPuts: one key written again and again in
