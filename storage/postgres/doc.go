@@ -74,6 +74,27 @@
 // statements in an aborted transaction; the retry happens whatever the
 // function returns.
 //
+// # Round trips
+//
+// A transaction costs about one round trip to the server per statement
+// it waits for, so it waits for as few as the contract allows. The BEGIN
+// travels with the first statement (a View or Update that sends nothing
+// never takes a connection). A Put with AnyVersion and a Delete with
+// AnyVersion have nothing in their answer the caller needs: they return
+// at once and travel with the transaction's next statement, or with the
+// COMMIT, in one pipeline; statements still run in the order they were
+// made, so a later Get or Scan sees them. Such a Put's version was drawn
+// ahead: a Put that waits for its answer draws the next eight versions
+// from the SEQUENCE in the same round trip, after the transaction's
+// snapshot, so a record's version still only grows (a few values are
+// skipped per Update, which versions allow). Conditional Puts (MustNotExist,
+// VersionIs), Gets, Scans and NextSequence wait for their answer, as
+// their result or condition is the caller's. When a write that did not
+// wait fails (a serialization failure, mostly), the next call or the
+// COMMIT fails instead, and Update runs the function again or returns the
+// error; nothing of the attempt is committed. A create (a record, its
+// index entries, a token) is two or three round trips, COMMIT included.
+//
 // The context of View and Update is passed to every query, so cancelling it
 // interrupts a query in flight: the store asks the server to cancel the
 // query (a cancel request, not only a client that stops listening), so a

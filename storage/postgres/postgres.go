@@ -148,17 +148,20 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	pgtx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return s.beginError(ctx, err)
-	}
+	t := &tx{ctx: ctx, s: s, mode: beginView}
 	// Read-only: rolling back ends it as well as a commit would, and
-	// also runs when fn panics.
-	defer rollback(ctx, pgtx)
-	t := &tx{ctx: ctx, q: &s.q, pgtx: pgtx}
+	// also runs when fn panics. A View that read nothing never began.
+	defer t.rollback()
 	defer t.done.Store(true)
 	return fn(t)
 }
+
+// The BEGIN statements of View and Update. Neither is sent on its own: it
+// travels with the transaction's first statement (see tx.send).
+const (
+	beginView   = "begin isolation level repeatable read read only"
+	beginUpdate = "begin isolation level serializable read write"
+)
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn
 // returns nil and ctx is still live; otherwise it rolls back and returns
@@ -196,18 +199,10 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 // updateOnce runs one attempt of Update. retry reports a serialization
 // failure or deadlock: the transaction was rolled back and fn may run again.
 func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) (err error, retry bool) {
-	pgtx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable, AccessMode: pgx.ReadWrite})
-	if err != nil {
-		return s.beginError(ctx, err), false
-	}
-	ended := false
-	defer func() {
-		// Rolls back on every path but a commit, including a panic in fn.
-		if !ended {
-			rollback(ctx, pgtx)
-		}
-	}()
-	t := &tx{ctx: ctx, q: &s.q, pgtx: pgtx, writable: true}
+	t := &tx{ctx: ctx, s: s, mode: beginUpdate, writable: true}
+	// Rolls back on every path but a commit, including a panic in fn; a
+	// no-op after a commit.
+	defer t.rollback()
 	fnErr := func() error {
 		defer t.done.Store(true)
 		return fn(t)
@@ -227,10 +222,13 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) (err 
 		// commit into a rollback.
 		return t.failed, false
 	}
-	ended = true
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endTimeout)
-	defer cancel()
-	if err := pgtx.Commit(cctx); err != nil {
+	// The writes still pending and the COMMIT go in one round trip.
+	if err := t.commit(); err != nil {
+		if t.failed != nil {
+			// A pending write failed; it was classified like any
+			// other statement.
+			return t.failed, t.retry
+		}
 		if retryable(err) {
 			return err, true
 		}

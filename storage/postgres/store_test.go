@@ -658,3 +658,67 @@ func TestOpenErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateRetriesFailedWaitingWrite: an unconditional Put after another
+// Put waits for the COMMIT (it returns before PostgreSQL has seen it). When
+// PostgreSQL refuses it there (the record changed since the snapshot), the
+// COMMIT does not happen: nothing of the attempt is stored, and Update
+// runs the function again or, when the attempts run out, returns a
+// conflict.
+func TestUpdateRetriesFailedWaitingWrite(t *testing.T) {
+	tests := []struct {
+		name         string
+		maxAttempts  int
+		wantErr      error
+		wantAttempts int32
+		wantValue    string
+		wantOther    bool // the attempt's other record is stored
+	}{
+		{"retried", 0, nil, 2, "A", true},
+		{"attempts run out", 1, storage.ErrConflict, 1, "B", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openFresh(t, &postgres.Options{MaxAttempts: tc.maxAttempts})
+			putString(t, s, "c", "k", "0")
+			var attempts atomic.Int32
+			err := s.Update(t.Context(), func(tx storage.Tx) error {
+				n := attempts.Add(1)
+				if _, err := tx.Get("c", "k"); err != nil {
+					return err
+				}
+				if _, err := tx.Put("c", "other", []byte("x"), storage.MustNotExist()); err != nil {
+					return err
+				}
+				if n == 1 {
+					// A concurrent Update changes k after this
+					// transaction's snapshot.
+					if err := s.Update(context.Background(), func(tx storage.Tx) error {
+						_, err := tx.Put("c", "k", []byte("B"), storage.AnyVersion)
+						return err
+					}); err != nil {
+						t.Errorf("concurrent Update: %v", err)
+					}
+				}
+				_, err := tx.Put("c", "k", []byte("A"), storage.AnyVersion)
+				return err
+			})
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Errorf("Update = %v; want %v", err, tc.wantErr)
+			}
+			if got := attempts.Load(); got != tc.wantAttempts {
+				t.Errorf("fn ran %d times; want %d", got, tc.wantAttempts)
+			}
+			if got := getString(t, s, "c", "k"); got != tc.wantValue {
+				t.Errorf("value = %q; want %q", got, tc.wantValue)
+			}
+			err = s.View(t.Context(), func(tx storage.Tx) error {
+				_, err := tx.Get("c", "other")
+				return err
+			})
+			if got := err == nil; got != tc.wantOther || (err != nil && !errors.Is(err, storage.ErrNotFound)) {
+				t.Errorf("Get of the attempt's other record = %v; want stored %v", err, tc.wantOther)
+			}
+		})
+	}
+}

@@ -1,15 +1,18 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/storage"
@@ -25,14 +28,18 @@ const scanBatch = 256
 // queries are the statements of a store, with its schema's tables
 // qualified. pgx prepares each once per connection and reuses it.
 type queries struct {
-	get     string
-	putAny  string // unconditional upsert
-	putNew  string // insert if missing
-	putIf   string // update the row if its version is still $4
-	version string
-	del     string
-	delIf   string // delete the row if its version is still $3
-	nextSeq string
+	get    string
+	putAny string // unconditional upsert
+	putNew string // insert if missing
+	putIf  string // update the row if its version is still $4
+	// The same with the new version given ($4, or $5 for putIfAt)
+	// rather than drawn by the statement.
+	putAnyAt, putNewAt, putIfAt string
+	draw                        string // draws $1 record versions
+	version                     string
+	del                         string
+	delIf                       string // delete the row if its version is still $3
+	nextSeq                     string
 	// Scans: forward or reverse, with or without an exclusive upper
 	// bound on the key.
 	scanFwd, scanFwdTo string
@@ -54,6 +61,13 @@ func newQueries(schema string) queries {
 			" ON CONFLICT (collection, key) DO NOTHING RETURNING version",
 		putIf: "UPDATE " + records + " SET value = $3, version = " + nextVersion +
 			" WHERE collection = $1 AND key = $2 AND version = $4 RETURNING version",
+		putAnyAt: "INSERT INTO " + records + " (collection, key, value, version) VALUES ($1, $2, $3, $4)" +
+			" ON CONFLICT (collection, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version",
+		putNewAt: "INSERT INTO " + records + " (collection, key, value, version) VALUES ($1, $2, $3, $4)" +
+			" ON CONFLICT (collection, key) DO NOTHING RETURNING version",
+		putIfAt: "UPDATE " + records + " SET value = $3, version = $5" +
+			" WHERE collection = $1 AND key = $2 AND version = $4 RETURNING version",
+		draw:    "SELECT " + nextVersion + " FROM generate_series(1, $1)",
 		version: "SELECT version FROM " + records + " WHERE collection = $1 AND key = $2",
 		del:     "DELETE FROM " + records + " WHERE collection = $1 AND key = $2",
 		delIf:   "DELETE FROM " + records + " WHERE collection = $1 AND key = $2 AND version = $3",
@@ -66,13 +80,33 @@ func newQueries(schema string) queries {
 	}
 }
 
-// tx adapts a pgx transaction to storage.Tx.
+// tx adapts a PostgreSQL transaction to storage.Tx.
+//
+// Round trips are what a transaction costs (each is a wake-up of the
+// server process and of ours), so the transaction sends as few as the
+// contract allows: the BEGIN travels with the first statement, and a
+// write whose answer the caller does not need (an unconditional Put, whose
+// version was drawn beforehand, or an unconditional Delete) waits and
+// travels with the next statement or with the COMMIT, in one pipeline.
+// Statements run in the order the function called them, so a later Get
+// or Scan sees every earlier write; a waiting write that fails makes the
+// next call (or the commit) fail, and the Update rolls back or runs
+// again, as it would had the Put itself failed.
 type tx struct {
-	ctx      context.Context
-	q        *queries
-	pgtx     pgx.Tx
+	ctx  context.Context
+	s    *Store
+	mode string // the BEGIN statement
+	// conn is nil until the first statement; begun reports that the
+	// BEGIN has been sent on it.
+	conn     *pgxpool.Conn
+	begun    bool
 	writable bool
-	// done is set when fn returns; the pgx transaction is ended (and its
+	// pending are the writes sent with the next statement.
+	pending []pendingWrite
+	// versions are record versions drawn ahead, in increasing order,
+	// for the next Puts (see Put).
+	versions []int64
+	// done is set when fn returns; the transaction is ended (and its
 	// connection back in the pool) from then on.
 	done  atomic.Bool
 	guard backend.ScanGuard
@@ -84,6 +118,19 @@ type tx struct {
 	// Update runs fn again.
 	retry bool
 }
+
+// pendingWrite is a write waiting for the next statement.
+type pendingWrite struct {
+	what string // for errors: "put \"k\" in \"c\""
+	sql  string
+	args []any
+}
+
+// prefetch is how many versions a transaction draws ahead at once. A
+// create writes its record and two or three index records; drawing more
+// than a transaction uses only skips sequence values, which versions
+// allow.
+const prefetch = 8
 
 func (t *tx) usable() error {
 	if t.done.Load() {
@@ -110,6 +157,8 @@ func (t *tx) canWrite() error {
 // a Conflict for a serialization failure, an Internal error otherwise.
 func (t *tx) fail(what string, err error) error {
 	switch {
+	case t.failed != nil:
+		// begin already classified it.
 	case t.ctx.Err() != nil:
 		t.failed = t.ctx.Err()
 	case retryable(err):
@@ -123,6 +172,230 @@ func (t *tx) fail(what string, err error) error {
 	return t.failed
 }
 
+// send sends, in one pipeline (one round trip): the BEGIN when the
+// transaction has not begun, the pending writes, sql and, when draw is
+// set, the statement drawing the next versions. It reads the answers to
+// the BEGIN and the pending writes and returns br at sql's answer; the
+// caller reads it (and the drawn versions) and closes br. The connection
+// is acquired at the first statement, so a function that sends nothing
+// costs nothing.
+func (t *tx) send(ctx context.Context, sql string, args []any, draw bool) (pgx.BatchResults, error) {
+	if t.conn == nil {
+		conn, err := t.s.pool.Acquire(ctx)
+		if err != nil {
+			t.failed = t.s.beginError(ctx, err)
+			return nil, t.failed
+		}
+		t.conn = conn
+	}
+	var b pgx.Batch
+	b.QueuedQueries = make([]*pgx.QueuedQuery, 0, len(t.pending)+3)
+	if !t.begun {
+		b.Queue(t.mode)
+	}
+	for _, p := range t.pending {
+		b.Queue(p.sql, p.args...)
+	}
+	b.Queue(sql, args...)
+	if draw {
+		b.Queue(t.s.q.draw, prefetch)
+	}
+	br := t.conn.SendBatch(ctx, &b)
+	if !t.begun {
+		// From here on the connection may be in a transaction: the end
+		// of View or Update rolls it back.
+		t.begun = true
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			t.failed = t.s.beginError(ctx, err)
+			return nil, t.failed
+		}
+	}
+	pending := t.pending
+	t.pending = t.pending[:0]
+	for _, p := range pending {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, t.fail(p.what, err)
+		}
+	}
+	return br, nil
+}
+
+// queryRow runs a statement returning at most one row. draw draws the
+// next versions in the same round trip.
+func (t *tx) queryRow(sql string, args []any, draw bool) pgx.Row {
+	if t.begun && len(t.pending) == 0 && !draw {
+		return t.conn.QueryRow(t.ctx, sql, args...)
+	}
+	br, err := t.send(t.ctx, sql, args, draw)
+	if err != nil {
+		return errRow{err}
+	}
+	return batchRow{t: t, br: br, draw: draw}
+}
+
+// exec runs a statement returning no rows.
+func (t *tx) exec(sql string, args ...any) (pgconn.CommandTag, error) {
+	if t.begun && len(t.pending) == 0 {
+		return t.conn.Exec(t.ctx, sql, args...)
+	}
+	br, err := t.send(t.ctx, sql, args, false)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, err
+}
+
+// query runs a statement returning rows. The caller closes the rows.
+func (t *tx) query(sql string, args ...any) (pgx.Rows, error) {
+	if t.begun && len(t.pending) == 0 {
+		return t.conn.Query(t.ctx, sql, args...)
+	}
+	br, err := t.send(t.ctx, sql, args, false)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+// commit sends the pending writes and the COMMIT in one round trip and
+// returns the connection to the pool. It does not use the caller's
+// cancellation (see the package doc). A failure is recorded in t.failed
+// (a waiting write) or returned as it is (the COMMIT).
+func (t *tx) commit() error {
+	if t.conn == nil && len(t.pending) == 0 {
+		return nil // nothing was sent: nothing to commit
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), endTimeout)
+	defer cancel()
+	br, err := t.send(ctx, "commit", nil, false)
+	if err != nil {
+		return err
+	}
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && tag.String() == "ROLLBACK" {
+		// Not expected (no statement failed), but never report a
+		// rolled-back transaction as committed.
+		err = pgx.ErrTxCommitRollback
+	}
+	if err != nil {
+		return err
+	}
+	t.conn.Release()
+	t.conn = nil
+	return nil
+}
+
+// rollback ends the transaction, if one was begun, and returns the
+// connection to the pool. It does not use ctx's cancellation: a
+// transaction whose context was cancelled must still be rolled back. A
+// connection whose rollback failed is closed rather than reused (the pool
+// destroys a connection still in a transaction).
+func (t *tx) rollback() {
+	if t.conn == nil {
+		return
+	}
+	if t.begun {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), endTimeout)
+		defer cancel()
+		if _, err := t.conn.Exec(ctx, "rollback"); err != nil {
+			t.conn.Conn().Close(ctx)
+		}
+	}
+	t.conn.Release()
+	t.conn = nil
+}
+
+// batchRow is the row of the statement send returned br at: scanning it
+// reads the drawn versions after it and closes br.
+type batchRow struct {
+	t    *tx
+	br   pgx.BatchResults
+	draw bool
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.br.QueryRow().Scan(dest...)
+	if r.draw {
+		// Read even when the statement found no row: a condition that
+		// did not hold leaves the transaction usable.
+		if derr := r.t.readVersions(r.br); derr != nil && (err == nil || errors.Is(err, pgx.ErrNoRows)) {
+			err = derr
+		}
+	}
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readVersions reads the answer to the statement drawing versions.
+func (t *tx) readVersions(br pgx.BatchResults) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	vs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return err
+	}
+	// nextval hands out increasing values in the order it is called,
+	// which is the order of the rows; sorting makes it not matter.
+	slices.Sort(vs)
+	t.versions = vs
+	return nil
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// batchRows are the rows of the statement send returned br at; reading
+// past the last row or closing them closes br.
+type batchRows struct {
+	pgx.Rows
+	br     pgx.BatchResults
+	closed bool
+	err    error
+}
+
+func (r *batchRows) Next() bool {
+	if r.Rows.Next() {
+		return true
+	}
+	r.Close()
+	return false
+}
+
+func (r *batchRows) Close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	r.Rows.Close()
+	r.err = r.br.Close()
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
+}
+
 func (t *tx) Get(coll, key string) (storage.Record, error) {
 	if err := t.usable(); err != nil {
 		return storage.Record{}, err
@@ -132,7 +405,7 @@ func (t *tx) Get(coll, key string) (storage.Record, error) {
 	}
 	var val []byte
 	var version int64
-	err := t.pgtx.QueryRow(t.ctx, t.q.get, bytesOf(coll), bytesOf(key)).Scan(&val, &version)
+	err := t.queryRow(t.s.q.get, []any{bytesOf(coll), bytesOf(key)}, false).Scan(&val, &version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return storage.Record{}, storage.ErrNotFound
 	}
@@ -159,16 +432,43 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 	if val == nil {
 		val = []byte{}
 	}
-	// The conditions are checked in the statement that writes, or, for
-	// VersionIs, by reading the version first: a concurrent change after
-	// that read makes the write fail to serialize, and the retry reads
-	// the new version. Either way a condition that does not hold changes
-	// nothing and leaves the transaction usable.
-	query, args := t.q.putAny, []any{bytesOf(coll), bytesOf(key), val}
+	what := fmt.Sprintf("put %q in %q", key, coll)
+	// The new version: one drawn ahead (see tx.versions) when there is
+	// one, else the statement draws it and draws the next ones in the
+	// same round trip. Versions drawn ahead are drawn after this
+	// transaction's snapshot and after every version drawn in it so
+	// far, so a record's version still only grows: another
+	// transaction's write that this one can see drew its version
+	// before this one's snapshot was taken.
+	var next int64
+	drawn := len(t.versions) > 0
+	if drawn {
+		next, t.versions = t.versions[0], t.versions[1:]
+	}
+	draw := len(t.versions) == 0
+	args := []any{bytesOf(coll), bytesOf(key), val}
+	var query string
 	switch {
+	case cond == storage.AnyVersion && drawn:
+		// Nothing in the answer is needed: the write waits for the
+		// next statement or the commit. It keeps copies of its own,
+		// since the caller may reuse val and owns the returned value.
+		args[2] = bytes.Clone(val)
+		t.pending = append(t.pending, pendingWrite{what: what, sql: t.s.q.putAnyAt, args: append(args, next)})
+		return storage.Record{Key: key, Value: bytes.Clone(val), Version: uint64(next)}, nil
+	case cond == storage.AnyVersion:
+		query = t.s.q.putAny
 	case cond.IsMustNotExist():
-		query = t.q.putNew
-	case cond != storage.AnyVersion:
+		// The condition is checked by the statement that writes.
+		query = t.s.q.putNew
+		if drawn {
+			query, args = t.s.q.putNewAt, append(args, next)
+		}
+	default:
+		// VersionIs: the version is read first. A concurrent change
+		// after that read makes the write fail to serialize, and the
+		// retry reads the new version. Either way a condition that does
+		// not hold changes nothing and leaves the transaction usable.
 		exists, current, err := t.version(coll, key)
 		if err != nil {
 			return storage.Record{}, err
@@ -180,22 +480,23 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 		// transaction changed or deleted it since, PostgreSQL refuses
 		// the UPDATE (could not serialize), where an upsert could
 		// re-create a row deleted in between.
-		query, args = t.q.putIf, append(args, int64(current))
+		query, args = t.s.q.putIf, append(args, int64(current))
+		if drawn {
+			query, args = t.s.q.putIfAt, append(args, next)
+		}
 	}
 	// pgx encodes the arguments before the call returns, so the caller
 	// may reuse val at once.
 	var version int64
-	err := t.pgtx.QueryRow(t.ctx, query, args...).Scan(&version)
+	err := t.queryRow(query, args, draw).Scan(&version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// The condition does not hold; the statement changed nothing.
 		return storage.Record{}, storage.ErrConflict
 	}
 	if err != nil {
-		return storage.Record{}, t.fail(fmt.Sprintf("put %q in %q", key, coll), err)
+		return storage.Record{}, t.fail(what, err)
 	}
-	out := make([]byte, len(val))
-	copy(out, val)
-	return storage.Record{Key: key, Value: out, Version: uint64(version)}, nil
+	return storage.Record{Key: key, Value: bytes.Clone(val), Version: uint64(version)}, nil
 }
 
 func (t *tx) Delete(coll, key string, cond storage.Condition) error {
@@ -212,9 +513,9 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 		return err
 	}
 	if cond == storage.AnyVersion {
-		if _, err := t.pgtx.Exec(t.ctx, t.q.del, bytesOf(coll), bytesOf(key)); err != nil {
-			return t.fail(fmt.Sprintf("delete %q in %q", key, coll), err)
-		}
+		// Nothing in the answer is needed: the delete waits for the next
+		// statement or the commit.
+		t.pending = append(t.pending, pendingWrite{what: fmt.Sprintf("delete %q in %q", key, coll), sql: t.s.q.del, args: []any{bytesOf(coll), bytesOf(key)}})
 		return nil
 	}
 	exists, current, err := t.version(coll, key)
@@ -224,7 +525,7 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 	if err := cond.Check(exists, current); err != nil {
 		return err
 	}
-	tag, err := t.pgtx.Exec(t.ctx, t.q.delIf, bytesOf(coll), bytesOf(key), int64(current))
+	tag, err := t.exec(t.s.q.delIf, bytesOf(coll), bytesOf(key), int64(current))
 	if err != nil {
 		return t.fail(fmt.Sprintf("delete %q in %q", key, coll), err)
 	}
@@ -238,7 +539,7 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 // condition.
 func (t *tx) version(coll, key string) (exists bool, version uint64, err error) {
 	var v int64
-	err = t.pgtx.QueryRow(t.ctx, t.q.version, bytesOf(coll), bytesOf(key)).Scan(&v)
+	err = t.queryRow(t.s.q.version, []any{bytesOf(coll), bytesOf(key)}, false).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, 0, nil
 	}
@@ -348,13 +649,13 @@ func (t *tx) fetch(coll string, c *cursor, n int) ([]storage.Record, error) {
 	var err error
 	switch {
 	case !c.reverse && c.hasHi:
-		rows, err = t.pgtx.Query(t.ctx, t.q.scanFwdTo, bytesOf(coll), c.lo, c.after, c.hi, n)
+		rows, err = t.query(t.s.q.scanFwdTo, bytesOf(coll), c.lo, c.after, c.hi, n)
 	case !c.reverse:
-		rows, err = t.pgtx.Query(t.ctx, t.q.scanFwd, bytesOf(coll), c.lo, c.after, n)
+		rows, err = t.query(t.s.q.scanFwd, bytesOf(coll), c.lo, c.after, n)
 	case c.hasHi:
-		rows, err = t.pgtx.Query(t.ctx, t.q.scanRevTo, bytesOf(coll), c.lo, c.hi, n)
+		rows, err = t.query(t.s.q.scanRevTo, bytesOf(coll), c.lo, c.hi, n)
 	default:
-		rows, err = t.pgtx.Query(t.ctx, t.q.scanRev, bytesOf(coll), c.lo, n)
+		rows, err = t.query(t.s.q.scanRev, bytesOf(coll), c.lo, n)
 	}
 	if err != nil {
 		return nil, t.fail(fmt.Sprintf("scan %q", coll), err)
@@ -388,7 +689,7 @@ func (t *tx) NextSequence(coll string) (uint64, error) {
 		return 0, collectionTooLong()
 	}
 	var n int64
-	if err := t.pgtx.QueryRow(t.ctx, t.q.nextSeq, bytesOf(coll)).Scan(&n); err != nil {
+	if err := t.queryRow(t.s.q.nextSeq, []any{bytesOf(coll)}, false).Scan(&n); err != nil {
 		return 0, t.fail(fmt.Sprintf("next sequence of %q", coll), err)
 	}
 	return uint64(n), nil
