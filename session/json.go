@@ -1,14 +1,11 @@
 package session
 
 import (
-	"encoding/json"
-	"math"
-	"reflect"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/jsonwrite"
 )
 
 // AppendJSON appends to b the JSON encoding/json writes for s with its
@@ -53,106 +50,8 @@ func (e *encoder) field(b []byte, first *bool, name string) []byte {
 	return b
 }
 
-const hexDigits = "0123456789abcdef"
-
-// plain are the ASCII bytes a JSON string holds as they are, with HTML
-// escaping.
-var plain = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-// needsEscape is whether s has a byte str does not copy as it is: one
-// below 0x20 or from 0x80, or one of " \\ < > &. It tests eight bytes at a
-// time: most strings of an answer (ids, names, hours) have none.
-func needsEscape(s string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(s) >= 8 {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		// A byte is zero in x when (x-ones)&^x has its high bit; w's
-		// own high bits (bytes from 0x80) are tested first, so the
-		// subtractions below do not borrow across bytes wrongly.
-		found := w & highs
-		found |= (w - 0x20*ones) &^ w
-		for _, c := range [...]uint64{'"', '\\', '<', '>', '&'} {
-			x := w ^ (c * ones)
-			found |= (x - ones) &^ x
-		}
-		if found&highs != 0 {
-			return true
-		}
-		s = s[8:]
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || !plain[c] {
-			return true
-		}
-	}
-	return false
-}
-
-// str appends s quoted as encoding/json does with HTML escaping: <, > and &
-// as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, each byte of
-// invalid UTF-8 as \ufffd.
-func (e *encoder) str(b []byte, s string) []byte {
-	if !needsEscape(s) {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if plain[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	b = append(b, '"')
-	return b
-}
+// str appends s quoted as encoding/json does (jsonwrite.String).
+func (e *encoder) str(b []byte, s string) []byte { return jsonwrite.String(b, s) }
 
 // strs appends a list of strings; nil is null.
 func (e *encoder) strs(b []byte, l []string) []byte {
@@ -181,29 +80,18 @@ func (e *encoder) int64(b []byte, n Int64) []byte {
 
 func (e *encoder) int32(b []byte, n int32) []byte { return strconv.AppendInt(b, int64(n), 10) }
 
-// float appends f as encoding/json writes a float64: the shortest
-// decimal, in exponent form below 1e-6 and from 1e21 with a one-digit
-// negative exponent ("1e-7"). NaN and the infinities are errors.
+// float appends f as encoding/json does (jsonwrite.Float); a value it
+// refuses is e's error and a 0 keeps the output well formed until the
+// answer is dropped.
 func (e *encoder) float(b []byte, f float64) []byte {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
+	out, err := jsonwrite.Float(b, f)
+	if err != nil {
 		if e.err == nil {
-			e.err = &json.UnsupportedValueError{Value: reflect.ValueOf(f), Str: strconv.FormatFloat(f, 'g', -1, 64)}
+			e.err = err
 		}
-		b = append(b, '0') // keeps the output well formed; it is dropped
-		return b
+		return append(b, '0')
 	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
+	return out
 }
 
 func (e *encoder) null(b []byte) []byte { return append(b, "null"...) }

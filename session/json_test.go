@@ -125,30 +125,3 @@ func TestAppendJSONIsEncodingJSON(t *testing.T) {
 		t.Fatalf("%d sessions written, %d refused: the sessions do not cover both", same, failed)
 	}
 }
-
-// str quotes every byte as encoding/json does at every position of
-// strings longer and shorter than the eight bytes needsEscape tests at a
-// time, among bytes that need no escaping.
-func TestStrIsEncodingJSON(t *testing.T) {
-	var e encoder
-	for c := range 256 {
-		for n := 1; n <= 17; n++ {
-			for at := range n {
-				raw := bytes.Repeat([]byte("a"), n)
-				raw[at] = byte(c)
-				s := string(raw)
-				want, err := json.Marshal(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := e.str(nil, s); !bytes.Equal(got, want) {
-					t.Fatalf("str(%q) = %s; encoding/json writes %s", s, got, want)
-				}
-				plainOnly := c >= 0x20 && c < 0x80 && !bytes.ContainsAny([]byte{byte(c)}, `"\<>&`)
-				if needsEscape(s) == plainOnly {
-					t.Fatalf("needsEscape(%q) = %t", s, !plainOnly)
-				}
-			}
-		}
-	}
-}

@@ -1,0 +1,148 @@
+// Package jsonwrite appends JSON values exactly as encoding/json writes
+// them with its default HTML escaping (json.Marshal): strings, float64s
+// and time.Times. It is the base of the answers that encode themselves
+// field by field (session.Session.AppendJSON, checkout.Session.AppendJSON)
+// instead of by the codec's reflection.
+package jsonwrite
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// plain are the ASCII bytes a JSON string holds as they are, with HTML
+// escaping.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// needsEscape is whether s has a byte String does not copy as it is: one
+// below 0x20 or from 0x80, or one of " \ < > &. It tests eight bytes at a
+// time: most strings of an answer (ids, names, hours) have none.
+func needsEscape(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 8 {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		// A byte of x is zero when (x-ones)&^x has its high bit set
+		// (a borrow may mark a byte above it too, never only bytes
+		// that are not zero); bytes from 0x80 are found by their own
+		// high bit.
+		found := w & highs
+		found |= (w - 0x20*ones) &^ w
+		for _, c := range [...]uint64{'"', '\\', '<', '>', '&'} {
+			x := w ^ (c * ones)
+			found |= (x - ones) &^ x
+		}
+		if found&highs != 0 {
+			return true
+		}
+		s = s[8:]
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || !plain[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// String appends s quoted as encoding/json does with HTML escaping: <, >
+// and & as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, each byte
+// of invalid UTF-8 as \ufffd.
+func String(b []byte, s string) []byte {
+	b = append(b, '"')
+	if !needsEscape(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if plain[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// Float appends f as encoding/json writes a float64: the shortest decimal,
+// in exponent form below 1e-6 and from 1e21, with a one-digit negative
+// exponent ("1e-7"). NaN and the infinities are the error encoding/json
+// returns, and b is returned unchanged.
+func Float(b []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, &json.UnsupportedValueError{Value: reflect.ValueOf(f), Str: strconv.FormatFloat(f, 'g', -1, 64)}
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
+}
+
+// Time appends what t.MarshalJSON writes: RFC 3339 with nanoseconds in t's
+// own zone, quoted. A year outside 0000–9999 (or a zone offset it cannot
+// write) is its error, and b is returned unchanged.
+func Time(b []byte, t time.Time) ([]byte, error) {
+	out, err := t.AppendText(append(b, '"'))
+	if err != nil {
+		return b, err
+	}
+	return append(out, '"'), nil
+}

@@ -1,0 +1,88 @@
+package jsonwrite
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+)
+
+// String quotes every byte as encoding/json does at every position of
+// strings longer and shorter than the eight bytes needsEscape tests at a
+// time, among bytes that need no escaping; and whole characters.
+func TestStringIsEncodingJSON(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := String([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("String(%q) = %s; encoding/json writes %s", s, got, want)
+		}
+	}
+	for c := range 256 {
+		for n := 1; n <= 17; n++ {
+			for at := range n {
+				raw := bytes.Repeat([]byte("a"), n)
+				raw[at] = byte(c)
+				s := string(raw)
+				check(s)
+				plainOnly := c >= 0x20 && c < 0x80 && !bytes.ContainsAny([]byte{byte(c)}, `"\<>&`)
+				if needsEscape(s) == plainOnly {
+					t.Fatalf("needsEscape(%q) = %t", s, !plainOnly)
+				}
+			}
+		}
+	}
+	for _, s := range []string{"", "Götgatan 1", "a\u2028b\u2029c", "\xe2\x82", "€\xc3", "\ufffd", "<script>&amp;</script>", "\x7f\x00"} {
+		check(s)
+	}
+}
+
+func TestFloatIsEncodingJSON(t *testing.T) {
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1.5, 59.3293, 18.0686, 1e-6, 9.99e-7, 1e-7, 1.5e-10, 1e20, 1e21, -1e21, 123456789.123456, 0.1 + 0.2, math.MaxFloat64, math.SmallestNonzeroFloat64, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		want, wantErr := json.Marshal(f)
+		got, err := Float([]byte("x"), f)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("Float(%v) error = %v; encoding/json's = %v", f, err, wantErr)
+		}
+		if err != nil {
+			if string(got) != "x" {
+				t.Fatalf("Float(%v) failed but appended %q", f, got)
+			}
+			continue
+		}
+		if !bytes.Equal(got[1:], want) {
+			t.Fatalf("Float(%v) = %s; encoding/json writes %s", f, got[1:], want)
+		}
+	}
+}
+
+func TestTimeIsEncodingJSON(t *testing.T) {
+	cet := time.FixedZone("CET", 3600)
+	for _, tm := range []time.Time{
+		{}, time.Time{}.In(cet), time.Date(2026, 11, 26, 21, 0, 0, 0, time.UTC),
+		time.Date(2026, 3, 29, 2, 30, 0, 123456789, cet), time.Now(),
+		time.Date(2026, 1, 1, 0, 0, 0, 100, time.FixedZone("", -(9*3600+30*60))),
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 6, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 25*3600)),
+	} {
+		want, wantErr := json.Marshal(tm)
+		got, err := Time([]byte("x"), tm)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("Time(%v) error = %v; encoding/json's = %v", tm, err, wantErr)
+		}
+		if err != nil {
+			if string(got) != "x" {
+				t.Fatalf("Time(%v) failed but appended %q", tm, got)
+			}
+			continue
+		}
+		if !bytes.Equal(got[1:], want) {
+			t.Fatalf("Time(%v) = %s; encoding/json writes %s", tm, got[1:], want)
+		}
+	}
+}
