@@ -9,6 +9,7 @@ import (
 
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/idempotency"
+	"github.com/deliverykit/deliverykit/internal/jsonwrite"
 )
 
 //go:embed openapi/checkout.json
@@ -30,6 +31,17 @@ type checkoutCreateResponse struct {
 type checkoutViewResponse struct {
 	Session     checkout.Session `json:"session"`
 	HTMLSnippet string           `json:"html_snippet"`
+}
+
+// appendJSON appends what encoding/json writes for r (encodeTo).
+func (r *checkoutViewResponse) appendJSON(b []byte) ([]byte, error) {
+	out, err := r.Session.AppendJSON(append(b, `{"session":`...))
+	if err != nil {
+		return b, err
+	}
+	out = append(out, `,"html_snippet":`...)
+	out = jsonwrite.String(out, r.HTMLSnippet)
+	return append(out, '}'), nil
 }
 
 // registerCheckout serves area C under /v1/siw with the Bearer key, plus,
