@@ -147,7 +147,7 @@ var encodeTo = func(buf *bytes.Buffer, v any) error {
 	case *session.Session:
 		// Area D's session answers (create, get, patch) and the
 		// checkout session's write themselves: the codec's reflection
-		// was a quarter of a delivery session create and a tenth of a
+		// was a quarter of a delivery session create and 7% of a
 		// session.create.
 		appendTo, size = v.AppendJSON, &sessionAnswerSize
 	case *checkoutViewResponse:
