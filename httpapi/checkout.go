@@ -27,6 +27,17 @@ type checkoutCreateResponse struct {
 	Token       string           `json:"token"`
 }
 
+// appendJSON appends what encoding/json writes for r (encodeTo).
+func (r *checkoutCreateResponse) appendJSON(b []byte) ([]byte, error) {
+	out, err := (&checkoutViewResponse{Session: r.Session, HTMLSnippet: r.HTMLSnippet}).appendJSON(b)
+	if err != nil {
+		return b, err
+	}
+	out = append(out[:len(out)-1], `,"token":`...) // in place of the view's closing brace
+	out = jsonwrite.String(out, r.Token)
+	return append(out, '}'), nil
+}
+
 // checkoutViewResponse is the answer of session.update and session.get.
 type checkoutViewResponse struct {
 	Session     checkout.Session `json:"session"`

@@ -150,6 +150,8 @@ var encodeTo = func(buf *bytes.Buffer, v any) error {
 		// was a quarter of a delivery session create and 7% of a
 		// session.create.
 		appendTo, size = v.AppendJSON, &sessionAnswerSize
+	case *checkoutCreateResponse:
+		appendTo, size = v.appendJSON, &checkoutAnswerSize
 	case *checkoutViewResponse:
 		appendTo, size = v.appendJSON, &checkoutAnswerSize
 	default:

@@ -25,14 +25,17 @@ var plain = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// needsEscape is whether s has a byte String does not copy as it is: one
-// below 0x20 or from 0x80, or one of " \ < > &. It tests eight bytes at a
-// time: most strings of an answer (ids, names, hours) have none.
-func needsEscape(s string) bool {
+// plainPrefix is the length of s's leading bytes that String copies as
+// they are: none below 0x20 or from 0x80, none of " \ < > &. It tests
+// eight bytes at a time: most strings of an answer (ids, names, hours)
+// are plain throughout, and the others (an HTML snippet, a street name
+// with one letter outside ASCII) mostly.
+func plainPrefix(s string) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(s) >= 8 {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	i := 0
+	for ; len(s)-i >= 8; i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 		// A byte of x is zero when (x-ones)&^x has its high bit set
 		// (a borrow may mark a byte above it too, never only bytes
 		// that are not zero); bytes from 0x80 are found by their own
@@ -44,16 +47,13 @@ func needsEscape(s string) bool {
 			found |= (x - ones) &^ x
 		}
 		if found&highs != 0 {
-			return true
-		}
-		s = s[8:]
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || !plain[c] {
-			return true
+			break // the byte is among these eight
 		}
 	}
-	return false
+	for i < len(s) && s[i] < utf8.RuneSelf && plain[s[i]] {
+		i++
+	}
+	return i
 }
 
 // String appends s quoted as encoding/json does with HTML escaping: <, >
@@ -61,13 +61,14 @@ func needsEscape(s string) bool {
 // of invalid UTF-8 as \ufffd.
 func String(b []byte, s string) []byte {
 	b = append(b, '"')
-	if !needsEscape(s) {
-		b = append(b, s...)
-		return append(b, '"')
-	}
+	// Most strings have nothing to escape: the eight-byte scan finds
+	// that; past the first byte to escape (in an HTML snippet, one every
+	// few bytes), a byte at a time.
+	i := plainPrefix(s)
 	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
 			if plain[c] {
 				i++
 				continue
@@ -86,7 +87,7 @@ func String(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
-			default:
+			default: // below 0x20, or < > &
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
@@ -94,19 +95,15 @@ func String(b []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1:
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
+			start = i + size
+		case r == '\u2028' || r == '\u2029':
 			b = append(b, s[start:i]...)
 			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
+			start = i + size
 		}
 		i += size
 	}

@@ -1,15 +1,18 @@
 package jsonwrite
 
 import (
+	"strings"
+
 	"bytes"
 	"encoding/json"
+	gojson "github.com/goccy/go-json"
 	"math"
 	"testing"
 	"time"
 )
 
 // String quotes every byte as encoding/json does at every position of
-// strings longer and shorter than the eight bytes needsEscape tests at a
+// strings longer and shorter than the eight bytes plainPrefix tests at a
 // time, among bytes that need no escaping; and whole characters.
 func TestStringIsEncodingJSON(t *testing.T) {
 	check := func(s string) {
@@ -30,13 +33,17 @@ func TestStringIsEncodingJSON(t *testing.T) {
 				s := string(raw)
 				check(s)
 				plainOnly := c >= 0x20 && c < 0x80 && !bytes.ContainsAny([]byte{byte(c)}, `"\<>&`)
-				if needsEscape(s) == plainOnly {
-					t.Fatalf("needsEscape(%q) = %t", s, !plainOnly)
+				want := at
+				if plainOnly {
+					want = n
+				}
+				if got := plainPrefix(s); got != want {
+					t.Fatalf("plainPrefix(%q) = %d, want %d", s, got, want)
 				}
 			}
 		}
 	}
-	for _, s := range []string{"", "Götgatan 1", "a\u2028b\u2029c", "\xe2\x82", "€\xc3", "\ufffd", "<script>&amp;</script>", "\x7f\x00"} {
+	for _, s := range []string{"", "Götgatan 1", "a\u2028b\u2029c", "\xe2\x82", "€\xc3", "\ufffd", "<script>&amp;</script>", "\x7f\x00", `<div id="widget-container" data-token="abc&def">Leverans till Götgatan 12, 118 46 Stockholm </div>`, "€€€€€€€€\xff\xfe<<<<<<<<<"} {
 		check(s)
 	}
 }
@@ -84,5 +91,28 @@ func TestTimeIsEncodingJSON(t *testing.T) {
 		if !bytes.Equal(got[1:], want) {
 			t.Fatalf("Time(%v) = %s; encoding/json writes %s", tm, got[1:], want)
 		}
+	}
+}
+
+// BenchmarkString compares String with the codec on a plain id, a street
+// name and an HTML snippet.
+func BenchmarkString(b *testing.B) {
+	snippet := strings.Repeat(`<div id="widget-container" data-token="abc&def"></div><script src="https://example.com/_/widget.js" async></script>`, 12)
+	for _, s := range []string{"sessions/01JDX4Z8K6Q2", "Götgatan 12, 118 46 Stockholm", snippet} {
+		name := s
+		if len(name) > 12 {
+			name = name[:12]
+		}
+		var out []byte
+		b.Run("String/"+name, func(b *testing.B) {
+			for b.Loop() {
+				out = String(out[:0], s)
+			}
+		})
+		b.Run("codec/"+name, func(b *testing.B) {
+			for b.Loop() {
+				out, _ = gojson.Marshal(s)
+			}
+		})
 	}
 }
