@@ -76,7 +76,8 @@ func stringMap(b []byte, m map[string]string) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
-	keys := make([]string, 0, len(m))
+	var small [8]string // the maps of an answer are small: sorted without an allocation
+	keys := small[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}

@@ -508,7 +508,8 @@ func (e *encoder) option(b []byte, o *DeliveryOption) []byte {
 	}
 	if len(c.Meta) > 0 {
 		b = append(b, `,"meta":{`...)
-		keys := make([]string, 0, len(c.Meta))
+		var small [8]string // a few keys: sorted without an allocation
+		keys := small[:0]
 		for k := range c.Meta {
 			keys = append(keys, k)
 		}
