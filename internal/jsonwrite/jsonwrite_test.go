@@ -12,8 +12,8 @@ import (
 )
 
 // String quotes every byte as encoding/json does at every position of
-// strings longer and shorter than the eight bytes plainPrefix tests at a
-// time, among bytes that need no escaping; and whole characters.
+// strings of 1 to 17 bytes, among bytes that need no escaping; and whole
+// characters.
 func TestStringIsEncodingJSON(t *testing.T) {
 	check := func(s string) {
 		t.Helper()
