@@ -1,9 +1,6 @@
 package checkout
 
 import (
-	"bytes"
-
-	gojson "github.com/goccy/go-json"
 	"path/filepath"
 	"testing"
 
@@ -57,43 +54,4 @@ func BenchmarkCheck(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// BenchmarkAnswerEncoding compares the two ways a created session's answer
-// is encoded: the codec's reflection, as every other answer, and
-// AppendJSON, which the HTTP API uses.
-func BenchmarkAnswerEncoding(b *testing.B) {
-	engines, err := NewEngines(config.Demo().Catalogs(), options.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, err := New(memory.New(), Options{Engines: engines, IDs: deliverykit.RandomIDs{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	v, err := svc.Create(ctx, "demo-site", createRequest())
-	if err != nil {
-		b.Fatal(err)
-	}
-	var buf bytes.Buffer
-	b.Run("codec", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			buf.Reset()
-			if err := gojson.NewEncoder(&buf).Encode(&v.Session); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.SetBytes(int64(buf.Len()))
-	})
-	b.Run("AppendJSON", func(b *testing.B) {
-		b.ReportAllocs()
-		var out []byte
-		for b.Loop() {
-			if out, err = v.Session.AppendJSON(out[:0]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.SetBytes(int64(len(out)))
-	})
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/idempotency"
-	"github.com/deliverykit/deliverykit/internal/jsonwrite"
 )
 
 //go:embed openapi/checkout.json
@@ -27,32 +26,10 @@ type checkoutCreateResponse struct {
 	Token       string           `json:"token"`
 }
 
-// appendJSON appends what encoding/json writes for r (encodeTo).
-func (r *checkoutCreateResponse) appendJSON(b []byte) ([]byte, error) {
-	out, err := (&checkoutViewResponse{Session: r.Session, HTMLSnippet: r.HTMLSnippet}).appendJSON(b)
-	if err != nil {
-		return b, err
-	}
-	out = append(out[:len(out)-1], `,"token":`...) // in place of the view's closing brace
-	out = jsonwrite.String(out, r.Token)
-	return append(out, '}'), nil
-}
-
 // checkoutViewResponse is the answer of session.update and session.get.
 type checkoutViewResponse struct {
 	Session     checkout.Session `json:"session"`
 	HTMLSnippet string           `json:"html_snippet"`
-}
-
-// appendJSON appends what encoding/json writes for r (encodeTo).
-func (r *checkoutViewResponse) appendJSON(b []byte) ([]byte, error) {
-	out, err := r.Session.AppendJSON(append(b, `{"session":`...))
-	if err != nil {
-		return b, err
-	}
-	out = append(out, `,"html_snippet":`...)
-	out = jsonwrite.String(out, r.HTMLSnippet)
-	return append(out, '}'), nil
 }
 
 // registerCheckout serves area C under /v1/siw with the Bearer key, plus,

@@ -141,39 +141,28 @@ func jsonTypeName(goKind string) string {
 // the package's tests can check every response they provoke against
 // encoding/json, byte for byte (TestMain).
 var encodeTo = func(buf *bytes.Buffer, v any) error {
-	var appendTo func([]byte) ([]byte, error)
-	var size *atomic.Int64
-	switch v := v.(type) {
-	case *session.Session:
-		// Area D's session answers (create, get, patch) and the
-		// checkout session's write themselves: the codec's reflection
-		// was a quarter of a delivery session create and 7% of a
-		// session.create.
-		appendTo, size = v.AppendJSON, &sessionAnswerSize
-	case *checkoutCreateResponse:
-		appendTo, size = v.appendJSON, &checkoutAnswerSize
-	case *checkoutViewResponse:
-		appendTo, size = v.appendJSON, &checkoutAnswerSize
-	default:
+	s, ok := v.(*session.Session)
+	if !ok {
 		return gojson.NewEncoder(buf).Encode(v)
 	}
+	// Area D's session answers (create, get, patch) write themselves:
+	// the codec's reflection was a quarter of a delivery session create.
 	// Room for an answer as large as the last one, so that it is written
 	// in place rather than grown by doubling and copied. Nothing is
 	// written when it fails, as the codec writes nothing.
-	buf.Grow(int(size.Load()))
-	b, err := appendTo(buf.AvailableBuffer())
+	buf.Grow(int(sessionAnswerSize.Load()))
+	b, err := s.AppendJSON(buf.AvailableBuffer())
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
-	size.Store(int64(len(b)))
+	sessionAnswerSize.Store(int64(len(b)))
 	buf.Write(b)
 	return nil
 }
 
-// sessionAnswerSize and checkoutAnswerSize are the sizes of the last
-// answers of their type encodeTo wrote.
-var sessionAnswerSize, checkoutAnswerSize atomic.Int64
+// sessionAnswerSize is the size of the last session answer encodeTo wrote.
+var sessionAnswerSize atomic.Int64
 
 // buffers recycles response buffers: a response is encoded whole before
 // its first byte is written, so that an encoding error can still become a

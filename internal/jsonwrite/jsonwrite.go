@@ -1,8 +1,8 @@
 // Package jsonwrite appends JSON values exactly as encoding/json writes
-// them with its default HTML escaping (json.Marshal): strings, float64s
-// and time.Times. It is the base of the answers that encode themselves
-// field by field (session.Session.AppendJSON, checkout.Session.AppendJSON)
-// instead of by the codec's reflection.
+// them with its default HTML escaping (json.Marshal): strings and
+// float64s. It is the base of the answers that encode themselves field by
+// field (session.Session.AppendJSON) instead of by the codec's
+// reflection.
 package jsonwrite
 
 import (
@@ -10,7 +10,6 @@ import (
 	"math"
 	"reflect"
 	"strconv"
-	"time"
 	"unicode/utf8"
 )
 
@@ -109,15 +108,4 @@ func Float(b []byte, f float64) ([]byte, error) {
 		}
 	}
 	return b, nil
-}
-
-// Time appends what t.MarshalJSON writes: RFC 3339 with nanoseconds in t's
-// own zone, quoted. A year outside 0000–9999 (or a zone offset it cannot
-// write) is its error, and b is returned unchanged.
-func Time(b []byte, t time.Time) ([]byte, error) {
-	out, err := t.AppendText(append(b, '"'))
-	if err != nil {
-		return b, err
-	}
-	return append(out, '"'), nil
 }

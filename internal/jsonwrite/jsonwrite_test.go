@@ -8,7 +8,6 @@ import (
 	gojson "github.com/goccy/go-json"
 	"math"
 	"testing"
-	"time"
 )
 
 // String quotes every byte as encoding/json does at every position of
@@ -63,33 +62,6 @@ func TestFloatIsEncodingJSON(t *testing.T) {
 		}
 		if !bytes.Equal(got[1:], want) {
 			t.Fatalf("Float(%v) = %s; encoding/json writes %s", f, got[1:], want)
-		}
-	}
-}
-
-func TestTimeIsEncodingJSON(t *testing.T) {
-	cet := time.FixedZone("CET", 3600)
-	for _, tm := range []time.Time{
-		{}, time.Time{}.In(cet), time.Date(2026, 11, 26, 21, 0, 0, 0, time.UTC),
-		time.Date(2026, 3, 29, 2, 30, 0, 123456789, cet), time.Now(),
-		time.Date(2026, 1, 1, 0, 0, 0, 100, time.FixedZone("", -(9*3600+30*60))),
-		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
-		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 6, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 25*3600)),
-	} {
-		want, wantErr := json.Marshal(tm)
-		got, err := Time([]byte("x"), tm)
-		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("Time(%v) error = %v; encoding/json's = %v", tm, err, wantErr)
-		}
-		if err != nil {
-			if string(got) != "x" {
-				t.Fatalf("Time(%v) failed but appended %q", tm, got)
-			}
-			continue
-		}
-		if !bytes.Equal(got[1:], want) {
-			t.Fatalf("Time(%v) = %s; encoding/json writes %s", tm, got[1:], want)
 		}
 	}
 }
