@@ -14,7 +14,7 @@ import (
 // non-finite coordinate, and then returns b unchanged.
 //
 // It is the session's answer written field by field: encoding the answer
-// by reflection was a quarter of a delivery session create, most of it
+// by reflection was a quarter of a delivery session create, half of it
 // deciding each omitzero date-time's zero-ness through its IsZero method
 // (the codec's isZeroByMethod) and copying each MarshalJSON's output.
 // TestAppendJSONIsEncodingJSON holds it to encoding/json on random
