@@ -69,6 +69,7 @@
 //	internal/i18n              the one catalog of texts, money and date formats shown to shoppers
 //	internal/validation        struct tags to field violations
 //	internal/jsonshape         values of the wrong JSON type, named by their full path
+//	internal/jsonwrite         strings and numbers appended as encoding/json writes them
 //	internal/browsertest       headless Chromium for the browser tests
 //	internal/httpbench         one request served over and over in a benchmark, without a connection
 //	internal/checked           integer arithmetic that reports overflow

@@ -1,7 +1,10 @@
 package session_test
 
 import (
+	"bytes"
+
 	"context"
+	gojson "github.com/goccy/go-json"
 	"testing"
 
 	"github.com/deliverykit/deliverykit/session"
@@ -60,4 +63,36 @@ func BenchmarkToAgenticCheckout(b *testing.B) {
 	for b.Loop() {
 		session.ToAgenticCheckout(s)
 	}
+}
+
+// BenchmarkAnswerEncoding compares the two ways a created session's answer
+// is encoded: the codec's reflection, as every other answer, and
+// AppendJSON, which the HTTP API uses for sessions.
+func BenchmarkAnswerEncoding(b *testing.B) {
+	e := newEnv(b)
+	s, err := e.svc.Create(context.Background(), "demo-site", input(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	b.Run("codec", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf.Reset()
+			if err := gojson.NewEncoder(&buf).Encode(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.SetBytes(int64(buf.Len()))
+	})
+	b.Run("AppendJSON", func(b *testing.B) {
+		b.ReportAllocs()
+		var out []byte
+		for b.Loop() {
+			if out, err = s.AppendJSON(out[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.SetBytes(int64(len(out)))
+	})
 }
