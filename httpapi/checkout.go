@@ -1,11 +1,9 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"net/http"
-	"strconv"
 
 	"github.com/deliverykit/deliverykit/checkout"
 	"github.com/deliverykit/deliverykit/idempotency"
@@ -110,24 +108,14 @@ func (h checkoutHandlers) get(w http.ResponseWriter, r *http.Request, site strin
 	if err != nil {
 		return err
 	}
-	hd := w.Header()
-	hd.Set("Content-Type", "application/json")
-	hd.Set("Content-Length", strconv.Itoa(ans.Len()))
-	w.WriteHeader(http.StatusOK)
-	ans.WriteTo(w)
+	writeKept(w, ans.Len(), ans)
 	return nil
 }
 
 // checkoutViewRenderer renders session.get's answer as writeJSON encodes
 // it (encodeTo, which the package's tests hold to encoding/json).
 var checkoutViewRenderer = checkout.NewRenderer(func(v *checkout.View) ([]byte, error) {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if err := encodeTo(buf, &checkoutViewResponse{Session: v.Session, HTMLSnippet: v.HTMLSnippet}); err != nil {
-		return nil, err
-	}
-	// The service keeps the bytes; the buffer goes back to the pool.
-	return bytes.Clone(buf.Bytes()), nil
+	return keptJSON(&checkoutViewResponse{Session: v.Session, HTMLSnippet: v.HTMLSnippet})
 })
 
 // viewAnswer is the answer of session.update, session.createFromOrder and

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -188,6 +189,28 @@ func putBuffer(buf *bytes.Buffer) {
 
 // writeJSON writes v with the status. Encoding errors of our own types are
 // bugs; they are answered as a bare 500 rather than a half-written body.
+// writeKept writes a rendering a service kept, of n bytes written by
+// body, as a 200 answer with the headers writeJSON sets.
+func writeKept(w http.ResponseWriter, n int, body io.WriterTo) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(n))
+	w.WriteHeader(http.StatusOK)
+	body.WriteTo(w)
+}
+
+// keptJSON is v as writeJSON encodes it (encodeTo, which the package's
+// tests hold to encoding/json), in a slice of its own: a service keeps
+// the bytes, and the buffer goes back to the pool.
+func keptJSON(v any) ([]byte, error) {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeTo(buf, v); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	buf := getBuffer()
 	defer putBuffer(buf)

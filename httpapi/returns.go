@@ -96,13 +96,8 @@ func (h returnsHandlers) listReturns(w http.ResponseWriter, r *http.Request, sit
 // it inside the page (encodeTo, which the package's tests hold to
 // encoding/json), without the newline that ends a whole answer.
 var returnSummaryJSON = returns.NewSummaryRenderer(func(sum *returns.ReturnSummary) ([]byte, error) {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if err := encodeTo(buf, sum); err != nil {
-		return nil, err
-	}
-	// The service keeps the bytes; the buffer goes back to the pool.
-	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+	b, err := keptJSON(sum)
+	return bytes.TrimSuffix(b, []byte("\n")), err
 })
 
 // pageContentOpen is how the JSON of a page begins: its content comes

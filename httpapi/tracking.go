@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -86,24 +85,13 @@ func (h trackingHandlers) parcels(w http.ResponseWriter, r *http.Request, site s
 	if err != nil {
 		return err
 	}
-	hd := w.Header()
-	hd.Set("Content-Type", "application/json")
-	hd.Set("Content-Length", strconv.Itoa(ans.Len()))
-	w.WriteHeader(http.StatusOK)
-	ans.WriteTo(w)
+	writeKept(w, ans.Len(), ans)
 	return nil
 }
 
-// parcelsJSON renders GET /parcels' answer as writeJSON encodes it
-// (encodeTo, which the package's tests hold to encoding/json).
+// parcelsJSON renders GET /parcels' answer as writeJSON encodes it.
 var parcelsJSON = tracking.NewParcelsRenderer(func(ans *tracking.GetTrackingParcelsResponse) ([]byte, error) {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if err := encodeTo(buf, ans); err != nil {
-		return nil, err
-	}
-	// The service keeps the bytes; the buffer goes back to the pool.
-	return bytes.Clone(buf.Bytes()), nil
+	return keptJSON(ans)
 })
 
 func (h trackingHandlers) generateLink(w http.ResponseWriter, r *http.Request, site string) error {

@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/jsonwrite"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -200,7 +201,7 @@ func (r record) answer() Answer { return Answer{Status: r.Status, Header: r.Head
 func (r record) encode() ([]byte, error) {
 	out := make([]byte, 0, 128+len(r.body)+64*len(r.Header))
 	out = append(out, `{"hash":`...)
-	out = appendJSONString(out, r.Hash)
+	out = jsonwrite.String(out, r.Hash)
 	out = append(out, `,"status":`...)
 	out = strconv.AppendInt(out, int64(r.Status), 10)
 	if len(r.Header) > 0 {
@@ -214,7 +215,7 @@ func (r record) encode() ([]byte, error) {
 			if i > 0 {
 				out = append(out, ',')
 			}
-			out = appendJSONString(out, k)
+			out = jsonwrite.String(out, k)
 			out = append(out, ':')
 			if r.Header[k] == nil {
 				out = append(out, "null"...)
@@ -225,7 +226,7 @@ func (r record) encode() ([]byte, error) {
 				if j > 0 {
 					out = append(out, ',')
 				}
-				out = appendJSONString(out, v)
+				out = jsonwrite.String(out, v)
 			}
 			out = append(out, ']')
 		}
@@ -234,29 +235,11 @@ func (r record) encode() ([]byte, error) {
 	out = append(out, `,"at":"`...)
 	out = r.At.AppendFormat(out, time.RFC3339Nano)
 	// json.Marshal escapes every newline inside strings, and so does
-	// appendJSONString: the first one ends the head.
+	// jsonwrite.String: the first one ends the head.
 	out = append(out, "\"}\n"...)
 	return append(out, r.body...), nil
 }
 
-// appendJSONString appends s as a JSON string: quotes, backslashes and
-// control characters escaped; the rest as it is (encoding/json reads
-// invalid UTF-8 as U+FFFD, as it would have written it).
-func appendJSONString(out []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	out = append(out, '"')
-	for i := 0; i < len(s); i++ {
-		switch b := s[i]; {
-		case b == '"' || b == '\\':
-			out = append(out, '\\', b)
-		case b < 0x20:
-			out = append(out, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
-		default:
-			out = append(out, b)
-		}
-	}
-	return append(out, '"')
-}
 
 func decodeRecord(v []byte) (record, error) {
 	head, body, ok := bytes.Cut(v, []byte{'\n'})
