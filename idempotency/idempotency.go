@@ -240,7 +240,6 @@ func (r record) encode() ([]byte, error) {
 	return append(out, r.body...), nil
 }
 
-
 func decodeRecord(v []byte) (record, error) {
 	head, body, ok := bytes.Cut(v, []byte{'\n'})
 	if !ok {
