@@ -91,7 +91,7 @@ func view(r *record) Delivery {
 		Status: r.Status, Redelivery: r.Redelivery, Attempts: r.Attempts, CreatedAt: r.CreatedAt,
 		LastResponseCode: r.LastCode, LastError: r.LastError, LastResponse: r.LastResponse,
 	}
-	if !r.Waiting && !r.settled() {
+	if !r.Waiting && !r.settled() && !r.NextAttempt.IsZero() {
 		d.NextAttemptAt = timePtr(r.NextAttempt)
 	}
 	if !r.LastAttempt.IsZero() {
