@@ -33,6 +33,10 @@ type result struct {
 	// gives percentiles, not latencies.
 	p50s, p99s []time.Duration
 	rss, hwm   int64 // after the last run
+	// cpu is the CPU time the server's processes used during the runs
+	// (not the loader's, nor a database's): per request, a cost that
+	// other work on the machine moves much less than requests/s.
+	cpu time.Duration
 }
 
 func (r *result) add(o *result) {
@@ -42,6 +46,15 @@ func (r *result) add(o *result) {
 	r.p50s = append(r.p50s, o.p50s...)
 	r.p99s = append(r.p99s, o.p99s...)
 	r.rss, r.hwm = o.rss, o.hwm
+	r.cpu += o.cpu
+}
+
+// cpuPerRequest is the server's CPU time per request, 0 when unknown.
+func (r *result) cpuPerRequest() time.Duration {
+	if r.requests == 0 {
+		return 0
+	}
+	return r.cpu / time.Duration(r.requests)
 }
 
 // p50 is the median latency over all runs; from wrk's runs, the median of
@@ -188,19 +201,21 @@ func report(w io.Writer, cfg options, servers []*server, results map[string]map[
 	fmt.Fprintf(w, "deliverykit HTTP benchmark: %d clients, %d rounds of %v per endpoint and server, alternating; load from %s\n\n",
 		cfg.clients, cfg.rounds, cfg.duration, cfg.loader)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tserver\treq/s\tp50\tp99\tratio\tvs pgx\tRSS MiB\tpeak MiB\t")
+	fmt.Fprintln(tw, "endpoint\tserver\treq/s\tp50\tp99\tratio\tvs pgx\tRSS MiB\tpeak MiB\tCPU µs/req\tCPU ratio\t")
 	for _, ep := range cfg.endpoints {
 		rs := results[ep.name]
-		base := rs[modeBaseline].rate()
+		base := rs[modeBaseline]
 		for _, s := range servers {
 			r := rs[s.mode]
 			vsPgx := "-"
 			if p, ok := rs[modePgx]; ok && p.rate() > 0 && (s.mode == modePostgres || s.mode == modePostgres2) {
 				vsPgx = fmt.Sprintf("%.2f", r.rate()/p.rate())
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%v\t%v\t%.2f\t%s\t%.1f\t%.1f\t\n", ep.title, s.mode, r.rate(),
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%v\t%v\t%.2f\t%s\t%.1f\t%.1f\t%.1f\t%.2f\t\n", ep.title, s.mode, r.rate(),
 				r.p50().Round(time.Microsecond), r.p99().Round(time.Microsecond),
-				ratioOf(r.rate(), base), vsPgx, float64(r.rss)/(1<<20), float64(r.hwm)/(1<<20))
+				ratioOf(r.rate(), base.rate()), vsPgx, float64(r.rss)/(1<<20), float64(r.hwm)/(1<<20),
+				float64(r.cpuPerRequest())/float64(time.Microsecond),
+				ratioOf(float64(base.cpuPerRequest()), float64(r.cpuPerRequest())))
 		}
 	}
 	tw.Flush()

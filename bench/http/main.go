@@ -55,8 +55,13 @@
 // page is full. It then alternates the servers for every endpoint and round
 // (baseline, memory, bolt, baseline, …), so that slow phases of the machine
 // hit all three alike, and prints, per endpoint and server, requests/s,
-// p50/p99 latency, the ratio of requests/s to the baseline's, and the
-// server's resident memory (VmRSS) and its peak (VmHWM) after its last run.
+// p50/p99 latency, the ratio of requests/s to the baseline's, the
+// server's resident memory (VmRSS) and its peak (VmHWM) after its last
+// run, and the CPU time its processes used per request (from /proc, the
+// loader's and a database's excluded) with the baseline's over it: the
+// "CPU ratio" is the throughput ratio the server would have if CPU were
+// all it waited for, and other work on the machine moves it much less
+// than it moves requests/s.
 //
 // The load generator is in this process: closed loop, -clients concurrent
 // keep-alive connections, each sending its next request when the previous
@@ -275,6 +280,7 @@ func measure(ctx context.Context, cfg options, client *http.Client, servers []*s
 				var r *result
 				var err error
 				specs := requests(ep, s, fixtures[s])
+				cpu0 := s.cpuTime()
 				if cfg.loader == "wrk" {
 					r, err = measureWrkSplit(ctx, specs, cfg.clients, cfg.duration, dir)
 				} else {
@@ -284,6 +290,7 @@ func measure(ctx context.Context, cfg options, client *http.Client, servers []*s
 					return fmt.Errorf("%s on %s: %w", ep.name, s.mode, err)
 				}
 				r.rss, r.hwm = s.memory()
+				r.cpu = s.cpuTime() - cpu0
 				results[ep.name][s.mode].add(r)
 			}
 		}

@@ -45,7 +45,7 @@ func TestSmoke(t *testing.T) {
 			found := false
 			for line := range strings.SplitSeq(report, "\n") {
 				f := strings.Fields(line)
-				if strings.Contains(line, ep.title) && len(f) > 8 && f[len(f)-8] == mode {
+				if strings.Contains(line, ep.title) && len(f) > 10 && f[len(f)-10] == mode {
 					found = true
 				}
 			}
@@ -84,5 +84,25 @@ func TestFlags(t *testing.T) {
 	}
 	if len(c.endpoints) != 2 || c.endpoints[0].name != "siw.get" || c.endpoints[1].name != "returns" {
 		t.Errorf("endpoints = %+v", c.endpoints)
+	}
+}
+
+func TestParseCPUTime(t *testing.T) {
+	// Fields 14 and 15 (utime, stime) are 1500 and 250 ticks: 17.5 s.
+	rest := " S 1 2 3 4 5 6 7 8 9 10 1500 250 0 0 20 0 9 0 100 200 300"
+	for _, tc := range []struct {
+		name, stat string
+		want       time.Duration
+	}{
+		{"plain name", "4242 (http.test)" + rest, 17500 * time.Millisecond},
+		{"a name with spaces and parentheses", "4242 (a b) (c))" + rest, 17500 * time.Millisecond},
+		{"no parenthesis", "4242 http.test" + rest, 0},
+		{"cut short", "4242 (x) S 1 2 3", 0},
+		{"not a number", "4242 (x) S 1 2 3 4 5 6 7 8 9 10 x 250 0", 0},
+		{"empty", "", 0},
+	} {
+		if got := parseCPUTime(tc.stat); got != tc.want {
+			t.Errorf("%s: parseCPUTime = %v; want %v", tc.name, got, tc.want)
+		}
 	}
 }

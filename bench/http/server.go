@@ -157,6 +157,49 @@ func (s *server) memory() (rss, hwm int64) {
 	return rss + r, hwm + h
 }
 
+// cpuTime returns the CPU time (user and system) the server's processes
+// have used so far, or 0 where /proc is not available.
+func (s *server) cpuTime() time.Duration {
+	var total time.Duration
+	for _, m := range s.more {
+		total += m.cpuTime()
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return total
+	}
+	return total + parseCPUTime(string(b))
+}
+
+// userHZ is the unit of the CPU times in /proc/PID/stat: Linux reports
+// them in USER_HZ, 100 per second on every architecture Go runs on.
+const userHZ = 100
+
+// parseCPUTime reads utime and stime from the contents of a
+// /proc/PID/stat file. The command name (field 2) is in parentheses and
+// may itself hold spaces and parentheses, so the fields are counted from
+// the last ')'. It returns 0 for anything it cannot read.
+func parseCPUTime(stat string) time.Duration {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(stat[i+1:])
+	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
+	if len(f) < 13 {
+		return 0
+	}
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return 0
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ
+}
+
 func (s *server) processMemory() (rss, hwm int64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
