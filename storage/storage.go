@@ -31,9 +31,10 @@
 // returns ctx.Err(), even if fn returned nil.
 //
 // The function given to Update may be run more than once by a backend that
-// retries on serialization failures (a database backend does) or that
+// retries on serialization failures (a database backend does), that
 // commits concurrent Updates together and retries the others when one of
-// them fails (bolt does; memory does not). It must therefore have no
+// them fails (bolt does; memory does not), or that checks a FreshKey
+// condition at commit and finds the key taken. It must therefore have no
 // effects outside the transaction.
 // Work that may be slow, such as computing delivery options, belongs before
 // the transaction, with only the compare-and-set inside.
