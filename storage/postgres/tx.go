@@ -139,9 +139,11 @@ type tx struct {
 
 // pendingWrite is a write waiting for the next statement.
 type pendingWrite struct {
-	what string // for errors: "put \"k\" in \"c\""
-	sql  string
-	args []any
+	// op, coll and key name the write in errors (see describe); the
+	// text is made only when one is reported.
+	op, coll, key string
+	sql           string
+	args          []any
 	// mustNotExist marks an insertAt: its unique violation is the
 	// condition's conflict, not a failure.
 	mustNotExist bool
@@ -239,10 +241,10 @@ func (t *tx) send(ctx context.Context, sql string, args []any, draw bool) (pgx.B
 			br.Close()
 			if p.mustNotExist && t.failed == nil && pgCode(err) == codeUniqueViolation {
 				t.recheck = true
-				t.failed = deliverykit.Errorf(deliverykit.KindConflict, "%w: %s: the key exists (the Update runs again)", storage.ErrConflict, p.what)
+				t.failed = deliverykit.Errorf(deliverykit.KindConflict, "%w: %s: the key exists (the Update runs again)", storage.ErrConflict, describe(p.op, p.coll, p.key))
 				return nil, t.failed
 			}
-			return nil, t.fail(p.what, err)
+			return nil, t.fail(describe(p.op, p.coll, p.key), err)
 		}
 	}
 	return br, nil
@@ -458,7 +460,6 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 	if val == nil {
 		val = []byte{}
 	}
-	what := fmt.Sprintf("put %q in %q", key, coll)
 	// The new version: one drawn ahead (see tx.versions) when there is
 	// one, else the statement draws it and draws the next ones in the
 	// same round trip. Versions drawn ahead are drawn after this
@@ -482,7 +483,7 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 		// copies of its own, since the caller may reuse val and owns
 		// the returned value.
 		args[2] = bytes.Clone(val)
-		p := pendingWrite{what: what, sql: t.s.q.putAnyAt, args: append(args, next)}
+		p := pendingWrite{op: "put", coll: coll, key: key, sql: t.s.q.putAnyAt, args: append(args, next)}
 		if cond.IsFreshKey() {
 			p.sql, p.mustNotExist = t.s.q.insertAt, true
 		}
@@ -520,7 +521,7 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 		return storage.Record{}, storage.ErrConflict
 	}
 	if err != nil {
-		return storage.Record{}, t.fail(what, err)
+		return storage.Record{}, t.fail(describe("put", coll, key), err)
 	}
 	return storage.Record{Key: key, Value: bytes.Clone(val), Version: uint64(version)}, nil
 }
@@ -541,7 +542,7 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 	if cond == storage.AnyVersion {
 		// Nothing in the answer is needed: the delete waits for the next
 		// statement or the commit.
-		t.pending = append(t.pending, pendingWrite{what: fmt.Sprintf("delete %q in %q", key, coll), sql: t.s.q.del, args: []any{bytesOf(coll), bytesOf(key)}})
+		t.pending = append(t.pending, pendingWrite{op: "delete", coll: coll, key: key, sql: t.s.q.del, args: []any{bytesOf(coll), bytesOf(key)}})
 		return nil
 	}
 	// VersionIs: checked by the DELETE itself, as for Put.
@@ -700,6 +701,11 @@ func (t *tx) NextSequence(coll string) (uint64, error) {
 		return 0, t.fail(fmt.Sprintf("next sequence of %q", coll), err)
 	}
 	return uint64(n), nil
+}
+
+// describe names a statement on key in coll for an error: `put "k" in "c"`.
+func describe(op, coll, key string) string {
+	return fmt.Sprintf("%s %q in %q", op, key, coll)
 }
 
 func validate(coll, key string) error {
