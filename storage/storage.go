@@ -161,9 +161,10 @@ func MustNotExist() Condition { return Condition{mode: condMustNotExist} }
 // commit, so that the Put costs no wait of its own: when the key then
 // turns out to be taken, the attempt is rolled back (Put had reported
 // success in it) and the function runs again, and in that run Put reports
-// ErrConflict. Use MustNotExist where a taken key is an expected outcome
-// (deduplication), where an extra run of the function would be the
-// common case.
+// ErrConflict. A function that returns an error rolls back without the
+// check: Update returns its error, whether or not the key was free. Use
+// MustNotExist where a taken key is an expected outcome (deduplication),
+// where an extra run of the function would be the common case.
 func FreshKey() Condition { return Condition{mode: condMustNotExist, fresh: true} }
 
 // VersionIs makes the write fail with ErrConflict unless the record exists
