@@ -505,7 +505,8 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 		// or deleted the row since the snapshot, PostgreSQL refuses it
 		// (could not serialize) and the retry sees the new version.
 		// Either way a condition that does not hold leaves the
-		// transaction usable.
+		// transaction usable. (A version beyond int64, never stored,
+		// becomes negative and matches no row: a conflict.)
 		want, _ := cond.RequiredVersion()
 		query, args = t.s.q.putIf, append(args, int64(want))
 		if drawn {
