@@ -328,12 +328,15 @@ func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *recor
 		if err := expiry.Move(tx, storage.Key(rec.Site, rec.ID), retention.Entry{}, rec.expiryEntry()); err != nil {
 			return err
 		}
+		// The clone entry and the token are keyed by ids made for this
+		// session: FreshKey lets a database store check them at commit
+		// rather than wait for each (a taken one still fails the create).
 		if rec.Origin != "" {
-			if _, err := clones.Put(tx, storage.Key(rec.Site, rec.Origin, rec.ID), rec.ID, storage.MustNotExist()); err != nil {
+			if _, err := clones.Put(tx, storage.Key(rec.Site, rec.Origin, rec.ID), rec.ID, storage.FreshKey()); err != nil {
 				return err
 			}
 		}
-		if _, err := tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: rec.Site, SessionID: rec.ID}, storage.MustNotExist()); err != nil {
+		if _, err := tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: rec.Site, SessionID: rec.ID}, storage.FreshKey()); err != nil {
 			return err
 		}
 		return nil

@@ -31,9 +31,10 @@
 // returns ctx.Err(), even if fn returned nil.
 //
 // The function given to Update may be run more than once by a backend that
-// retries on serialization failures (a database backend does) or that
+// retries on serialization failures (a database backend does), that
 // commits concurrent Updates together and retries the others when one of
-// them fails (bolt does; memory does not). It must therefore have no
+// them fails (bolt does; memory does not), or that checks a FreshKey
+// condition at commit and finds the key taken. It must therefore have no
 // effects outside the transaction.
 // Work that may be slow, such as computing delivery options, belongs before
 // the transaction, with only the compare-and-set inside.
@@ -90,7 +91,8 @@ type Tx interface {
 	Get(coll, key string) (Record, error)
 	// Put stores val at key if cond holds and returns the stored record
 	// with its new version. A failed condition is an error matching
-	// ErrConflict.
+	// ErrConflict (with FreshKey, possibly only in a later run of the
+	// Update function; see FreshKey).
 	Put(coll, key string, val []byte, cond Condition) (Record, error)
 	// Delete removes the record at key if cond holds. Deleting a missing
 	// record with AnyVersion is not an error; with VersionIs it is a
@@ -135,6 +137,7 @@ type Range struct {
 type Condition struct {
 	mode    condMode
 	version uint64
+	fresh   bool // FreshKey: a MustNotExist a backend may check at commit
 }
 
 type condMode uint8
@@ -150,6 +153,19 @@ var AnyVersion = Condition{}
 
 // MustNotExist makes Put fail with ErrConflict when the key already exists.
 func MustNotExist() Condition { return Condition{mode: condMustNotExist} }
+
+// FreshKey is MustNotExist for a key the caller has just made and expects
+// to be free, such as a new random id or token. What commits is the same
+// as with MustNotExist, and so is what Put reports in the run of the
+// Update function that commits; but a backend may leave the check to the
+// commit, so that the Put costs no wait of its own: when the key then
+// turns out to be taken, the attempt is rolled back (Put had reported
+// success in it) and the function runs again, and in that run Put reports
+// ErrConflict. A function that returns an error rolls back without the
+// check: Update returns its error, whether or not the key was free. Use
+// MustNotExist where a taken key is an expected outcome (deduplication),
+// where an extra run of the function would be the common case.
+func FreshKey() Condition { return Condition{mode: condMustNotExist, fresh: true} }
 
 // VersionIs makes the write fail with ErrConflict unless the record exists
 // and its current version is v.
@@ -172,13 +188,29 @@ func (c Condition) Check(exists bool, current uint64) error {
 	return nil
 }
 
-// IsMustNotExist reports whether c is MustNotExist().
+// IsMustNotExist reports whether c is MustNotExist() or FreshKey(): a
+// backend that does not tell them apart checks both as MustNotExist.
 func (c Condition) IsMustNotExist() bool { return c.mode == condMustNotExist }
+
+// IsFreshKey reports whether c is FreshKey(): a backend may check it when
+// the transaction commits (see FreshKey).
+func (c Condition) IsFreshKey() bool { return c.fresh }
+
+// RequiredVersion returns v and true when c is VersionIs(v), 0 and false
+// otherwise. A backend that checks the condition in the statement that
+// writes (UPDATE … WHERE version = v), rather than with Check after a
+// read, needs the version.
+func (c Condition) RequiredVersion() (v uint64, ok bool) {
+	return c.version, c.mode == condVersion
+}
 
 // String describes the condition, for error messages and logs.
 func (c Condition) String() string {
 	switch c.mode {
 	case condMustNotExist:
+		if c.fresh {
+			return "must-not-exist (fresh key)"
+		}
 		return "must-not-exist"
 	case condVersion:
 		return "version=" + strconv.FormatUint(c.version, 10)

@@ -98,6 +98,8 @@ func TestConditionCheck(t *testing.T) {
 		{"any/existing", storage.AnyVersion, true, 3, false},
 		{"must-not-exist/missing", storage.MustNotExist(), false, 0, false},
 		{"must-not-exist/existing", storage.MustNotExist(), true, 3, true},
+		{"fresh key/missing", storage.FreshKey(), false, 0, false},
+		{"fresh key/existing", storage.FreshKey(), true, 3, true},
 		{"version/match", storage.VersionIs(3), true, 3, false},
 		{"version/mismatch", storage.VersionIs(2), true, 3, true},
 		{"version/missing", storage.VersionIs(3), false, 0, true},
@@ -123,6 +125,7 @@ func TestConditionString(t *testing.T) {
 		{storage.Condition{}, "any"},
 		{storage.MustNotExist(), "must-not-exist"},
 		{storage.VersionIs(17), "version=17"},
+		{storage.FreshKey(), "must-not-exist (fresh key)"},
 	} {
 		if got := tc.cond.String(); got != tc.want {
 			t.Errorf("String() = %q; want %q", got, tc.want)
@@ -130,6 +133,33 @@ func TestConditionString(t *testing.T) {
 	}
 	if !storage.MustNotExist().IsMustNotExist() || storage.AnyVersion.IsMustNotExist() || storage.VersionIs(1).IsMustNotExist() {
 		t.Error("IsMustNotExist is true only for MustNotExist()")
+	}
+	// FreshKey is checked as MustNotExist by a backend that does not
+	// tell them apart.
+	if !storage.FreshKey().IsMustNotExist() || !storage.FreshKey().IsFreshKey() || storage.MustNotExist().IsFreshKey() || storage.AnyVersion.IsFreshKey() {
+		t.Error("FreshKey is a MustNotExist, and IsFreshKey is true only for it")
+	}
+}
+
+func TestConditionRequiredVersion(t *testing.T) {
+	type result struct {
+		V  uint64
+		OK bool
+	}
+	for _, tc := range []struct {
+		cond storage.Condition
+		want result
+	}{
+		{storage.AnyVersion, result{}},
+		{storage.MustNotExist(), result{}},
+		{storage.VersionIs(17), result{17, true}},
+		{storage.VersionIs(0), result{0, true}},
+	} {
+		var got result
+		got.V, got.OK = tc.cond.RequiredVersion()
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: RequiredVersion (-want +got):\n%s", tc.cond, diff)
+		}
 	}
 }
 

@@ -15,15 +15,18 @@ import (
 	"time"
 
 	"github.com/deliverykit/deliverykit/internal/httpbench"
+	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/storage/postgres"
 )
 
 // BenchmarkExampleCreate is the siw.create request of the load run through
 // the example server's handler in process: wiring.New with the demo
 // configuration, every middleware, the access log formatted at INFO and
-// discarded, on the memory store and on bolt (fsync on every commit). It
+// discarded, on the memory store, on bolt (fsync on every commit) and on
+// PostgreSQL (when $DELIVERYKIT_POSTGRES_DSN names a server). It
 // is the server's CPU per create without the sockets, for profiling
 // (-cpuprofile) and comparing changes. "key" sends each request with an
 // Idempotency-Key of its own: the cost of the unit and of the stored
@@ -44,6 +47,15 @@ func BenchmarkExampleCreate(b *testing.B) {
 		{"memory", func(*testing.B) storage.Store { return memory.New() }},
 		{"bolt", func(b *testing.B) storage.Store {
 			s, err := bolt.Open(filepath.Join(b.TempDir(), "bench.db"), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		}},
+		// The process's CPU per create on PostgreSQL: the store's share
+		// is its round trips (syscalls, wake-ups) and their encoding.
+		{"postgres", func(b *testing.B) storage.Store {
+			s, err := postgres.Open(b.Context(), pgtest.DSN(b), &postgres.Options{Schema: pgtest.Schema(b)})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -16,7 +16,7 @@ import (
 )
 
 // BenchmarkCreate puts a create as the areas write it (a record that must
-// not exist, its expiry index entry, a token that must not exist) next to
+// not exist, its expiry index entry, a fresh token) next to
 // the least a service on PostgreSQL does for one: a single INSERT of a row
 // the record's size in autocommit, both durable, from one goroutine (the
 // latency of a create: its round trips and its commit) and from 32 (the
@@ -68,7 +68,7 @@ func benchmarkCreate(b *testing.B, dsn string, val []byte, seq *atomic.Int64, wr
 				if _, err := tx.Put("expiry", "active\x00"+id, []byte("{}"), storage.AnyVersion); err != nil {
 					return err
 				}
-				_, err := tx.Put("tokens", "t"+id, []byte(`{"session":"`+id+`"}`), storage.MustNotExist())
+				_, err := tx.Put("tokens", "t"+id, []byte(`{"session":"`+id+`"}`), storage.FreshKey())
 				return err
 			})
 		})

@@ -53,13 +53,14 @@
 // its first statement, serves every read of the function. Update is a
 // SERIALIZABLE transaction, so the package doc's "Updates are serializable"
 // holds across servers, not only the compare-and-set of a single record.
-// A failed condition must not abort the PostgreSQL transaction (the
-// function may handle the conflict and go on), so conditions never raise
-// SQL errors: MustNotExist is INSERT … ON CONFLICT DO NOTHING, and
-// VersionIs reads the record's version, checks it, then writes with UPDATE
-// or DELETE … WHERE version = the one read. A change committed by another
-// transaction after this one's snapshot makes that write fail to serialize;
-// the retry reads the new version and reports the conflict.
+// A failed condition that a Put or Delete reports must not abort the
+// PostgreSQL transaction (the function may handle the conflict and go on),
+// so such conditions raise no SQL error: MustNotExist is INSERT … ON
+// CONFLICT DO NOTHING, and VersionIs is UPDATE or DELETE … WHERE version =
+// v, which finds no row when the record is missing or at another version.
+// A change committed by another transaction after this one's snapshot
+// makes that write fail to serialize; the retry sees the new version and
+// reports the conflict.
 //
 // PostgreSQL reports a transaction that cannot be serialized with
 // concurrent ones (SQLSTATE 40001) or that was chosen as a deadlock victim
@@ -87,13 +88,21 @@
 // ahead: a Put that waits for its answer draws the next eight versions
 // from the SEQUENCE in the same round trip, after the transaction's
 // snapshot, so a record's version still only grows (a few values are
-// skipped per Update, which versions allow). Conditional Puts (MustNotExist,
-// VersionIs), Gets, Scans and NextSequence wait for their answer, as
-// their result or condition is the caller's. When a write that did not
+// skipped per Update, which versions allow). A Put with storage.FreshKey
+// and a version drawn ahead does not wait either: its INSERT has no ON
+// CONFLICT clause, so a taken key fails it and aborts the transaction
+// before the COMMIT that follows it in the pipeline, and Update then runs
+// the function again, at once, in a new transaction where every
+// conditional Put waits for its answer, so that the function sees the
+// conflict from Put. Other conditional Puts (MustNotExist, VersionIs, the
+// first Put of a transaction), conditional Deletes, Gets, Scans and
+// NextSequence wait for their answer,
+// as their result or condition is the caller's. When a write that did not
 // wait fails (a serialization failure, mostly), the next call or the
 // COMMIT fails instead, and Update runs the function again or returns the
 // error; nothing of the attempt is committed. A create (a record, its
-// index entries, a token) is two or three round trips, COMMIT included.
+// index entries, a FreshKey token) is two round trips, COMMIT included; an update
+// of a record read first (Get, Put with VersionIs) is three.
 //
 // The context of View and Update is passed to every query, so cancelling it
 // interrupts a query in flight: the store asks the server to cancel the

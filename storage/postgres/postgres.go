@@ -61,6 +61,9 @@ const cancelGrace = 5 * time.Second
 const (
 	codeSerializationFailure = "40001"
 	codeDeadlockDetected     = "40P01"
+	// A FreshKey Put that did not wait found its key taken: the
+	// function runs again, its conditional Puts waiting (see tx).
+	codeUniqueViolation = "23505"
 )
 
 // Options configures Open. A nil *Options is the same as the zero value.
@@ -178,8 +181,19 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	strict := false
 	for attempt := 1; ; attempt++ {
-		err, retry := s.updateOnce(ctx, fn)
+		err, retry, recheck := s.updateOnce(ctx, fn, strict)
+		if recheck && !strict {
+			// A key the function expected free is taken: run it again
+			// at once, its conditional Puts reporting their outcome.
+			// Not an attempt lost to contention (a committed record
+			// is in the way, which waiting does not change), and it
+			// happens once per Update: strict never defers a condition.
+			strict = true
+			attempt--
+			continue
+		}
 		if !retry {
 			return err
 		}
@@ -196,10 +210,12 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	}
 }
 
-// updateOnce runs one attempt of Update. retry reports a serialization
-// failure or deadlock: the transaction was rolled back and fn may run again.
-func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) (err error, retry bool) {
-	t := &tx{ctx: ctx, s: s, mode: beginUpdate, writable: true}
+// updateOnce runs one attempt of Update, strict or not (see tx). retry
+// reports a serialization failure or deadlock, recheck a FreshKey Put
+// that did not wait and found its key taken: the transaction was rolled
+// back and fn may run again.
+func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error, strict bool) (err error, retry, recheck bool) {
+	t := &tx{ctx: ctx, s: s, mode: beginUpdate, writable: true, strict: strict}
 	// Rolls back on every path but a commit, including a panic in fn; a
 	// no-op after a commit.
 	defer t.rollback()
@@ -208,33 +224,33 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error) (err 
 		return fn(t)
 	}()
 	switch {
-	case t.retry:
+	case t.retry || t.recheck:
 		// The transaction is aborted whatever fn made of the error.
-		return t.failed, true
+		return t.failed, t.retry, t.recheck
 	case fnErr != nil:
-		return fnErr, false
+		return fnErr, false, false
 	case ctx.Err() != nil:
 		// The caller asked to stop, even if fn ignored the errors its
 		// Tx returned.
-		return ctx.Err(), false
+		return ctx.Err(), false, false
 	case t.failed != nil:
 		// fn ignored a failed statement; PostgreSQL would turn the
 		// commit into a rollback.
-		return t.failed, false
+		return t.failed, false, false
 	}
 	// The writes still pending and the COMMIT go in one round trip.
 	if err := t.commit(); err != nil {
 		if t.failed != nil {
 			// A pending write failed; it was classified like any
 			// other statement.
-			return t.failed, t.retry
+			return t.failed, t.retry, t.recheck
 		}
 		if retryable(err) {
-			return err, true
+			return err, true, false
 		}
-		return deliverykit.Errorf(deliverykit.KindInternal, "storage/postgres: commit: %w", err), false
+		return deliverykit.Errorf(deliverykit.KindInternal, "storage/postgres: commit: %w", err), false, false
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // beginError maps a failure to start a transaction.
@@ -274,11 +290,17 @@ func rollback(ctx context.Context, pgtx pgx.Tx) {
 // retryable reports whether err is a serialization failure or a deadlock,
 // after which running the transaction again can succeed.
 func retryable(err error) bool {
+	code := pgCode(err)
+	return code == codeSerializationFailure || code == codeDeadlockDetected
+}
+
+// pgCode returns the SQLSTATE of the server's error in err, or "".
+func pgCode(err error) string {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
-		return false
+		return ""
 	}
-	return pgErr.Code == codeSerializationFailure || pgErr.Code == codeDeadlockDetected
+	return pgErr.Code
 }
 
 // backoff returns how long to wait after the given failed attempt (1 for

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -86,7 +87,19 @@ func TestRoundTrips(t *testing.T) {
 			}
 			return put(tx, "index", storage.AnyVersion)
 		}, 2},
-		{"a create, its index and a token: the index Put goes with the token's", true, func(tx storage.Tx) error {
+		// The shape of session.create: the session, its expiry index
+		// entry, its widget token (FreshKey). The token's condition is
+		// checked by its INSERT, which travels with the COMMIT.
+		{"session.create: the index and the token Puts go with the COMMIT", true, func(tx storage.Tx) error {
+			if err := put(tx, "records", storage.MustNotExist()); err != nil {
+				return err
+			}
+			if err := put(tx, "index", storage.AnyVersion); err != nil {
+				return err
+			}
+			return put(tx, "tokens", storage.FreshKey())
+		}, 2},
+		{"a MustNotExist after the first Put waits for its answer", true, func(tx storage.Tx) error {
 			if err := put(tx, "records", storage.MustNotExist()); err != nil {
 				return err
 			}
@@ -94,6 +107,23 @@ func TestRoundTrips(t *testing.T) {
 				return err
 			}
 			return put(tx, "tokens", storage.MustNotExist())
+		}, 3},
+		{"a VersionIs Put is one statement", true, func(tx storage.Tx) error {
+			k := key()
+			rec, err := tx.Put("c", k, []byte("v"), storage.MustNotExist())
+			if err != nil {
+				return err
+			}
+			_, err = tx.Put("c", k, []byte("w"), storage.VersionIs(rec.Version))
+			return err
+		}, 3},
+		{"a VersionIs Delete is one statement", true, func(tx storage.Tx) error {
+			k := key()
+			rec, err := tx.Put("c", k, []byte("v"), storage.MustNotExist())
+			if err != nil {
+				return err
+			}
+			return tx.Delete("c", k, storage.VersionIs(rec.Version))
 		}, 3},
 		{"a Delete alone: BEGIN, DELETE and COMMIT at once", true, func(tx storage.Tx) error {
 			return tx.Delete("c", "missing", storage.AnyVersion)
@@ -213,6 +243,135 @@ func TestVersionsGrowAcrossDeferredPuts(t *testing.T) {
 		return nil
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTakenKeyRunsAgainStrict: a FreshKey Put that did not wait and
+// whose key is taken fails the attempt before its COMMIT; the function
+// runs again, and there the Put reports the conflict, which the function
+// may handle and go on. Nothing of the first attempt is committed.
+func TestTakenKeyRunsAgainStrict(t *testing.T) {
+	s, rt := openCounted(t)
+	for i, name := range []string{"first", "second"} { // the second with every statement prepared
+		if err := s.Update(t.Context(), func(tx storage.Tx) error {
+			_, err := tx.Put("tokens", "taken-"+name, []byte("other"), storage.MustNotExist())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		type run struct{ Errs []string }
+		var runs []run
+		before := rt.n.Load()
+		err := s.Update(t.Context(), func(tx storage.Tx) error {
+			var r run
+			note := func(err error) {
+				switch {
+				case err == nil:
+					r.Errs = append(r.Errs, "ok")
+				case errors.Is(err, storage.ErrConflict):
+					r.Errs = append(r.Errs, "conflict")
+				default:
+					r.Errs = append(r.Errs, err.Error())
+				}
+			}
+			defer func() { runs = append(runs, r) }()
+			_, err := tx.Put("records", "new-"+name, []byte("session"), storage.MustNotExist())
+			note(err)
+			_, err = tx.Put("index", "new-"+name, []byte("i"), storage.AnyVersion)
+			note(err)
+			_, err = tx.Put("tokens", "taken-"+name, []byte("mine"), storage.FreshKey())
+			note(err)
+			if errors.Is(err, storage.ErrConflict) {
+				// A token of its own, as a caller drawing a new one.
+				_, err = tx.Put("tokens", "free-"+name, []byte("mine"), storage.MustNotExist())
+				note(err)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rt.n.Load() - before
+		want := []run{
+			{Errs: []string{"ok", "ok", "ok"}},             // the token's INSERT waits for the COMMIT
+			{Errs: []string{"ok", "ok", "conflict", "ok"}}, // strict: the conflict is the function's
+		}
+		if diff := cmp.Diff(want, runs); diff != "" {
+			t.Errorf("%s: runs (-want +got):\n%s", name, diff)
+		}
+		// BEGIN+insert+draw, index+token+COMMIT (fails), ROLLBACK;
+		// BEGIN+insert+draw, index+token, token, COMMIT.
+		if i == 1 && got != 7 {
+			t.Errorf("round trips = %d; want 7", got)
+		}
+		err = s.View(t.Context(), func(tx storage.Tx) error {
+			for _, c := range []struct{ coll, key, want string }{
+				{"records", "new-" + name, "session"},
+				{"index", "new-" + name, "i"},
+				{"tokens", "taken-" + name, "other"},
+				{"tokens", "free-" + name, "mine"},
+			} {
+				rec, err := tx.Get(c.coll, c.key)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", c.coll, c.key, err)
+				}
+				if string(rec.Value) != c.want {
+					t.Errorf("%s %s = %q; want %q", c.coll, c.key, rec.Value, c.want)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.pool.Stat().NewConnsCount(); n != 1 {
+		t.Errorf("the pool opened %d connections; want 1", n)
+	}
+}
+
+// TestTakenKeyBeforeScan: a FreshKey Put that did not wait fails the
+// next statement that goes with it, here a Scan; the function sees an
+// error whatever it makes of it, and its second run sees the conflict.
+func TestTakenKeyBeforeScan(t *testing.T) {
+	s, _ := openCounted(t)
+	if err := s.Update(t.Context(), func(tx storage.Tx) error {
+		_, err := tx.Put("c", "taken", []byte("x"), storage.MustNotExist())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var putErrs, scanErrs []error
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
+		if _, err := tx.Put("c", "first", []byte("x"), storage.AnyVersion); err != nil {
+			return err
+		}
+		_, err := tx.Put("c", "taken", []byte("y"), storage.FreshKey())
+		putErrs = append(putErrs, err)
+		for _, err := range tx.Scan("c", storage.Range{}) {
+			if err != nil {
+				scanErrs = append(scanErrs, err)
+			}
+		}
+		return nil // ignores both: the first run must not commit anyway
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(putErrs) != 2 || putErrs[0] != nil || !errors.Is(putErrs[1], storage.ErrConflict) {
+		t.Errorf("Put errors per run = %v; want nil, then a conflict", putErrs)
+	}
+	if len(scanErrs) != 1 || !errors.Is(scanErrs[0], storage.ErrConflict) {
+		t.Errorf("Scan errors = %v; want one conflict, in the first run", scanErrs)
+	}
+	if err := s.View(t.Context(), func(tx storage.Tx) error {
+		rec, err := tx.Get("c", "taken")
+		if err == nil && string(rec.Value) != "x" {
+			t.Errorf("taken = %q; want the first value, \"x\"", rec.Value)
+		}
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

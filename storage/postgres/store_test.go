@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -720,5 +721,75 @@ func TestUpdateRetriesFailedWaitingWrite(t *testing.T) {
 				t.Errorf("Get of the attempt's other record = %v; want stored %v", err, tc.wantOther)
 			}
 		})
+	}
+}
+
+// TestFreshKeyRace: two servers write the same FreshKey at the same time,
+// each in an Update that has begun and whose check waits for the COMMIT.
+// Exactly one commits it; the other's function runs again and sees the
+// conflict from Put, and none of its writes commit.
+func TestFreshKeyRace(t *testing.T) {
+	schema := pgtest.Schema(t)
+	a, b := open(t, schema, nil), open(t, schema, nil)
+	defer a.Close()
+	defer b.Close()
+	for round := range 5 {
+		key := "token-" + strconv.Itoa(round)
+		var ready sync.WaitGroup
+		ready.Add(2)
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, s := range []*postgres.Store{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				first := true
+				errs[i] = s.Update(t.Context(), func(tx storage.Tx) error {
+					own := "session-" + strconv.Itoa(round) + "-" + strconv.Itoa(i)
+					if _, err := tx.Put("sessions", own, []byte("s"), storage.MustNotExist()); err != nil {
+						return err
+					}
+					if first {
+						// Both transactions have begun before either
+						// writes the key.
+						first = false
+						ready.Done()
+						ready.Wait()
+					}
+					_, err := tx.Put("tokens", key, []byte(strconv.Itoa(i)), storage.FreshKey())
+					return err
+				})
+			}()
+		}
+		wg.Wait()
+		var won []int
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				won = append(won, i)
+			case !errors.Is(err, storage.ErrConflict):
+				t.Errorf("round %d, server %d: Update = %v; want nil or a conflict", round, i, err)
+			}
+		}
+		if len(won) != 1 {
+			t.Fatalf("round %d: %d Updates committed the key (%v); want exactly one", round, len(won), errs)
+		}
+		err := a.View(t.Context(), func(tx storage.Tx) error {
+			rec, err := tx.Get("tokens", key)
+			if err != nil {
+				return err
+			}
+			if want := strconv.Itoa(won[0]); string(rec.Value) != want {
+				t.Errorf("round %d: token = %q; want the winner's, %q", round, rec.Value, want)
+			}
+			_, err = tx.Get("sessions", "session-"+strconv.Itoa(round)+"-"+strconv.Itoa(1-won[0]))
+			if !errors.Is(err, storage.ErrNotFound) {
+				t.Errorf("round %d: the loser's session: %v; want it not committed", round, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -35,11 +35,14 @@ type queries struct {
 	// The same with the new version given ($4, or $5 for putIfAt)
 	// rather than drawn by the statement.
 	putAnyAt, putNewAt, putIfAt string
-	draw                        string // draws $1 record versions
-	version                     string
-	del                         string
-	delIf                       string // delete the row if its version is still $3
-	nextSeq                     string
+	// insertAt inserts with the version given and fails (unique
+	// violation) when the key exists: a FreshKey Put that does not
+	// wait for its answer (see tx.Put).
+	insertAt string
+	draw     string // draws $1 record versions
+	del      string
+	delIf    string // delete the row if its version is still $3
+	nextSeq  string
 	// Scans: forward or reverse, with or without an exclusive upper
 	// bound on the key.
 	scanFwd, scanFwdTo string
@@ -67,10 +70,10 @@ func newQueries(schema string) queries {
 			" ON CONFLICT (collection, key) DO NOTHING RETURNING version",
 		putIfAt: "UPDATE " + records + " SET value = $3, version = $5" +
 			" WHERE collection = $1 AND key = $2 AND version = $4 RETURNING version",
-		draw:    "SELECT " + nextVersion + " FROM generate_series(1, $1)",
-		version: "SELECT version FROM " + records + " WHERE collection = $1 AND key = $2",
-		del:     "DELETE FROM " + records + " WHERE collection = $1 AND key = $2",
-		delIf:   "DELETE FROM " + records + " WHERE collection = $1 AND key = $2 AND version = $3",
+		insertAt: "INSERT INTO " + records + " (collection, key, value, version) VALUES ($1, $2, $3, $4)",
+		draw:     "SELECT " + nextVersion + " FROM generate_series(1, $1)",
+		del:      "DELETE FROM " + records + " WHERE collection = $1 AND key = $2",
+		delIf:    "DELETE FROM " + records + " WHERE collection = $1 AND key = $2 AND version = $3",
 		nextSeq: "INSERT INTO " + sequences + " AS s (collection, value) VALUES ($1, 1)" +
 			" ON CONFLICT (collection) DO UPDATE SET value = s.value + 1 RETURNING value",
 		scanFwd:   sel + " AND key > $3 ORDER BY key LIMIT $4",
@@ -92,10 +95,22 @@ func newQueries(schema string) queries {
 // or Scan sees every earlier write; a waiting write that fails makes the
 // next call (or the commit) fail, and the Update rolls back or runs
 // again, as it would had the Put itself failed.
+//
+// A FreshKey Put (storage.FreshKey) whose version was drawn beforehand
+// waits too, unless strict is set: it reports success at once, as its key
+// is almost always free (a new random token), and its INSERT fails when the
+// key exists, which aborts the transaction before its COMMIT runs (the
+// COMMIT is in the same pipeline, after the failed statement, and the
+// server skips it). The attempt then ends with recheck set, and Update
+// runs the function again with strict set, where the Put waits for its
+// answer and reports the conflict to the function, as the contract says;
+// nothing of the first attempt is committed.
 type tx struct {
 	ctx  context.Context
 	s    *Store
 	mode string // the BEGIN statement
+	// strict makes every conditional Put wait for its answer.
+	strict bool
 	// conn is nil until the first statement; begun reports that the
 	// BEGIN has been sent on it.
 	conn     *pgxpool.Conn
@@ -117,13 +132,21 @@ type tx struct {
 	// retry reports that failed is a serialization failure or deadlock:
 	// Update runs fn again.
 	retry bool
+	// recheck reports that failed is a FreshKey Put that did not wait
+	// and found its key taken: Update runs fn again, strict.
+	recheck bool
 }
 
 // pendingWrite is a write waiting for the next statement.
 type pendingWrite struct {
-	what string // for errors: "put \"k\" in \"c\""
-	sql  string
-	args []any
+	// op, coll and key name the write in errors (see describe); the
+	// text is made only when one is reported.
+	op, coll, key string
+	sql           string
+	args          []any
+	// mustNotExist marks an insertAt: its unique violation is the
+	// condition's conflict, not a failure.
+	mustNotExist bool
 }
 
 // prefetch is how many versions a transaction draws ahead at once. A
@@ -216,7 +239,12 @@ func (t *tx) send(ctx context.Context, sql string, args []any, draw bool) (pgx.B
 	for _, p := range pending {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
-			return nil, t.fail(p.what, err)
+			if p.mustNotExist && t.failed == nil && pgCode(err) == codeUniqueViolation {
+				t.recheck = true
+				t.failed = deliverykit.Errorf(deliverykit.KindConflict, "%w: %s: the key exists (the Update runs again)", storage.ErrConflict, describe(p.op, p.coll, p.key))
+				return nil, t.failed
+			}
+			return nil, t.fail(describe(p.op, p.coll, p.key), err)
 		}
 	}
 	return br, nil
@@ -432,7 +460,6 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 	if val == nil {
 		val = []byte{}
 	}
-	what := fmt.Sprintf("put %q in %q", key, coll)
 	// The new version: one drawn ahead (see tx.versions) when there is
 	// one, else the statement draws it and draws the next ones in the
 	// same round trip. Versions drawn ahead are drawn after this
@@ -449,12 +476,18 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 	args := []any{bytesOf(coll), bytesOf(key), val}
 	var query string
 	switch {
-	case cond == storage.AnyVersion && drawn:
-		// Nothing in the answer is needed: the write waits for the
-		// next statement or the commit. It keeps copies of its own,
-		// since the caller may reuse val and owns the returned value.
+	case drawn && (cond == storage.AnyVersion || cond.IsFreshKey() && !t.strict):
+		// Nothing in the answer is needed (for FreshKey: unless the
+		// key is taken, which fails the transaction; see tx): the
+		// write waits for the next statement or the commit. It keeps
+		// copies of its own, since the caller may reuse val and owns
+		// the returned value.
 		args[2] = bytes.Clone(val)
-		t.pending = append(t.pending, pendingWrite{what: what, sql: t.s.q.putAnyAt, args: append(args, next)})
+		p := pendingWrite{op: "put", coll: coll, key: key, sql: t.s.q.putAnyAt, args: append(args, next)}
+		if cond.IsFreshKey() {
+			p.sql, p.mustNotExist = t.s.q.insertAt, true
+		}
+		t.pending = append(t.pending, p)
 		return storage.Record{Key: key, Value: bytes.Clone(val), Version: uint64(next)}, nil
 	case cond == storage.AnyVersion:
 		query = t.s.q.putAny
@@ -465,22 +498,17 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 			query, args = t.s.q.putNewAt, append(args, next)
 		}
 	default:
-		// VersionIs: the version is read first. A concurrent change
-		// after that read makes the write fail to serialize, and the
-		// retry reads the new version. Either way a condition that does
-		// not hold changes nothing and leaves the transaction usable.
-		exists, current, err := t.version(coll, key)
-		if err != nil {
-			return storage.Record{}, err
-		}
-		if err := cond.Check(exists, current); err != nil {
-			return storage.Record{}, err
-		}
-		// An UPDATE of the row that was read, not an upsert: if another
-		// transaction changed or deleted it since, PostgreSQL refuses
-		// the UPDATE (could not serialize), where an upsert could
-		// re-create a row deleted in between.
-		query, args = t.s.q.putIf, append(args, int64(current))
+		// VersionIs: the statement that writes checks the version. An
+		// UPDATE, not an upsert: it finds no row, and changes nothing,
+		// when the record is missing or at another version in this
+		// transaction's snapshot; and when another transaction changed
+		// or deleted the row since the snapshot, PostgreSQL refuses it
+		// (could not serialize) and the retry sees the new version.
+		// Either way a condition that does not hold leaves the
+		// transaction usable. (A version beyond int64, never stored,
+		// becomes negative and matches no row: a conflict.)
+		want, _ := cond.RequiredVersion()
+		query, args = t.s.q.putIf, append(args, int64(want))
 		if drawn {
 			query, args = t.s.q.putIfAt, append(args, next)
 		}
@@ -494,7 +522,7 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 		return storage.Record{}, storage.ErrConflict
 	}
 	if err != nil {
-		return storage.Record{}, t.fail(what, err)
+		return storage.Record{}, t.fail(describe("put", coll, key), err)
 	}
 	return storage.Record{Key: key, Value: bytes.Clone(val), Version: uint64(version)}, nil
 }
@@ -515,17 +543,12 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 	if cond == storage.AnyVersion {
 		// Nothing in the answer is needed: the delete waits for the next
 		// statement or the commit.
-		t.pending = append(t.pending, pendingWrite{what: fmt.Sprintf("delete %q in %q", key, coll), sql: t.s.q.del, args: []any{bytesOf(coll), bytesOf(key)}})
+		t.pending = append(t.pending, pendingWrite{op: "delete", coll: coll, key: key, sql: t.s.q.del, args: []any{bytesOf(coll), bytesOf(key)}})
 		return nil
 	}
-	exists, current, err := t.version(coll, key)
-	if err != nil {
-		return err
-	}
-	if err := cond.Check(exists, current); err != nil {
-		return err
-	}
-	tag, err := t.exec(t.s.q.delIf, bytesOf(coll), bytesOf(key), int64(current))
+	// VersionIs: checked by the DELETE itself, as for Put.
+	want, _ := cond.RequiredVersion()
+	tag, err := t.exec(t.s.q.delIf, bytesOf(coll), bytesOf(key), int64(want))
 	if err != nil {
 		return t.fail(fmt.Sprintf("delete %q in %q", key, coll), err)
 	}
@@ -533,20 +556,6 @@ func (t *tx) Delete(coll, key string, cond storage.Condition) error {
 		return storage.ErrConflict
 	}
 	return nil
-}
-
-// version reads the current version of key, for checking a VersionIs
-// condition.
-func (t *tx) version(coll, key string) (exists bool, version uint64, err error) {
-	var v int64
-	err = t.queryRow(t.s.q.version, []any{bytesOf(coll), bytesOf(key)}, false).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, 0, nil
-	}
-	if err != nil {
-		return false, 0, t.fail(fmt.Sprintf("get %q in %q", key, coll), err)
-	}
-	return true, uint64(v), nil
 }
 
 func (t *tx) Scan(coll string, r storage.Range) iter.Seq2[storage.Record, error] {
@@ -693,6 +702,11 @@ func (t *tx) NextSequence(coll string) (uint64, error) {
 		return 0, t.fail(fmt.Sprintf("next sequence of %q", coll), err)
 	}
 	return uint64(n), nil
+}
+
+// describe names a statement on key in coll for an error: `put "k" in "c"`.
+func describe(op, coll, key string) string {
+	return fmt.Sprintf("%s %q in %q", op, key, coll)
 }
 
 func validate(coll, key string) error {

@@ -87,6 +87,7 @@ var suite = []struct {
 	{"UpdateSeesOwnWrites", testUpdateSeesOwnWrites},
 	{"RollbackOnError", testRollbackOnError},
 	{"FailedWriteDoesNotAbortUpdate", testFailedWriteDoesNotAbortUpdate},
+	{"FreshKey", testFreshKey},
 	{"RollbackOnPanic", testRollbackOnPanic},
 	{"UpdateSteps", testUpdateSteps},
 	{"UpdateStepsConcurrent", testUpdateStepsConcurrent},
@@ -1084,6 +1085,75 @@ func testFailedWriteDoesNotAbortUpdate(t *testing.T, s storage.Store) {
 	}
 	if got := mustGet(t, s, "c", "taken"); string(got.Value) != "x" {
 		t.Errorf("taken = %q; want it unchanged", got.Value)
+	}
+}
+
+// testFreshKey: FreshKey is MustNotExist in what commits and in what Put
+// reports in the run of the function that commits; earlier runs, which a
+// backend may make when it checks the key at commit, leave nothing.
+func testFreshKey(t *testing.T, s storage.Store) {
+	put(t, s, "c", "taken", "x")
+	outcome := func(err error) string {
+		switch {
+		case err == nil:
+			return "ok"
+		case errors.Is(err, storage.ErrConflict):
+			return "conflict"
+		}
+		return err.Error()
+	}
+	var last []string // what the last run of fn saw
+	runs := 0
+	update(t, s, func(tx storage.Tx) error {
+		runs++
+		var saw []string
+		defer func() { last = saw }()
+		if _, err := tx.Put("c", "before", []byte("1"), storage.AnyVersion); err != nil {
+			return err
+		}
+		_, err := tx.Put("c", "taken", []byte("y"), storage.FreshKey())
+		saw = append(saw, outcome(err))
+		if err != nil && !errors.Is(err, storage.ErrConflict) {
+			return err
+		}
+		// The function handles the conflict and goes on.
+		_, err = tx.Put("c", "free", []byte("z"), storage.FreshKey())
+		saw = append(saw, outcome(err))
+		return err
+	})
+	if diff := cmp.Diff([]string{"conflict", "ok"}, last); diff != "" {
+		t.Errorf("Put outcomes in the run that committed (-want +got):\n%s", diff)
+	}
+	if runs > 2 {
+		t.Errorf("the function ran %d times; a taken fresh key may cost one more run, not more", runs)
+	}
+	if diff := cmp.Diff([]string{"before", "free", "taken"}, scanKeys(t, s, "c", storage.Range{})); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	if got := mustGet(t, s, "c", "taken"); string(got.Value) != "x" {
+		t.Errorf("taken = %q; want it unchanged", got.Value)
+	}
+	// Within one transaction, the second FreshKey Put of a key is a
+	// conflict, and Delete refuses the condition as it refuses
+	// MustNotExist.
+	last = nil
+	update(t, s, func(tx storage.Tx) error {
+		var saw []string
+		defer func() { last = saw }()
+		for _, v := range []string{"1", "2"} {
+			_, err := tx.Put("c", "twice", []byte(v), storage.FreshKey())
+			saw = append(saw, outcome(err))
+		}
+		if err := tx.Delete("c", "twice", storage.FreshKey()); !errors.Is(err, deliverykit.ErrInvalidArgument) {
+			t.Errorf("Delete with FreshKey = %v; want InvalidArgument", err)
+		}
+		return nil
+	})
+	if diff := cmp.Diff([]string{"ok", "conflict"}, last); diff != "" {
+		t.Errorf("two FreshKey Puts of one key (-want +got):\n%s", diff)
+	}
+	if got := mustGet(t, s, "c", "twice"); string(got.Value) != "1" {
+		t.Errorf("twice = %q; want the first value", got.Value)
 	}
 }
 
