@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/storage"
 )
 
@@ -266,5 +267,160 @@ func TestStepsShareTheBatch(t *testing.T) {
 				t.Errorf("committed (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// pendingAtLeast waits until at least n Updates are queued for the next
+// batch.
+func pendingAtLeast(s *Store, n int) {
+	for {
+		s.mu.Lock()
+		l := len(s.pending)
+		s.mu.Unlock()
+		if l >= n {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// holdWriter starts an Update that holds the committer until release is
+// closed, so that the next batch fills; it returns that Update's result.
+func holdWriter(t *testing.T, s *Store) (release func(), result <-chan error) {
+	held, rel := make(chan struct{}), make(chan struct{})
+	res := make(chan error, 1)
+	go func() {
+		res <- s.Update(t.Context(), func(tx storage.Tx) error {
+			close(held)
+			<-rel
+			_, err := tx.Put("c", "holder", []byte("x"), storage.MustNotExist())
+			return err
+		})
+	}()
+	<-held
+	return func() { close(rel) }, res
+}
+
+// Close lets the committer commit every Update queued before it, then
+// stops it; an Update after Close is refused.
+func TestCloseCommitsWhatIsQueued(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, holder := holdWriter(t, s)
+	queued := make(chan error, 1)
+	go func() {
+		queued <- s.Update(t.Context(), func(tx storage.Tx) error {
+			_, err := tx.Put("c", "queued", []byte("x"), storage.MustNotExist())
+			return err
+		})
+	}()
+	pendingAtLeast(s, 1)
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	for {
+		s.mu.Lock()
+		stopping := s.stopping
+		s.mu.Unlock()
+		if stopping {
+			break
+		}
+		runtime.Gosched()
+	}
+	release()
+	for name, ch := range map[string]<-chan error{"holding Update": holder, "queued Update": queued, "Close": closed} {
+		if err := <-ch; err != nil {
+			t.Errorf("%s = %v", name, err)
+		}
+	}
+	if err := s.Update(t.Context(), func(storage.Tx) error { return nil }); !errors.Is(err, storage.ErrClosed) {
+		t.Errorf("Update after Close = %v; want ErrClosed", err)
+	}
+
+	s, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var keys []string
+	if err := s.View(t.Context(), func(tx storage.Tx) error {
+		for rec, err := range tx.Scan("c", storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			keys = append(keys, rec.Key)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"holder", "queued"}, keys); diff != "" {
+		t.Errorf("stored keys (-want +got):\n%s", diff)
+	}
+}
+
+// A panic the committer cannot pin on one function (here a step's Ready)
+// rolls the batch back and answers each of its Updates with an internal
+// error; the committer goes on with the next batch.
+func TestCommitterSurvivesAPanic(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "store.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	release, holder := holdWriter(t, s)
+	stepped := make(chan error, 1)
+	go func() {
+		stepped <- s.UpdateSteps(ctx, func(tx storage.Tx) (storage.Step, error) {
+			if _, err := tx.Put("c", "stepped", []byte("x"), storage.MustNotExist()); err != nil {
+				return storage.Step{}, err
+			}
+			return storage.Step{
+				Ready: func() bool { panic("ready panicked") },
+				Next:  func() (storage.Step, error) { return storage.Step{}, nil },
+			}, nil
+		})
+	}()
+	pendingAtLeast(s, 1)
+	plain := make(chan error, 1)
+	go func() {
+		plain <- s.Update(ctx, func(tx storage.Tx) error {
+			_, err := tx.Put("c", "plain", []byte("x"), storage.MustNotExist())
+			return err
+		})
+	}()
+	pendingAtLeast(s, 2)
+	release()
+	if err := <-holder; err != nil {
+		t.Fatal(err)
+	}
+	for name, ch := range map[string]<-chan error{"stepped": stepped, "plain": plain} {
+		if err := <-ch; deliverykit.KindOf(err) != deliverykit.KindInternal {
+			t.Errorf("%s Update = %v; want an internal error", name, err)
+		}
+	}
+	if err := s.Update(ctx, func(tx storage.Tx) error {
+		_, err := tx.Put("c", "after", []byte("x"), storage.MustNotExist())
+		return err
+	}); err != nil {
+		t.Fatalf("Update after the panic = %v", err)
+	}
+	var keys []string
+	if err := s.View(ctx, func(tx storage.Tx) error {
+		for rec, err := range tx.Scan("c", storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			keys = append(keys, rec.Key)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"after", "holder"}, keys); diff != "" {
+		t.Errorf("stored keys (-want +got):\n%s", diff)
 	}
 }
