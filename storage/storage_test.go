@@ -275,3 +275,60 @@ func TestCollectionDeleteIf(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectionPutEncoded: a value encoded before the transaction is
+// stored as Put stores it, can be stored again (an Update's function may
+// run twice), and an unencodable value fails Encode, naming the
+// collection.
+func TestCollectionPutEncoded(t *testing.T) {
+	type doc struct {
+		Name string   `json:"name"`
+		Tags []string `json:"tags,omitempty"`
+	}
+	c := storage.Collection[doc]{Name: "docs"}
+	v := doc{Name: "a <b> & c", Tags: []string{"x"}}
+	e, err := c.Encode(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := memory.New()
+	defer s.Close()
+	err = s.Update(t.Context(), func(tx storage.Tx) error {
+		if _, err := c.Put(tx, "put", v, storage.MustNotExist()); err != nil {
+			return err
+		}
+		for _, key := range []string{"encoded-1", "encoded-2"} {
+			if _, err := c.PutEncoded(tx, key, e, storage.MustNotExist()); err != nil {
+				return err
+			}
+		}
+		_, err := c.PutEncoded(tx, "put", e, storage.MustNotExist())
+		if !errors.Is(err, storage.ErrConflict) {
+			t.Errorf("PutEncoded over an existing record with MustNotExist = %v; want ErrConflict", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	if err := s.View(t.Context(), func(tx storage.Tx) error {
+		for rec, err := range tx.Scan("docs", storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			got[rec.Key] = string(rec.Value)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := got["put"]
+	if diff := cmp.Diff(map[string]string{"put": want, "encoded-1": want, "encoded-2": want}, got); diff != "" || want == "" {
+		t.Errorf("stored values (-want +got):\n%s", diff)
+	}
+
+	if _, err := (storage.Collection[func()]{Name: "funcs"}).Encode(func() {}); err == nil || !strings.Contains(err.Error(), "encode funcs") {
+		t.Errorf("Encode of an unencodable value = %v; want an encode error naming the collection", err)
+	}
+}
