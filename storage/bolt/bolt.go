@@ -21,15 +21,14 @@
 // single writer.
 //
 // Updates are group-committed: a commit is mostly its fsync, so concurrent
-// Updates share one. An Update joins a queue, and the store's committer (a
-// goroutine of its own, started by Open and ended by Close) runs every
-// queued fn, in order, in one bbolt transaction, then commits once;
-// Updates that arrive meanwhile queue for the next batch, which the
-// committer starts as soon as the commit ends. There is no timer (unlike
-// bbolt's DB.Batch, which waits up to 10 ms to fill a batch): a lone
-// Update commits at once, and batches grow exactly as long as the fsyncs
-// before them take. Every Update returns only after the commit that holds
-// its writes is durable.
+// Updates share one. An Update joins a queue; when no batch is being
+// committed, the caller becomes the leader and runs every queued fn, in
+// order, in one bbolt transaction, then commits once; Updates that arrive
+// meanwhile queue for the next batch, whose leader is handed over when the
+// current commit ends. There is no timer (unlike bbolt's DB.Batch, which
+// waits up to 10 ms to fill a batch): a lone Update commits at once, and
+// batches grow exactly as long as the fsyncs before them take. Every Update
+// returns only after the commit that holds its writes is durable.
 //
 // When one fn of a batch fails (an error, a done context, a panic), the
 // transaction rolls back, the others are retried as a smaller batch, and
@@ -41,7 +40,7 @@
 //
 // A function run in steps (UpdateSteps, storage.Step) is a member of a
 // batch like any other, but while its caller works between two steps the
-// committer runs the batch's other functions, and the steps that became ready
+// leader runs the batch's other functions, and the steps that became ready
 // meanwhile, instead of waiting; it waits for the last steps only once the
 // rest of the batch has run, and then commits. A keyed call (package
 // idempotency) holds its transaction from its first write until its answer
@@ -118,15 +117,11 @@ type Store struct {
 	file   fs.FileInfo // the file as opened, for Probe
 	closed atomic.Bool
 
-	// Group commit: Updates wait in pending; the committer goroutine
-	// commits them all in one transaction. See commitLoop.
-	mu       sync.Mutex
-	pending  []*call
-	busy     bool          // the committer is taking or committing batches
-	stopping bool          // Close asked the committer to finish
-	stopped  bool          // the committer has returned: Updates are refused
-	wake     chan struct{} // an idle committer waits here (buffered, 1)
-	done     chan struct{} // closed when the committer returns
+	// Group commit: Updates wait in pending; the one leader at a time
+	// commits them all in one transaction. See lead.
+	mu      sync.Mutex
+	pending []*call
+	leading bool
 }
 
 var (
@@ -154,9 +149,7 @@ func Open(path string, opts *Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("storage/bolt: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, file: fi, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	go s.commitLoop()
-	return s, nil
+	return &Store{db: db, path: path, file: fi}, nil
 }
 
 // boltOptions maps opts to bbolt's options.
@@ -240,7 +233,7 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 }
 
 // UpdateSteps is Update for a function run in steps (storage.Step): while
-// the caller works between two of its steps, the committer runs the
+// the caller works between two of its steps, the batch's leader runs the
 // other functions of the batch, and it commits once the last step of every
 // function has run.
 func (s *Store) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
@@ -252,22 +245,24 @@ func (s *Store) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage
 	}
 	c := &call{ctx: ctx, first: first, done: make(chan outcome, 1)}
 	s.mu.Lock()
-	if s.stopped {
-		s.mu.Unlock()
-		return storage.ErrClosed
-	}
 	s.pending = append(s.pending, c)
-	idle := !s.busy
-	s.busy = true
+	leader := !s.leading
+	s.leading = true
 	s.mu.Unlock()
-	if idle {
-		s.wake <- struct{}{} // cannot block: only an idle committer empties it
+	for {
+		if leader {
+			s.lead()
+		}
+		o := <-c.done
+		switch {
+		case o.lead:
+			leader = true // a previous leader handed the next batch to this call
+			continue
+		case o.solo:
+			return s.updateSolo(ctx, first)
+		}
+		return o.err
 	}
-	o := <-c.done
-	if o.solo {
-		return s.updateSolo(ctx, first)
-	}
-	return o.err
 }
 
 // call is one Update waiting to be committed.
@@ -277,60 +272,36 @@ type call struct {
 	done  chan outcome
 
 	// The call's state in the batch that runs it.
-	t        *tx          // its transaction, valid until its last step ran
-	step     storage.Step // what remains of it
-	answered bool         // done has its outcome
+	t    *tx          // its transaction, valid until its last step ran
+	step storage.Step // what remains of it
 }
 
 // outcome is what a batch tells a waiting call.
 type outcome struct {
-	err  error // the result, unless solo
+	err  error // the result, unless solo or lead
 	solo bool  // fn failed inside a batch: run it alone, to return its own error
+	lead bool  // run the next batch
 }
 
-// commitLoop is the committer: one goroutine per store that commits every
-// pending call in one bbolt transaction, then the calls that arrived
-// meanwhile, until none is pending; then it waits for the next. It runs
-// the functions of the calls, not their callers: a caller whose call is
-// committed goes on at once, and the next batch starts as soon as the
-// commit before it ends, without waiting for a waiting goroutine to be
-// scheduled (on a busy machine that wait was as long as the commit).
-func (s *Store) commitLoop() {
-	defer close(s.done)
-	for {
+// lead commits every pending call in one bbolt transaction, then hands the
+// leadership to a call that arrived meanwhile, if any. The leader's own call
+// is always in the batch it takes: it was pending when it became leader,
+// and only leaders take pending calls.
+func (s *Store) lead() {
+	s.mu.Lock()
+	calls := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	// Handed over even if bbolt panics, so later Updates never wait for
+	// a leader that is gone.
+	defer func() {
 		s.mu.Lock()
-		calls := s.pending
-		s.pending = nil
-		if len(calls) == 0 {
-			s.busy = false
-			if s.stopping {
-				s.stopped = true
-				s.mu.Unlock()
-				return
-			}
-			s.mu.Unlock()
-			<-s.wake
-			continue
+		if len(s.pending) > 0 {
+			s.pending[0].done <- outcome{lead: true}
+		} else {
+			s.leading = false
 		}
 		s.mu.Unlock()
-		s.commitSafely(calls)
-	}
-}
-
-// commitSafely is commitBatch for the committer, which must outlive a
-// panic of bbolt's: the functions' own panics are recovered where they
-// run (runStep), so one here comes from the commit; the calls that were
-// not answered yet get it as an error, and bbolt has rolled back.
-func (s *Store) commitSafely(calls []*call) {
-	defer func() {
-		if r := recover(); r != nil {
-			err := deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: commit panicked: %v", r)
-			for _, c := range calls {
-				if !c.answered {
-					c.done <- outcome{err: err}
-				}
-			}
-		}
 	}()
 	s.commitBatch(calls)
 }
@@ -382,14 +353,12 @@ func (s *Store) commitBatch(calls []*call) {
 			return nil
 		})
 		if failed >= 0 {
-			calls[failed].answered = true
 			calls[failed].done <- outcome{solo: true}
 			calls = append(calls[:failed:failed], calls[failed+1:]...)
 			continue
 		}
 		err = updateError(err, began, began)
 		for _, c := range calls {
-			c.answered = true
 			c.done <- outcome{err: err}
 		}
 		return
@@ -509,17 +478,6 @@ func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	// The committer commits what is pending, then stops; Updates that
-	// come later are refused.
-	s.mu.Lock()
-	s.stopping = true
-	idle := !s.busy
-	s.busy = true
-	s.mu.Unlock()
-	if idle {
-		s.wake <- struct{}{}
-	}
-	<-s.done
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("storage/bolt: close %s: %w", s.path, err)
 	}
