@@ -321,18 +321,8 @@ func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *recor
 	if err := s.refresh(ctx, engine, rec); err != nil {
 		return err
 	}
-	// Encoded before the transaction: on a store with one writer, the
-	// functions of concurrent Updates run one after another.
-	stored, err := sessions.Encode(*rec)
-	if err != nil {
-		return err
-	}
-	token, err := tokens.Encode(tokenRecord{Site: rec.Site, SessionID: rec.ID})
-	if err != nil {
-		return err
-	}
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := sessions.PutEncoded(tx, storage.Key(rec.Site, rec.ID), stored, storage.MustNotExist()); err != nil {
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		if _, err := sessions.Put(tx, storage.Key(rec.Site, rec.ID), *rec, storage.MustNotExist()); err != nil {
 			return err
 		}
 		if err := expiry.Move(tx, storage.Key(rec.Site, rec.ID), retention.Entry{}, rec.expiryEntry()); err != nil {
@@ -343,7 +333,7 @@ func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *recor
 				return err
 			}
 		}
-		if _, err := tokens.PutEncoded(tx, rec.WidgetToken, token, storage.MustNotExist()); err != nil {
+		if _, err := tokens.Put(tx, rec.WidgetToken, tokenRecord{Site: rec.Site, SessionID: rec.ID}, storage.MustNotExist()); err != nil {
 			return err
 		}
 		return nil

@@ -201,15 +201,9 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 		ReturnsPromise: c.promise,
 	}
 	rec := newRecord(sess, c.inputs)
-	// Encoded before the transaction: on a store with one writer, the
-	// functions of concurrent Updates run one after another.
-	stored, err := sessions.Encode(rec)
-	if err != nil {
-		return nil, err
-	}
 	var version uint64
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		version, err = sessions.PutEncoded(tx, storage.Key(site, id), stored, storage.MustNotExist())
+		version, err = sessions.Put(tx, storage.Key(site, id), rec, storage.MustNotExist())
 		if err != nil {
 			return err
 		}

@@ -53,33 +53,6 @@ func (c Collection[T]) Put(tx Tx, key string, v T, cond Condition) (uint64, erro
 	return rec.Version, nil
 }
 
-// Encoded is a value of type T encoded as Put would store it, made by
-// Collection.Encode for PutEncoded.
-type Encoded[T any] struct{ b []byte }
-
-// Encode encodes v as Put would. A store may run the functions of
-// concurrent Updates one after another (the bolt store's group commit
-// does, in one goroutine): a value encoded before Update, and stored with
-// PutEncoded, is encoded side by side with the other callers' work instead
-// of in the writer's turn. The result may be stored more than once (an
-// Update's function may run again): Tx.Put keeps no reference to it.
-func (c Collection[T]) Encode(v T) (Encoded[T], error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return Encoded[T]{}, fmt.Errorf("storage: encode %s: %w", c.Name, err)
-	}
-	return Encoded[T]{b}, nil
-}
-
-// PutEncoded is Put for a value Encode made.
-func (c Collection[T]) PutEncoded(tx Tx, key string, e Encoded[T], cond Condition) (uint64, error) {
-	rec, err := tx.Put(c.Name, key, e.b, cond)
-	if err != nil {
-		return 0, err
-	}
-	return rec.Version, nil
-}
-
 // Delete removes the record at key under cond.
 func (c Collection[T]) Delete(tx Tx, key string, cond Condition) error {
 	return tx.Delete(c.Name, key, cond)

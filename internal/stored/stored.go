@@ -54,18 +54,6 @@ func (c Collection[V, R]) Put(tx storage.Tx, key string, v V, cond storage.Condi
 	return c.records().Put(tx, key, c.Record(&v), cond)
 }
 
-// Encode encodes v's record, for PutEncoded (storage.Collection.Encode
-// says when that is worth it).
-func (c Collection[V, R]) Encode(v V) (storage.Encoded[R], error) {
-	return c.records().Encode(c.Record(&v))
-}
-
-// PutEncoded stores a record Encode made at key under cond and returns
-// the new version.
-func (c Collection[V, R]) PutEncoded(tx storage.Tx, key string, e storage.Encoded[R], cond storage.Condition) (uint64, error) {
-	return c.records().PutEncoded(tx, key, e, cond)
-}
-
 // Delete removes the record at key under cond.
 func (c Collection[V, R]) Delete(tx storage.Tx, key string, cond storage.Condition) error {
 	return tx.Delete(c.Name, key, cond)

@@ -126,32 +126,3 @@ func TestSliceAndPtrKeepNil(t *testing.T) {
 		t.Errorf("Ptr(3) = %v, want 6", got)
 	}
 }
-
-// TestEncode: Encode and PutEncoded store v's record, as Put does.
-func TestEncode(t *testing.T) {
-	store := memory.New()
-	t.Cleanup(func() { store.Close() })
-	e, err := coll.Encode(value{Count: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var version uint64
-	if err := store.Update(t.Context(), func(tx storage.Tx) error {
-		version, err = coll.PutEncoded(tx, "a", e, storage.MustNotExist())
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.View(t.Context(), func(tx storage.Tx) error {
-		raw, err := tx.Get(coll.Name, "a")
-		if err != nil {
-			return err
-		}
-		if got, want := string(raw.Value), `{"schema":2,"count":7}`; got != want || raw.Version != version {
-			t.Errorf("stored %s version %d, want %s version %d", got, raw.Version, want, version)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-}
