@@ -569,11 +569,14 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 	if err := b.Put(k, stored); err != nil {
 		return storage.Record{}, deliverykit.Errorf(deliverykit.KindInternal, "storage/bolt: put %q in %q: %w", key, coll, err)
 	}
-	// The caller owns the returned value; it must not alias stored, which
-	// bbolt reads at commit.
-	out := make([]byte, len(val))
-	copy(out, val)
-	return storage.Record{Key: key, Value: out, Version: version}, nil
+	// The returned value is val itself, which the caller owns already (as
+	// the memory store does): a copy would cost an allocation per write
+	// that Collection.Put, which wants only the version, throws away. It
+	// must not alias stored, which bbolt reads at commit.
+	if val == nil {
+		val = []byte{}
+	}
+	return storage.Record{Key: key, Value: val, Version: version}, nil
 }
 
 func (t *tx) Delete(coll, key string, cond storage.Condition) error {

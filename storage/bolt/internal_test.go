@@ -88,3 +88,52 @@ func TestCorruptValues(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Put returns the caller's own value, not a copy, and stores a copy of
+// its own: the caller may reuse its buffer at once, within the
+// transaction, without changing what commits.
+func TestPutKeepsItsOwnCopy(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "store.db"), &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	if err := s.Update(ctx, func(tx storage.Tx) error {
+		val := []byte("first")
+		rec, err := tx.Put("c", "k", val, storage.MustNotExist())
+		if err != nil {
+			return err
+		}
+		if &rec.Value[0] != &val[0] {
+			t.Error("Put returned a copy of the value; want the caller's slice")
+		}
+		copy(val, "XXXXX")
+		got, err := tx.Get("c", "k")
+		if err != nil {
+			return err
+		}
+		if string(got.Value) != "first" {
+			t.Errorf("within the transaction, Get = %q after the caller reused its buffer; want %q", got.Value, "first")
+		}
+		rec, err = tx.Put("c", "empty", nil, storage.MustNotExist())
+		if err == nil && rec.Value == nil {
+			t.Error("Put of a nil value returned a nil Value; want an empty one")
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.View(ctx, func(tx storage.Tx) error {
+		got, err := tx.Get("c", "k")
+		if err != nil {
+			return err
+		}
+		if string(got.Value) != "first" {
+			t.Errorf("committed value %q; want %q", got.Value, "first")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
