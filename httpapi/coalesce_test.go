@@ -304,3 +304,44 @@ func TestListenerCloseEndsBlockedWrite(t *testing.T) {
 		}
 	}
 }
+
+// A request on a held connection ends with a yield (requestDone with
+// held set); one on a connection served without Listener does not.
+func TestListenerRequestDoneYieldsWhenHeld(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	ended := make(chan bool, 8)
+	s.requestDone = func(held bool) { ended <- held }
+	for _, held := range []bool{true, false} {
+		t.Run(fmt.Sprintf("held=%v", held), func(t *testing.T) {
+			h := s.middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, http.StatusOK, bigAnswer{Text: "x"})
+			}))
+			addr, _ := serveCounted(t, h, held)
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			br := bufio.NewReader(conn)
+			var got []bool
+			for range 3 {
+				fmt.Fprintf(conn, "GET /x HTTP/1.1\r\nHost: test\r\n\r\n")
+				res, err := http.ReadResponse(br, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				select {
+				case h := <-ended:
+					got = append(got, h)
+				case <-time.After(10 * time.Second):
+					t.Fatal("the request did not end")
+				}
+			}
+			if diff := cmp.Diff([]bool{held, held, held}, got); diff != "" {
+				t.Errorf("requestDone's held (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -189,6 +189,9 @@ type server struct {
 	testSites *testmode.Service
 	routes    []string     // "METHOD pattern" of every route, for tests
 	handler   http.Handler // mux behind the middleware
+	// requestDone ends every request (requestDone, middleware.go); a
+	// field so that a test can watch it.
+	requestDone func(held bool)
 }
 
 // New returns the handler serving every area whose service is set in opts,
@@ -199,18 +202,19 @@ func New(opts Options) http.Handler {
 
 func newServer(opts Options) *server {
 	s := &server{
-		keys:      opts.Keys,
-		log:       opts.Logger,
-		maxBody:   opts.MaxBodyBytes,
-		clock:     opts.Clock,
-		health:    opts.Health,
-		ready:     opts.Ready,
-		version:   opts.Version,
-		limits:    newLimiters(opts.RateLimits),
-		mux:       http.NewServeMux(),
-		metrics:   opts.Metrics,
-		idem:      opts.Idempotency,
-		testSites: opts.TestSites,
+		requestDone: requestDone,
+		keys:        opts.Keys,
+		log:         opts.Logger,
+		maxBody:     opts.MaxBodyBytes,
+		clock:       opts.Clock,
+		health:      opts.Health,
+		ready:       opts.Ready,
+		version:     opts.Version,
+		limits:      newLimiters(opts.RateLimits),
+		mux:         http.NewServeMux(),
+		metrics:     opts.Metrics,
+		idem:        opts.Idempotency,
+		testSites:   opts.TestSites,
 	}
 	if s.keys == nil {
 		s.keys = &auth.Keyring{}

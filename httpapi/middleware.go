@@ -152,6 +152,19 @@ func (w *statusWriter) Flush() { w.FlushError() }
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// requestDone ends every request, its answer sent and logged; held
+// reports whether its connection was held. The answer of a held one left
+// in the handler, so the client's next request may already be waiting
+// when net/http reads again: this goroutine would serve it without
+// parking, and the next after it, ahead of the connections queued for the
+// processor until the scheduler preempts it, 10 ms later. It yields, so
+// that ready connections are served in turn (decision 0036).
+func requestDone(held bool) {
+	if held {
+		runtime.Gosched()
+	}
+}
+
 // middleware wraps every request: trace id, body limit, security headers,
 // panic recovery and the access log. Query strings and headers are not
 // logged: they may hold tokens, e-mail addresses and API keys; paths are
@@ -193,16 +206,7 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 			s.metrics.observe(info, r.Method, sw.status, time.Since(start))
-			if cc != nil {
-				// The answer left in the handler, so the client's next
-				// request may already be waiting when net/http reads
-				// again: this goroutine would serve it without parking,
-				// and the next after it, ahead of the connections queued
-				// for the processor until the scheduler preempts it, 10 ms
-				// later. Yielding here serves the ready connections in
-				// turn (decision 0036).
-				runtime.Gosched()
-			}
+			s.requestDone(cc != nil)
 		}()
 		next.ServeHTTP(sw, r)
 	})
