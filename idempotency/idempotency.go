@@ -151,10 +151,12 @@ type Keeper struct {
 	units     chan *unit // to an idle worker (work)
 }
 
-// Collections: the answers, and their retention index.
+// Collections: the answers, the bodies kept apart (record.Apart), and
+// the answers' retention index.
 const (
-	collKeys = "idempotency.keys"
-	classKey = "stored"
+	collKeys   = "idempotency.keys"
+	collBodies = "idempotency.bodies"
+	classKey   = "stored"
 )
 
 var expiry = retention.Index{Name: "idempotency.expiry"}
@@ -181,16 +183,36 @@ func (k *Keeper) Open(store storage.Store) { k.store = store }
 // record is a stored answer. It is stored as its head in JSON (the
 // answer's body left out), a newline, and the body as it is: an answer of
 // a few KiB is neither base64-encoded nor escaped on every keyed call.
+//
+// A body longer than inlineBody is stored apart (Apart), in collBodies
+// under the key of the answer's expiry entry, and the record holds only
+// the head. Answer keys are digests, spread all over the key order, while
+// the entry keys are in time order: on bolt, a record added among others
+// rewrites the page it lands on with its neighbours, so a body of a few
+// KiB kept with its digest costs its neighbour's bytes again at every
+// keyed call, and kept in time order it is appended to the pages written
+// last.
 type record struct {
 	Hash   string              `json:"hash"`
 	Status int                 `json:"status"`
 	Header map[string][]string `json:"header,omitempty"`
 	At     time.Time           `json:"at"`
+	Apart  bool                `json:"apart,omitempty"`
 	body   []byte
 }
 
+// inlineBody is the longest body kept in its record: errors and small
+// answers, for which a second record would cost more than it saves.
+const inlineBody = 512
+
 func newRecord(hash string, a Answer, at time.Time) record {
-	return record{Hash: hash, Status: a.Status, Header: a.Header, At: at, body: a.Body}
+	return record{Hash: hash, Status: a.Status, Header: a.Header, At: at, Apart: len(a.Body) > inlineBody, body: a.Body}
+}
+
+// bodyKey is where the body of the answer at rk stored at at is kept
+// when it is apart: its expiry entry's key, in time order.
+func bodyKey(rk string, at time.Time) string {
+	return expiry.Key(retention.Entry{Class: classKey, At: at}, rk)
 }
 
 func (r record) answer() Answer { return Answer{Status: r.Status, Header: r.Header, Body: r.body} }
@@ -199,7 +221,11 @@ func (r record) answer() Answer { return Answer{Status: r.Status, Header: r.Head
 // encoding/json writes it (decodeRecord reads it with encoding/json): it is
 // on every keyed call's path, inside its unit.
 func (r record) encode() ([]byte, error) {
-	out := make([]byte, 0, 128+len(r.body)+64*len(r.Header))
+	inline := len(r.body)
+	if r.Apart {
+		inline = 0
+	}
+	out := make([]byte, 0, 144+inline+64*len(r.Header))
 	out = append(out, `{"hash":`...)
 	out = jsonwrite.String(out, r.Hash)
 	out = append(out, `,"status":`...)
@@ -234,6 +260,10 @@ func (r record) encode() ([]byte, error) {
 	}
 	out = append(out, `,"at":"`...)
 	out = r.At.AppendFormat(out, time.RFC3339Nano)
+	if r.Apart {
+		out = append(out, `","apart":true}`+"\n"...)
+		return out, nil
+	}
 	// json.Marshal escapes every newline inside strings, and so does
 	// jsonwrite.String: the first one ends the head.
 	out = append(out, "\"}\n"...)
@@ -491,6 +521,13 @@ func (k *Keeper) get(tx storage.Tx, rk string) (record, bool, error) {
 	if k.retention > 0 && !k.clock.Now().Before(rec.At.Add(k.retention)) {
 		return record{At: rec.At}, false, nil
 	}
+	if rec.Apart {
+		b, err := tx.Get(collBodies, bodyKey(rk, rec.At))
+		if err != nil {
+			return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
+		}
+		rec.body = b.Value
+	}
 	return rec, true, nil
 }
 
@@ -504,9 +541,18 @@ func (k *Keeper) put(tx storage.Tx, rk string, rec record, old time.Time) error 
 	var oldEntry retention.Entry
 	if !old.IsZero() {
 		cond, oldEntry = storage.AnyVersion, retention.Entry{Class: classKey, At: old}
+		// The expired answer's body, if it was apart.
+		if err := tx.Delete(collBodies, bodyKey(rk, old), storage.AnyVersion); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.Put(collKeys, rk, b, cond); err != nil {
 		return err
+	}
+	if rec.Apart {
+		if _, err := tx.Put(collBodies, bodyKey(rk, rec.At), rec.body, storage.AnyVersion); err != nil {
+			return err
+		}
 	}
 	return expiry.Move(tx, rk, oldEntry, rec.entry())
 }
@@ -547,6 +593,11 @@ func (k *Keeper) Sweep(ctx context.Context, now time.Time, limit int) (int, erro
 		}
 		if !rec.entry().Same(e) {
 			return false, nil
+		}
+		if rec.Apart {
+			if err := tx.Delete(collBodies, bodyKey(rk, rec.At), storage.AnyVersion); err != nil {
+				return false, err
+			}
 		}
 		return true, tx.Delete(collKeys, rk, storage.VersionIs(r.Version))
 	})

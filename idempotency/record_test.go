@@ -1,9 +1,14 @@
 package idempotency
 
 import (
+	"bytes"
+	"context"
 	"testing"
 	"time"
 
+	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -31,5 +36,60 @@ func TestRecordRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(r, got, cmp.AllowUnexported(record{}), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("round trip of %q (-want +got):\n%s", b, diff)
 		}
+	}
+}
+
+// TestRecordApart: a record whose body is stored apart keeps only its head.
+func TestRecordApart(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	r := newRecord("h", Answer{Status: 201, Body: make([]byte, inlineBody+1)}, at)
+	if !r.Apart {
+		t.Fatalf("a body of %d bytes is not apart", inlineBody+1)
+	}
+	b, err := r.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r
+	want.body = nil
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(record{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("decoded %q (-want +got):\n%s", b, diff)
+	}
+	if small := newRecord("h", Answer{Status: 201, Body: make([]byte, inlineBody)}, at); small.Apart {
+		t.Errorf("a body of %d bytes is apart", inlineBody)
+	}
+}
+
+// TestLargeInlineRecordOfEarlierBuild: an answer stored by an earlier
+// build, with its large body in its record, is still replayed.
+func TestLargeInlineRecordOfEarlierBuild(t *testing.T) {
+	store := memory.New()
+	clock := deliverykit.NewManualClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	k := New(Options{Clock: clock})
+	k.Open(store)
+	body := bytes.Repeat([]byte("{}\n"), 1000)
+	req := Request{Site: "s", Operation: "POST /things", Body: []byte(`{}`)}
+	old := record{Hash: Hash(req.Operation, req.Body), Status: 201, At: clock.Now(), body: body}
+	b, err := old.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.Update(t.Context(), func(tx storage.Tx) error {
+		_, err := tx.Put(collKeys, recordKey("s", req.Operation, "k"), b, storage.MustNotExist())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, replayed, err := k.Do(t.Context(), "k", req, func(context.Context) (Answer, error) {
+		t.Error("the call ran")
+		return Answer{}, nil
+	})
+	if err != nil || !replayed || !bytes.Equal(a.Body, body) {
+		t.Errorf("Do: replayed %v, %d bytes, %v; want the stored %d bytes", replayed, len(a.Body), err, len(body))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +40,7 @@ func Run(t *testing.T, newStores NewStores) {
 		{"RunError", testRunError},
 		{"LazyUnit", testLazyUnit},
 		{"NoWrite", testNoWrite},
+		{"LargeAnswer", testLargeAnswer},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores) })
 	}
@@ -541,3 +543,72 @@ func testNoWrite(t *testing.T, newStores NewStores) {
 		t.Errorf("ran %d times, want 1", runs)
 	}
 }
+
+// testLargeAnswer: an answer of several KiB (a session with its
+// options; the keeper stores such a body apart from its key's record) is
+// replayed byte for byte, from a call that wrote and from one that did
+// not; a key renewed after the retention replays its new answer; and
+// once swept, nothing of either answer is left in the store.
+func testLargeAnswer(t *testing.T, newStores NewStores) {
+	a, b := newStores(t)
+	clock := deliverykit.NewManualClock(start)
+	s, other := newServer(a, clock), newServer(b, clock)
+	large := func(name string, write bool) func(context.Context) (idempotency.Answer, error) {
+		return func(ctx context.Context) (idempotency.Answer, error) {
+			id := name
+			if write {
+				var err error
+				if id, err = s.effect(ctx, name); err != nil {
+					return idempotency.Answer{}, err
+				}
+			}
+			// Every byte value, and a newline, which ends a stored head.
+			body := fmt.Appendf(nil, "{\"id\":%q}\n", id)
+			for i := range 5000 {
+				body = append(body, byte(i*7))
+			}
+			return idempotency.Answer{Status: http.StatusCreated, Header: map[string][]string{"Content-Type": {"application/json"}}, Body: body}, nil
+		}
+	}
+	first := do(t, s, "k", req("site-1", `{}`), large("x", true))
+	noWrite := do(t, s, "read", req("site-1", `{}`), large("y", false))
+	if first.Err != "" || noWrite.Err != "" {
+		t.Fatalf("first calls: %+v, %+v", first, noWrite)
+	}
+	for name, want := range map[string]result{"k": first, "read": noWrite} {
+		want.Replayed = true
+		// On a shared backend, from the other server.
+		if got := do(t, other, name, req("site-1", `{}`), large("z", true)); !cmp.Equal(want, got) {
+			t.Errorf("replay of %q: got %d bytes %q…, want %d bytes %q…", name, len(got.Answer.Body), head(got.Answer.Body), len(want.Answer.Body), head(want.Answer.Body))
+		}
+	}
+	clock.Advance(idempotency.DefaultRetention)
+	renewed := do(t, s, "k", req("site-1", `{}`), large("x", true))
+	if renewed.Replayed || !strings.HasPrefix(string(renewed.Answer.Body), `{"id":"x-2"}`) {
+		t.Errorf("renewed key: %+v, want a new run", head(renewed.Answer.Body))
+	}
+	want := renewed
+	want.Replayed = true
+	if got := do(t, s, "k", req("site-1", `{}`), large("x", true)); !cmp.Equal(want, got) {
+		t.Errorf("replay of the renewed key: got %q…", head(got.Answer.Body))
+	}
+	if n, err := s.k.Sweep(t.Context(), clock.Now().Add(idempotency.DefaultRetention), 0); err != nil || n != 2 {
+		t.Errorf("sweep: %d, %v; want 2", n, err)
+	}
+	for _, coll := range []string{"idempotency.keys", "idempotency.bodies", "idempotency.expiry"} {
+		err := a.View(t.Context(), func(tx storage.Tx) error {
+			for r, err := range tx.Scan(coll, storage.Range{}) {
+				if err != nil {
+					return err
+				}
+				t.Errorf("left after the sweep in %s: %q", coll, r.Key)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func head(b []byte) []byte { return b[:min(len(b), 16)] }
