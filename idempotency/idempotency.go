@@ -151,12 +151,11 @@ type Keeper struct {
 	units     chan *unit // to an idle worker (work)
 }
 
-// Collections: the answers, the bodies kept apart (record.Apart), and
-// the answers' retention index.
+// Collections: the answers, and their retention index (which holds the
+// bodies kept apart, record.Apart).
 const (
-	collKeys   = "idempotency.keys"
-	collBodies = "idempotency.bodies"
-	classKey   = "stored"
+	collKeys = "idempotency.keys"
+	classKey = "stored"
 )
 
 var expiry = retention.Index{Name: "idempotency.expiry"}
@@ -184,14 +183,14 @@ func (k *Keeper) Open(store storage.Store) { k.store = store }
 // answer's body left out), a newline, and the body as it is: an answer of
 // a few KiB is neither base64-encoded nor escaped on every keyed call.
 //
-// A body longer than inlineBody is stored apart (Apart), in collBodies
-// under the key of the answer's expiry entry, and the record holds only
-// the head. Answer keys are digests, spread all over the key order, while
-// the entry keys are in time order: on bolt, a record added among others
+// A body longer than inlineBody is stored apart (Apart), as the value of
+// the answer's entry in the expiry index, and the record holds only the
+// head. Answer keys are digests, spread all over the key order, while the
+// entry keys are in time order: on bolt, a record added among others
 // rewrites the page it lands on with its neighbours, so a body of a few
-// KiB kept with its digest costs its neighbour's bytes again at every
-// keyed call, and kept in time order it is appended to the pages written
-// last.
+// KiB kept with its digest costs its neighbours' bytes again at every
+// keyed call, while kept in time order it is appended to the pages
+// written last. The entry is written anyway, and goes with the sweep.
 type record struct {
 	Hash   string              `json:"hash"`
 	Status int                 `json:"status"`
@@ -209,9 +208,9 @@ func newRecord(hash string, a Answer, at time.Time) record {
 	return record{Hash: hash, Status: a.Status, Header: a.Header, At: at, Apart: len(a.Body) > inlineBody, body: a.Body}
 }
 
-// bodyKey is where the body of the answer at rk stored at at is kept
-// when it is apart: its expiry entry's key, in time order.
-func bodyKey(rk string, at time.Time) string {
+// entryKey is the key of the expiry entry of the answer at rk stored at
+// at, which holds its body when it is apart.
+func entryKey(rk string, at time.Time) string {
 	return expiry.Key(retention.Entry{Class: classKey, At: at}, rk)
 }
 
@@ -522,7 +521,7 @@ func (k *Keeper) get(tx storage.Tx, rk string) (record, bool, error) {
 		return record{At: rec.At}, false, nil
 	}
 	if rec.Apart {
-		b, err := tx.Get(collBodies, bodyKey(rk, rec.At))
+		b, err := tx.Get(expiry.Name, entryKey(rk, rec.At))
 		if err != nil {
 			return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
 		}
@@ -541,20 +540,18 @@ func (k *Keeper) put(tx storage.Tx, rk string, rec record, old time.Time) error 
 	var oldEntry retention.Entry
 	if !old.IsZero() {
 		cond, oldEntry = storage.AnyVersion, retention.Entry{Class: classKey, At: old}
-		// The expired answer's body, if it was apart.
-		if err := tx.Delete(collBodies, bodyKey(rk, old), storage.AnyVersion); err != nil {
-			return err
-		}
 	}
 	if _, err := tx.Put(collKeys, rk, b, cond); err != nil {
 		return err
 	}
-	if rec.Apart {
-		if _, err := tx.Put(collBodies, bodyKey(rk, rec.At), rec.body, storage.AnyVersion); err != nil {
-			return err
-		}
+	if !rec.Apart {
+		return expiry.Move(tx, rk, oldEntry, rec.entry())
 	}
-	return expiry.Move(tx, rk, oldEntry, rec.entry())
+	if err := expiry.Remove(tx, rk, oldEntry); err != nil {
+		return err
+	}
+	_, err = tx.Put(expiry.Name, entryKey(rk, rec.At), rec.body, storage.AnyVersion)
+	return err
 }
 
 func (k *Keeper) enter(rk string) bool {
@@ -593,11 +590,6 @@ func (k *Keeper) Sweep(ctx context.Context, now time.Time, limit int) (int, erro
 		}
 		if !rec.entry().Same(e) {
 			return false, nil
-		}
-		if rec.Apart {
-			if err := tx.Delete(collBodies, bodyKey(rk, rec.At), storage.AnyVersion); err != nil {
-				return false, err
-			}
 		}
 		return true, tx.Delete(collKeys, rk, storage.VersionIs(r.Version))
 	})
