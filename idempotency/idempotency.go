@@ -536,7 +536,11 @@ func (k *Keeper) put(tx storage.Tx, rk string, rec record, old time.Time) error 
 	if err != nil {
 		return deliverykit.Errorf(deliverykit.KindInternal, "idempotency: storing answer: %w", err)
 	}
-	cond := storage.MustNotExist()
+	// The key was looked up in this transaction and is free: on
+	// PostgreSQL the check waits for the commit instead of a round trip
+	// of its own, and a key another server took meanwhile runs the
+	// transaction again, which then finds that server's answer.
+	cond := storage.FreshKey()
 	var oldEntry retention.Entry
 	if !old.IsZero() {
 		cond, oldEntry = storage.AnyVersion, retention.Entry{Class: classKey, At: old}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/deliverykit/deliverykit/idempotency"
 	"github.com/deliverykit/deliverykit/internal/pgtest"
 	"github.com/deliverykit/deliverykit/storage"
 )
@@ -373,5 +374,44 @@ func TestTakenKeyBeforeScan(t *testing.T) {
 		return err
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKeyedRoundTrips: a keyed create (package idempotency) costs the
+// look for a stored answer (a View: its SELECT, then its ROLLBACK) and the
+// create's own round trips with the key's lookup travelling with its
+// BEGIN: the answer's record and expiry entry travel with the COMMIT.
+func TestKeyedRoundTrips(t *testing.T) {
+	s, rt := openCounted(t)
+	k := idempotency.New(idempotency.Options{})
+	k.Open(s)
+	area := k.Store(s)
+	var n int
+	create := func(ctx context.Context) (idempotency.Answer, error) {
+		n++
+		id := fmt.Sprintf("r-%d", n)
+		err := area.Update(ctx, func(tx storage.Tx) error {
+			if _, err := tx.Put("records", id, []byte("v"), storage.MustNotExist()); err != nil {
+				return err
+			}
+			_, err := tx.Put("index", id, []byte("v"), storage.AnyVersion)
+			return err
+		})
+		return idempotency.Answer{Status: 201, Body: []byte(`{"id":"` + id + `"}`)}, err
+	}
+	req := idempotency.Request{Site: "s", Operation: "POST /records", Body: []byte(`{}`)}
+	var got int64
+	for i := range 2 { // the second, with every statement prepared
+		before := rt.n.Load()
+		if _, replayed, err := k.Do(t.Context(), fmt.Sprint("key-", i), req, create); err != nil || replayed {
+			t.Fatalf("Do: replayed %v, %v", replayed, err)
+		}
+		got = rt.n.Load() - before
+	}
+	// View: BEGIN and SELECT, ROLLBACK. Update: BEGIN and the key's
+	// SELECT, the record's INSERT, the COMMIT with the index, the
+	// answer and its entry.
+	if got != 5 {
+		t.Errorf("round trips of a keyed create: %d, want 5", got)
 	}
 }
