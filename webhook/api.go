@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -190,11 +191,7 @@ func (s *Service) Deliveries(ctx context.Context, site, id string, q DeliveriesQ
 	if q.Limit < 0 {
 		return DeliveryPage{}, deliverykit.InvalidField("limit", "gte", "must not be negative")
 	}
-	limit := q.Limit
-	if limit == 0 {
-		limit = DefaultPageSize
-	}
-	limit = min(limit, MaxPageSize)
+	limit := min(cmp.Or(q.Limit, DefaultPageSize), MaxPageSize)
 	if len(q.Before) > maxIDBytes || strings.Contains(q.Before, storage.KeySep) {
 		return DeliveryPage{}, errBefore
 	}
