@@ -1,9 +1,11 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -97,12 +99,8 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.PickupReminder == nil {
 		opts.PickupReminder = func(string) time.Duration { return DefaultPickupReminderDelay }
 	}
-	if opts.Clock == nil {
-		opts.Clock = deliverykit.SystemClock{}
-	}
-	if opts.IDs == nil {
-		opts.IDs = deliverykit.RandomIDs{}
-	}
+	opts.Clock = cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{})
+	opts.IDs = cmp.Or[deliverykit.IDSource](opts.IDs, deliverykit.RandomIDs{})
 	return &Service{store: store, opts: opts}, nil
 }
 
@@ -184,9 +182,6 @@ type parcelState struct {
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// dueTime is the time part of an index key.
-func dueTime(t time.Time) string { return queue.TimeKey(t) }
-
 func dueKey(r *record) string { return queue.Key(r.NextAttempt, r.Site, r.ID) }
 
 // sends is the queue of open notifications: an entry in due at their next
@@ -238,14 +233,7 @@ func recipient(c Channel, ev *Event) (string, bool) {
 	return "", true
 }
 
-func (s *Service) channels() []Channel {
-	cs := make([]Channel, 0, len(s.opts.Senders))
-	for c := range s.opts.Senders {
-		cs = append(cs, c)
-	}
-	slices.Sort(cs)
-	return cs
-}
+func (s *Service) channels() []Channel { return slices.Sorted(maps.Keys(s.opts.Senders)) }
 
 // Observe applies the rules to a parcel event: it cancels what the event
 // makes pointless and schedules the notifications it calls for, PENDING
@@ -332,7 +320,7 @@ func (s *Service) store1(tx storage.Tx, ev *Event, recs []record) error {
 	}
 	for i := range recs {
 		r := recs[i]
-		dk := storage.Key(r.Site, r.ExternalID, r.TrackingNumber, string(r.Name), string(r.Channel), dueTime(ev.Time))
+		dk := storage.Key(r.Site, r.ExternalID, r.TrackingNumber, string(r.Name), string(r.Channel), queue.TimeKey(ev.Time))
 		if _, err := dedup.Get(tx, dk); err == nil {
 			continue
 		} else if !errors.Is(err, storage.ErrNotFound) {

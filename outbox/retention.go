@@ -52,17 +52,11 @@ func (d *Dispatcher) backfill(ctx context.Context) error {
 // deleteDead deletes the dead event at key found by its entry e, unless it
 // was retried since.
 func deleteDead(tx storage.Tx, key string, e retention.Entry) (bool, error) {
-	it, err := events.Get(tx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
+	it, ok, err := retention.Current(tx, events, key, e, func(r record) retention.Entry { return deadEntry(&r) })
+	if !ok {
 		return false, err
 	}
 	r := it.Value
-	if !deadEntry(&r).Same(e) {
-		return false, nil
-	}
 	if err := dead.Delete(tx, storage.Key(r.Event.Site, storage.Uint64Key(r.Seq)), storage.AnyVersion); err != nil {
 		return false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -117,11 +118,7 @@ func (s *Service) target(site, id string) (*target, error) {
 
 // Endpoints lists the site's endpoints in id order.
 func (s *Service) Endpoints(ctx context.Context, site string) ([]EndpointView, error) {
-	ids := make([]string, 0, len(s.endpoints[site]))
-	for id := range s.endpoints[site] {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := slices.Sorted(maps.Keys(s.endpoints[site]))
 	out := make([]EndpointView, 0, len(ids))
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		out = out[:0]

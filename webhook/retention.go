@@ -75,17 +75,11 @@ func (s *Service) backfill(ctx context.Context) error {
 // latest delivery, the event's entry (an older one leaves it to the
 // newer).
 func deleteDelivery(tx storage.Tx, key string, e retention.Entry) (bool, error) {
-	it, err := deliveries.Get(tx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
+	it, ok, err := retention.Current(tx, deliveries, key, e, settledEntry)
+	if !ok {
 		return false, err
 	}
 	r := it.Value
-	if !settledEntry(r).Same(e) {
-		return false, nil
-	}
 	if err := deliveries.Delete(tx, key, storage.AnyVersion); err != nil {
 		return false, err
 	}

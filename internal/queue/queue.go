@@ -276,11 +276,7 @@ func (q *Queue[R, V]) Save(tx storage.Tx, r *R, cond storage.Condition) (uint64,
 // Move sets r's next attempt to at, moving its index entry, and stores r
 // under cond.
 func (q *Queue[R, V]) Move(tx storage.Tx, r *R, at time.Time, cond storage.Condition) (uint64, error) {
-	return q.move(tx, r, q.Slot(r), at, cond)
-}
-
-// move is Move with r's slot s.
-func (q *Queue[R, V]) move(tx storage.Tx, r *R, s Slot[V], at time.Time, cond storage.Condition) (uint64, error) {
+	s := q.Slot(r)
 	if err := q.Index.Delete(tx, *s.Next, s.ID); err != nil {
 		return 0, err
 	}
@@ -316,7 +312,7 @@ func (q *Queue[R, V]) Claim(tx storage.Tx, key string, now time.Time, check func
 			return claimed, 0, false, err
 		}
 	}
-	version, err = q.move(tx, &r, s, now.Add(q.Policy.Lease), storage.VersionIs(it.Version))
+	version, err = q.Move(tx, &r, now.Add(q.Policy.Lease), storage.VersionIs(it.Version))
 	if err != nil {
 		return claimed, 0, false, err
 	}
