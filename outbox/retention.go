@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -60,12 +59,7 @@ func deleteDead(tx storage.Tx, key string, e retention.Entry) (bool, error) {
 	if err := dead.Delete(tx, storage.Key(r.Event.Site, storage.Uint64Key(r.Seq)), storage.AnyVersion); err != nil {
 		return false, err
 	}
-	idKey := storage.Key(r.Event.Site, r.Event.ID)
-	if seq, err := ids.Get(tx, idKey); err == nil && seq.Value == r.Seq {
-		if err := ids.Delete(tx, idKey, storage.AnyVersion); err != nil {
-			return false, err
-		}
-	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
+	if err := ids.DeleteIf(tx, storage.Key(r.Event.Site, r.Event.ID), func(seq uint64) bool { return seq == r.Seq }); err != nil {
 		return false, err
 	}
 	if err := forgetApplied(tx, &r); err != nil {

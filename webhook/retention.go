@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -88,16 +87,6 @@ func deleteDelivery(tx storage.Tx, key string, e retention.Entry) (bool, error) 
 			return false, err
 		}
 	}
-	ek := storage.Key(r.Site, r.Endpoint, r.EventID)
-	latest, err := byEvent.Get(tx, ek)
-	if errors.Is(err, storage.ErrNotFound) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if latest.Value == r.Seq {
-		err = byEvent.Delete(tx, ek, storage.AnyVersion)
-	}
+	err = byEvent.DeleteIf(tx, storage.Key(r.Site, r.Endpoint, r.EventID), func(latest uint64) bool { return latest == r.Seq })
 	return err == nil, err
 }
