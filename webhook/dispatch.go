@@ -135,10 +135,8 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 		return result{rf: rf}
 	}
 	s.log(ctx, n, err)
-	if refused != "" {
-		return result{rf: rf, next: n.next, err: err}
-	}
-	if err == nil {
+	res := result{rf: rf, sent: refused == "", out: out, next: n.next, err: err} // a refused one was not sent
+	if res.sent && err == nil {
 		switch {
 		case out.ok():
 			s.counts.delivered.Add(1)
@@ -148,7 +146,7 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 			s.counts.retrying.Add(1)
 		}
 	}
-	return result{rf: rf, sent: true, out: out, next: n.next, err: err}
+	return res
 }
 
 // refusal says why r, of the endpoint t (nil: no longer configured), is

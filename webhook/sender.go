@@ -103,12 +103,10 @@ func (s *Service) release(r result, now time.Time) (opened bool, failures int) {
 	defer f.mu.Unlock()
 	k := keyOf(r.rf)
 	f.total--
-	f.site[k.site]--
-	if f.site[k.site] == 0 {
+	if f.site[k.site]--; f.site[k.site] == 0 {
 		delete(f.site, k.site)
 	}
-	f.endpoint[k]--
-	if f.endpoint[k] == 0 {
+	if f.endpoint[k]--; f.endpoint[k] == 0 {
 		delete(f.endpoint, k)
 	}
 	delete(f.busy, r.rf.Seq)
