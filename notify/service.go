@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -387,21 +386,14 @@ func (s *Service) cancel(tx storage.Tx, site, ext, trackingNumber string, names 
 // cancelWhere marks the open notifications of the order that match
 // CANCELLED.
 func (s *Service) cancelWhere(tx storage.Tx, site, ext string, match func(*record) bool) error {
-	var hit []storage.Item[record]
-	for ix, err := range byOrder.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, ext)}) {
-		if err != nil {
-			return err
-		}
-		id := ix.Key[strings.LastIndex(ix.Key, storage.KeySep)+1:]
-		it, err := notifications.Get(tx, storage.Key(site, id))
-		if err != nil {
-			return err
-		}
-		if it.Value.open() && match(&it.Value) {
-			hit = append(hit, it)
-		}
+	order, err := listed(tx, byOrder, site, storage.KeyPrefix(site, ext))
+	if err != nil {
+		return err
 	}
-	for _, it := range hit {
+	for _, it := range order {
+		if !it.Value.open() || !match(&it.Value) {
+			continue
+		}
 		r := it.Value
 		old := dueKey(&r)
 		r.Status = StatusCancelled
@@ -410,6 +402,23 @@ func (s *Service) cancelWhere(tx storage.Tx, site, ext string, match func(*recor
 		}
 	}
 	return nil
+}
+
+// listed reads the notifications of site that index (byOrder, byParcel)
+// lists under prefix, all of them before the caller writes any.
+func listed(tx storage.Tx, index storage.Collection[marker], site, prefix string) ([]storage.Item[record], error) {
+	var out []storage.Item[record]
+	for ix, err := range index.Scan(tx, storage.Range{Prefix: prefix}) {
+		if err != nil {
+			return nil, err
+		}
+		it, err := notifications.Get(tx, storage.Key(site, ix.Key[strings.LastIndex(ix.Key, storage.KeySep)+1:]))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
 }
 
 // ListQuery selects the notifications of GET /notifications: exactly one
@@ -440,50 +449,32 @@ func (s *Service) ListNotifications(ctx context.Context, site string, q ListQuer
 	if err := validate.Check(&listQuery{q.ExternalID, q.TrackingNumber}); err != nil {
 		return nil, err
 	}
-	var prefix string
+	index, prefix := byOrder, storage.KeyPrefix(site, q.ExternalID)
 	switch {
 	case q.ExternalID != "" && q.TrackingNumber != "":
 		return nil, deliverykit.Invalid(
 			deliverykit.FieldViolation{Field: "external_id", Rule: "excluded_with", Message: "must not be given together with tracking_number"},
 			deliverykit.FieldViolation{Field: "tracking_number", Rule: "excluded_with", Message: "must not be given together with external_id"})
 	case q.ExternalID != "":
-		prefix = storage.KeyPrefix(site, q.ExternalID)
 	case q.TrackingNumber != "":
-		prefix = storage.KeyPrefix(site, q.TrackingNumber)
+		index, prefix = byParcel, storage.KeyPrefix(site, q.TrackingNumber)
 	default:
 		return nil, deliverykit.InvalidField("external_id", "required_without", "external_id or tracking_number is required")
 	}
-	index := byOrder
-	if q.ExternalID == "" {
-		index = byParcel
-	}
-	out := &ListResponse{Notifications: []Notification{}}
-	var recs []record
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		for ix, err := range index.Scan(tx, storage.Range{Prefix: prefix}) {
-			if err != nil {
-				return err
-			}
-			id := ix.Key[strings.LastIndex(ix.Key, storage.KeySep)+1:]
-			it, err := notifications.Get(tx, storage.Key(site, id))
-			if err != nil {
-				return err
-			}
-			recs = append(recs, it.Value)
-		}
-		return nil
+	var items []storage.Item[record]
+	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
+		items, err = listed(tx, index, site, prefix)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(recs, func(i, j int) bool {
-		if !recs[i].ScheduledAt.Equal(recs[j].ScheduledAt) {
-			return recs[i].ScheduledAt.Before(recs[j].ScheduledAt)
-		}
-		return recs[i].ID < recs[j].ID
+	slices.SortStableFunc(items, func(a, b storage.Item[record]) int {
+		return cmp.Or(a.Value.ScheduledAt.Compare(b.Value.ScheduledAt), strings.Compare(a.Value.ID, b.Value.ID))
 	})
-	for i := range recs {
-		out.Notifications = append(out.Notifications, recs[i].wire())
+	out := &ListResponse{Notifications: []Notification{}}
+	for i := range items {
+		out.Notifications = append(out.Notifications, items[i].Value.wire())
 	}
 	return out, nil
 }
