@@ -331,25 +331,25 @@ func (s *Service) store1(tx storage.Tx, ev *Event, recs []record) error {
 		if _, err := dedup.Put(tx, dk, dedupRecord{ID: r.ID}, storage.MustNotExist()); err != nil {
 			return err
 		}
-		if err := index(tx, &r); err != nil {
-			return err
-		}
-		if _, err := putDue(tx, &r, "", s.opts.Clock.Now().UTC(), storage.MustNotExist()); err != nil {
+		if err := insert(tx, &r, s.opts.Clock.Now().UTC()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// index lists a new notification under its order and its parcel.
-func index(tx storage.Tx, r *record) error {
+// insert stores a new notification, listed under its order and its
+// parcel (putDue at now).
+func insert(tx storage.Tx, r *record, now time.Time) error {
 	if _, err := byOrder.Put(tx, storage.Key(r.Site, r.ExternalID, r.ID), marker{}, storage.MustNotExist()); err != nil {
 		return err
 	}
-	if r.TrackingNumber == "" {
-		return nil
+	if r.TrackingNumber != "" {
+		if _, err := byParcel.Put(tx, storage.Key(r.Site, r.TrackingNumber, r.ID), marker{}, storage.MustNotExist()); err != nil {
+			return err
+		}
 	}
-	_, err := byParcel.Put(tx, storage.Key(r.Site, r.TrackingNumber, r.ID), marker{}, storage.MustNotExist())
+	_, err := putDue(tx, r, "", now, storage.MustNotExist())
 	return err
 }
 
@@ -507,11 +507,7 @@ func (s *Service) Retrigger(ctx context.Context, site, id string) (string, error
 			TrackingNumber: o.TrackingNumber, ExternalID: o.ExternalID, TosID: o.TosID, Recipient: o.Recipient,
 			ReceiverName: o.ReceiverName, TrackingLink: o.TrackingLink, Locale: o.Locale, ScheduledAt: now, NextAttempt: now, RetriggerOf: o.ID,
 		}
-		if err := index(tx, &r); err != nil {
-			return err
-		}
-		_, err = putDue(tx, &r, "", now, storage.MustNotExist())
-		return err
+		return insert(tx, &r, now)
 	})
 	if err != nil {
 		return "", err
