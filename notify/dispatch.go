@@ -164,12 +164,7 @@ type LogSender struct {
 }
 
 // NewLogSender returns a LogSender logging to log (slog.Default() if nil).
-func NewLogSender(log *slog.Logger) *LogSender {
-	if log == nil {
-		log = slog.Default()
-	}
-	return &LogSender{log: log}
-}
+func NewLogSender(log *slog.Logger) *LogSender { return &LogSender{log: cmp.Or(log, slog.Default())} }
 
 // Send implements Sender.
 func (l *LogSender) Send(ctx context.Context, m Message) error {

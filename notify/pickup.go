@@ -80,16 +80,21 @@ func (s *Service) waits(ctx context.Context, ev *Event) (bool, error) {
 	if ev.TrackingNumber == "" || !strings.HasPrefix(ev.Trigger, "STEP_") {
 		return false, nil
 	}
-	found := false
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		_, err := waiting.Get(tx, waitingKey(ev.Site, ev.ExternalID, ev.TrackingNumber))
-		found = err == nil
+	_, found, err := s.waitingAt(ctx, waitingKey(ev.Site, ev.ExternalID, ev.TrackingNumber))
+	return found, err
+}
+
+// waitingAt reads the parcel waiting at key; false when none is.
+func (s *Service) waitingAt(ctx context.Context, key string) (w waitingRecord, found bool, err error) {
+	err = s.store.View(ctx, func(tx storage.Tx) error {
+		it, err := waiting.Get(tx, key)
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil
 		}
+		w, found = it.Value, err == nil
 		return err
 	})
-	return found, err
+	return w, found, err
 }
 
 // notePickup records what a step means for the parcel's wait at a pickup
@@ -152,16 +157,7 @@ func (s *Service) RemindPickups(ctx context.Context, now time.Time) (int, error)
 	}, func(dk string) (int, error) {
 		parts := strings.Split(dk, storage.KeySep)
 		key := waitingKey(parts[1], parts[2], parts[3])
-		var w waitingRecord
-		found := false
-		err := s.store.View(ctx, func(tx storage.Tx) error {
-			it, err := waiting.Get(tx, key)
-			if errors.Is(err, storage.ErrNotFound) {
-				return nil
-			}
-			w, found = it.Value, err == nil
-			return err
-		})
+		w, found, err := s.waitingAt(ctx, key)
 		if err != nil {
 			return 0, err
 		}

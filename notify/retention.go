@@ -2,7 +2,6 @@ package notify
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -122,17 +121,11 @@ func deleteExpired(tx storage.Tx, key string, e retention.Entry) (bool, error) {
 // deleteNotification deletes the notification at key, found by its entry
 // e, with its entries in byOrder, byParcel, due and dedup.
 func deleteNotification(tx storage.Tx, key string, e retention.Entry) (bool, error) {
-	it, err := notifications.Get(tx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
+	it, ok, err := retention.Current(tx, notifications, key, e, func(r record) retention.Entry { return r.expiryEntry() })
+	if !ok {
 		return false, err
 	}
 	r := it.Value
-	if !r.expiryEntry().Same(e) {
-		return false, nil
-	}
 	if err := notifications.Delete(tx, key, storage.VersionIs(it.Version)); err != nil {
 		return false, err
 	}
@@ -172,15 +165,9 @@ func deleteNotification(tx storage.Tx, key string, e retention.Entry) (bool, err
 // deleteParcelState deletes the parcel state at key, found by its entry
 // e, unless the parcel moved on since.
 func deleteParcelState(tx storage.Tx, key string, e retention.Entry) (bool, error) {
-	it, err := parcelStates.Get(tx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
+	it, ok, err := retention.Current(tx, parcelStates, key, e, func(p parcelState) retention.Entry { return parcelEntry(p.MovedOnAt) })
+	if !ok {
 		return false, err
-	}
-	if !parcelEntry(it.Value.MovedOnAt).Same(e) {
-		return false, nil
 	}
 	return true, parcelStates.Delete(tx, key, storage.VersionIs(it.Version))
 }

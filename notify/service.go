@@ -1,11 +1,12 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -97,12 +98,8 @@ func New(store storage.Store, opts Options) (*Service, error) {
 	if opts.PickupReminder == nil {
 		opts.PickupReminder = func(string) time.Duration { return DefaultPickupReminderDelay }
 	}
-	if opts.Clock == nil {
-		opts.Clock = deliverykit.SystemClock{}
-	}
-	if opts.IDs == nil {
-		opts.IDs = deliverykit.RandomIDs{}
-	}
+	opts.Clock = cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{})
+	opts.IDs = cmp.Or[deliverykit.IDSource](opts.IDs, deliverykit.RandomIDs{})
 	return &Service{store: store, opts: opts}, nil
 }
 
@@ -184,9 +181,6 @@ type parcelState struct {
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// dueTime is the time part of an index key.
-func dueTime(t time.Time) string { return queue.TimeKey(t) }
-
 func dueKey(r *record) string { return queue.Key(r.NextAttempt, r.Site, r.ID) }
 
 // sends is the queue of open notifications: an entry in due at their next
@@ -238,14 +232,7 @@ func recipient(c Channel, ev *Event) (string, bool) {
 	return "", true
 }
 
-func (s *Service) channels() []Channel {
-	cs := make([]Channel, 0, len(s.opts.Senders))
-	for c := range s.opts.Senders {
-		cs = append(cs, c)
-	}
-	slices.Sort(cs)
-	return cs
-}
+func (s *Service) channels() []Channel { return slices.Sorted(maps.Keys(s.opts.Senders)) }
 
 // Observe applies the rules to a parcel event: it cancels what the event
 // makes pointless and schedules the notifications it calls for, PENDING
@@ -332,7 +319,7 @@ func (s *Service) store1(tx storage.Tx, ev *Event, recs []record) error {
 	}
 	for i := range recs {
 		r := recs[i]
-		dk := storage.Key(r.Site, r.ExternalID, r.TrackingNumber, string(r.Name), string(r.Channel), dueTime(ev.Time))
+		dk := storage.Key(r.Site, r.ExternalID, r.TrackingNumber, string(r.Name), string(r.Channel), queue.TimeKey(ev.Time))
 		if _, err := dedup.Get(tx, dk); err == nil {
 			continue
 		} else if !errors.Is(err, storage.ErrNotFound) {
@@ -344,25 +331,25 @@ func (s *Service) store1(tx storage.Tx, ev *Event, recs []record) error {
 		if _, err := dedup.Put(tx, dk, dedupRecord{ID: r.ID}, storage.MustNotExist()); err != nil {
 			return err
 		}
-		if err := index(tx, &r); err != nil {
-			return err
-		}
-		if _, err := putDue(tx, &r, "", s.opts.Clock.Now().UTC(), storage.MustNotExist()); err != nil {
+		if err := insert(tx, &r, s.opts.Clock.Now().UTC()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// index lists a new notification under its order and its parcel.
-func index(tx storage.Tx, r *record) error {
+// insert stores a new notification, listed under its order and its
+// parcel (putDue at now).
+func insert(tx storage.Tx, r *record, now time.Time) error {
 	if _, err := byOrder.Put(tx, storage.Key(r.Site, r.ExternalID, r.ID), marker{}, storage.MustNotExist()); err != nil {
 		return err
 	}
-	if r.TrackingNumber == "" {
-		return nil
+	if r.TrackingNumber != "" {
+		if _, err := byParcel.Put(tx, storage.Key(r.Site, r.TrackingNumber, r.ID), marker{}, storage.MustNotExist()); err != nil {
+			return err
+		}
 	}
-	_, err := byParcel.Put(tx, storage.Key(r.Site, r.TrackingNumber, r.ID), marker{}, storage.MustNotExist())
+	_, err := putDue(tx, r, "", now, storage.MustNotExist())
 	return err
 }
 
@@ -399,21 +386,14 @@ func (s *Service) cancel(tx storage.Tx, site, ext, trackingNumber string, names 
 // cancelWhere marks the open notifications of the order that match
 // CANCELLED.
 func (s *Service) cancelWhere(tx storage.Tx, site, ext string, match func(*record) bool) error {
-	var hit []storage.Item[record]
-	for ix, err := range byOrder.Scan(tx, storage.Range{Prefix: storage.KeyPrefix(site, ext)}) {
-		if err != nil {
-			return err
-		}
-		id := ix.Key[strings.LastIndex(ix.Key, storage.KeySep)+1:]
-		it, err := notifications.Get(tx, storage.Key(site, id))
-		if err != nil {
-			return err
-		}
-		if it.Value.open() && match(&it.Value) {
-			hit = append(hit, it)
-		}
+	order, err := listed(tx, byOrder, site, storage.KeyPrefix(site, ext))
+	if err != nil {
+		return err
 	}
-	for _, it := range hit {
+	for _, it := range order {
+		if !it.Value.open() || !match(&it.Value) {
+			continue
+		}
 		r := it.Value
 		old := dueKey(&r)
 		r.Status = StatusCancelled
@@ -422,6 +402,23 @@ func (s *Service) cancelWhere(tx storage.Tx, site, ext string, match func(*recor
 		}
 	}
 	return nil
+}
+
+// listed reads the notifications of site that index (byOrder, byParcel)
+// lists under prefix, all of them before the caller writes any.
+func listed(tx storage.Tx, index storage.Collection[marker], site, prefix string) ([]storage.Item[record], error) {
+	var out []storage.Item[record]
+	for ix, err := range index.Scan(tx, storage.Range{Prefix: prefix}) {
+		if err != nil {
+			return nil, err
+		}
+		it, err := notifications.Get(tx, storage.Key(site, ix.Key[strings.LastIndex(ix.Key, storage.KeySep)+1:]))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
 }
 
 // ListQuery selects the notifications of GET /notifications: exactly one
@@ -452,50 +449,32 @@ func (s *Service) ListNotifications(ctx context.Context, site string, q ListQuer
 	if err := validate.Check(&listQuery{q.ExternalID, q.TrackingNumber}); err != nil {
 		return nil, err
 	}
-	var prefix string
+	index, prefix := byOrder, storage.KeyPrefix(site, q.ExternalID)
 	switch {
 	case q.ExternalID != "" && q.TrackingNumber != "":
 		return nil, deliverykit.Invalid(
 			deliverykit.FieldViolation{Field: "external_id", Rule: "excluded_with", Message: "must not be given together with tracking_number"},
 			deliverykit.FieldViolation{Field: "tracking_number", Rule: "excluded_with", Message: "must not be given together with external_id"})
 	case q.ExternalID != "":
-		prefix = storage.KeyPrefix(site, q.ExternalID)
 	case q.TrackingNumber != "":
-		prefix = storage.KeyPrefix(site, q.TrackingNumber)
+		index, prefix = byParcel, storage.KeyPrefix(site, q.TrackingNumber)
 	default:
 		return nil, deliverykit.InvalidField("external_id", "required_without", "external_id or tracking_number is required")
 	}
-	index := byOrder
-	if q.ExternalID == "" {
-		index = byParcel
-	}
-	out := &ListResponse{Notifications: []Notification{}}
-	var recs []record
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		for ix, err := range index.Scan(tx, storage.Range{Prefix: prefix}) {
-			if err != nil {
-				return err
-			}
-			id := ix.Key[strings.LastIndex(ix.Key, storage.KeySep)+1:]
-			it, err := notifications.Get(tx, storage.Key(site, id))
-			if err != nil {
-				return err
-			}
-			recs = append(recs, it.Value)
-		}
-		return nil
+	var items []storage.Item[record]
+	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
+		items, err = listed(tx, index, site, prefix)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(recs, func(i, j int) bool {
-		if !recs[i].ScheduledAt.Equal(recs[j].ScheduledAt) {
-			return recs[i].ScheduledAt.Before(recs[j].ScheduledAt)
-		}
-		return recs[i].ID < recs[j].ID
+	slices.SortStableFunc(items, func(a, b storage.Item[record]) int {
+		return cmp.Or(a.Value.ScheduledAt.Compare(b.Value.ScheduledAt), strings.Compare(a.Value.ID, b.Value.ID))
 	})
-	for i := range recs {
-		out.Notifications = append(out.Notifications, recs[i].wire())
+	out := &ListResponse{Notifications: []Notification{}}
+	for i := range items {
+		out.Notifications = append(out.Notifications, items[i].Value.wire())
 	}
 	return out, nil
 }
@@ -528,11 +507,7 @@ func (s *Service) Retrigger(ctx context.Context, site, id string) (string, error
 			TrackingNumber: o.TrackingNumber, ExternalID: o.ExternalID, TosID: o.TosID, Recipient: o.Recipient,
 			ReceiverName: o.ReceiverName, TrackingLink: o.TrackingLink, Locale: o.Locale, ScheduledAt: now, NextAttempt: now, RetriggerOf: o.ID,
 		}
-		if err := index(tx, &r); err != nil {
-			return err
-		}
-		_, err = putDue(tx, &r, "", now, storage.MustNotExist())
-		return err
+		return insert(tx, &r, now)
 	})
 	if err != nil {
 		return "", err

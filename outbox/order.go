@@ -124,32 +124,6 @@ func delivering(ctx context.Context) *followers {
 	return f
 }
 
-func (d *Dispatcher) markBusy(seq uint64) {
-	d.heldMu.Lock()
-	defer d.heldMu.Unlock()
-	if d.busy == nil {
-		d.busy = map[uint64]int{}
-	}
-	d.busy[seq]++
-}
-
-func (d *Dispatcher) unmarkBusy(seq uint64) {
-	d.heldMu.Lock()
-	defer d.heldMu.Unlock()
-	if d.busy[seq]--; d.busy[seq] <= 0 {
-		delete(d.busy, seq)
-	}
-	d.signalLocked()
-}
-
-// signalLocked wakes the waiters of waitLocal; heldMu is held.
-func (d *Dispatcher) signalLocked() {
-	if d.changed != nil {
-		close(d.changed)
-		d.changed = nil
-	}
-}
-
 // waitLocal waits until seq is no longer being delivered by this process,
 // and reports whether it was (false: it is pending elsewhere, or ctx ended).
 func (d *Dispatcher) waitLocal(ctx context.Context, seq uint64) bool {

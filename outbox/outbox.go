@@ -37,6 +37,7 @@
 package outbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -121,12 +122,8 @@ type Dispatcher struct {
 
 // New returns a Dispatcher of store's outbox.
 func New(store storage.Store, opts Options) *Dispatcher {
-	if opts.Clock == nil {
-		opts.Clock = deliverykit.SystemClock{}
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.Clock = cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{})
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	opts.Batch = queue.Or(opts.Batch, DefaultBatch)
 	q := eventQueue
 	q.Policy = queue.Policy{Lease: opts.Lease, RetryBase: opts.RetryBase, RetryMax: opts.RetryMax, MaxAttempts: opts.MaxAttempts, Jitter: opts.Jitter}.
@@ -225,7 +222,7 @@ func Add(tx storage.Tx, e event.Event) error {
 	// idempotency unit's nested Update): look through the wrappers.
 	for t := tx; t != nil; {
 		if dt, ok := t.(*deliveringTx); ok {
-			dt.d.hold(seq)
+			dt.d.mark(&dt.d.held, 1, seq)
 			dt.added = append(dt.added, seq)
 			break
 		}
@@ -238,25 +235,24 @@ func Add(tx storage.Tx, e event.Event) error {
 	return nil
 }
 
-// hold marks seq as delivered by its producer's Update; release unmarks.
-func (d *Dispatcher) hold(seq uint64) {
+// mark adds delta to the count of each of seqs in *m: d.held (delivered
+// by its producer's Update) or d.busy (claimed by a Dispatch). A count
+// that falls wakes the waiters of waitLocal.
+func (d *Dispatcher) mark(m *map[uint64]int, delta int, seqs ...uint64) {
 	d.heldMu.Lock()
 	defer d.heldMu.Unlock()
-	if d.held == nil {
-		d.held = map[uint64]int{}
+	if *m == nil {
+		*m = map[uint64]int{}
 	}
-	d.held[seq]++
-}
-
-func (d *Dispatcher) release(seqs []uint64) {
-	d.heldMu.Lock()
-	defer d.heldMu.Unlock()
 	for _, seq := range seqs {
-		if d.held[seq]--; d.held[seq] <= 0 {
-			delete(d.held, seq)
+		if (*m)[seq] += delta; (*m)[seq] <= 0 {
+			delete(*m, seq)
 		}
 	}
-	d.signalLocked()
+	if delta < 0 && d.changed != nil {
+		close(d.changed)
+		d.changed = nil
+	}
 }
 
 func (d *Dispatcher) isHeld(seq uint64) bool {
@@ -353,8 +349,8 @@ func (d *Dispatcher) deliverOnce(ctx context.Context, seq uint64, mayWait bool) 
 		}
 		return false, blocker, 0, err
 	}
-	d.markBusy(seq)
-	defer d.unmarkBusy(seq)
+	d.mark(&d.busy, 1, seq)
+	defer d.mark(&d.busy, -1, seq)
 	cctx, followers := withinDelivery(ctx)
 	done, failure := d.apply(cctx, &claimed)
 	// Settle with a fresh context: the consumers ran, so what they did is

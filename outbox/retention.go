@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -52,26 +51,15 @@ func (d *Dispatcher) backfill(ctx context.Context) error {
 // deleteDead deletes the dead event at key found by its entry e, unless it
 // was retried since.
 func deleteDead(tx storage.Tx, key string, e retention.Entry) (bool, error) {
-	it, err := events.Get(tx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
+	it, ok, err := retention.Current(tx, events, key, e, func(r record) retention.Entry { return deadEntry(&r) })
+	if !ok {
 		return false, err
 	}
 	r := it.Value
-	if !deadEntry(&r).Same(e) {
-		return false, nil
-	}
 	if err := dead.Delete(tx, storage.Key(r.Event.Site, storage.Uint64Key(r.Seq)), storage.AnyVersion); err != nil {
 		return false, err
 	}
-	idKey := storage.Key(r.Event.Site, r.Event.ID)
-	if seq, err := ids.Get(tx, idKey); err == nil && seq.Value == r.Seq {
-		if err := ids.Delete(tx, idKey, storage.AnyVersion); err != nil {
-			return false, err
-		}
-	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
+	if err := ids.DeleteIf(tx, storage.Key(r.Event.Site, r.Event.ID), func(seq uint64) bool { return seq == r.Seq }); err != nil {
 		return false, err
 	}
 	if err := forgetApplied(tx, &r); err != nil {

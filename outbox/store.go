@@ -26,7 +26,7 @@ type deliveringStore struct {
 }
 
 // deliveringTx notes the events Add writes through it; Add holds them
-// (Dispatcher.hold) until this store has delivered them.
+// (Dispatcher.held) until this store has delivered them.
 type deliveringTx struct {
 	storage.Tx
 	d     *Dispatcher
@@ -49,7 +49,7 @@ func (s *deliveringStore) UpdateSteps(ctx context.Context, first func(storage.Tx
 	// Attempts that did not commit added nothing: release what they held.
 	for i, t := range tries {
 		if err != nil || i < len(tries)-1 {
-			s.d.release(t.added)
+			s.d.mark(&s.d.held, -1, t.added...)
 		}
 	}
 	if err != nil || len(tries) == 0 {
@@ -81,9 +81,9 @@ func (s *deliveringStore) UpdateSteps(ctx context.Context, first func(storage.Tx
 		}
 		// Released one by one: a later event of this Update waits for
 		// this one only while it is being delivered.
-		s.d.release(t.added[i : i+1])
+		s.d.mark(&s.d.held, -1, seq)
 		if derr != nil {
-			s.d.release(t.added[i+1:])
+			s.d.mark(&s.d.held, -1, t.added[i+1:]...)
 			s.d.opts.Logger.WarnContext(ctx, "outbox: delivering after commit failed; the dispatcher retries", "err", derr)
 			break
 		}

@@ -132,6 +132,17 @@ func (ix Index) Remove(tx storage.Tx, recKey string, e Entry) error {
 // left behind and goes.
 type DeleteFunc func(tx storage.Tx, recKey string, e Entry) (bool, error)
 
+// Current reads, for a DeleteFunc, the record at recKey of c and reports
+// whether it still has the entry e (entry tells a record's): a record
+// gone or re-keyed since is not deleted, and is not an error.
+func Current[T any](tx storage.Tx, c storage.Collection[T], recKey string, e Entry, entry func(T) Entry) (storage.Item[T], bool, error) {
+	it, err := c.Get(tx, recKey)
+	if errors.Is(err, storage.ErrNotFound) {
+		return it, false, nil
+	}
+	return it, err == nil && entry(it.Value).Same(e), err
+}
+
 // Sweep deletes the records of class whose index time is at or before
 // cutoff, oldest first, at most limit (limit ≤ 0: no limit), in
 // transactions of at most Batch records. It reads the due entries in a

@@ -1,9 +1,11 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -116,11 +118,7 @@ func (s *Service) target(site, id string) (*target, error) {
 
 // Endpoints lists the site's endpoints in id order.
 func (s *Service) Endpoints(ctx context.Context, site string) ([]EndpointView, error) {
-	ids := make([]string, 0, len(s.endpoints[site]))
-	for id := range s.endpoints[site] {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := slices.Sorted(maps.Keys(s.endpoints[site]))
 	out := make([]EndpointView, 0, len(ids))
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		out = out[:0]
@@ -190,11 +188,7 @@ func (s *Service) Deliveries(ctx context.Context, site, id string, q DeliveriesQ
 	if q.Limit < 0 {
 		return DeliveryPage{}, deliverykit.InvalidField("limit", "gte", "must not be negative")
 	}
-	limit := q.Limit
-	if limit == 0 {
-		limit = DefaultPageSize
-	}
-	limit = min(limit, MaxPageSize)
+	limit := min(cmp.Or(q.Limit, DefaultPageSize), MaxPageSize)
 	if len(q.Before) > maxIDBytes || strings.Contains(q.Before, storage.KeySep) {
 		return DeliveryPage{}, errBefore
 	}

@@ -84,10 +84,9 @@ type result struct {
 	sent bool
 	out  outcome
 	// next is the delivery of the same queue that settling this one
-	// made due, when there is one (hasNext).
-	next    ref
-	hasNext bool
-	err     error
+	// made due, if any.
+	next *ref
+	err  error
 }
 
 // delivered tells whether the endpoint took the delivery and it was
@@ -127,9 +126,7 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 			return s.settle(tx, r, v, out, now, &n)
 		}
 		r.LastError = refused
-		err := s.kill(tx, r, v, now, &n)
-		n.dead = *r
-		return err
+		return s.kill(tx, r, v, now, &n)
 	})
 	if !held {
 		n = note{} // the lease ran out and another sender took it
@@ -138,10 +135,8 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 		return result{rf: rf}
 	}
 	s.log(ctx, n, err)
-	if refused != "" {
-		return result{rf: rf, next: n.next, hasNext: n.hasNext, err: err}
-	}
-	if err == nil {
+	res := result{rf: rf, sent: refused == "", out: out, next: n.next, err: err} // a refused one was not sent
+	if res.sent && err == nil {
 		switch {
 		case out.ok():
 			s.counts.delivered.Add(1)
@@ -151,7 +146,7 @@ func (s *Service) deliver(ctx context.Context, rf ref) result {
 			s.counts.retrying.Add(1)
 		}
 	}
-	return result{rf: rf, sent: true, out: out, next: n.next, hasNext: n.hasNext, err: err}
+	return res
 }
 
 // refusal says why r, of the endpoint t (nil: no longer configured), is
@@ -244,8 +239,7 @@ func attemptError(err error, timeout time.Duration) string {
 type note struct {
 	dead     record
 	disabled bool
-	next     ref
-	hasNext  bool
+	next     *ref
 }
 
 func (s *Service) log(ctx context.Context, n note, err error) {
@@ -276,23 +270,21 @@ func (s *Service) settle(tx storage.Tx, r *record, version uint64, out outcome, 
 			return err
 		}
 		n.disabled = true
-		err := s.kill(tx, r, version, now, n)
-		n.dead = *r
-		return err
+		return s.kill(tx, r, version, now, n)
 	case s.q.Policy.Exhausted(r.Attempts):
-		err := s.kill(tx, r, version, now, n)
-		n.dead = *r
-		return err
+		return s.kill(tx, r, version, now, n)
 	}
 	r.Status = StatusRetrying
 	return s.q.Retry(tx, r, version, r.Attempts, now)
 }
 
-// kill makes r dead and lets its queue go on; the caller logs it at
+// kill makes r dead and lets its queue go on; n.dead has it logged at
 // ERROR once the transaction committed.
 func (s *Service) kill(tx storage.Tx, r *record, version uint64, now time.Time, n *note) error {
 	r.Status = StatusDead
-	return s.finish(tx, r, version, now, n)
+	err := s.finish(tx, r, version, now, n)
+	n.dead = *r
+	return err
 }
 
 // finish stores a settled r, takes it off its queue and the due index,
@@ -303,9 +295,9 @@ func (s *Service) finish(tx storage.Tx, r *record, version uint64, now time.Time
 	if err != nil {
 		return err
 	}
-	n.next, n.hasNext = ref{}, next != nil
+	n.next = nil
 	if next != nil {
-		n.next = ref{next.Site, next.Endpoint, next.Seq}
+		n.next = &ref{next.Site, next.Endpoint, next.Seq}
 	}
 	r.NextAttempt, r.SettledAt = time.Time{}, now
 	if _, err := deliveryQueue.Save(tx, r, storage.VersionIs(version)); err != nil {

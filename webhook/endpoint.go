@@ -58,14 +58,7 @@ type Endpoint struct {
 }
 
 // Wants reports whether the endpoint subscribed to t.
-func (e Endpoint) Wants(t event.Type) bool {
-	for _, w := range e.Events {
-		if w == t {
-			return true
-		}
-	}
-	return false
-}
+func (e Endpoint) Wants(t event.Type) bool { return slices.Contains(e.Events, t) }
 
 var endpointID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 

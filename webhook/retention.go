@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -75,17 +74,11 @@ func (s *Service) backfill(ctx context.Context) error {
 // latest delivery, the event's entry (an older one leaves it to the
 // newer).
 func deleteDelivery(tx storage.Tx, key string, e retention.Entry) (bool, error) {
-	it, err := deliveries.Get(tx, key)
-	if errors.Is(err, storage.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
+	it, ok, err := retention.Current(tx, deliveries, key, e, settledEntry)
+	if !ok {
 		return false, err
 	}
 	r := it.Value
-	if !settledEntry(r).Same(e) {
-		return false, nil
-	}
 	if err := deliveries.Delete(tx, key, storage.AnyVersion); err != nil {
 		return false, err
 	}
@@ -94,16 +87,6 @@ func deleteDelivery(tx storage.Tx, key string, e retention.Entry) (bool, error) 
 			return false, err
 		}
 	}
-	ek := storage.Key(r.Site, r.Endpoint, r.EventID)
-	latest, err := byEvent.Get(tx, ek)
-	if errors.Is(err, storage.ErrNotFound) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if latest.Value == r.Seq {
-		err = byEvent.Delete(tx, ek, storage.AnyVersion)
-	}
+	err = byEvent.DeleteIf(tx, storage.Key(r.Site, r.Endpoint, r.EventID), func(latest uint64) bool { return latest == r.Seq })
 	return err == nil, err
 }

@@ -103,12 +103,10 @@ func (s *Service) release(r result, now time.Time) (opened bool, failures int) {
 	defer f.mu.Unlock()
 	k := keyOf(r.rf)
 	f.total--
-	f.site[k.site]--
-	if f.site[k.site] == 0 {
+	if f.site[k.site]--; f.site[k.site] == 0 {
 		delete(f.site, k.site)
 	}
-	f.endpoint[k]--
-	if f.endpoint[k] == 0 {
+	if f.endpoint[k]--; f.endpoint[k] == 0 {
 		delete(f.endpoint, k)
 	}
 	delete(f.busy, r.rf.Seq)
@@ -127,10 +125,7 @@ func (s *Service) release(r result, now time.Time) (opened bool, failures int) {
 		return false, 0
 	}
 	switch {
-	case r.out.ok():
-		*b = breaker{}
-	case r.out.code == 410:
-		// The endpoint is disabled; Enable starts it afresh.
+	case r.out.ok(), r.out.code == 410: // 410: the endpoint is disabled; Enable starts it afresh
 		*b = breaker{}
 	default:
 		b.failures++
@@ -179,15 +174,6 @@ func (q *ready) has(rf ref) bool {
 	return sr != nil && len(sr.refs[rf.Endpoint]) > 0
 }
 
-// take removes and returns an endpoint's deliveries.
-func (q *ready) take(site, endpoint string) []ref {
-	sr := q.bySite[site]
-	refs := sr.refs[endpoint]
-	sr.refs[endpoint] = nil
-	q.n -= len(refs)
-	return refs
-}
-
 // pick returns the next delivery to start, round-robin across sites and
 // their endpoints, admitted by s; the deliveries of paused endpoints
 // are moved to postpone.
@@ -204,8 +190,9 @@ func (q *ready) pick(s *Service, now time.Time, postpone map[time.Time][]ref) (r
 			}
 			v, until := s.admit(refs[0], now)
 			switch v {
-			case pause:
-				postpone[until] = append(postpone[until], q.take(q.sites[si], ep)...)
+			case pause: // the endpoint's deliveries all wait for the end of the pause
+				postpone[until] = append(postpone[until], refs...)
+				sr.refs[ep], q.n = nil, q.n-len(refs)
 				continue
 			case wait:
 				continue
@@ -261,10 +248,8 @@ func (p *pump) start(ctx context.Context) {
 			p.done <- r
 		}()
 	}
-	for until, refs := range postpone {
-		if err := p.s.postpone(ctx, refs, now, until); err != nil && p.err == nil {
-			p.err = err
-		}
+	if err := p.s.postponeAll(ctx, postpone, now); err != nil && p.err == nil {
+		p.err = err
 	}
 }
 
@@ -354,9 +339,9 @@ func (s *Service) Run(ctx context.Context, interval time.Duration) error {
 		case <-ctx.Done():
 		case r := <-p.done:
 			p.collect(r)
-			if r.hasNext {
+			if r.next != nil {
 				// Due now: no need to look for it.
-				p.ready.add(r.next)
+				p.ready.add(*r.next)
 			}
 			// Look again when the ready set ran dry, or has nothing of
 			// this endpoint (a look skips full endpoints): retries that
@@ -383,12 +368,7 @@ func (s *Service) look(ctx context.Context, p *pump) error {
 	for _, rf := range refs {
 		p.ready.add(rf)
 	}
-	for until, refs := range postpone {
-		if err := s.postpone(ctx, refs, now, until); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.postponeAll(ctx, postpone, now)
 }
 
 // scan reads the due index up to now: at most Options.Batch deliveries to
@@ -462,9 +442,19 @@ func (s *Service) held(rf ref, now time.Time) (busy, full bool, until time.Time)
 	return false, f.endpoint[keyOf(rf)] >= s.opts.PerEndpoint || f.site[rf.Site] >= s.opts.PerSite, time.Time{}
 }
 
-// postpone moves the next attempt of deliveries of a paused endpoint to
-// the end of its pause, without counting an attempt. Deliveries no
-// longer due as found (claimed by another sender, settled) are left.
+// postponeAll moves the next attempt of the deliveries of paused
+// endpoints to the end of their pause (postpone's key), without counting
+// an attempt, a transaction per pause. Deliveries no longer due as found
+// (claimed by another sender, settled) are left.
+func (s *Service) postponeAll(ctx context.Context, postpone map[time.Time][]ref, now time.Time) error {
+	for until, refs := range postpone {
+		if err := s.postpone(ctx, refs, now, until); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *Service) postpone(ctx context.Context, refs []ref, now, until time.Time) error {
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		for _, rf := range refs {

@@ -151,15 +151,9 @@ type target struct {
 // validated as config validates them; an invalid one is an InvalidArgument
 // error whose fields start with "<site>.webhooks[i]".
 func New(store storage.Store, opts Options) (*Service, error) {
-	if opts.Clock == nil {
-		opts.Clock = deliverykit.SystemClock{}
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.IDs == nil {
-		opts.IDs = deliverykit.RandomIDs{Clock: opts.Clock}
-	}
+	opts.Clock = cmp.Or[deliverykit.Clock](opts.Clock, deliverykit.SystemClock{})
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
+	opts.IDs = cmp.Or[deliverykit.IDSource](opts.IDs, deliverykit.RandomIDs{Clock: opts.Clock})
 	opts.Batch = queue.Or(opts.Batch, DefaultBatch)
 	opts.Concurrency = queue.Or(opts.Concurrency, DefaultConcurrency)
 	opts.PerEndpoint = queue.Or(opts.PerEndpoint, DefaultPerEndpoint)

@@ -202,24 +202,6 @@ func NextDue(ctx context.Context, store storage.Store, xs ...Nexter) (time.Time,
 	return at, found, err
 }
 
-// Later returns the entries after now: items leased or backing off.
-func (x Index[V]) Later(tx storage.Tx, now time.Time) ([]Entry[V], error) {
-	bound := TimeKey(now)
-	var out []Entry[V]
-	// The whole index: it runs once, at start, and a bound after now
-	// would depend on how each store compares bytes past the time.
-	for it, err := range x.Collection.Scan(tx, storage.Range{}) {
-		if err != nil {
-			return nil, err
-		}
-		at, id, _ := strings.Cut(it.Key, storage.KeySep)
-		if at > bound {
-			out = append(out, Entry[V]{Key: it.Key, ID: id, Value: it.Value})
-		}
-	}
-	return out, nil
-}
-
 // Slot is where an item's queue state is in its user's record.
 type Slot[V any] struct {
 	// Key is the record's key in Queue.Items.
@@ -276,11 +258,7 @@ func (q *Queue[R, V]) Save(tx storage.Tx, r *R, cond storage.Condition) (uint64,
 // Move sets r's next attempt to at, moving its index entry, and stores r
 // under cond.
 func (q *Queue[R, V]) Move(tx storage.Tx, r *R, at time.Time, cond storage.Condition) (uint64, error) {
-	return q.move(tx, r, q.Slot(r), at, cond)
-}
-
-// move is Move with r's slot s.
-func (q *Queue[R, V]) move(tx storage.Tx, r *R, s Slot[V], at time.Time, cond storage.Condition) (uint64, error) {
+	s := q.Slot(r)
 	if err := q.Index.Delete(tx, *s.Next, s.ID); err != nil {
 		return 0, err
 	}
@@ -316,7 +294,7 @@ func (q *Queue[R, V]) Claim(tx storage.Tx, key string, now time.Time, check func
 			return claimed, 0, false, err
 		}
 	}
-	version, err = q.move(tx, &r, s, now.Add(q.Policy.Lease), storage.VersionIs(it.Version))
+	version, err = q.Move(tx, &r, now.Add(q.Policy.Lease), storage.VersionIs(it.Version))
 	if err != nil {
 		return claimed, 0, false, err
 	}
@@ -421,13 +399,21 @@ func (q *Queue[R, V]) Retry(tx storage.Tx, r *R, version uint64, attempts int, n
 // takes every lease, the live ones of other processes too.
 func (q *Queue[R, V]) ReleaseLeases(ctx context.Context, store storage.Store, now time.Time, key func(Entry[V]) string) (int, error) {
 	n := 0
+	bound := TimeKey(now)
 	err := store.Update(ctx, func(tx storage.Tx) error {
-		later, err := q.Index.Later(tx, now)
-		if err != nil {
-			return err
+		var later []string
+		// The whole index: it runs once, at start, and a bound after now
+		// would depend on how each store compares bytes past the time.
+		for it, err := range q.Index.Collection.Scan(tx, storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			if at, id, _ := strings.Cut(it.Key, storage.KeySep); at > bound {
+				later = append(later, key(Entry[V]{Key: it.Key, ID: id, Value: it.Value}))
+			}
 		}
-		for _, e := range later {
-			it, err := q.Items.Get(tx, key(e))
+		for _, k := range later {
+			it, err := q.Items.Get(tx, k)
 			if err != nil {
 				return err
 			}

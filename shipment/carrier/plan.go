@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -128,17 +129,7 @@ func (r Rates) draw(k kind, u float64) Outcome {
 }
 
 // applies reports whether outcome o can happen to a parcel of kind k.
-func applies(k kind, o Outcome) bool {
-	if o == OutcomeOnTime {
-		return true
-	}
-	for _, x := range outcomes[k] {
-		if x == o {
-			return true
-		}
-	}
-	return false
-}
+func applies(k kind, o Outcome) bool { return o == OutcomeOnTime || slices.Contains(outcomes[k], o) }
 
 // Tracking steps and alerts the simulator reports (tracking's values).
 const (

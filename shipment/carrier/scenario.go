@@ -141,14 +141,11 @@ const (
 
 // codes is the list of valid codes, for the error naming a wrong one.
 func codes() string {
-	var b strings.Builder
-	for i, sc := range Scenarios() {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(sc.Code)
+	var cs []string
+	for _, sc := range Scenarios() {
+		cs = append(cs, sc.Code)
 	}
-	return b.String()
+	return strings.Join(cs, ", ")
 }
 
 // parseCode reads a booking's code: a scenario, a fault, or neither for
@@ -184,8 +181,8 @@ func faultError(f Fault) error {
 
 // faultRecord is a site's faults as stored.
 type faultRecord struct {
-	Schema int      `json:"schema"`
-	Faults []string `json:"faults"`
+	Schema int     `json:"schema"`
+	Faults []Fault `json:"faults"`
 }
 
 const faultSchema = 1
@@ -218,8 +215,8 @@ func (s *Simulator) SetFaults(ctx context.Context, site string, faults []Fault) 
 		if !slices.Contains(faultOrder, f) {
 			return deliverykit.InvalidField(fmt.Sprintf("faults[%d]", i), "oneof", "must be one of BOOKING_REJECTED, CARRIER_UNAVAILABLE, LABEL_TIMEOUT")
 		}
-		if !slices.Contains(rec.Faults, string(f)) {
-			rec.Faults = append(rec.Faults, string(f))
+		if !slices.Contains(rec.Faults, f) {
+			rec.Faults = append(rec.Faults, f)
 		}
 	}
 	rec.Schema = faultSchema
@@ -236,9 +233,8 @@ func (s *Simulator) SetFaults(ctx context.Context, site string, faults []Fault) 
 // none.
 func (s *Simulator) Faults(ctx context.Context, site string) ([]Fault, error) {
 	var out []Fault
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		fs, err := faultsOf(tx, site)
-		out = fs
+	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
+		out, err = faultsOf(tx, site)
 		return err
 	})
 	return out, err
@@ -250,14 +246,7 @@ func faultsOf(tx storage.Tx, site string) ([]Fault, error) {
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Fault
-	for _, f := range it.Value.Faults {
-		out = append(out, Fault(f))
-	}
-	return out, nil
+	return it.Value.Faults, err
 }
 
 // trackingPrefix starts the tracking numbers that name a scenario.
@@ -312,17 +301,5 @@ func (s *Simulator) HandleParcelRegistered(ctx context.Context, e event.Event) e
 	}
 	outcome, steps := plan(s.input(&r, ""))
 	r.Outcome, r.Steps = string(outcome), steps
-	return s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := routes.Get(tx, r.TrackingNumber); !errors.Is(err, storage.ErrNotFound) {
-			return err // planned by an earlier delivery of the event
-		}
-		if _, err := routes.Put(tx, r.TrackingNumber, r, storage.MustNotExist()); err != nil {
-			return err
-		}
-		if len(r.Steps) == 0 {
-			return nil
-		}
-		_, err := due.Collection.Put(tx, dueKey(&r), r.TrackingNumber, storage.MustNotExist())
-		return err
-	})
+	return s.store.Update(ctx, func(tx storage.Tx) error { return create(tx, &r) })
 }

@@ -121,6 +121,14 @@ type spanRecord struct {
 	Latest   time.Time `json:"latest"`
 }
 
+// timeRange is the span as events carry it; nil for none.
+func (s *spanRecord) timeRange() *event.TimeRange {
+	if s == nil {
+		return nil
+	}
+	return &event.TimeRange{Earliest: s.Earliest, Latest: s.Latest}
+}
+
 const routeSchema = 1
 
 var (
@@ -132,6 +140,36 @@ var (
 )
 
 func dueKey(r *routeRecord) string { return queue.Key(r.Steps[r.Next].At, r.TrackingNumber) }
+
+// schedule and unschedule add and remove r's due entry, at its next
+// step: a route with no steps left has none.
+func schedule(tx storage.Tx, r *routeRecord) error {
+	if r.Next >= len(r.Steps) {
+		return nil
+	}
+	_, err := due.Collection.Put(tx, dueKey(r), r.TrackingNumber, storage.AnyVersion)
+	return err
+}
+
+func unschedule(tx storage.Tx, r *routeRecord) error {
+	if r.Next >= len(r.Steps) {
+		return nil
+	}
+	return due.Collection.Delete(tx, dueKey(r), storage.AnyVersion)
+}
+
+// create stores r, a route new to tx, with its due entry; a route
+// planned already (a key booked again, an event delivered again) keeps
+// what it has.
+func create(tx storage.Tx, r *routeRecord) error {
+	if _, err := routes.Get(tx, r.TrackingNumber); !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	if _, err := routes.Put(tx, r.TrackingNumber, *r, storage.MustNotExist()); err != nil {
+		return err
+	}
+	return schedule(tx, r) // none for a route that reports nothing (NO_UPDATES)
+}
 
 // NewSimulator returns a simulator keeping its bookings and routes in
 // store. Build it on the outbox's Store so that the steps it reports are
@@ -156,15 +194,9 @@ func NewSimulator(store storage.Store, opts SimulatorOptions) (*Simulator, error
 	}
 	s.opts.PickupHold = cmp.Or(opts.PickupHold, DefaultPickupHold)
 	s.opts.Batch = cmp.Or(max(opts.Batch, 0), DefaultSimulatorBatch)
-	if s.opts.Timetables == nil {
-		s.opts.Timetables = WeekdayTimetable{}
-	}
-	if s.opts.Clock == nil {
-		s.opts.Clock = deliverykit.SystemClock{}
-	}
-	if s.opts.Logger == nil {
-		s.opts.Logger = slog.Default()
-	}
+	s.opts.Timetables = cmp.Or[Timetables](s.opts.Timetables, WeekdayTimetable{})
+	s.opts.Clock = cmp.Or[deliverykit.Clock](s.opts.Clock, deliverykit.SystemClock{})
+	s.opts.Logger = cmp.Or(s.opts.Logger, slog.Default())
 	return s, nil
 }
 
@@ -241,19 +273,9 @@ func (s *Simulator) Book(ctx context.Context, req shipment.BookingRequest) (ship
 		if b, err = s.demo.book(tx, req); err != nil {
 			return err
 		}
-		if _, err := routes.Get(tx, b.TrackingNumber); !errors.Is(err, storage.ErrNotFound) {
-			return err // planned with the first booking
-		}
 		rec := r
 		rec.TrackingNumber = b.TrackingNumber
-		if _, err := routes.Put(tx, rec.TrackingNumber, rec, storage.MustNotExist()); err != nil {
-			return err
-		}
-		if len(rec.Steps) == 0 {
-			return nil // a route that reports nothing (NO_UPDATES)
-		}
-		_, err = due.Collection.Put(tx, dueKey(&rec), rec.TrackingNumber, storage.MustNotExist())
-		return err
+		return create(tx, &rec)
 	})
 	if err != nil {
 		return shipment.Booking{}, err
@@ -352,10 +374,8 @@ func (s *Simulator) Cancel(ctx context.Context, req shipment.CancelRequest) erro
 			return err
 		}
 		r := it.Value
-		if r.Next < len(r.Steps) {
-			if err := due.Collection.Delete(tx, dueKey(&r), storage.AnyVersion); err != nil {
-				return err
-			}
+		if err := unschedule(tx, &r); err != nil {
+			return err
 		}
 		r.Cancelled = true
 		_, err = routes.Put(tx, tn, r, storage.VersionIs(it.Version))
@@ -397,10 +417,8 @@ func (s *Simulator) replace(tx storage.Tx, tn string, version uint64, r *routeRe
 		return errMoved
 	}
 	old := it.Value
-	if old.Next < len(old.Steps) {
-		if err := due.Collection.Delete(tx, dueKey(&old), storage.AnyVersion); err != nil {
-			return err
-		}
+	if err := unschedule(tx, &old); err != nil {
+		return err
 	}
 	// Steps reported stay; of the new plan, what comes after them.
 	steps := append([]stepRecord(nil), old.Steps[:old.Next]...)
@@ -413,10 +431,7 @@ func (s *Simulator) replace(tx storage.Tx, tn string, version uint64, r *routeRe
 	if _, err := routes.Put(tx, tn, *r, storage.VersionIs(it.Version)); err != nil {
 		return err
 	}
-	if r.Next < len(r.Steps) {
-		_, err = due.Collection.Put(tx, dueKey(r), tn, storage.AnyVersion)
-	}
-	return err
+	return schedule(tx, r)
 }
 
 // SetOutcome makes the parcel's journey end with outcome from here on:
@@ -489,10 +504,7 @@ func (s *Simulator) report(ctx context.Context, key, tn string, now time.Time) (
 		if _, err := routes.Put(tx, tn, r, storage.VersionIs(it.Version)); err != nil {
 			return err
 		}
-		if r.Next < len(r.Steps) {
-			_, err = due.Collection.Put(tx, dueKey(&r), tn, storage.AnyVersion)
-		}
-		return err
+		return schedule(tx, &r)
 	})
 	if errors.Is(err, deliverykit.ErrConflict) {
 		return 0, nil // another sweep reported them
@@ -506,10 +518,7 @@ func (s *Simulator) report(ctx context.Context, key, tn string, now time.Time) (
 // add writes one step of r to the outbox.
 func (s *Simulator) add(tx storage.Tx, r *routeRecord, st stepRecord) error {
 	p := event.CarrierEventReported{TrackingNumber: r.TrackingNumber, ProductRef: r.ProductRef, Step: st.Step, Alert: st.Alert,
-		Exception: st.Exception, Time: st.At, Source: SourceSimulator}
-	if e := st.Estimate; e != nil {
-		p.Estimate = &event.TimeRange{Earliest: e.Earliest, Latest: e.Latest}
-	}
+		Exception: st.Exception, Time: st.At, Source: SourceSimulator, Estimate: st.Estimate.timeRange()}
 	ev, err := event.New("", r.Site, r.TrackingNumber, st.At, p)
 	if err != nil {
 		return err
@@ -569,11 +578,7 @@ func (s *Simulator) Route(ctx context.Context, trackingNumber string) (Route, er
 		DeliveryType: shipment.DeliveryType(r.DeliveryType), Outcome: Outcome(r.Outcome), Scenario: Scenario(r.Scenario), BookedAt: r.BookedAt,
 		Reported: r.Next, Cancelled: r.Cancelled}
 	for _, st := range r.Steps {
-		p := PlannedStep{At: st.At, Step: st.Step, Alert: st.Alert, Exception: st.Exception}
-		if e := st.Estimate; e != nil {
-			p.Estimate = &event.TimeRange{Earliest: e.Earliest, Latest: e.Latest}
-		}
-		out.Steps = append(out.Steps, p)
+		out.Steps = append(out.Steps, PlannedStep{At: st.At, Step: st.Step, Alert: st.Alert, Exception: st.Exception, Estimate: st.Estimate.timeRange()})
 	}
 	return out, nil
 }
