@@ -14,10 +14,12 @@ import "context"
 // closed store is ErrClosed; a done context is its error; the record's
 // value belongs to the caller.
 //
-// A store that wraps another and gives its transactions a meaning of its
-// own (it counts them, renames keys, runs them elsewhere) must give its
-// Get the same meaning, or not implement Getter: its Views then serve the
-// read. It must not forward Get to the store it wraps unchanged.
+// A store that wraps another and gives its Views a meaning of its own (it
+// times them, renames keys, runs them elsewhere) must give its Get the
+// same meaning, or not implement Getter: its View then serves the read.
+// Only a wrapper whose View is the wrapped store's may pass Get on as it
+// is. Nothing finds the wrapped store's Get on its own: a wrapper that
+// embeds storage.Store does not have it.
 type Getter interface {
 	Get(ctx context.Context, coll, key string) (Record, error)
 }
