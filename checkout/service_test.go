@@ -595,8 +595,9 @@ func TestCompleteEmitsWithTheCommit(t *testing.T) {
 }
 
 // TestGetReadsOneRecord: session.get reads the session with storage.Get,
-// one statement on a store that offers it (PostgreSQL), not a View; and a
-// missing session is still NotFound naming the id.
+// one statement on a store that offers it (PostgreSQL), not a View, and
+// the widget its token; a missing session is still NotFound naming the
+// id, an unknown token still the widget's NotFound.
 func TestGetReadsOneRecord(t *testing.T) {
 	f := newFixture(t)
 	base := storagetest.Getting(f.store)
@@ -624,5 +625,16 @@ func TestGetReadsOneRecord(t *testing.T) {
 	var de *deliverykit.Error
 	if !errors.As(err, &de) || de.Kind != deliverykit.KindNotFound || len(de.Violations) != 1 || de.Violations[0].Field != "id" {
 		t.Errorf("Get of a missing session = %v; want NotFound naming the id", err)
+	}
+	// The widget reads its token, then the session: two storage.Gets.
+	before = base.Gets()
+	if _, err := svc.WidgetState(ctx, v.Token); err != nil {
+		t.Fatal(err)
+	}
+	if n := base.Gets() - before; n != 2 {
+		t.Errorf("WidgetState read with %d storage.Get; want 2 (the token, the session)", n)
+	}
+	if _, err := svc.WidgetState(ctx, "wt_unknown"); !errors.Is(err, errBadToken) {
+		t.Errorf("WidgetState of an unknown token = %v; want %v", err, errBadToken)
 	}
 }
