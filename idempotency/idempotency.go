@@ -490,10 +490,14 @@ func replayOf(rec record, hash string) (Answer, bool, error) {
 
 // stored returns the answer kept for rk, if any. It reads the answer's
 // record alone (storage.Get), in one statement where the store allows:
-// this look comes before every keyed call, and mostly finds nothing. An
-// answer whose body is stored apart is read again, with its body, in one
-// View: read separately, the body may have gone with the answer (swept,
-// or replaced) between the two reads.
+// this look comes before every keyed call, and mostly finds nothing.
+//
+// A body stored apart is then read with storage.Get too: the entry at
+// the answer's time holds the body of that answer and of no other (an
+// answer is replaced only once expired, at a later time), so the two
+// reads agree whenever the entry is found. When it is gone (swept, or
+// replaced with its answer, between the two reads) both are read again
+// in one View.
 func (k *Keeper) stored(ctx context.Context, rk, hash string) (Answer, bool, error) {
 	r, err := storage.Get(ctx, k.store, collKeys, rk)
 	rec, found, err := k.head(rk, r, err)
@@ -501,12 +505,20 @@ func (k *Keeper) stored(ctx context.Context, rk, hash string) (Answer, bool, err
 		return Answer{}, false, err
 	}
 	if rec.Apart {
-		err = k.store.View(ctx, func(tx storage.Tx) (err error) {
-			rec, found, err = k.get(tx, rk)
-			return err
-		})
-		if err != nil || !found {
-			return Answer{}, false, err
+		b, err := storage.Get(ctx, k.store, expiry.Name, entryKey(rk, rec.At))
+		switch {
+		case err == nil:
+			rec.body = b.Value
+		case errors.Is(err, storage.ErrNotFound):
+			err = k.store.View(ctx, func(tx storage.Tx) (err error) {
+				rec, found, err = k.get(tx, rk)
+				return err
+			})
+			if err != nil || !found {
+				return Answer{}, false, err
+			}
+		default:
+			return Answer{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
 		}
 	}
 	return replayOf(rec, hash)

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -410,7 +411,8 @@ func TestGetRoundTrips(t *testing.T) {
 // look for a stored answer (storage.Get: one SELECT on its own) and the
 // create's own round trips with the key's lookup travelling with its
 // BEGIN: the answer's record and expiry entry travel with the COMMIT. A
-// repeat of the call finds the answer in that one look.
+// repeat of the call finds the answer in that one look, and its body,
+// when stored apart, in one more.
 func TestKeyedRoundTrips(t *testing.T) {
 	s, rt := openCounted(t)
 	k := idempotency.New(idempotency.Options{})
@@ -450,5 +452,20 @@ func TestKeyedRoundTrips(t *testing.T) {
 	}
 	if got := rt.n.Load() - before; got != 1 {
 		t.Errorf("round trips of a repeated keyed create: %d, want 1", got)
+	}
+	// An answer of more than 512 bytes keeps its body apart, in its
+	// expiry entry: the replay reads the head, then the body.
+	big := func(context.Context) (idempotency.Answer, error) {
+		return idempotency.Answer{Status: 201, Body: bytes.Repeat([]byte("x"), 600)}, nil
+	}
+	if _, _, err := k.Do(t.Context(), "key-big", req, big); err != nil {
+		t.Fatal(err)
+	}
+	before = rt.n.Load()
+	if a, replayed, err := k.Do(t.Context(), "key-big", req, big); err != nil || !replayed || len(a.Body) != 600 {
+		t.Fatalf("Do again: replayed %v, %d bytes, %v; want the stored answer", replayed, len(a.Body), err)
+	}
+	if got := rt.n.Load() - before; got != 2 {
+		t.Errorf("round trips of a repeated keyed call with a large answer: %d, want 2", got)
 	}
 }
