@@ -16,6 +16,7 @@ import (
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/storage/storagetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -590,5 +591,50 @@ func TestCompleteEmitsWithTheCommit(t *testing.T) {
 	}
 	if _, err := New(memory.New(), Options{}); err == nil {
 		t.Error("New without engines succeeded")
+	}
+}
+
+// TestGetReadsOneRecord: session.get reads the session with storage.Get,
+// one statement on a store that offers it (PostgreSQL), not a View, and
+// the widget its token; a missing session is still NotFound naming the
+// id, an unknown token still the widget's NotFound.
+func TestGetReadsOneRecord(t *testing.T) {
+	f := newFixture(t)
+	base := storagetest.Getting(f.store)
+	svc, err := New(base, Options{Engines: f.svc.engines, Clock: f.clock, IDs: &deliverykit.SequentialIDs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := svc.Create(ctx, "demo-site", createRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := base.Gets()
+	got, err := svc.Get(ctx, "demo-site", v.Session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Session.ID != v.Session.ID {
+		t.Errorf("Get returned session %q, want %q", got.Session.ID, v.Session.ID)
+	}
+	coll, key := base.Last()
+	if n := base.Gets() - before; n != 1 || coll != sessions.Name || key != storage.Key("demo-site", v.Session.ID) {
+		t.Errorf("Get read with %d storage.Get, the last of %q in %q; want 1, of the session", n, key, coll)
+	}
+	_, err = svc.Get(ctx, "demo-site", "siw_missing")
+	var de *deliverykit.Error
+	if !errors.As(err, &de) || de.Kind != deliverykit.KindNotFound || len(de.Violations) != 1 || de.Violations[0].Field != "id" {
+		t.Errorf("Get of a missing session = %v; want NotFound naming the id", err)
+	}
+	// The widget reads its token, then the session: two storage.Gets.
+	before = base.Gets()
+	if _, err := svc.WidgetState(ctx, v.Token); err != nil {
+		t.Fatal(err)
+	}
+	if n := base.Gets() - before; n != 2 {
+		t.Errorf("WidgetState read with %d storage.Get; want 2 (the token, the session)", n)
+	}
+	if _, err := svc.WidgetState(ctx, "wt_unknown"); !errors.Is(err, errBadToken) {
+		t.Errorf("WidgetState of an unknown token = %v; want %v", err, errBadToken)
 	}
 }

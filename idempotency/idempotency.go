@@ -488,16 +488,38 @@ func replayOf(rec record, hash string) (Answer, bool, error) {
 	return rec.answer(), true, nil
 }
 
-// stored returns the answer kept for rk, if any.
+// stored returns the answer kept for rk, if any. It reads the answer's
+// record alone (storage.Get), in one statement where the store allows:
+// this look comes before every keyed call, and mostly finds nothing.
+//
+// A body stored apart is then read with storage.Get too: the entry at
+// the answer's time holds the body of that answer and of no other (an
+// answer is replaced only once expired, at a later time), so the two
+// reads agree whenever the entry is found. When it is gone (swept, or
+// replaced with its answer, between the two reads) both are read again
+// in one View.
 func (k *Keeper) stored(ctx context.Context, rk, hash string) (Answer, bool, error) {
-	var rec record
-	var found bool
-	err := k.store.View(ctx, func(tx storage.Tx) (err error) {
-		rec, found, err = k.get(tx, rk)
-		return err
-	})
+	r, err := storage.Get(ctx, k.store, collKeys, rk)
+	rec, found, err := k.head(rk, r, err)
 	if err != nil || !found {
 		return Answer{}, false, err
+	}
+	if rec.Apart {
+		b, err := storage.Get(ctx, k.store, expiry.Name, entryKey(rk, rec.At))
+		switch {
+		case err == nil:
+			rec.body = b.Value
+		case errors.Is(err, storage.ErrNotFound):
+			err = k.store.View(ctx, func(tx storage.Tx) (err error) {
+				rec, found, err = k.get(tx, rk)
+				return err
+			})
+			if err != nil || !found {
+				return Answer{}, false, err
+			}
+		default:
+			return Answer{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
+		}
 	}
 	return replayOf(rec, hash)
 }
@@ -507,6 +529,24 @@ func (k *Keeper) stored(ctx context.Context, rk, hash string) (Answer, bool, err
 // replace it.
 func (k *Keeper) get(tx storage.Tx, rk string) (record, bool, error) {
 	r, err := tx.Get(collKeys, rk)
+	rec, found, err := k.head(rk, r, err)
+	if err != nil || !found {
+		return rec, found, err
+	}
+	if rec.Apart {
+		b, err := tx.Get(expiry.Name, entryKey(rk, rec.At))
+		if err != nil {
+			return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
+		}
+		rec.body = b.Value
+	}
+	return rec, true, nil
+}
+
+// head decodes r, the answer's record at rk as Get returned it with err,
+// without the body an answer may have apart (get reads it); an answer
+// past the retention is not found, as in get.
+func (k *Keeper) head(rk string, r storage.Record, err error) (record, bool, error) {
 	if errors.Is(err, storage.ErrNotFound) {
 		return record{}, false, nil
 	}
@@ -519,13 +559,6 @@ func (k *Keeper) get(tx storage.Tx, rk string) (record, bool, error) {
 	}
 	if k.retention > 0 && !k.clock.Now().Before(rec.At.Add(k.retention)) {
 		return record{At: rec.At}, false, nil
-	}
-	if rec.Apart {
-		b, err := tx.Get(expiry.Name, entryKey(rk, rec.At))
-		if err != nil {
-			return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
-		}
-		rec.body = b.Value
 	}
 	return rec, true, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/deliverykit/deliverykit/internal/teststore"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/storage/storagetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -280,5 +281,74 @@ func TestRolledBackBetweenSteps(t *testing.T) {
 				t.Errorf("effects (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A store that reads one record in one statement (storage.Getter), as
+// PostgreSQL does, serves the look for a stored answer and the calls'
+// storage.Get: the suite holds on it too.
+func TestMemoryGetter(t *testing.T) {
+	idempotencytest.Run(t, func(t *testing.T) (storage.Store, storage.Store) {
+		s, _ := teststore.Memory(t)
+		g := storagetest.Getting(s)
+		return g, g
+	})
+}
+
+// TestStoreGetInUnit: storage.Get through k.Store reads where a View
+// would: from the store, in its own statement, without a unit and before
+// the call's first write; on the unit's transaction once it is open,
+// seeing the call's own writes, in the call and in a nested Update. Do's
+// look for a stored answer is one Get of the store.
+func TestStoreGetInUnit(t *testing.T) {
+	base := storagetest.Getting(memory.New())
+	k := idempotency.New(idempotency.Options{})
+	k.Open(base)
+	area := k.Store(base)
+	type read struct {
+		Value string
+		Err   string
+		Gets  int64 // the store's Gets so far
+	}
+	get := func(ctx context.Context) read {
+		rec, err := storage.Get(ctx, area, "effects", "e")
+		r := read{Value: string(rec.Value), Gets: base.Gets()}
+		if err != nil {
+			r.Err = err.Error()
+		}
+		return r
+	}
+	missing := storage.ErrNotFound.Error()
+	var got []read
+	got = append(got, get(t.Context()))
+	_, _, err := k.Do(t.Context(), "key", idempotency.Request{Site: "s", Operation: "POST /x", Body: []byte(`{}`)},
+		func(ctx context.Context) (idempotency.Answer, error) {
+			got = append(got, get(ctx))
+			if err := area.Update(ctx, func(tx storage.Tx) error {
+				_, err := tx.Put("effects", "e", []byte("written"), storage.AnyVersion)
+				return err
+			}); err != nil {
+				return idempotency.Answer{}, err
+			}
+			got = append(got, get(ctx))
+			if err := area.Update(ctx, func(storage.Tx) error {
+				got = append(got, get(ctx))
+				return nil
+			}); err != nil {
+				return idempotency.Answer{}, err
+			}
+			return idempotency.Answer{Status: 201}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []read{
+		{Err: missing, Gets: 1},     // no unit: the store's Get
+		{Err: missing, Gets: 3},     // after Do's look; the unit is not open: the store's Get
+		{Value: "written", Gets: 3}, // the unit's transaction, with the call's write
+		{Value: "written", Gets: 3}, // nested in an Update of the unit
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reads (-want +got):\n%s", diff)
 	}
 }

@@ -93,3 +93,92 @@ func TestLargeInlineRecordOfEarlierBuild(t *testing.T) {
 		t.Errorf("Do: replayed %v, %d bytes, %v; want the stored %d bytes", replayed, len(a.Body), err, len(body))
 	}
 }
+
+// beforeGet reads one record at a time (storage.Getter), as PostgreSQL
+// does, and runs before ahead of each read.
+type beforeGet struct {
+	storage.Store
+	before func(coll string)
+	gets   int
+}
+
+func (s *beforeGet) Get(ctx context.Context, coll, key string) (storage.Record, error) {
+	s.gets++
+	if s.before != nil {
+		s.before(coll)
+	}
+	var rec storage.Record
+	err := s.View(ctx, func(tx storage.Tx) (err error) {
+		rec, err = tx.Get(coll, key)
+		return err
+	})
+	return rec, err
+}
+
+// TestStoredBodyApart: the look for a stored answer reads a body stored
+// apart with a second storage.Get; when the answer was swept or replaced
+// between the two reads, it reads both again together, and finds nothing
+// or the new answer whole, never a head without its body.
+func TestStoredBodyApart(t *testing.T) {
+	const retention = time.Hour
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	big := func(c byte) []byte { return bytes.Repeat([]byte{c}, inlineBody+1) }
+	req := Request{Site: "s", Operation: "POST /x", Body: []byte(`{}`)}
+	rk, hash := recordKey(req.Site, req.Operation, "k"), Hash(req.Operation, req.Body)
+	for _, tc := range []struct {
+		name string
+		// between runs between the head's read and the body's.
+		between      func(t *testing.T, k *Keeper, clock *deliverykit.ManualClock)
+		wantReplayed bool
+		wantBody     []byte
+		wantRan      bool
+	}{
+		{"body read after the head", nil, true, big('a'), false},
+		{"swept in between", func(t *testing.T, k *Keeper, clock *deliverykit.ManualClock) {
+			if n, err := k.Sweep(t.Context(), t0.Add(2*retention), 10); err != nil || n != 1 {
+				t.Fatalf("Sweep = %d, %v; want 1 answer swept", n, err)
+			}
+		}, false, big('r'), true},
+		{"replaced in between", func(t *testing.T, k *Keeper, clock *deliverykit.ManualClock) {
+			clock.Set(t0.Add(2 * retention))
+			if _, _, err := k.keep(t.Context(), rk, hash, Answer{Status: 201, Body: big('b')}); err != nil {
+				t.Fatal(err)
+			}
+		}, true, big('b'), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := deliverykit.NewManualClock(t0)
+			store := &beforeGet{Store: memory.New()}
+			k := New(Options{Retention: retention, Clock: clock})
+			k.Open(store)
+			ran := false
+			run := func(body []byte) func(context.Context) (Answer, error) {
+				return func(context.Context) (Answer, error) { ran = true; return Answer{Status: 201, Body: body}, nil }
+			}
+			if _, _, err := k.Do(t.Context(), "k", req, run(big('a'))); err != nil {
+				t.Fatal(err)
+			}
+			clock.Set(t0.Add(retention / 2))
+			once := tc.between
+			store.before = func(coll string) {
+				if coll == expiry.Name && once != nil {
+					f := once
+					once = nil
+					f(t, k, clock)
+				}
+			}
+			store.gets, ran = 0, false
+			a, replayed, err := k.Do(t.Context(), "k", req, run(big('r')))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if replayed != tc.wantReplayed || ran != tc.wantRan || !bytes.Equal(a.Body, tc.wantBody) {
+				t.Errorf("Do = replayed %v, ran %v, body %.8q… (%d bytes); want replayed %v, ran %v, body %.8q…",
+					replayed, ran, a.Body, len(a.Body), tc.wantReplayed, tc.wantRan, tc.wantBody)
+			}
+			if tc.between == nil && store.gets != 2 {
+				t.Errorf("the replay read with %d storage.Gets; want 2 (the head, the body)", store.gets)
+			}
+		})
+	}
+}

@@ -168,7 +168,29 @@ func (s *unitStore) View(ctx context.Context, fn func(storage.Tx) error) error {
 	if u == nil {
 		return s.Store.View(ctx, fn)
 	}
-	return u.do(ctx, fn, false, s.Store)
+	return u.do(ctx, fn, false, func() error { return s.Store.View(ctx, fn) })
+}
+
+// Get reads one record (storage.Get) where a View would: in the unit's
+// transaction once it is open, seeing the call's own writes; before, and
+// without a unit, from s in one statement where s allows.
+func (s *unitStore) Get(ctx context.Context, coll, key string) (storage.Record, error) {
+	u := s.unit(ctx)
+	if u == nil {
+		return storage.Get(ctx, s.Store, coll, key)
+	}
+	var rec storage.Record
+	err := u.do(ctx, func(tx storage.Tx) (err error) {
+		rec, err = tx.Get(coll, key)
+		return err
+	}, false, func() (err error) {
+		rec, err = storage.Get(ctx, s.Store, coll, key)
+		return err
+	})
+	if err != nil {
+		return storage.Record{}, err
+	}
+	return rec, nil
 }
 
 // Probe passes the wrapped store's health check through.
@@ -180,8 +202,8 @@ func (s *unitStore) Probe(ctx context.Context) error {
 }
 
 // do runs fn for the call: on the unit's transaction, opened by the first
-// write; a View before it on outside, as without a key.
-func (u *unit) do(ctx context.Context, fn func(storage.Tx) error, write bool, outside storage.Store) error {
+// write; a read before it runs outside instead, as without a key.
+func (u *unit) do(ctx context.Context, fn func(storage.Tx) error, write bool, outside func() error) error {
 	if u.inOp.Load() {
 		// Called from an operation running on the transaction, in its
 		// goroutine: waiting for that goroutine would wait for itself.
@@ -191,7 +213,7 @@ func (u *unit) do(ctx context.Context, fn func(storage.Tx) error, write bool, ou
 	if !u.open {
 		if !write {
 			u.mu.Unlock()
-			return outside.View(ctx, fn)
+			return outside()
 		}
 		u.start()
 	}

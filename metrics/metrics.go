@@ -208,6 +208,15 @@ func (s *store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	return err
 }
 
+// Get reads one record (storage.Get) through the wrapped store, timed as
+// a view: it is one, in a single statement where the store allows.
+func (s *store) Get(ctx context.Context, coll, key string) (storage.Record, error) {
+	start := time.Now()
+	rec, err := storage.Get(ctx, s.Store, coll, key)
+	s.view.Observe(time.Since(start).Seconds())
+	return rec, err
+}
+
 // Probe passes the wrapped store's health check through.
 func (s *store) Probe(ctx context.Context) error {
 	if p, ok := s.Store.(storage.Prober); ok {

@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/storage/storagetest"
 )
 
 // TestRegisterCountsNotifications: with an outbox, Register counts the
@@ -61,5 +63,64 @@ deliverykit_outbox_pending_events 0
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "deliverykit_notifications_total", "deliverykit_outbox_pending_events"); err != nil {
 		t.Error(err)
+	}
+}
+
+// viewCount is how many transactions the instrumented store timed as
+// views.
+func viewCount(t *testing.T, reg prometheus.Gatherer) uint64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != metrics.Namespace+"_store_transaction_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "kind" && l.GetValue() == "view" {
+					return m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// TestStoreTimesGetAsView: storage.Get through the instrumented store
+// reaches the store's own Get (one statement on PostgreSQL) and is timed
+// as the view it is, found or not.
+func TestStoreTimesGetAsView(t *testing.T) {
+	base := storagetest.Getting(memory.New())
+	reg := prometheus.NewPedanticRegistry()
+	s, err := metrics.Store(base, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(t.Context(), func(tx storage.Tx) error {
+		_, err := tx.Put("c", "k", []byte("v"), storage.AnyVersion)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		key     string
+		wantErr error
+	}{
+		{"k", nil},
+		{"missing", storage.ErrNotFound},
+	} {
+		rec, err := storage.Get(t.Context(), s, "c", tc.key)
+		if !errors.Is(err, tc.wantErr) || (err == nil && string(rec.Value) != "v") {
+			t.Errorf("storage.Get(%q) = %+v, %v; want %v", tc.key, rec, err, tc.wantErr)
+		}
+		if got, want := base.Gets(), int64(i+1); got != want {
+			t.Errorf("after reading %q the store's Get ran %d times; want %d", tc.key, got, want)
+		}
+		if got, want := viewCount(t, reg), uint64(i+1); got != want {
+			t.Errorf("after reading %q %d views were timed; want %d", tc.key, got, want)
+		}
 	}
 }

@@ -91,6 +91,12 @@ func (s *deliveringStore) UpdateSteps(ctx context.Context, first func(storage.Tx
 	return nil
 }
 
+// Get reads one record (storage.Get) from the wrapped store: a read adds
+// no events, so there is nothing to deliver.
+func (s *deliveringStore) Get(ctx context.Context, coll, key string) (storage.Record, error) {
+	return storage.Get(ctx, s.Store, coll, key)
+}
+
 // Probe passes the wrapped store's health check through.
 func (s *deliveringStore) Probe(ctx context.Context) error {
 	if p, ok := s.Store.(storage.Prober); ok {

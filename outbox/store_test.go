@@ -2,6 +2,7 @@ package outbox_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/deliverykit/deliverykit/outbox"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/storage/storagetest"
 )
 
 // afterCommit runs hook after each committed Update of the store it wraps.
@@ -67,5 +69,30 @@ func TestDispatchLeavesHeldEvents(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"first", "second"}, got); diff != "" {
 		t.Errorf("delivered (-want +got):\n%s", diff)
+	}
+}
+
+// TestStoreGet: storage.Get on the delivering store reads through the
+// wrapped store's own Get (one statement on PostgreSQL): a read adds no
+// event, so the wrapper has nothing to do for it.
+func TestStoreGet(t *testing.T) {
+	base := storagetest.Getting(memory.New())
+	d := outbox.New(base, outbox.Options{})
+	s := d.Store()
+	if err := s.Update(t.Context(), func(tx storage.Tx) error {
+		_, err := tx.Put("c", "k", []byte("v"), storage.AnyVersion)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := storage.Get(t.Context(), s, "c", "k")
+	if err != nil || string(rec.Value) != "v" {
+		t.Errorf("storage.Get = %+v, %v; want the value %q", rec, err, "v")
+	}
+	if _, err := storage.Get(t.Context(), s, "c", "missing"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("storage.Get of a missing key = %v; want ErrNotFound", err)
+	}
+	if n := base.Gets(); n != 2 {
+		t.Errorf("the wrapped store's Get ran %d times; want 2", n)
 	}
 }

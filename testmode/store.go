@@ -68,6 +68,26 @@ func (s *siteStore) UpdateSteps(ctx context.Context, first func(storage.Tx) (sto
 	return err
 }
 
+// Get reads one record (storage.Get) of the site, as a View's Get on
+// the site does: under the site's collection and key.
+func (s *siteStore) Get(ctx context.Context, coll, key string) (storage.Record, error) {
+	if s.closed.Load() {
+		return storage.Record{}, storage.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return storage.Record{}, err
+	}
+	if err := names(coll, key); err != nil {
+		return storage.Record{}, err
+	}
+	r, err := storage.Get(ctx, s.Store, collPrefix+coll, s.prefix+key)
+	if err != nil {
+		return storage.Record{}, err
+	}
+	r.Key = key
+	return r, nil
+}
+
 // Probe passes the deployment store's health on.
 func (s *siteStore) Probe(ctx context.Context) error {
 	if p, ok := s.Store.(storage.Prober); ok {

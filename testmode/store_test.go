@@ -2,6 +2,7 @@ package testmode
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -22,6 +23,9 @@ func TestSiteStoreConforms(t *testing.T) {
 			s, _ := teststore.Bolt(t)
 			return s
 		},
+		// A store that reads one record in one statement
+		// (storage.Getter): the site's Get passes the read on to it.
+		"memory, a Getter": func(*testing.T) storage.Store { return storagetest.Getting(memory.New()) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			storagetest.Run(t, func(t *testing.T) storage.Store {
@@ -78,5 +82,35 @@ func TestSiteStoreNotesCollections(t *testing.T) {
 	}
 	if _, ok := s.seen.Load("lost"); ok {
 		t.Error("a rolled-back collection is remembered as noted")
+	}
+}
+
+// storage.Get on a site reads the site's record through the deployment
+// store's own Get (one statement on PostgreSQL), under the site's
+// collection and key, and never another site's.
+func TestSiteStoreGet(t *testing.T) {
+	base := storagetest.Getting(memory.New())
+	a := newSiteStore(base, "test_a", &sync.Map{})
+	b := newSiteStore(base, "test_b", &sync.Map{})
+	ctx := t.Context()
+	if err := a.Update(ctx, func(tx storage.Tx) error {
+		_, err := tx.Put("c", "k", []byte("a's"), storage.AnyVersion)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := storage.Get(ctx, a, "c", "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(storage.Record{Key: "k", Value: []byte("a's"), Version: rec.Version}, rec); diff != "" {
+		t.Errorf("storage.Get on the site (-want +got):\n%s", diff)
+	}
+	coll, key := base.Last()
+	if diff := cmp.Diff([2]string{"test.c", "test_a/k"}, [2]string{coll, key}); diff != "" || base.Gets() != 1 {
+		t.Errorf("the deployment store's Get: %d calls, the last (-want +got):\n%s", base.Gets(), diff)
+	}
+	if _, err := storage.Get(ctx, b, "c", "k"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("storage.Get on another site = %v; want ErrNotFound", err)
 	}
 }

@@ -191,8 +191,8 @@ func cpuTime(b *testing.B) time.Duration {
 }
 
 // BenchmarkExampleRead is each GET endpoint of the load run through the
-// example server's handler in process, on the memory store and on bolt,
-// after the same seeding over HTTP (a loopback test server in front of the
+// example server's handler in process, on the memory store, on bolt and
+// on PostgreSQL, after the same seeding over HTTP (a loopback test server in front of the
 // same handler): the server's CPU and allocations per read without the
 // sockets, for profiling and comparing changes. A read commits nothing, so
 // bolt is opened without fsync, which only makes the seeding faster.
@@ -204,6 +204,15 @@ func BenchmarkExampleRead(b *testing.B) {
 		{"memory", func(*testing.B) storage.Store { return memory.New() }},
 		{"bolt", func(b *testing.B) storage.Store {
 			s, err := bolt.Open(filepath.Join(b.TempDir(), "bench.db"), &bolt.Options{NoSync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		}},
+		// A read on PostgreSQL is its round trips (when
+		// $DELIVERYKIT_POSTGRES_DSN names a server).
+		{"postgres", func(b *testing.B) storage.Store {
+			s, err := postgres.Open(b.Context(), pgtest.DSN(b), &postgres.Options{Schema: pgtest.Schema(b)})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -104,6 +104,12 @@
 // index entries, a FreshKey token) is two round trips, COMMIT included; an update
 // of a record read first (Get, Put with VersionIs) is three.
 //
+// A View's ROLLBACK is a round trip of its own, so a View of one Get is
+// two. Store is a storage.Getter: storage.Get reads one record with the
+// same SELECT outside a transaction, one round trip, and a statement on
+// its own is its own snapshot. Callers that read one record and nothing
+// else use it.
+//
 // The context of View and Update is passed to every query, so cancelling it
 // interrupts a query in flight: the store asks the server to cancel the
 // query (a cancel request, not only a client that stops listening), so a

@@ -159,6 +159,43 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	return fn(t)
 }
 
+var _ storage.Getter = (*Store)(nil)
+
+// Get reads the record at key in coll with one statement outside a
+// transaction, in one round trip; a View reading it sends its BEGIN with
+// the read and its ROLLBACK after, two. In autocommit a statement is its
+// own snapshot: it reads what was committed when it began, as a View's
+// first read does. Callers reach it through storage.Get.
+func (s *Store) Get(ctx context.Context, coll, key string) (storage.Record, error) {
+	if s.closed.Load() {
+		return storage.Record{}, storage.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return storage.Record{}, err
+	}
+	if err := validate(coll, key); err != nil {
+		return storage.Record{}, err
+	}
+	var val []byte
+	var version int64
+	// The pool prepares the statement once per connection, as it does
+	// a transaction's Get.
+	err := s.pool.QueryRow(ctx, s.q.get, bytesOf(coll), bytesOf(key)).Scan(&val, &version)
+	switch {
+	case err == nil:
+		return storage.Record{Key: key, Value: val, Version: uint64(version)}, nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return storage.Record{}, storage.ErrNotFound
+	case ctx.Err() != nil:
+		// The query was interrupted.
+		return storage.Record{}, ctx.Err()
+	case s.closed.Load():
+		// Close ran between our check and the pool's.
+		return storage.Record{}, storage.ErrClosed
+	}
+	return storage.Record{}, deliverykit.Errorf(deliverykit.KindInternal, "storage/postgres: %s: %w", describe("get", coll, key), err)
+}
+
 // The BEGIN statements of View and Update. Neither is sent on its own: it
 // travels with the transaction's first statement (see tx.send).
 const (

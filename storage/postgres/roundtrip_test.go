@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -377,10 +378,41 @@ func TestTakenKeyBeforeScan(t *testing.T) {
 	}
 }
 
+// TestGetRoundTrips: storage.Get reads one record in one statement, one
+// round trip, where a View with one Get costs two (TestRoundTrips), and
+// leaves its connection in a state to reuse.
+func TestGetRoundTrips(t *testing.T) {
+	s, rt := openCounted(t)
+	if err := s.Update(t.Context(), func(tx storage.Tx) error {
+		_, err := tx.Put("c", "k", []byte("v"), storage.AnyVersion)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"k", "missing"} {
+		var got int64
+		for range 2 { // the second, with the statement prepared
+			before := rt.n.Load()
+			if _, err := storage.Get(t.Context(), s, "c", key); err != nil && !errors.Is(err, storage.ErrNotFound) {
+				t.Fatal(err)
+			}
+			got = rt.n.Load() - before
+		}
+		if got != 1 {
+			t.Errorf("round trips of storage.Get of %q: %d, want 1", key, got)
+		}
+	}
+	if n := s.pool.Stat().NewConnsCount(); n != 1 {
+		t.Errorf("the pool opened %d connections; want 1", n)
+	}
+}
+
 // TestKeyedRoundTrips: a keyed create (package idempotency) costs the
-// look for a stored answer (a View: its SELECT, then its ROLLBACK) and the
+// look for a stored answer (storage.Get: one SELECT on its own) and the
 // create's own round trips with the key's lookup travelling with its
-// BEGIN: the answer's record and expiry entry travel with the COMMIT.
+// BEGIN: the answer's record and expiry entry travel with the COMMIT. A
+// repeat of the call finds the answer in that one look, and its body,
+// when stored apart, in one more.
 func TestKeyedRoundTrips(t *testing.T) {
 	s, rt := openCounted(t)
 	k := idempotency.New(idempotency.Options{})
@@ -408,10 +440,32 @@ func TestKeyedRoundTrips(t *testing.T) {
 		}
 		got = rt.n.Load() - before
 	}
-	// View: BEGIN and SELECT, ROLLBACK. Update: BEGIN and the key's
-	// SELECT, the record's INSERT, the COMMIT with the index, the
-	// answer and its entry.
-	if got != 5 {
-		t.Errorf("round trips of a keyed create: %d, want 5", got)
+	// The look: SELECT. Update: BEGIN and the key's SELECT, the
+	// record's INSERT, the COMMIT with the index, the answer and its
+	// entry.
+	if got != 4 {
+		t.Errorf("round trips of a keyed create: %d, want 4", got)
+	}
+	before := rt.n.Load()
+	if _, replayed, err := k.Do(t.Context(), "key-1", req, create); err != nil || !replayed {
+		t.Fatalf("Do again: replayed %v, %v; want the stored answer", replayed, err)
+	}
+	if got := rt.n.Load() - before; got != 1 {
+		t.Errorf("round trips of a repeated keyed create: %d, want 1", got)
+	}
+	// An answer of more than 512 bytes keeps its body apart, in its
+	// expiry entry: the replay reads the head, then the body.
+	big := func(context.Context) (idempotency.Answer, error) {
+		return idempotency.Answer{Status: 201, Body: bytes.Repeat([]byte("x"), 600)}, nil
+	}
+	if _, _, err := k.Do(t.Context(), "key-big", req, big); err != nil {
+		t.Fatal(err)
+	}
+	before = rt.n.Load()
+	if a, replayed, err := k.Do(t.Context(), "key-big", req, big); err != nil || !replayed || len(a.Body) != 600 {
+		t.Fatalf("Do again: replayed %v, %d bytes, %v; want the stored answer", replayed, len(a.Body), err)
+	}
+	if got := rt.n.Load() - before; got != 2 {
+		t.Errorf("round trips of a repeated keyed call with a large answer: %d, want 2", got)
 	}
 }

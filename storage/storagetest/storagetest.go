@@ -102,6 +102,7 @@ var suite = []struct {
 	{"ConcurrentCompareAndSet", testConcurrentCompareAndSet},
 	{"TxUsedAfterReturn", testTxUsedAfterReturn},
 	{"Close", testClose},
+	{"StoreGet", testStoreGet},
 	{"Collection", testCollection},
 }
 
