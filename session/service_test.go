@@ -20,6 +20,7 @@ import (
 	"github.com/deliverykit/deliverykit/session"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/memory"
+	"github.com/deliverykit/deliverykit/storage/storagetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -1023,5 +1024,35 @@ func TestReturnsPromiseDerivedID(t *testing.T) {
 	id := a.ReturnsPromise.ID
 	if !regexp.MustCompile(`^policy-[0-9a-f]{16}$`).MatchString(id) || b.ReturnsPromise.ID != id {
 		t.Errorf("returns_promise.id = %q and %q, want one policy-<16 hex digits>", id, b.ReturnsPromise.ID)
+	}
+}
+
+// TestGetReadsOneRecord: a GET reads the session with one storage.Get
+// (one statement on PostgreSQL), and a missing one is still NotFound.
+func TestGetReadsOneRecord(t *testing.T) {
+	clock := deliverykit.NewManualClock(testNow)
+	base := storagetest.Getting(memory.New())
+	t.Cleanup(func() { base.Close() })
+	svc, err := session.New(base, session.Options{Engines: demoEngines(t, clock), Clock: clock, IDs: &deliverykit.SequentialIDs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := svc.Create(t.Context(), "demo-site", input(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := base.Gets()
+	got, err := svc.Get(t.Context(), "demo-site", created.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Etag != created.Etag {
+		t.Errorf("Get: etag %q, want the created session's %q", got.Etag, created.Etag)
+	}
+	if n := base.Gets() - before; n != 1 {
+		t.Errorf("Get read with %d storage.Get; want 1", n)
+	}
+	if _, err := svc.Get(t.Context(), "other-site", created.Name); deliverykit.KindOf(err) != deliverykit.KindNotFound {
+		t.Errorf("Get from another site = %v; want NotFound", err)
 	}
 }
