@@ -343,11 +343,12 @@ func (k *Keeper) Do(ctx context.Context, key string, req Request, run func(conte
 		return Answer{}, false, ErrInFlight
 	}
 	defer k.leave(rk)
-	if a, ok, err := k.stored(ctx, rk, hash); err != nil || ok {
+	a, ok, absent, err := k.stored(ctx, rk, hash)
+	if err != nil || ok {
 		return a, ok, err
 	}
 	for attempt := 1; ; attempt++ {
-		a, replayed, err := k.unit(ctx, rk, hash, run)
+		a, replayed, err := k.unit(ctx, rk, hash, absent, run)
 		if !errors.Is(err, storage.ErrConflict) {
 			return a, replayed, err
 		}
@@ -357,7 +358,8 @@ func (k *Keeper) Do(ctx context.Context, key string, req Request, run func(conte
 		// refuses one of two transactions that read what the other
 		// wrote, whatever their keys): nothing was kept, so the call runs
 		// again, as the store itself retries an Update.
-		if a, ok, serr := k.stored(ctx, rk, hash); serr != nil || ok {
+		var serr error
+		if a, ok, absent, serr = k.stored(ctx, rk, hash); serr != nil || ok {
 			return a, ok, serr
 		}
 		if attempt == maxUnitAttempts {
@@ -380,8 +382,8 @@ const maxUnitAttempts = 4
 // unit runs one attempt of Do's call in a unit of work, whose transaction
 // opens at the call's first write (see unit). A call that wrote nothing
 // has its answer stored alone afterwards.
-func (k *Keeper) unit(ctx context.Context, rk, hash string, run func(context.Context) (Answer, error)) (Answer, bool, error) {
-	u := &unit{keeper: k, rk: rk, ctx: ctx}
+func (k *Keeper) unit(ctx context.Context, rk, hash string, absent bool, run func(context.Context) (Answer, error)) (Answer, bool, error) {
+	u := &unit{keeper: k, rk: rk, ctx: ctx, absent: absent}
 	for {
 		a, err := k.runIn(ctx, u, run)
 		if !u.open {
@@ -498,11 +500,11 @@ func replayOf(rec record, hash string) (Answer, bool, error) {
 // reads agree whenever the entry is found. When it is gone (swept, or
 // replaced with its answer, between the two reads) both are read again
 // in one View.
-func (k *Keeper) stored(ctx context.Context, rk, hash string) (Answer, bool, error) {
+func (k *Keeper) stored(ctx context.Context, rk, hash string) (a Answer, ok, absent bool, err error) {
 	r, err := storage.Get(ctx, k.store, collKeys, rk)
 	rec, found, err := k.head(rk, r, err)
 	if err != nil || !found {
-		return Answer{}, false, err
+		return Answer{}, false, err == nil && rec.At.IsZero(), err
 	}
 	if rec.Apart {
 		b, err := storage.Get(ctx, k.store, expiry.Name, entryKey(rk, rec.At))
@@ -515,13 +517,14 @@ func (k *Keeper) stored(ctx context.Context, rk, hash string) (Answer, bool, err
 				return err
 			})
 			if err != nil || !found {
-				return Answer{}, false, err
+				return Answer{}, false, false, err
 			}
 		default:
-			return Answer{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
+			return Answer{}, false, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
 		}
 	}
-	return replayOf(rec, hash)
+	a, ok, err = replayOf(rec, hash)
+	return a, ok, false, err
 }
 
 // get reads the answer at rk; an answer past the retention, not swept

@@ -36,15 +36,20 @@ import (
 // guarantees: every write of the call is still in the unit, and a write
 // that depends on a read carries its own condition (VersionIs,
 // MustNotExist), which refuses a change made in between exactly as
-// without a key; the key's record is read and written inside the unit
-// (MustNotExist), so two units of one key never both commit, and the
-// answer stored is the one the committed writes produced. A call that
+// without a key; the key's record is written inside the unit under a
+// condition (FreshKey: it must not exist), and read there too unless the
+// look before the call found none, so two units of one key never both
+// commit, and the answer stored is the one the committed writes produced. A call that
 // wrote nothing stores its answer in a transaction of its own afterwards:
 // it has no effect to be atomic with.
 type unit struct {
 	keeper *Keeper
 	rk     string
 	ctx    context.Context // the call's, without the unit: the transaction's
+	// absent: the look before the call found no answer at all under the
+	// key, so the transaction's first attempt does not look again (see
+	// attempt).
+	absent bool
 
 	mu   sync.Mutex // one operation at a time; guards open
 	open bool       // the transaction was started (the call wrote)
@@ -301,8 +306,21 @@ func (u *unit) serve() {
 // it ends, its operations meanwhile refused.
 func (u *unit) attempt(tx storage.Tx, n int) (storage.Step, error) {
 	// Another server may have stored an answer since the look before the
-	// call: it is the answer, and the call's operations are refused.
-	rec, found, early := u.keeper.get(tx, u.rk)
+	// call: it is the answer, and the call's operations are refused. When
+	// that look found no record under the key, the first attempt does
+	// not read it again: the answer's Put (FreshKey) fails if a record
+	// appeared meanwhile, the transaction rolls back with the call's
+	// writes, and the attempt that follows (a store running it again, or
+	// Do after the conflict) looks and finds that answer. On PostgreSQL
+	// the attempt's first statement is then the call's first write, sent
+	// with the BEGIN: a round trip less. An expired answer is read in the
+	// transaction, so that replacing it cannot replace a newer one.
+	var rec record
+	var found bool
+	var early error
+	if n > 1 || !u.absent {
+		rec, found, early = u.keeper.get(tx, u.rk)
+	}
 	if early == nil && found {
 		u.replay, early = rec, errReplay
 	}

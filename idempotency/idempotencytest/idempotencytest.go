@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +42,7 @@ func Run(t *testing.T, newStores NewStores) {
 		{"LazyUnit", testLazyUnit},
 		{"NoWrite", testNoWrite},
 		{"LargeAnswer", testLargeAnswer},
+		{"StoredMeanwhile", testStoredMeanwhile},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStores) })
 	}
@@ -612,3 +614,34 @@ func testLargeAnswer(t *testing.T, newStores NewStores) {
 }
 
 func head(b []byte) []byte { return b[:min(len(b), 16)] }
+
+// testStoredMeanwhile: another server stores an answer for the key after
+// this server looked and found none, before this call writes. The call's
+// write is then not kept, and its answer is the other server's, replayed.
+func testStoredMeanwhile(t *testing.T, newStores NewStores) {
+	a, b := newStores(t)
+	clock := deliverykit.NewManualClock(start)
+	s1, s2 := newServer(a, clock), newServer(b, clock)
+	looked, stored := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	done := make(chan result)
+	go func() {
+		done <- do(t, s1, "k", req("site-1", `{}`), func(ctx context.Context) (idempotency.Answer, error) {
+			once.Do(func() { close(looked); <-stored })
+			return s1.create("x")(ctx)
+		})
+	}()
+	<-looked
+	other := do(t, s2, "k", req("site-1", `{}`), s2.create("y"))
+	close(stored)
+	first := <-done
+	if diff := cmp.Diff(created("y-1", false), other); diff != "" {
+		t.Errorf("the other server's call (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(created("y-1", true), first); diff != "" {
+		t.Errorf("the call that looked first (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"y-1"}, Effects(t, a)); diff != "" {
+		t.Errorf("effects (-want +got):\n%s", diff)
+	}
+}
