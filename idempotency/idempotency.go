@@ -572,10 +572,11 @@ func (k *Keeper) put(tx storage.Tx, rk string, rec record, old time.Time) error 
 	if err != nil {
 		return deliverykit.Errorf(deliverykit.KindInternal, "idempotency: storing answer: %w", err)
 	}
-	// The key was looked up in this transaction and is free: on
-	// PostgreSQL the check waits for the commit instead of a round trip
-	// of its own, and a key another server took meanwhile runs the
-	// transaction again, which then finds that server's answer.
+	// The key was found free, in this transaction or in the look just
+	// before it (unit.attempt): on PostgreSQL the check waits for the
+	// commit instead of a round trip of its own, and a key another
+	// server took meanwhile fails the transaction, whose next attempt
+	// finds that server's answer.
 	cond := storage.FreshKey()
 	var oldEntry retention.Entry
 	if !old.IsZero() {
