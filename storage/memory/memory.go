@@ -88,6 +88,7 @@ type Store struct {
 
 var (
 	_ storage.Store          = (*Store)(nil)
+	_ storage.Getter         = (*Store)(nil)
 	_ storage.VersionScanner = (*tx)(nil)
 )
 
@@ -111,6 +112,32 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 	t := &tx{ctx: ctx, base: snap}
 	defer t.done.Store(true)
 	return fn(t)
+}
+
+// Get reads the record at key in coll from the snapshot committed when Get
+// is called, as a View with one Get would, without making a transaction
+// (storage.Getter): the reads on hot paths, such as a keyed call's look
+// for a stored answer, take one lookup and the value's copy.
+func (s *Store) Get(ctx context.Context, coll, key string) (storage.Record, error) {
+	snap := s.state.Load()
+	if snap == nil {
+		return storage.Record{}, storage.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return storage.Record{}, err
+	}
+	if err := validate(coll, key); err != nil {
+		return storage.Record{}, err
+	}
+	c := snap.get(coll)
+	if c == nil {
+		return storage.Record{}, storage.ErrNotFound
+	}
+	it, ok := c.tree.Get(&item{key: key})
+	if !ok {
+		return storage.Record{}, storage.ErrNotFound
+	}
+	return it.record(), nil
 }
 
 // Update runs fn in a read-write transaction. It commits when fn returns nil
