@@ -89,6 +89,7 @@ type Store struct {
 var (
 	_ storage.Store          = (*Store)(nil)
 	_ storage.Getter         = (*Store)(nil)
+	_ storage.Beginner       = (*Store)(nil)
 	_ storage.VersionScanner = (*tx)(nil)
 )
 
@@ -145,50 +146,89 @@ func (s *Store) Get(ctx context.Context, coll, key string) (storage.Record, erro
 // Update returns fn's error unchanged, or ctx.Err(). fn runs exactly once.
 // fn must not call Update on the same store: it would wait for itself.
 func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	h, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	// Ends the transaction even if fn panics, so that a Tx leaked by a
+	// recovered panic cannot write into a later snapshot, and frees the
+	// writer; after Commit it does nothing.
+	defer h.Rollback()
+	if err := fn(h.tx); err != nil {
+		return err
+	}
+	return h.Commit()
+}
+
+// Begin starts a read-write transaction held by the caller
+// (storage.Beginner): it holds the store's writer, as an Update does while
+// its function runs, until Commit or Rollback.
+func (s *Store) Begin(ctx context.Context) (storage.Held, error) {
+	h, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// held is a transaction holding the store's writer.
+type held struct {
+	*tx
+	s     *Store
+	ended bool // Commit or Rollback ran; the writer is free
+}
+
+var _ storage.Held = (*held)(nil)
+
+// begin waits for the writer and starts a transaction on the snapshot
+// committed last.
+func (s *Store) begin(ctx context.Context) (*held, error) {
 	if s.state.Load() == nil {
-		return storage.ErrClosed
+		return nil, storage.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	select {
 	case s.writer <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
-	defer func() { <-s.writer }()
-
 	// Reload under the writer lock: the snapshot may have changed, or the
-	// store may have been closed, while this Update waited.
+	// store may have been closed, while this transaction waited.
 	snap := s.state.Load()
+	err := ctx.Err()
 	if snap == nil {
-		return storage.ErrClosed
+		err = storage.ErrClosed
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	if err != nil {
+		<-s.writer
+		return nil, err
 	}
 	t := &tx{ctx: ctx, base: snap, writes: true}
 	t.own = t.ownBuf[:0]
-	err := func() error {
-		// Mark the Tx done even if fn panics, so that a Tx leaked by a
-		// recovered panic cannot write into a later snapshot.
-		defer t.done.Store(true)
-		return fn(t)
-	}()
-	if err != nil {
+	return &held{tx: t, s: s}, nil
+}
+
+// Commit publishes the transaction's writes as the new snapshot, unless
+// its context is done: the caller asked to stop, even if it ignored the
+// errors its Tx returned.
+func (h *held) Commit() error {
+	if h.ended {
+		return backend.ErrTxDone
+	}
+	defer h.Rollback()
+	h.done.Store(true)
+	if err := h.ctx.Err(); err != nil {
 		return err
 	}
-	// A context cancelled while fn ran rolls the transaction back even if
-	// fn ignored the errors its Tx returned: the caller asked to stop.
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if len(t.own) == 0 {
+	if len(h.own) == 0 {
 		return nil
 	}
+	snap := h.base
 	next := &snapshot{index: snap.index, colls: slices.Clone(snap.colls)}
 	indexCopied := false
-	for _, o := range t.own {
+	for _, o := range h.own {
 		if i, ok := next.index[o.name]; ok {
 			next.colls[i] = o.c
 			continue
@@ -200,8 +240,18 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 		next.index[o.name] = len(next.colls)
 		next.colls = append(next.colls, o.c)
 	}
-	s.state.Store(next)
+	h.s.state.Store(next)
 	return nil
+}
+
+// Rollback drops the transaction's writes and frees the writer.
+func (h *held) Rollback() {
+	if h.ended {
+		return
+	}
+	h.ended = true
+	h.done.Store(true)
+	<-h.s.writer
 }
 
 // Close drops the store's data. Later Views and Updates return

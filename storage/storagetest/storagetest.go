@@ -103,6 +103,7 @@ var suite = []struct {
 	{"TxUsedAfterReturn", testTxUsedAfterReturn},
 	{"Close", testClose},
 	{"StoreGet", testStoreGet},
+	{"Held", testHeld},
 	{"Collection", testCollection},
 }
 
