@@ -2,6 +2,7 @@ package idempotency
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"sync"
@@ -53,6 +54,13 @@ type unit struct {
 
 	mu   sync.Mutex // one operation at a time; guards open
 	open bool       // the transaction was started (the call wrote)
+
+	// held is the transaction when the store holds one for the call
+	// (storage.Beginner): the call's operations run on it in the call's
+	// own goroutine, and its end commits or rolls it back; nil once
+	// ended. direct marks that mode, final its result.
+	held   storage.Held
+	direct bool
 
 	ops   chan op       // the call's operations, then its end, to the transaction; one at a time
 	reply chan opResult // an operation's result
@@ -223,12 +231,43 @@ func (u *unit) do(ctx context.Context, fn func(storage.Tx) error, write bool, ou
 		u.start()
 	}
 	defer u.mu.Unlock()
+	if u.direct {
+		return u.runHeld(ctx, fn, write)
+	}
 	return u.send(op{ctx: ctx, fn: fn, write: write})
 }
 
-// start opens the unit's transaction; u.mu is held.
+// runHeld runs one of the call's operations on the held transaction, in
+// the call's goroutine; its panic goes up the call as it would without a
+// key (Keeper.runIn rolls the unit back).
+func (u *unit) runHeld(ctx context.Context, fn func(storage.Tx) error, write bool) error {
+	switch {
+	case u.held == nil:
+		return u.final // Begin failed
+	case u.early != nil:
+		return u.early
+	}
+	u.inOp.Store(true)
+	defer u.inOp.Store(false)
+	return u.apply(ctx, u.tx, fn, write)
+}
+
+// start opens the unit's transaction; u.mu is held. A store that holds a
+// transaction for its caller gives the unit one, used from the call's
+// goroutine; otherwise the transaction's function runs in a goroutine of
+// its own (serve), in steps.
 func (u *unit) start() {
 	u.open = true
+	if h, err := storage.Begin(u.ctx, u.keeper.store); !errors.Is(err, storage.ErrNotHeld) {
+		u.direct = true
+		if err != nil {
+			u.final = err
+			return
+		}
+		u.held = h
+		u.begin(h, 1)
+		return
+	}
 	u.ops, u.reply = make(chan op, 1), make(chan opResult, 1)
 	u.rerun, u.ended = make(chan struct{}), make(chan struct{})
 	select {
@@ -315,17 +354,7 @@ func (u *unit) attempt(tx storage.Tx, n int) (storage.Step, error) {
 	// the attempt's first statement is then the call's first write, sent
 	// with the BEGIN: a round trip less. An expired answer is read in the
 	// transaction, so that replacing it cannot replace a newer one.
-	var rec record
-	var found bool
-	var early error
-	if n > 1 || !u.absent {
-		rec, found, early = u.keeper.get(tx, u.rk)
-	}
-	if early == nil && found {
-		u.replay, early = rec, errReplay
-	}
-	u.expired = rec.At
-	u.tx, u.view, u.early = tx, readTx{tx}, early
+	early := u.begin(tx, n)
 	if n > 1 {
 		if early != nil {
 			return storage.Step{}, early
@@ -339,6 +368,24 @@ func (u *unit) attempt(tx storage.Tx, n int) (storage.Step, error) {
 		}
 	}
 	return u.steps()
+}
+
+// begin sets tx up as the unit's transaction for the attempt n (see
+// attempt) and returns what refuses the call's operations on it, if
+// anything does.
+func (u *unit) begin(tx storage.Tx, n int) error {
+	var rec record
+	var found bool
+	var early error
+	if n > 1 || !u.absent {
+		rec, found, early = u.keeper.get(tx, u.rk)
+	}
+	if early == nil && found {
+		u.replay, early = rec, errReplay
+	}
+	u.expired = rec.At
+	u.tx, u.view, u.early = tx, readTx{tx}, early
+	return early
 }
 
 // steps runs the call's operations that are waiting, and returns the
@@ -448,6 +495,17 @@ func (u *unit) end(tx storage.Tx, e *ending, early error) error {
 func (u *unit) finish(e *ending) (err error, rerun bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if u.direct {
+		if h := u.held; h != nil {
+			u.held = nil
+			if u.final = u.end(u.tx, e, u.early); u.final != nil {
+				h.Rollback()
+			} else {
+				u.final = h.Commit()
+			}
+		}
+		return u.final, false
+	}
 	select {
 	case <-u.ended:
 		return u.final, false

@@ -208,6 +208,45 @@ func (s *store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	return err
 }
 
+// Begin holds a transaction of the wrapped store for the caller
+// (storage.Beginner), timed as an update from Begin to its end.
+func (s *store) Begin(ctx context.Context) (storage.Held, error) {
+	start := time.Now()
+	h, err := storage.Begin(ctx, s.Store)
+	if err != nil {
+		return nil, err
+	}
+	return &timedHeld{Held: h, s: s, start: start}, nil
+}
+
+// timedHeld observes its transaction's duration once it ends.
+type timedHeld struct {
+	storage.Held
+	s     *store
+	start time.Time
+	ended bool
+}
+
+func (h *timedHeld) Commit() error {
+	err := h.Held.Commit()
+	if !h.ended {
+		h.ended = true
+		h.s.update.Observe(time.Since(h.start).Seconds())
+		if errors.Is(err, storage.ErrConflict) {
+			h.s.conflicts.Inc()
+		}
+	}
+	return err
+}
+
+func (h *timedHeld) Rollback() {
+	h.Held.Rollback()
+	if !h.ended {
+		h.ended = true
+		h.s.update.Observe(time.Since(h.start).Seconds())
+	}
+}
+
 // Get reads one record (storage.Get) through the wrapped store, timed as
 // a view: it is one, in a single statement where the store allows.
 func (s *store) Get(ctx context.Context, coll, key string) (storage.Record, error) {

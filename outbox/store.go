@@ -46,6 +46,13 @@ func (s *deliveringStore) UpdateSteps(ctx context.Context, first func(storage.Tx
 		tries = append(tries, t)
 		return first(t)
 	})
+	return s.settle(ctx, tries, err)
+}
+
+// settle releases the events of the attempts of an Update that did not
+// commit (all of them when err is set) and delivers those of the one that
+// did, the last.
+func (s *deliveringStore) settle(ctx context.Context, tries []*deliveringTx, err error) error {
 	// Attempts that did not commit added nothing: release what they held.
 	for i, t := range tries {
 		if err != nil || i < len(tries)-1 {
@@ -90,6 +97,47 @@ func (s *deliveringStore) UpdateSteps(ctx context.Context, first func(storage.Tx
 	}
 	return nil
 }
+
+// Begin holds a transaction of the wrapped store for the caller
+// (storage.Beginner): its events are delivered, as an Update's, once
+// Commit has committed them.
+func (s *deliveringStore) Begin(ctx context.Context) (storage.Held, error) {
+	h, err := storage.Begin(ctx, s.Store)
+	if err != nil {
+		return nil, err
+	}
+	return &deliveringHeld{deliveringTx: &deliveringTx{Tx: h, d: s.d}, held: h, s: s, ctx: ctx}, nil
+}
+
+// deliveringHeld is a held transaction whose events are delivered after
+// its Commit.
+type deliveringHeld struct {
+	*deliveringTx
+	held  storage.Held
+	s     *deliveringStore
+	ctx   context.Context
+	ended bool
+}
+
+func (h *deliveringHeld) Commit() error {
+	if h.ended {
+		return h.held.Commit() // the wrapped store's refusal
+	}
+	h.ended = true
+	return h.s.settle(h.ctx, []*deliveringTx{h.deliveringTx}, h.held.Commit())
+}
+
+func (h *deliveringHeld) Rollback() {
+	if h.ended {
+		return
+	}
+	h.ended = true
+	h.held.Rollback()
+	h.s.d.mark(&h.s.d.held, -1, h.added...)
+}
+
+// Unwrap returns the transaction Add looks for.
+func (h *deliveringHeld) Unwrap() storage.Tx { return h.deliveringTx }
 
 // Get reads one record (storage.Get) from the wrapped store: a read adds
 // no events, so there is nothing to deliver.

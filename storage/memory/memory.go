@@ -154,7 +154,7 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	// recovered panic cannot write into a later snapshot, and frees the
 	// writer; after Commit it does nothing.
 	defer h.Rollback()
-	if err := fn(h.tx); err != nil {
+	if err := fn(&h.tx); err != nil {
 		return err
 	}
 	return h.Commit()
@@ -173,7 +173,7 @@ func (s *Store) Begin(ctx context.Context) (storage.Held, error) {
 
 // held is a transaction holding the store's writer.
 type held struct {
-	*tx
+	tx    // in the same allocation
 	s     *Store
 	ended bool // Commit or Rollback ran; the writer is free
 }
@@ -205,9 +205,9 @@ func (s *Store) begin(ctx context.Context) (*held, error) {
 		<-s.writer
 		return nil, err
 	}
-	t := &tx{ctx: ctx, base: snap, writes: true}
-	t.own = t.ownBuf[:0]
-	return &held{tx: t, s: s}, nil
+	h := &held{tx: tx{ctx: ctx, base: snap, writes: true}, s: s}
+	h.own = h.ownBuf[:0]
+	return h, nil
 }
 
 // Commit publishes the transaction's writes as the new snapshot, unless
