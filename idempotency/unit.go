@@ -21,11 +21,15 @@ import (
 // with one writer keyed calls are not served one at a time for longer than
 // their writes take.
 //
-// The storage contract only runs a function inside a transaction, so the
-// transaction lives in a goroutine of its own (serve): the call's Updates
-// and Views, once it is open, are sent to it and run there, one at a time,
-// and the call's end (finish) tells it to store the answer and commit, or
-// to roll back. The transaction's function runs in steps (storage.Step),
+// On a store that holds a transaction for its caller (storage.Beginner:
+// memory) the unit begins one and the call's Updates and Views, once it
+// is open, run on it in the call's own goroutine; the call's end (finish)
+// stores the answer and commits, or rolls back. Other stores only run a
+// function inside a transaction, and may run it again or with others
+// (bolt's group commit, PostgreSQL's retries), so there the transaction
+// lives in a goroutine of its own (serve): the call's operations are sent
+// to it and run there, one at a time, and the call's end tells it to
+// store the answer and commit, or to roll back. The function runs in steps (storage.Step),
 // one per operation: on a store that interleaves them (bolt's group
 // commit), the other Updates of the batch run while the call works between
 // two of its writes, such as rendering its answer, instead of waiting for

@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,13 @@ deliverykit_outbox_pending_events 0
 // views.
 func viewCount(t *testing.T, reg prometheus.Gatherer) uint64 {
 	t.Helper()
+	return kindCount(t, reg, "view")
+}
+
+// kindCount is how many transactions of kind the instrumented store
+// timed.
+func kindCount(t *testing.T, reg prometheus.Gatherer, kind string) uint64 {
+	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +88,7 @@ func viewCount(t *testing.T, reg prometheus.Gatherer) uint64 {
 		}
 		for _, m := range mf.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "kind" && l.GetValue() == "view" {
+				if l.GetName() == "kind" && l.GetValue() == kind {
 					return m.GetHistogram().GetSampleCount()
 				}
 			}
@@ -122,5 +130,43 @@ func TestStoreTimesGetAsView(t *testing.T) {
 		if got, want := viewCount(t, reg), uint64(i+1); got != want {
 			t.Errorf("after reading %q %d views were timed; want %d", tc.key, got, want)
 		}
+	}
+}
+
+// TestStoreTimesHeldAsUpdate: a transaction held through the instrumented
+// store (storage.Beginner) is timed as one update when it ends, committed
+// or rolled back, and its writes are the wrapped store's.
+func TestStoreTimesHeldAsUpdate(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	s, err := metrics.Store(memory.New(), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, commit := range []bool{true, false} {
+		h, err := storage.Begin(t.Context(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Put("c", strconv.FormatBool(commit), []byte("v"), storage.AnyVersion); err != nil {
+			t.Fatal(err)
+		}
+		if commit {
+			err = h.Commit()
+		} else {
+			h.Rollback()
+		}
+		h.Rollback() // ended: neither timed nor an error
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := kindCount(t, reg, "update"), uint64(i+1); got != want {
+			t.Errorf("after %d held transactions %d updates were timed; want %d", i+1, got, want)
+		}
+	}
+	if _, err := storage.Get(t.Context(), s, "c", "true"); err != nil {
+		t.Errorf("the committed write: %v", err)
+	}
+	if _, err := storage.Get(t.Context(), s, "c", "false"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the rolled back write: %v; want ErrNotFound", err)
 	}
 }

@@ -96,3 +96,54 @@ func TestStoreGet(t *testing.T) {
 		t.Errorf("the wrapped store's Get ran %d times; want 2", n)
 	}
 }
+
+// TestHeld: a transaction the delivering store holds for its caller
+// (storage.Beginner) delivers the events added through it once Commit has
+// committed them, and none after Rollback, whose events are not left held
+// (the dispatcher's loop delivers nothing of them either: they were never
+// stored). On a store that cannot hold one, Begin says so.
+func TestHeld(t *testing.T) {
+	d := outbox.New(memory.New(), outbox.Options{})
+	var got []string
+	d.Handle(event.TypeParcelChanged, "a", func(_ context.Context, e event.Event) error {
+		got = append(got, e.Subject)
+		return nil
+	})
+	add := func(h storage.Held, subject string) {
+		t.Helper()
+		ev, err := event.New("", "s", subject, time.Now(), event.ParcelChanged{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := outbox.Add(h, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, commit := range []bool{false, true} {
+		h, err := storage.Begin(t.Context(), d.Store())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if commit {
+			add(h, "kept 1")
+			add(h, "kept 2")
+			if err := h.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			add(h, "dropped")
+			h.Rollback()
+		}
+	}
+	if diff := cmp.Diff([]string{"kept 1", "kept 2"}, got); diff != "" {
+		t.Errorf("delivered (-want +got):\n%s", diff)
+	}
+	if n, err := d.Dispatch(t.Context()); err != nil || n != 0 {
+		t.Errorf("Dispatch after the commits = %d, %v; want nothing left", n, err)
+	}
+
+	cannot := outbox.New(&afterCommit{Store: memory.New()}, outbox.Options{})
+	if _, err := storage.Begin(t.Context(), cannot.Store()); !errors.Is(err, storage.ErrNotHeld) {
+		t.Errorf("Begin on a store that cannot hold a transaction = %v; want ErrNotHeld", err)
+	}
+}
