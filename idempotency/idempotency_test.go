@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -350,5 +351,77 @@ func TestStoreGetInUnit(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reads (-want +got):\n%s", diff)
+	}
+}
+
+// stepping counts the functions run in steps (storage.Stepper) that reach
+// the store it wraps, and whether it holds transactions (storage.Beginner)
+// is the wrapped store's.
+type stepping struct {
+	storage.Store
+	steps atomic.Int64
+}
+
+func (s *stepping) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
+	s.steps.Add(1)
+	return storage.UpdateSteps(ctx, s.Store, first)
+}
+
+func (s *stepping) Begin(ctx context.Context) (storage.Held, error) {
+	return storage.Begin(ctx, s.Store)
+}
+
+// TestStorePassesOnStepsAndHeld: a store wrapped by Keeper.Store passes
+// functions run in steps and held transactions on to the store it wraps,
+// outside a unit: a unit opened on such a store keeps them (bolt runs its
+// batch's other Updates between the steps; memory holds the transaction
+// for the call). Inside a unit, a function run in steps runs in the
+// unit's transaction and commits with the answer, and a held transaction
+// is refused (the call's Update takes part in the unit instead).
+func TestStorePassesOnStepsAndHeld(t *testing.T) {
+	ctx := t.Context()
+	base := &stepping{Store: memory.New()}
+	k := idempotency.New(idempotency.Options{})
+	s := k.Store(base)
+	k.Open(s)
+	put := func(key string) func(storage.Tx) (storage.Step, error) {
+		return func(tx storage.Tx) (storage.Step, error) {
+			_, err := tx.Put("c", key, []byte("v"), storage.AnyVersion)
+			return storage.Step{}, err
+		}
+	}
+	if err := storage.UpdateSteps(ctx, s, put("outside")); err != nil {
+		t.Fatal(err)
+	}
+	if n := base.steps.Load(); n != 1 {
+		t.Errorf("functions in steps that reached the wrapped store: %d; want 1", n)
+	}
+	h, err := storage.Begin(ctx, s)
+	if err != nil {
+		t.Fatalf("Begin outside a unit: %v", err)
+	}
+	h.Rollback()
+
+	var heldErr error
+	_, _, err = k.Do(ctx, "key-1", idempotency.Request{Site: "s", Operation: "POST /x"}, func(ctx context.Context) (idempotency.Answer, error) {
+		if err := storage.UpdateSteps(ctx, s, put("inside")); err != nil {
+			return idempotency.Answer{}, err
+		}
+		_, heldErr = storage.Begin(ctx, s)
+		return idempotency.Answer{Status: 201, Body: []byte("{}")}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(heldErr, storage.ErrNotHeld) {
+		t.Errorf("Begin in a unit = %v; want ErrNotHeld", heldErr)
+	}
+	// The unit's own transaction was held (memory): the function in
+	// steps ran in it, not as one more function in steps of the store.
+	if n := base.steps.Load(); n != 1 {
+		t.Errorf("functions in steps that reached the wrapped store after the keyed call: %d; want still 1", n)
+	}
+	if _, err := storage.Get(ctx, base, "c", "inside"); err != nil {
+		t.Errorf("the keyed call's write: %v", err)
 	}
 }

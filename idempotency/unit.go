@@ -180,6 +180,31 @@ func (s *unitStore) Update(ctx context.Context, fn func(storage.Tx) error) error
 	return u.do(ctx, fn, true, nil)
 }
 
+// UpdateSteps passes a function run in steps (storage.Stepper) on to s
+// outside a unit, so that a unit's own transaction keeps them (bolt runs
+// the batch's other Updates between them); in a unit it runs there, as
+// Update does.
+func (s *unitStore) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
+	whole := func(tx storage.Tx) error { return storage.RunSteps(first(tx)) }
+	if u := s.unit(ctx); u != nil {
+		return u.do(ctx, whole, true, nil)
+	}
+	if w, _ := ctx.Value(watchCtx{}).(*watch); w != nil && w.keeper == s.k {
+		return s.Update(ctx, whole)
+	}
+	return storage.UpdateSteps(ctx, s.Store, first)
+}
+
+// Begin passes a held transaction (storage.Beginner) on from s outside a
+// unit, which is how a unit gets its own; a call in a unit, or watched
+// (Keeper.runAlone), is told to use Update, which takes part in them.
+func (s *unitStore) Begin(ctx context.Context) (storage.Held, error) {
+	if s.unit(ctx) != nil || ctx.Value(watchCtx{}) != nil {
+		return nil, storage.ErrNotHeld
+	}
+	return storage.Begin(ctx, s.Store)
+}
+
 func (s *unitStore) View(ctx context.Context, fn func(storage.Tx) error) error {
 	u := s.unit(ctx)
 	if u == nil {

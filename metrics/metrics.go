@@ -208,6 +208,18 @@ func (s *store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	return err
 }
 
+// UpdateSteps passes a function run in steps (storage.Stepper) on to the
+// wrapped store, timed as an update.
+func (s *store) UpdateSteps(ctx context.Context, first func(storage.Tx) (storage.Step, error)) error {
+	start := time.Now()
+	err := storage.UpdateSteps(ctx, s.Store, first)
+	s.update.Observe(time.Since(start).Seconds())
+	if errors.Is(err, storage.ErrConflict) {
+		s.conflicts.Inc()
+	}
+	return err
+}
+
 // Begin holds a transaction of the wrapped store for the caller
 // (storage.Beginner), timed as an update from Begin to its end.
 func (s *store) Begin(ctx context.Context) (storage.Held, error) {
