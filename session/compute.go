@@ -197,6 +197,8 @@ func categories(res *options.Result) []DeliveryCategory {
 	out := make([]DeliveryCategory, 0, len(res.Categories))
 	m := newOptionMemory(res)
 	for _, c := range res.Categories {
+		wh := take(&m.warehouses)
+		*wh = Warehouse{ID: c.Warehouse.ID, ExternalID: c.Warehouse.ExternalID, Address: m.address(c.Warehouse.Address)}
 		dc := DeliveryCategory{
 			ID:            c.ID,
 			DeliveryType:  DeliveryType(c.DeliveryType),
@@ -205,12 +207,13 @@ func categories(res *options.Result) []DeliveryCategory {
 			OptionsSource: source(c),
 			ExternalID:    c.ExternalID,
 			Preselected:   c.Preselected,
-			Warehouse: &Warehouse{
-				ID:         c.Warehouse.ID,
-				ExternalID: c.Warehouse.ExternalID,
-				Address:    fromCatalogAddress(c.Warehouse.Address),
-			},
-			DeliveryOptions: make([]DeliveryOption, 0, len(c.Options)),
+			Warehouse:     wh,
+			// Clipped to the category's options: appending to one
+			// category's list never writes into the next one's.
+			DeliveryOptions: takeN(&m.options, len(c.Options))[:0],
+		}
+		if len(c.Addons) > 0 {
+			dc.Addons = takeN(&m.addons, len(c.Addons))[:0]
 		}
 		for _, a := range c.Addons {
 			dc.Addons = append(dc.Addons, Addon{ID: a.ID, DisplayName: a.Name, Price: Int64(a.Price), AddonType: AddonType(a.Type), Preselected: a.Preselected})
@@ -307,18 +310,23 @@ func option(o options.Option, m *optionMemory) DeliveryOption {
 // location, contacts, addresses, opening hours and distances are elements
 // of these slices (take), each value its own as before. A session's
 // answer has a dozen options of about fifteen such values each, a third
-// of a create's allocations when each was allocated on its own.
+// of a create's allocations when each was allocated on its own. The
+// categories' lists of options and addons, and their warehouses, come
+// from here too.
 type optionMemory struct {
-	etds      []AbsoluteETD
-	locations []PickupLocation
-	contacts  []Contact
-	addresses []Address
-	coords    []Coordinates
-	phones    []PhoneNumber
-	hours     []OperationalHours
-	distances []Distances
-	distance  []Distance
-	strings   []string // address lines and opening hours
+	options    []DeliveryOption
+	addons     []Addon
+	warehouses []Warehouse
+	etds       []AbsoluteETD
+	locations  []PickupLocation
+	contacts   []Contact
+	addresses  []Address
+	coords     []Coordinates
+	phones     []PhoneNumber
+	hours      []OperationalHours
+	distances  []Distances
+	distance   []Distance
+	strings    []string // address lines and opening hours
 	// A location's sections, their columns and the columns' items.
 	sectionList []Section
 	columns     []Column
@@ -328,7 +336,13 @@ type optionMemory struct {
 // newOptionMemory sizes the memory of res's options.
 func newOptionMemory(res *options.Result) *optionMemory {
 	var etds, locs, coords, phones, hours, dists, strs, sects, cols, items int
+	var addons, whCoords int
 	for _, c := range res.Categories {
+		addons += len(c.Addons)
+		strs += len(c.Warehouse.Address.AddressLines)
+		if c.Warehouse.Address.Coordinates != nil {
+			whCoords++
+		}
 		for _, o := range c.Options {
 			etds++
 			l := o.Location
@@ -363,11 +377,15 @@ func newOptionMemory(res *options.Result) *optionMemory {
 		}
 	}
 	return &optionMemory{
+		options:    make([]DeliveryOption, etds),
+		addons:     make([]Addon, addons),
+		warehouses: make([]Warehouse, len(res.Categories)),
+
 		etds:      make([]AbsoluteETD, etds),
 		locations: make([]PickupLocation, locs),
 		contacts:  make([]Contact, 2*locs),
 		addresses: make([]Address, 2*locs),
-		coords:    make([]Coordinates, 2*coords),
+		coords:    make([]Coordinates, 2*coords+whCoords),
 		phones:    make([]PhoneNumber, 2*phones),
 		hours:     make([]OperationalHours, hours),
 		distances: make([]Distances, dists),
@@ -407,12 +425,7 @@ func takeN[T any](s *[]T, n int) []T {
 func (m *optionMemory) contact(l *catalog.PickupLocation) *Contact {
 	a := &l.Address
 	addr := take(&m.addresses)
-	lines := cloneAllInto(&m.strings, [8][]string{a.AddressLines})
-	*addr = Address{CountryCode: a.Country, RegionCode: a.RegionCode, PostalCode: a.PostalCode, City: a.City, AddressLines: lines[0]}
-	if a.Coordinates != nil {
-		addr.Coordinates = take(&m.coords)
-		*addr.Coordinates = Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
-	}
+	*addr = m.address(*a)
 	c := take(&m.contacts)
 	*c = Contact{Name: a.Name, Address: addr, Email: l.Email}
 	if p := l.Phone; p != nil {
@@ -420,6 +433,18 @@ func (m *optionMemory) contact(l *catalog.PickupLocation) *Contact {
 		*c.PhoneNumber = PhoneNumber{CountryCode: p.CountryCode, Number: p.Number, Extension: p.Extension}
 	}
 	return c
+}
+
+// address copies a catalog address to the wire, its lines and
+// coordinates in m.
+func (m *optionMemory) address(a catalog.Address) Address {
+	lines := cloneAllInto(&m.strings, [8][]string{a.AddressLines})
+	out := Address{CountryCode: a.Country, RegionCode: a.RegionCode, PostalCode: a.PostalCode, City: a.City, AddressLines: lines[0]}
+	if a.Coordinates != nil {
+		out.Coordinates = take(&m.coords)
+		*out.Coordinates = Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
+	}
+	return out
 }
 
 // cloneAll is slices.Clone of each of src, in one allocation for all
@@ -473,14 +498,6 @@ func (m *optionMemory) sections(in []catalog.Section) []Section {
 			}
 			out[i].Columns[j] = Column{Items: items}
 		}
-	}
-	return out
-}
-
-func fromCatalogAddress(a catalog.Address) Address {
-	out := Address{CountryCode: a.Country, RegionCode: a.RegionCode, PostalCode: a.PostalCode, City: a.City, AddressLines: slices.Clone(a.AddressLines)}
-	if a.Coordinates != nil {
-		out.Coordinates = &Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
 	}
 	return out
 }
