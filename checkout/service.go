@@ -322,7 +322,7 @@ func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *recor
 		return err
 	}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := sessions.Put(tx, storage.Key(rec.Site, rec.ID), *rec, storage.MustNotExist()); err != nil {
+		if _, err := sessions.PutFrom(tx, storage.Key(rec.Site, rec.ID), rec, storage.MustNotExist()); err != nil {
 			return err
 		}
 		if err := expiry.Move(tx, storage.Key(rec.Site, rec.ID), retention.Entry{}, rec.expiryEntry()); err != nil {

@@ -203,7 +203,7 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 	rec := newRecord(sess, c.inputs)
 	var version uint64
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		version, err = sessions.Put(tx, storage.Key(site, id), rec, storage.MustNotExist())
+		version, err = sessions.PutFrom(tx, storage.Key(site, id), &rec, storage.MustNotExist())
 		if err != nil {
 			return err
 		}
