@@ -433,22 +433,18 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 		country: strings.ToUpper(req.Address.Country),
 		postal:  catalog.NormalizePostalCode(req.Address.PostalCode),
 	}
-	for i := range e.cat.Categories {
-		cc := &e.cat.Categories[i]
-		cat, ok := e.category(cc, &q)
-		if !ok {
-			continue
+	// The categories offered, allocated at their number (a Category is
+	// a few hundred bytes, and a request is seldom offered every
+	// category of the catalog): gathered on the stack first, for the
+	// few categories a catalog has. Still nil when nothing is offered.
+	if n := len(e.cat.Categories); n > maxStackCategories {
+		if cats := e.offered(make([]Category, 0, n), &q, res); len(cats) > 0 {
+			res.Categories = cats
 		}
-		if cc.DeliveryType.AtLocation() && at == nil {
-			res.Unplaced = true
-		}
-		if len(cat.Options) > 0 {
-			if res.Categories == nil {
-				// Sized once: a Category is a few hundred bytes.
-				// Still nil when nothing is offered.
-				res.Categories = make([]Category, 0, len(e.cat.Categories))
-			}
-			res.Categories = append(res.Categories, cat)
+	} else {
+		var buf [maxStackCategories]Category
+		if cats := e.offered(buf[:0], &q, res); len(cats) > 0 {
+			res.Categories = slices.Clone(cats)
 		}
 	}
 	slices.SortStableFunc(res.Categories, func(a, b Category) int {
@@ -470,6 +466,31 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 		res.Preselected = c.Options[0].ID
 	}
 	return res
+}
+
+// maxStackCategories is how many categories compute gathers on the stack
+// before allocating the Result's: more than a catalog usually has.
+const maxStackCategories = 8
+
+// offered appends to dst the categories of the catalog offered for q,
+// those with options, in the catalog's order, and marks res Unplaced
+// when an address that could not be placed left a location category
+// without any.
+func (e *Engine) offered(dst []Category, q *query, res *Result) []Category {
+	for i := range e.cat.Categories {
+		cc := &e.cat.Categories[i]
+		cat, ok := e.category(cc, q)
+		if !ok {
+			continue
+		}
+		if cc.DeliveryType.AtLocation() && q.at == nil {
+			res.Unplaced = true
+		}
+		if len(cat.Options) > 0 {
+			dst = append(dst, cat)
+		}
+	}
+	return dst
 }
 
 // query is what every category of one computation is answered for.

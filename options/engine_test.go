@@ -3,8 +3,10 @@ package options
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -654,6 +656,49 @@ func TestOptionsMatchTheirDefinitions(t *testing.T) {
 			t.Logf("%d options at locations, %d of them moved to an open day", located, moved)
 			if tt.name != "demo, unplaced" && located == 0 {
 				t.Error("no option at a location: the test checks nothing of them")
+			}
+		})
+	}
+}
+
+// TestComputeManyCategories: a catalog with more categories than compute
+// gathers on the stack is answered as one with fewer, every category
+// offered in sort order, and nothing offered is no categories at all.
+func TestComputeManyCategories(t *testing.T) {
+	for _, n := range []int{1, maxStackCategories, maxStackCategories + 1, 2*maxStackCategories + 3} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			cat := testCatalog()
+			home := cat.Categories[0]
+			cat.Categories = nil
+			var want []summary
+			for i := range n {
+				c := home
+				c.ID, c.SortOrder = fmt.Sprintf("home-%02d", i), n-i
+				cat.Categories = append(cat.Categories, c)
+				want = append([]summary{{c.ID, []string{c.ID + "/np-home", c.ID + "/sc-exp"}, 4900}}, want...)
+			}
+			e, err := New(cat, Options{Clock: deliverykit.NewManualClock(thursday)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := Request{Currency: "SEK", Locales: []string{"sv-SE"}, CartValue: 10000,
+				Address: catalog.Address{Country: "SE", PostalCode: "111 57"}, Items: []Item{{Quantity: 1, Weight: 500}}}
+			res, err := e.Compute(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, summarize(res)); diff != "" {
+				t.Errorf("categories (-want +got):\n%s", diff)
+			}
+			if len(res.Categories) != cap(res.Categories) && n <= maxStackCategories {
+				t.Errorf("%d categories in room for %d", len(res.Categories), cap(res.Categories))
+			}
+			req.Currency = "EUR" // no price rule: nothing offered
+			if res, err = e.Compute(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if res.Categories != nil {
+				t.Errorf("nothing offered: categories %v, want nil", res.Categories)
 			}
 		})
 	}
