@@ -113,7 +113,7 @@ func SnippetFor(tag language.Tag, base, token string, cfg SnippetConfiguration) 
 	if !plainToken(token) || !plainToken(container) || !plainToken(object) {
 		return renderSnippet(lang, base, container, object, token)
 	}
-	key := lang.String() + "\x00" + base
+	key := snippetKey{lang, base}
 	if parts, ok := snippetParts.Load(key); ok {
 		return splice(parts.(*[4]string), container, object, token)
 	}
@@ -176,9 +176,16 @@ func splice(p *[4]string, container, object, token string) string {
 // maxSnippetBases a caller passing bases of its own gets them rendered
 // each time, so the cache cannot grow with traffic.
 var (
-	snippetParts sync.Map
+	snippetParts sync.Map // snippetKey → *[4]string
 	snippetBases atomic.Int64
 )
+
+// snippetKey is a key of snippetParts: a struct rather than the two
+// joined into a string, which was one allocation per session rendered.
+type snippetKey struct {
+	lang language.Base
+	base string
+}
 
 const maxSnippetBases = 64
 
