@@ -200,7 +200,8 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			}
 			// The answer goes out before the access log is written.
 			finishHeld(cc, sw)
-			attrs := logAttrs(r, sw.status, time.Since(start))
+			var buf [6]slog.Attr
+			attrs := logAttrs(&buf, r, sw.status, time.Since(start))
 			if info.site != "" {
 				attrs = append(attrs, slog.String("site", info.site))
 			}
