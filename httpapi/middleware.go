@@ -172,7 +172,13 @@ func requestDone(held bool) {
 func (s *server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{traceID: requestTraceID(r.Header), maxBody: s.bodyLimit(r)}
+		// The request's info and its writer live as long as each other:
+		// one allocation for both.
+		state := &struct {
+			info requestInfo
+			sw   statusWriter
+		}{info: requestInfo{traceID: requestTraceID(r.Header), maxBody: s.bodyLimit(r)}}
+		info := &state.info
 		w.Header().Set("X-Trace-Id", info.traceID)
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 		if r.Body != nil {
@@ -185,7 +191,8 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			cc.hold()
 			defer cc.release()
 		}
-		sw := &statusWriter{ResponseWriter: w, info: info, held: cc}
+		sw := &state.sw
+		*sw = statusWriter{ResponseWriter: w, info: info, held: cc}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
