@@ -726,7 +726,10 @@ func (e *Engine) locations(dst []located, product int, n *network, at catalog.Co
 	if n == nil {
 		return dst
 	}
-	for _, nb := range n.index.Nearest(at, max) {
+	// The neighbors on the stack for a max of at most
+	// maxStackNeighbors: only the located are kept.
+	var buf [maxStackNeighbors]Neighbor
+	for _, nb := range n.index.appendNearest(buf[:0], at, max) {
 		if nb.Meters > maxMeters {
 			break
 		}

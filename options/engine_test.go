@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -390,11 +391,19 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 		}
 	}
 	ix := NewIndex(coords)
+	// k below and above the candidates kept on the stack.
 	for q := 0; q < 200; q++ {
+		k := []int{7, maxStackNeighbors, maxStackNeighbors + 1, 40}[q%4]
 		at := coords[r.IntN(len(coords))]
 		at.Lat = max(-90, min(90, at.Lat+r.Float64()*0.2-0.1))
-		got := ix.Nearest(at, 7)
-		want := bruteNearest(coords, at, 7)
+		got := ix.Nearest(at, k)
+		want := bruteNearest(coords, at, k)
+		if len(got) != len(want) {
+			t.Fatalf("query %v: %d nearest, want %d", at, len(got), len(want))
+		}
+		if appended := ix.appendNearest([]Neighbor{{Item: -1}}, at, k); !slices.Equal(appended[1:], got) || appended[0].Item != -1 {
+			t.Fatalf("query %v: appendNearest after one neighbor = %v, want it and %v", at, appended, got)
+		}
 		for i := range want {
 			if got[i].Item != want[i].Item && abs(got[i].Meters-want[i].Meters) > 1e-6 {
 				t.Fatalf("query %v: nearest[%d] = %+v, want %+v", at, i, got[i], want[i])
@@ -403,6 +412,10 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 				t.Fatalf("query %v: distance %v, haversine %v", at, got[i].Meters, haversine(at, coords[got[i].Item]))
 			}
 		}
+	}
+	small := NewIndex(coords[:3])
+	if n := small.Nearest(coords[0], 5); len(n) != 3 || n[0].Item != 0 {
+		t.Errorf("5 nearest of 3 points from the first = %v, want the 3, the first first", n)
 	}
 	if n := NewIndex(nil).Nearest(catalog.Coordinates{}, 3); n != nil {
 		t.Errorf("empty index answered %v", n)
