@@ -606,7 +606,7 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 	for sort, net := range nets {
 		found = e.locations(found, sort, net, *q.at, maxLocs, maxMeters)
 	}
-	ids = optionIDsAt(cc, found)
+	idsAt := optionIDsAt(cc, found)
 	opts := make([]Option, len(found))
 	var etd ETD
 	var col collector
@@ -622,8 +622,11 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 			col = cal.collector(etd)
 		}
 		l.Location.Distance = &l.dist
+		n := optionIDLen(cc, l)
+		id := idsAt[:n]
+		idsAt = idsAt[n:]
 		opts[i] = Option{
-			ID: ids[i], CategoryID: cc.ID, Carrier: carriers[l.product], Price: price,
+			ID: id, CategoryID: cc.ID, Carrier: carriers[l.product], Price: price,
 			Currency: q.req.Currency, Location: &l.Location, ExpireTime: q.expire,
 		}
 		opts[i].setPromise(col.at(l.avail), lt, mode)
@@ -637,13 +640,12 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 }
 
 // optionIDsAt returns the ids of the options at the found locations of
-// category cc, "category/product/location", in one allocation: the ids
-// are substrings of one string.
-func optionIDsAt(cc *catalog.Category, found []located) []string {
-	idLen := func(l *located) int { return len(cc.ID) + len(cc.Products[l.product]) + len(l.Location.ID) + 2 }
+// category cc, "category/product/location", in one allocation: the ids,
+// in found's order, joined without a separator, each optionIDLen long.
+func optionIDsAt(cc *catalog.Category, found []located) string {
 	size := 0
 	for i := range found {
-		size += idLen(&found[i])
+		size += optionIDLen(cc, &found[i])
 	}
 	var b strings.Builder
 	b.Grow(size)
@@ -654,13 +656,12 @@ func optionIDsAt(cc *catalog.Category, found []located) []string {
 		b.WriteByte('/')
 		b.WriteString(found[i].Location.ID)
 	}
-	all := b.String()
-	ids := make([]string, len(found))
-	for i := range found {
-		n := idLen(&found[i])
-		ids[i], all = all[:n], all[n:]
-	}
-	return ids
+	return b.String()
+}
+
+// optionIDLen is the length of the id of the option at l in category cc.
+func optionIDLen(cc *catalog.Category, l *located) int {
+	return len(cc.ID) + len(cc.Products[l.product]) + len(l.Location.ID) + 2
 }
 
 // fallback is the catalog's fallback category for a request no category
