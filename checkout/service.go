@@ -878,23 +878,33 @@ func checkCart(c *Cart, currency string) error {
 	if c.Currency != currency {
 		return deliverykit.InvalidField("cart.currency", "eqfield", fmt.Sprintf("must be the purchase currency %s", currency))
 	}
-	vs := make([]string, 0, len(c.Vouchers)+1)
-	for _, v := range append(slices.Clone(c.Vouchers), c.Voucher) {
+	// The list is made at the first voucher: a cart without any
+	// allocates nothing here.
+	var vs []string
+	add := func(v string) {
 		v = strings.ToLower(strings.TrimSpace(v))
 		if v != "" && !slices.Contains(vs, v) {
+			if vs == nil {
+				vs = make([]string, 0, len(c.Vouchers)+1)
+			}
 			vs = append(vs, v)
 		}
 	}
-	c.Vouchers, c.Voucher = nil, ""
-	if len(vs) > 0 {
-		c.Vouchers = vs
+	for _, v := range c.Vouchers {
+		add(v)
 	}
+	add(c.Voucher)
+	c.Vouchers, c.Voucher = vs, ""
 	if err := checkShippingDate("cart.shipping_date", c.ShippingDate); err != nil {
 		return err
 	}
 	for i := range c.Items {
-		if err := checkShippingDate(fmt.Sprintf("cart.items[%d].shipping_date", i), c.Items[i].ShippingDate); err != nil {
-			return err
+		// The field's name is made only for an item with a date: it
+		// is one string per item otherwise.
+		if d := c.Items[i].ShippingDate; d != nil {
+			if err := checkShippingDate(fmt.Sprintf("cart.items[%d].shipping_date", i), d); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
