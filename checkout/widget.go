@@ -453,7 +453,7 @@ func (s *Service) widgetState(r *record) *WidgetState {
 			st.ShippingPrice += a.Price
 		}
 		st.Summary.ShippingMethod = opt.Carrier.ProductRef
-		st.Summary.DeliveryType = strings.ToLower(string(cat.DeliveryType))
+		st.Summary.DeliveryType = lowerDeliveryType(cat.DeliveryType)
 		st.Summary.ExternalMethodID = opt.Carrier.ExternalID
 		st.Summary.CategoryName = cat.Name
 		st.Summary.Price = st.ShippingPrice
