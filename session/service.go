@@ -200,23 +200,24 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 		UpdateTime:     now,
 		ReturnsPromise: c.promise,
 	}
-	rec := newRecord(sess, c.inputs)
-	var version uint64
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		version, err = sessions.PutFrom(tx, storage.Key(site, id), &rec, storage.MustNotExist())
+	// What the transaction writes and answers, in one allocation: the
+	// function's captures would each move to the heap on their own.
+	w := &struct {
+		rec     record
+		version uint64
+	}{rec: newRecord(sess, c.inputs)}
+	if err := s.store.Update(ctx, func(tx storage.Tx) error {
+		v, err := sessions.PutFrom(tx, storage.Key(site, id), &w.rec, storage.MustNotExist())
 		if err != nil {
 			return err
 		}
-		if err := expiry.Move(tx, storage.Key(site, id), retention.Entry{}, entryOf(rec.State, rec.UpdateTime.Time)); err != nil {
-			return err
-		}
-		return nil
-	})
-	if err != nil {
+		w.version = v
+		return expiry.Move(tx, storage.Key(site, id), retention.Entry{}, entryOf(w.rec.State, w.rec.UpdateTime.Time))
+	}); err != nil {
 		return nil, err
 	}
 	s.created.Add(site, now.Time)
-	return withEtag(sess, version), nil
+	return withEtag(sess, w.version), nil
 }
 
 // Get returns the session with the given name ("sessions/{id}"). A session
