@@ -71,13 +71,25 @@ func requestTraceID(h http.Header) string {
 // traceparentID reads the trace-id of a W3C Trace Context traceparent
 // header, "version-traceid-parentid-flags": 32 lower-case hex digits, not
 // all zero. Version ff is invalid; later versions may append fields.
+//
+// The four fields are cut into an array rather than split into a slice,
+// which allocated on every request, with the header or without it; more
+// says whether fields follow them.
 func traceparentID(v string) (string, bool) {
-	parts := strings.Split(v, "-")
-	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || len(parts[1]) != 32 || len(parts[2]) != 16 || len(parts[3]) != 2 ||
-		parts[0] == "00" && len(parts) != 4 {
+	var parts [4]string
+	rest, ok := v, false
+	for i := range 3 {
+		if parts[i], rest, ok = strings.Cut(rest, "-"); !ok {
+			return "", false
+		}
+	}
+	last, _, more := strings.Cut(rest, "-")
+	parts[3] = last
+	if len(parts[0]) != 2 || parts[0] == "ff" || len(parts[1]) != 32 || len(parts[2]) != 16 || len(parts[3]) != 2 ||
+		parts[0] == "00" && more {
 		return "", false
 	}
-	for _, p := range parts[:4] {
+	for _, p := range parts {
 		if !isLowerHex(p) {
 			return "", false
 		}
