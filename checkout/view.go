@@ -30,7 +30,7 @@ func (s *Service) view(engine *options.Engine, r *record) *View {
 		sess.SelectedShippingOption, sess.Result = s.result(engine, r, cat, opt, addons)
 		sess.ShippingPrice = sess.Result.Pricing.Price
 	}
-	return &View{Session: sess, HTMLSnippet: SnippetFor(r.lang(), s.base, r.WidgetToken, r.Snippet), Token: r.WidgetToken}
+	return &View{Session: sess, HTMLSnippet: snippetFor(r.language().base, s.base, r.WidgetToken, r.Snippet), Token: r.WidgetToken}
 }
 
 // result renders the chosen option as the selected option and the result.
