@@ -383,6 +383,11 @@ func (e *Engine) Now() time.Time { return e.clock.Now() }
 // With the Result's Coordinates, now is what ComputeAt needs to compute the
 // same Result again without geocoding.
 func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*Result, error) {
+	return e.computeFor(ctx, req, now, nil)
+}
+
+// computeFor is ComputeFor with the result's memory in s (nil: made).
+func (e *Engine) computeFor(ctx context.Context, req Request, now time.Time, s *Scratch) (*Result, error) {
 	locale, err := e.loc.chooseFor("locales", req.Locales)
 	if err != nil {
 		return nil, err
@@ -396,7 +401,7 @@ func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*R
 	} else if ok {
 		at = &c
 	}
-	return e.compute(locale, req, now, at), nil
+	return e.compute(locale, req, now, at, s), nil
 }
 
 // ComputeAt answers req as Compute did at now, for an address placed at at
@@ -420,15 +425,15 @@ func (e *Engine) ComputeAt(req Request, now time.Time, at *catalog.Coordinates) 
 		c := *at
 		at = &c
 	}
-	return e.compute(locale, req, now, at), nil
+	return e.compute(locale, req, now, at, nil), nil
 }
 
 // compute is Compute after validation and geocoding, for the display
-// locale.
-func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.Coordinates) *Result {
+// locale, with the result's memory in s (nil: made).
+func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.Coordinates, s *Scratch) *Result {
 	res := &Result{Locale: locale, Coordinates: at}
 	q := query{
-		req: req, locale: locale, now: now, expire: now.Add(e.ttl), at: at,
+		req: req, locale: locale, now: now, expire: now.Add(e.ttl), at: at, scratch: s,
 		weight:  cartWeight(req.Items),
 		country: strings.ToUpper(req.Address.Country),
 		postal:  catalog.NormalizePostalCode(req.Address.PostalCode),
@@ -438,13 +443,14 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 	// category of the catalog): gathered on the stack first, for the
 	// few categories a catalog has. Still nil when nothing is offered.
 	if n := len(e.cat.Categories); n > maxStackCategories {
-		if cats := e.offered(make([]Category, 0, n), &q, res); len(cats) > 0 {
+		if cats := e.offered(s.categories(n)[:0], &q, res); len(cats) > 0 {
 			res.Categories = cats
 		}
 	} else {
 		var buf [maxStackCategories]Category
 		if cats := e.offered(buf[:0], &q, res); len(cats) > 0 {
-			res.Categories = slices.Clone(cats)
+			res.Categories = s.categories(len(cats))
+			copy(res.Categories, cats)
 		}
 	}
 	slices.SortStableFunc(res.Categories, func(a, b Category) int {
@@ -511,6 +517,9 @@ type query struct {
 	learned  [8]learned
 	nLearned int
 	zone     string
+	// scratch is where the categories, options and located pickup
+	// points are taken from (nil: made).
+	scratch *Scratch
 }
 
 // category answers catalog category cc for q with its options, or false
@@ -568,7 +577,7 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 	}
 	ready := q.req.readyAt(cc.Tags)
 	if !cc.DeliveryType.AtLocation() {
-		opts := make([]Option, len(cc.Products))
+		opts := q.scratch.options(len(cc.Products))
 		for sort, ref := range cc.Products {
 			pe := e.products[ref]
 			l := e.learnedFor(q, ref, origin, learner(sort))
@@ -602,12 +611,12 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 			n += min(maxLocs, len(nets[sort].locs))
 		}
 	}
-	found := make([]located, 0, n)
+	found := q.scratch.located(n)[:0]
 	for sort, net := range nets {
 		found = e.locations(found, sort, net, *q.at, maxLocs, maxMeters)
 	}
 	idsAt := optionIDsAt(cc, found)
-	opts := make([]Option, len(found))
+	opts := q.scratch.options(len(found))
 	var etd ETD
 	var col collector
 	var lt learned
