@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -48,10 +49,16 @@ func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, 
 	}
 	out := &computed{purchase: purchase, deliveries: deliveries, inputs: make([]optionsInput, len(deliveries))}
 	now := eng.Now()
+	// Each delivery's options are computed in pooled memory: categories
+	// copies all a session shows of them, and nothing else keeps them
+	// (decision 0039).
+	scratch := scratches.Get().(*options.Scratch)
+	defer scratches.Put(scratch)
+	defer scratch.Reset()
 	for i := range deliveries {
 		d := &deliveries[i]
 		req := engineRequest(purchase, d)
-		res, err := eng.ComputeFor(ctx, req, now)
+		res, err := eng.ComputeForIn(ctx, req, now, scratch)
 		if err != nil {
 			if deliverykit.KindOf(err) == deliverykit.KindInvalidArgument {
 				// checkSession has already checked what the engine
@@ -62,11 +69,16 @@ func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, 
 		}
 		d.DeliveryCategories = categories(res)
 		nodeDistances(d, res.Coordinates)
-		out.inputs[i] = optionsInput{At: now, Coordinates: res.Coordinates}
+		out.inputs[i] = optionsInput{At: now, Coordinates: res.Coordinates} // not the scratch's
+		scratch.Reset()
 	}
 	out.promise = returnsPromise(eng.Catalog().ReturnPolicy, purchase.CurrencyCode)
 	return out, nil
 }
+
+// scratches are the options memory of compute (options.Scratch), each
+// reset before it goes back.
+var scratches = sync.Pool{New: func() any { return new(options.Scratch) }}
 
 // restore sets the categories of a stored ACTIVE session's deliveries
 // again from its options inputs: options.Engine.ComputeAt gives exactly
