@@ -987,7 +987,14 @@ func (r *record) optionsExpired(now time.Time) bool {
 // if that option is still offered.
 func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record, scratch *options.Scratch) error {
 	addr := r.optionsAddress()
-	in := &optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, At: engine.Now(),
+	// The inputs and where the address was placed are kept together:
+	// one allocation.
+	b := new(struct {
+		in optionsInput
+		at catalog.Coordinates
+	})
+	in := &b.in
+	*in = optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, At: engine.Now(),
 		Vouchers: r.Cart.Vouchers, Attributes: slices.Clone(r.Cart.Attributes)}
 	in.ReadyAt, in.TagReady = readiness(&r.Cart)
 	weighed := slices.ContainsFunc(r.Cart.Items, func(it CartItem) bool { return it.Weight > 0 || it.Dimensions != nil })
@@ -1014,7 +1021,8 @@ func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record
 		return err
 	}
 	if c := res.Coordinates; c != nil {
-		in.Coordinates = &catalog.Coordinates{Lat: c.Lat, Lng: c.Lng}
+		b.at = catalog.Coordinates{Lat: c.Lat, Lng: c.Lng}
+		in.Coordinates = &b.at
 	}
 	r.Options = res
 	r.OptionsInput = in
