@@ -42,7 +42,10 @@ type optionsInput struct {
 
 // compute runs the options engine for every delivery of in. It does not
 // touch the store: callers run it before their write transaction.
-func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, error) {
+//
+// The categories' values are taken from mem, nil: allocated (see
+// answerMemory).
+func compute(ctx context.Context, eng *options.Engine, in *Session, mem *answerMemory) (*computed, error) {
 	purchase, deliveries, err := ownCopy(in)
 	if err != nil {
 		return nil, err
@@ -67,7 +70,7 @@ func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, 
 			}
 			return nil, fmt.Errorf("session: computing the options of deliveries[%d]: %w", i, err)
 		}
-		d.DeliveryCategories = categories(res)
+		d.DeliveryCategories = categories(res, mem)
 		nodeDistances(d, res.Coordinates)
 		out.inputs[i] = optionsInput{At: now, Coordinates: res.Coordinates} // not the scratch's
 		scratch.Reset()
@@ -100,7 +103,7 @@ func restore(eng *options.Engine, r *record) error {
 		if err != nil {
 			return deliverykit.Errorf(deliverykit.KindInternal, "session %s: computing the options of deliveries[%d] again: %w", r.Name, i, err)
 		}
-		d.DeliveryCategories = categories(res)
+		d.DeliveryCategories = categories(res, nil)
 		nodeDistances(d, res.Coordinates)
 	}
 	return nil
@@ -204,10 +207,11 @@ func engineRequest(p *Purchase, d *Delivery) options.Request {
 	return req
 }
 
-// categories maps the engine's answer to the wire.
-func categories(res *options.Result) []DeliveryCategory {
+// categories maps the engine's answer to the wire, its values taken from
+// mem (nil: allocated).
+func categories(res *options.Result, mem *answerMemory) []DeliveryCategory {
 	out := make([]DeliveryCategory, 0, len(res.Categories))
-	m := newOptionMemory(res)
+	m := newOptionMemory(res, mem)
 	for _, c := range res.Categories {
 		wh := take(&m.warehouses)
 		*wh = Warehouse{ID: c.Warehouse.ID, ExternalID: c.Warehouse.ExternalID, Address: m.address(c.Warehouse.Address)}
@@ -345,8 +349,9 @@ type optionMemory struct {
 	items       []ColumnItem
 }
 
-// newOptionMemory sizes the memory of res's options.
-func newOptionMemory(res *options.Result) *optionMemory {
+// newOptionMemory sizes the memory of res's options, taken from mem
+// (nil: allocated).
+func newOptionMemory(res *options.Result, mem *answerMemory) *optionMemory {
 	var etds, locs, coords, phones, hours, dists, strs, sects, cols, items int
 	var addons, whCoords int
 	for _, c := range res.Categories {
@@ -388,25 +393,29 @@ func newOptionMemory(res *options.Result) *optionMemory {
 			}
 		}
 	}
+	if mem == nil {
+		// Pieces of nothing: each slice made at its size.
+		mem = new(answerMemory)
+	}
 	return &optionMemory{
-		options:    make([]DeliveryOption, etds),
-		addons:     make([]Addon, addons),
-		warehouses: make([]Warehouse, len(res.Categories)),
+		options:    mem.options.take(etds),
+		addons:     mem.addons.take(addons),
+		warehouses: mem.warehouses.take(len(res.Categories)),
 
-		etds:      make([]AbsoluteETD, etds),
-		locations: make([]PickupLocation, locs),
-		contacts:  make([]Contact, 2*locs),
-		addresses: make([]Address, 2*locs),
-		coords:    make([]Coordinates, 2*coords+whCoords),
-		phones:    make([]PhoneNumber, 2*phones),
-		hours:     make([]OperationalHours, hours),
-		distances: make([]Distances, dists),
-		distance:  make([]Distance, 2*dists),
-		strings:   make([]string, strs),
+		etds:      mem.etds.take(etds),
+		locations: mem.locations.take(locs),
+		contacts:  mem.contacts.take(2 * locs),
+		addresses: mem.addresses.take(2 * locs),
+		coords:    mem.coords.take(2*coords + whCoords),
+		phones:    mem.phones.take(2 * phones),
+		hours:     mem.hours.take(hours),
+		distances: mem.distances.take(dists),
+		distance:  mem.distance.take(2 * dists),
+		strings:   mem.strings.take(strs),
 
-		sectionList: make([]Section, sects),
-		columns:     make([]Column, cols),
-		items:       make([]ColumnItem, items),
+		sectionList: mem.sections.take(sects),
+		columns:     mem.columns.take(cols),
+		items:       mem.items.take(items),
 	}
 }
 

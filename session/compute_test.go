@@ -74,7 +74,7 @@ func TestCategoriesOutliveTheirScratch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cats := categories(res)
+	cats := categories(res, nil)
 	first := map[*options.Option]string{}
 	located := 0
 	for i := range res.Categories {

@@ -178,6 +178,28 @@ func withEtag(sess Session, version uint64) *Session {
 // Read-only fields of in (name, state, times, returns_promise, categories,
 // tos_id, external_id) are ignored.
 func (s *Service) Create(ctx context.Context, site string, in Session) (*Session, error) {
+	return s.create(ctx, site, in, nil)
+}
+
+// CreateAnd is Create handing the session to use rather than returning
+// it, for a caller that only encodes it (the HTTP adapter): the session's
+// delivery options are in memory the service reuses for a later session
+// once use returns, so use must keep neither the session nor anything it
+// points to. It returns Create's error, or nil once use has returned.
+func (s *Service) CreateAnd(ctx context.Context, site string, in Session, use func(*Session)) error {
+	mem := answers.Get().(*answerMemory)
+	defer answers.Put(mem)
+	defer mem.reset()
+	sess, err := s.create(ctx, site, in, mem)
+	if err != nil {
+		return err
+	}
+	use(sess)
+	return nil
+}
+
+// create is Create with the categories' values in mem (nil: allocated).
+func (s *Service) create(ctx context.Context, site string, in Session, mem *answerMemory) (*Session, error) {
 	if err := checkSession(&in); err != nil {
 		return nil, err
 	}
@@ -185,7 +207,7 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 	if err != nil {
 		return nil, err
 	}
-	c, err := compute(ctx, eng, &in)
+	c, err := compute(ctx, eng, &in, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +289,7 @@ func (s *Service) Patch(ctx context.Context, site string, in Session) (*Session,
 	}
 	// Options depend only on the request, so they are computed before
 	// the transaction, which only checks and writes.
-	c, err := compute(ctx, eng, &in)
+	c, err := compute(ctx, eng, &in, nil)
 	if err != nil {
 		return nil, err
 	}
