@@ -24,6 +24,7 @@ type answerMemory struct {
 	sections   chunk[Section]
 	columns    chunk[Column]
 	items      chunk[ColumnItem]
+	metas      mapChunk
 }
 
 // answers are the answerMemory of CreateAnd.
@@ -48,6 +49,7 @@ func (a *answerMemory) reset() {
 	a.sections.reset()
 	a.columns.reset()
 	a.items.reset()
+	a.metas.reset()
 }
 
 // chunk hands out consecutive pieces of one slice; a piece that does not
@@ -76,5 +78,34 @@ func (c *chunk[T]) take(n int) []T {
 // reset zeroes what was handed out and makes it available again.
 func (c *chunk[T]) reset() {
 	clear(c.buf[:c.used])
+	c.used = 0
+}
+
+// mapChunk hands out the meta maps of an answer's options: maps of an
+// earlier answer, cleared, before new ones.
+type mapChunk struct {
+	maps []map[string]string
+	used int
+}
+
+// take returns an empty map no other option of the answer has; a nil c
+// makes one.
+func (c *mapChunk) take() map[string]string {
+	if c == nil {
+		return make(map[string]string, 1)
+	}
+	if c.used == len(c.maps) {
+		c.maps = append(c.maps, make(map[string]string, 1))
+	}
+	m := c.maps[c.used]
+	c.used++
+	return m
+}
+
+// reset clears the maps handed out, which the next answer reuses.
+func (c *mapChunk) reset() {
+	for _, m := range c.maps[:c.used] {
+		clear(m)
+	}
 	c.used = 0
 }

@@ -270,7 +270,7 @@ func option(o options.Option, m *optionMemory) DeliveryOption {
 			ProductID:   o.Carrier.ProductRef,
 			ExternalID:  ext,
 			SortOrder:   int32(o.Carrier.SortOrder),
-			Meta:        map[string]string{MetaProductRef: o.Carrier.ProductRef},
+			Meta:        m.meta(o.Carrier.ProductRef),
 		},
 		ETD:         ETD{Absolute: etd},
 		Price:       Int64(o.Price),
@@ -347,6 +347,9 @@ type optionMemory struct {
 	sectionList []Section
 	columns     []Column
 	items       []ColumnItem
+	// metas are the carriers' meta maps, reused and cleared (nil: each
+	// made).
+	metas *mapChunk
 }
 
 // newOptionMemory sizes the memory of res's options, taken from mem
@@ -393,29 +396,38 @@ func newOptionMemory(res *options.Result, mem *answerMemory) *optionMemory {
 			}
 		}
 	}
-	if mem == nil {
-		// Pieces of nothing: each slice made at its size.
-		mem = new(answerMemory)
+	// The pieces come from mem, or without it from a memory of nothing,
+	// where each slice is made at its size. The maps only from mem:
+	// taken from from, they would move a fresh memory to the heap.
+	from := mem
+	if from == nil {
+		from = new(answerMemory)
+	}
+	var metas *mapChunk // nil: each map made
+	if mem != nil {
+		metas = &mem.metas
 	}
 	return &optionMemory{
-		options:    mem.options.take(etds),
-		addons:     mem.addons.take(addons),
-		warehouses: mem.warehouses.take(len(res.Categories)),
+		options:    from.options.take(etds),
+		addons:     from.addons.take(addons),
+		warehouses: from.warehouses.take(len(res.Categories)),
 
-		etds:      mem.etds.take(etds),
-		locations: mem.locations.take(locs),
-		contacts:  mem.contacts.take(2 * locs),
-		addresses: mem.addresses.take(2 * locs),
-		coords:    mem.coords.take(2*coords + whCoords),
-		phones:    mem.phones.take(2 * phones),
-		hours:     mem.hours.take(hours),
-		distances: mem.distances.take(dists),
-		distance:  mem.distance.take(2 * dists),
-		strings:   mem.strings.take(strs),
+		etds:      from.etds.take(etds),
+		locations: from.locations.take(locs),
+		contacts:  from.contacts.take(2 * locs),
+		addresses: from.addresses.take(2 * locs),
+		coords:    from.coords.take(2*coords + whCoords),
+		phones:    from.phones.take(2 * phones),
+		hours:     from.hours.take(hours),
+		distances: from.distances.take(dists),
+		distance:  from.distance.take(2 * dists),
+		strings:   from.strings.take(strs),
 
-		sectionList: mem.sections.take(sects),
-		columns:     mem.columns.take(cols),
-		items:       mem.items.take(items),
+		sectionList: from.sections.take(sects),
+		columns:     from.columns.take(cols),
+		items:       from.items.take(items),
+
+		metas: metas,
 	}
 }
 
@@ -439,6 +451,14 @@ func takeN[T any](s *[]T, n int) []T {
 	out := (*s)[:n:n]
 	*s = (*s)[n:]
 	return out
+}
+
+// meta is a carrier's meta map with its product ref: an empty map of
+// m's, or a new one.
+func (m *optionMemory) meta(ref string) map[string]string {
+	meta := m.metas.take()
+	meta[MetaProductRef] = ref
+	return meta
 }
 
 // contact is a catalog location's address (its name the contact's),

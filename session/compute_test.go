@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -116,5 +117,35 @@ func TestCategoriesOutliveTheirScratch(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("the categories changed when their scratch was reused (-before +after):\n%s", diff)
+	}
+}
+
+// TestMapChunk: an answer's meta maps are each its own and empty, also
+// when reused after a reset from an answer that filled them.
+func TestMapChunk(t *testing.T) {
+	var c mapChunk
+	for round := range 3 {
+		seen := map[string]bool{}
+		for i := range 4 {
+			m := c.take()
+			if len(m) != 0 {
+				t.Fatalf("round %d: map %d taken with %v", round, i, m)
+			}
+			m["key"] = "value"
+			m[fmt.Sprint(i)] = "x"
+			id := fmt.Sprintf("%p", m)
+			if seen[id] {
+				t.Fatalf("round %d: map %d handed out twice", round, i)
+			}
+			seen[id] = true
+		}
+		c.reset()
+	}
+	if len(c.maps) != 4 {
+		t.Errorf("%d maps kept for 4 a round, want them reused", len(c.maps))
+	}
+	var none *mapChunk
+	if m := none.take(); m == nil || len(m) != 0 {
+		t.Errorf("a nil chunk's map: %v", m)
 	}
 }
