@@ -350,7 +350,7 @@ func (s *Service) CreateCheckout(ctx context.Context, site string, req CheckoutC
 	}
 	rec, engine, err := s.create(ctx, site, CreateRequest{PurchaseCountry: req.PurchaseCountry, PurchaseCurrency: req.PurchaseCurrency,
 		Locales: req.Locales, Cart: req.Cart.cart(), SearchAddress: req.SearchAddress, ExternalID: req.ExternalID, Meta: req.Meta,
-		AddressForm: true, SnippetConfiguration: req.SnippetConfiguration})
+		AddressForm: true, SnippetConfiguration: req.SnippetConfiguration}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +422,7 @@ func (s *Service) pullUnchanged(ctx context.Context, site, id string) (*Checkout
 	}
 	fresh := stored
 	fresh.Addons = slices.Clone(stored.Addons) // refresh trims them in place
-	if err := s.refresh(ctx, engine, &fresh); err != nil {
+	if err := s.refresh(ctx, engine, &fresh, nil); err != nil {
 		return nil, false, err
 	}
 	if fresh.Choice != stored.Choice || !slices.Equal(fresh.Addons, stored.Addons) || !sameOffer(stored.Options, fresh.Options) {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -265,15 +266,29 @@ func New(store storage.Store, opts Options) (*Service, error) {
 // Create opens a session for a cart (state: none → ACTIVE) and computes
 // its options.
 func (s *Service) Create(ctx context.Context, site string, req CreateRequest) (*View, error) {
-	rec, engine, err := s.create(ctx, site, req)
+	// The session's options are computed in memory of the pool's: the
+	// view copies what it shows of them, and the record, the only other
+	// holder, is dropped here (decision 0039).
+	scratch := scratches.Get().(*options.Scratch)
+	defer func() {
+		scratch.Reset()
+		scratches.Put(scratch)
+	}()
+	rec, engine, err := s.create(ctx, site, req, scratch)
 	if err != nil {
 		return nil, err
 	}
 	return s.view(engine, rec), nil
 }
 
-// create stores a new session and returns it with its site's engine.
-func (s *Service) create(ctx context.Context, site string, req CreateRequest) (*record, *options.Engine, error) {
+// scratches are the options memory of Create (options.Scratch), each
+// reset before it goes back.
+var scratches = sync.Pool{New: func() any { return new(options.Scratch) }}
+
+// create stores a new session and returns it with its site's engine. Its
+// options are in scratch (nil: allocated): the caller must not keep the
+// record past scratch's reset.
+func (s *Service) create(ctx context.Context, site string, req CreateRequest, scratch *options.Scratch) (*record, *options.Engine, error) {
 	if err := check(&req); err != nil {
 		return nil, nil, err
 	}
@@ -309,20 +324,20 @@ func (s *Service) create(ctx context.Context, site string, req CreateRequest) (*
 		rec.Snippet = *c
 	}
 	rec.setSearchAddress(req.SearchAddress)
-	if err := s.insert(ctx, engine, &rec); err != nil {
+	if err := s.insert(ctx, engine, &rec, scratch); err != nil {
 		return nil, nil, err
 	}
 	return &rec, engine, nil
 }
 
-// insert computes a new session's options and stores it with its widget
-// token.
-func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *record) error {
-	if err := s.refresh(ctx, engine, rec); err != nil {
+// insert computes a new session's options, in scratch (nil: allocated),
+// and stores it with its widget token.
+func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *record, scratch *options.Scratch) error {
+	if err := s.refresh(ctx, engine, rec, scratch); err != nil {
 		return err
 	}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := sessions.Put(tx, storage.Key(rec.Site, rec.ID), *rec, storage.MustNotExist()); err != nil {
+		if _, err := sessions.PutFrom(tx, storage.Key(rec.Site, rec.ID), rec, storage.MustNotExist()); err != nil {
 			return err
 		}
 		if err := expiry.Move(tx, storage.Key(rec.Site, rec.ID), retention.Entry{}, rec.expiryEntry()); err != nil {
@@ -424,7 +439,7 @@ func (s *Service) CreateFromOrder(ctx context.Context, site string, req CreateFr
 		cc := *c
 		rec.SearchCoordinates = &cc
 	}
-	if err := s.insert(ctx, engine, &rec); err != nil {
+	if err := s.insert(ctx, engine, &rec, nil); err != nil {
 		return nil, err
 	}
 	return s.view(engine, &rec), nil
@@ -673,7 +688,7 @@ func (s *Service) modify(ctx context.Context, site, id string, change func(*reco
 		return nil, nil, err
 	}
 	if cartChanged || !sameAddress(rec.OptionsFor, rec.optionsAddress()) || rec.optionsExpired(now) {
-		if err := s.refresh(ctx, engine, &rec); err != nil {
+		if err := s.refresh(ctx, engine, &rec, nil); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -878,23 +893,33 @@ func checkCart(c *Cart, currency string) error {
 	if c.Currency != currency {
 		return deliverykit.InvalidField("cart.currency", "eqfield", fmt.Sprintf("must be the purchase currency %s", currency))
 	}
-	vs := make([]string, 0, len(c.Vouchers)+1)
-	for _, v := range append(slices.Clone(c.Vouchers), c.Voucher) {
+	// The list is made at the first voucher: a cart without any
+	// allocates nothing here.
+	var vs []string
+	add := func(v string) {
 		v = strings.ToLower(strings.TrimSpace(v))
 		if v != "" && !slices.Contains(vs, v) {
+			if vs == nil {
+				vs = make([]string, 0, len(c.Vouchers)+1)
+			}
 			vs = append(vs, v)
 		}
 	}
-	c.Vouchers, c.Voucher = nil, ""
-	if len(vs) > 0 {
-		c.Vouchers = vs
+	for _, v := range c.Vouchers {
+		add(v)
 	}
+	add(c.Voucher)
+	c.Vouchers, c.Voucher = vs, ""
 	if err := checkShippingDate("cart.shipping_date", c.ShippingDate); err != nil {
 		return err
 	}
 	for i := range c.Items {
-		if err := checkShippingDate(fmt.Sprintf("cart.items[%d].shipping_date", i), c.Items[i].ShippingDate); err != nil {
-			return err
+		// The field's name is made only for an item with a date: it
+		// is one string per item otherwise.
+		if d := c.Items[i].ShippingDate; d != nil {
+			if err := checkShippingDate(fmt.Sprintf("cart.items[%d].shipping_date", i), d); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -957,11 +982,19 @@ func (r *record) optionsExpired(now time.Time) bool {
 	return false
 }
 
-// refresh recomputes the options and keeps the customer's choice (and its
-// addons) only if that option is still offered.
-func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record) error {
+// refresh recomputes the options, in scratch (nil: allocated; see
+// options.Scratch), and keeps the customer's choice (and its addons) only
+// if that option is still offered.
+func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record, scratch *options.Scratch) error {
 	addr := r.optionsAddress()
-	in := &optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, At: engine.Now(),
+	// The inputs and where the address was placed are kept together:
+	// one allocation.
+	b := new(struct {
+		in optionsInput
+		at catalog.Coordinates
+	})
+	in := &b.in
+	*in = optionsInput{Currency: r.Currency, Locales: r.Locales, CartValue: r.Cart.TotalValue, At: engine.Now(),
 		Vouchers: r.Cart.Vouchers, Attributes: slices.Clone(r.Cart.Attributes)}
 	in.ReadyAt, in.TagReady = readiness(&r.Cart)
 	weighed := slices.ContainsFunc(r.Cart.Items, func(it CartItem) bool { return it.Weight > 0 || it.Dimensions != nil })
@@ -983,12 +1016,13 @@ func (s *Service) refresh(ctx context.Context, engine *options.Engine, r *record
 	}
 	// Geocoded once, here; later the options are computed from the
 	// stored inputs alone.
-	res, err := engine.ComputeFor(ctx, in.request(addr), in.At)
+	res, err := engine.ComputeForIn(ctx, in.request(addr), in.At, scratch)
 	if err != nil {
 		return err
 	}
 	if c := res.Coordinates; c != nil {
-		in.Coordinates = &catalog.Coordinates{Lat: c.Lat, Lng: c.Lng}
+		b.at = catalog.Coordinates{Lat: c.Lat, Lng: c.Lng}
+		in.Coordinates = &b.at
 	}
 	r.Options = res
 	r.OptionsInput = in

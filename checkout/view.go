@@ -30,7 +30,7 @@ func (s *Service) view(engine *options.Engine, r *record) *View {
 		sess.SelectedShippingOption, sess.Result = s.result(engine, r, cat, opt, addons)
 		sess.ShippingPrice = sess.Result.Pricing.Price
 	}
-	return &View{Session: sess, HTMLSnippet: SnippetFor(r.lang(), s.base, r.WidgetToken, r.Snippet), Token: r.WidgetToken}
+	return &View{Session: sess, HTMLSnippet: snippetFor(r.language().base, s.base, r.WidgetToken, r.Snippet), Token: r.WidgetToken}
 }
 
 // result renders the chosen option as the selected option and the result.
@@ -40,7 +40,7 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 	// its own, that the caller may change.
 	b := new(resultBlock)
 	loc := location(opt.Location)
-	dt := strings.ToLower(string(cat.DeliveryType))
+	dt := lowerDeliveryType(cat.DeliveryType)
 	ship := component(PriceComponentShipping, opt.ID, opt.Carrier.ProductName, opt.Price, opt.Carrier.VATRate)
 	pricing := &b.pricing
 	*pricing = Pricing{Currency: opt.Currency, Price: ship.Value, NetPrice: ship.Value - ship.VAT, PriceComponents: append(b.components[:0:1], ship)}
@@ -109,6 +109,22 @@ func (s *Service) result(engine *options.Engine, r *record, cat *options.Categor
 		DeliveryTime: &b.deliveryTime,
 	}
 	return selected, res
+}
+
+// lowerDeliveryType is strings.ToLower of t, without an allocation for
+// the catalog's delivery types.
+func lowerDeliveryType(t catalog.DeliveryType) string {
+	switch t {
+	case catalog.DeliveryHome:
+		return "delivery"
+	case catalog.DeliveryPickup:
+		return "pickup"
+	case catalog.DeliveryMailbox:
+		return "mailbox"
+	case catalog.DeliveryInStore:
+		return "instore"
+	}
+	return strings.ToLower(string(t))
 }
 
 // shippingMeta is the result's shipping.meta: the product's meta and the

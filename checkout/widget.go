@@ -109,11 +109,17 @@ func SnippetIn(tag language.Tag, base, token string) string {
 // escaped all the same.
 func SnippetFor(tag language.Tag, base, token string, cfg SnippetConfiguration) string {
 	lang, _ := tag.Base()
+	return snippetFor(lang, base, token, cfg)
+}
+
+// snippetFor is SnippetFor for the base language of the tag, which the
+// service keeps with the tag (record.lang): Tag.Base allocates.
+func snippetFor(lang language.Base, base, token string, cfg SnippetConfiguration) string {
 	container, object := cfg.names()
 	if !plainToken(token) || !plainToken(container) || !plainToken(object) {
 		return renderSnippet(lang, base, container, object, token)
 	}
-	key := lang.String() + "\x00" + base
+	key := snippetKey{lang, base}
 	if parts, ok := snippetParts.Load(key); ok {
 		return splice(parts.(*[4]string), container, object, token)
 	}
@@ -176,9 +182,16 @@ func splice(p *[4]string, container, object, token string) string {
 // maxSnippetBases a caller passing bases of its own gets them rendered
 // each time, so the cache cannot grow with traffic.
 var (
-	snippetParts sync.Map
+	snippetParts sync.Map // snippetKey → *[4]string
 	snippetBases atomic.Int64
 )
+
+// snippetKey is a key of snippetParts: a struct rather than the two
+// joined into a string, which was one allocation per session rendered.
+type snippetKey struct {
+	lang language.Base
+	base string
+}
 
 const maxSnippetBases = 64
 
@@ -200,7 +213,10 @@ func renderSnippet(lang language.Base, base, container, object, token string) st
 
 // lang is the language the session's shopper is spoken to in: the
 // catalog locale its options were computed in, else its first locale.
-func (r *record) lang() language.Tag {
+func (r *record) lang() language.Tag { return r.language().tag }
+
+// language is lang with the tag's base language.
+func (r *record) language() matchedLanguage {
 	loc := ""
 	if r.Options != nil {
 		loc = r.Options.Locale
@@ -208,14 +224,24 @@ func (r *record) lang() language.Tag {
 	if loc == "" && len(r.Locales) > 0 {
 		loc = r.Locales[0]
 	}
-	if t, ok := langs.Load(loc); ok {
-		return t.(language.Tag)
+	if m, ok := langs.Load(loc); ok {
+		return m.(matchedLanguage)
 	}
 	t := i18n.Match(loc)
+	base, _ := t.Base()
+	m := matchedLanguage{t, base}
 	if langCount.Add(1) <= maxSnippetBases {
-		langs.Store(loc, t)
+		langs.Store(loc, m)
 	}
-	return t
+	return m
+}
+
+// matchedLanguage is a language matched for a locale, with its base
+// language (what the snippet is rendered in), found once: Tag.Base
+// allocates every time.
+type matchedLanguage struct {
+	tag  language.Tag
+	base language.Base
 }
 
 // widgetTexts are the widget's texts in the language of tag: a copy the
@@ -235,7 +261,7 @@ func widgetTexts(tag language.Tag) map[string]string {
 // languages are few and fixed, so it cannot grow.
 var widgetTextsByLang sync.Map
 
-// langs remembers the matched language of a locale string: locales are
+// langs remembers the matchedLanguage of a locale string: locales are
 // the catalogs' few, and the bound keeps it so.
 var (
 	langs     sync.Map
@@ -446,7 +472,7 @@ func (s *Service) widgetState(r *record) *WidgetState {
 			st.ShippingPrice += a.Price
 		}
 		st.Summary.ShippingMethod = opt.Carrier.ProductRef
-		st.Summary.DeliveryType = strings.ToLower(string(cat.DeliveryType))
+		st.Summary.DeliveryType = lowerDeliveryType(cat.DeliveryType)
 		st.Summary.ExternalMethodID = opt.Carrier.ExternalID
 		st.Summary.CategoryName = cat.Name
 		st.Summary.Price = st.ShippingPrice

@@ -18,6 +18,9 @@ const widgetTokenHeader = "X-Widget-Token"
 
 // checkoutCreateResponse is session.create's answer; token is the widget
 // token, which existing clients read.
+//
+// Its fields are checkout.View's, tags aside, so that a view converts to
+// it.
 type checkoutCreateResponse struct {
 	Session     checkout.Session `json:"session"`
 	HTMLSnippet string           `json:"html_snippet"`
@@ -69,7 +72,9 @@ func (h checkoutHandlers) createSession(ctx context.Context, site string, req ch
 	if err != nil {
 		return nil, err
 	}
-	return &checkoutCreateResponse{Session: v.Session, HTMLSnippet: v.HTMLSnippet, Token: v.Token}, nil
+	// The view itself, read with the answer's tags (the token always on
+	// the wire): the fields are the view's, so no copy of the session.
+	return (*checkoutCreateResponse)(v), nil
 }
 
 func (h checkoutHandlers) update(w http.ResponseWriter, r *http.Request, site string) error {

@@ -259,13 +259,15 @@ func rpcBody(we wireError) rpcErrorBody {
 	return b
 }
 
-// logAttrs is shared by the access log and the panic log. The slice has
-// room for the site the access log adds, so that adding it does not copy
-// the five before it. The duration is duration_ms, milliseconds to the
+// logAttrs is shared by the access log and the panic log: the first five
+// of buf, whose sixth is room for the site the access log adds. buf is
+// the caller's, on its stack: slog copies what it is given into the
+// record it hands the handler, so the attributes need no allocation of
+// their own. The duration is duration_ms, milliseconds to the
 // microsecond, a number in every handler: slog.Duration writes "1.5ms" in
 // text and nanoseconds in JSON, so a query over either read it wrong.
-func logAttrs(r *http.Request, status int, d time.Duration) []slog.Attr {
-	attrs := make([]slog.Attr, 5, 6)
+func logAttrs(buf *[6]slog.Attr, r *http.Request, status int, d time.Duration) []slog.Attr {
+	attrs := buf[:5]
 	attrs[0] = slog.String("trace_id", traceID(r.Context()))
 	attrs[1] = slog.String("method", r.Method)
 	attrs[2] = slog.String("path", logPath(r.URL.Path))

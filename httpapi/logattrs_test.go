@@ -31,7 +31,8 @@ func TestLogAttrsUnits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest("GET", "/healthz", nil)
-		attrs := logAttrs(r, 200, tt.d)
+		var buf [6]slog.Attr
+		attrs := logAttrs(&buf, r, 200, tt.d)
 
 		var js bytes.Buffer
 		slog.New(slog.NewJSONHandler(&js, nil)).LogAttrs(context.Background(), slog.LevelInfo, "request", attrs...)

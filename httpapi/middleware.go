@@ -71,13 +71,25 @@ func requestTraceID(h http.Header) string {
 // traceparentID reads the trace-id of a W3C Trace Context traceparent
 // header, "version-traceid-parentid-flags": 32 lower-case hex digits, not
 // all zero. Version ff is invalid; later versions may append fields.
+//
+// The four fields are cut into an array rather than split into a slice,
+// which allocated on every request, with the header or without it; more
+// says whether fields follow them.
 func traceparentID(v string) (string, bool) {
-	parts := strings.Split(v, "-")
-	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || len(parts[1]) != 32 || len(parts[2]) != 16 || len(parts[3]) != 2 ||
-		parts[0] == "00" && len(parts) != 4 {
+	var parts [4]string
+	rest, ok := v, false
+	for i := range 3 {
+		if parts[i], rest, ok = strings.Cut(rest, "-"); !ok {
+			return "", false
+		}
+	}
+	last, _, more := strings.Cut(rest, "-")
+	parts[3] = last
+	if len(parts[0]) != 2 || parts[0] == "ff" || len(parts[1]) != 32 || len(parts[2]) != 16 || len(parts[3]) != 2 ||
+		parts[0] == "00" && more {
 		return "", false
 	}
-	for _, p := range parts[:4] {
+	for _, p := range parts {
 		if !isLowerHex(p) {
 			return "", false
 		}
@@ -172,7 +184,13 @@ func requestDone(held bool) {
 func (s *server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &requestInfo{traceID: requestTraceID(r.Header), maxBody: s.bodyLimit(r)}
+		// The request's info and its writer live as long as each other:
+		// one allocation for both.
+		state := &struct {
+			info requestInfo
+			sw   statusWriter
+		}{info: requestInfo{traceID: requestTraceID(r.Header), maxBody: s.bodyLimit(r)}}
+		info := &state.info
 		w.Header().Set("X-Trace-Id", info.traceID)
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 		if r.Body != nil {
@@ -185,7 +203,8 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			cc.hold()
 			defer cc.release()
 		}
-		sw := &statusWriter{ResponseWriter: w, info: info, held: cc}
+		sw := &state.sw
+		*sw = statusWriter{ResponseWriter: w, info: info, held: cc}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -200,7 +219,8 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			}
 			// The answer goes out before the access log is written.
 			finishHeld(cc, sw)
-			attrs := logAttrs(r, sw.status, time.Since(start))
+			var buf [6]slog.Attr
+			attrs := logAttrs(&buf, r, sw.status, time.Since(start))
 			if info.site != "" {
 				attrs = append(attrs, slog.String("site", info.site))
 			}

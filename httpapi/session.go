@@ -41,7 +41,17 @@ type sessionHandlers struct{ svc *session.Service }
 
 func (h sessionHandlers) create(w http.ResponseWriter, r *http.Request, site string) error {
 	var in session.Session
-	return handle(w, r, site, &in, nil, h.svc.Create)
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if err := checkSite(site, ""); err != nil {
+		return err
+	}
+	// The session is only encoded here, by the time CreateAnd returns:
+	// its options' memory is the service's to reuse after that.
+	return h.svc.CreateAnd(r.Context(), site, in, func(s *session.Session) {
+		writeJSON(w, http.StatusOK, s)
+	})
 }
 
 // get serves GET {name} and GET {name}:order, the completed session's

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +40,43 @@ func TestRequestTraceID(t *testing.T) {
 			t.Errorf("%s: %q, want a fresh id", tc.name, got)
 		case tc.want != "" && got != tc.want:
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestTraceparentIDMatchesSplit holds traceparentID to the reading it
+// had when it split the header into a slice.
+func TestTraceparentIDMatchesSplit(t *testing.T) {
+	split := func(v string) (string, bool) {
+		parts := strings.Split(v, "-")
+		if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || len(parts[1]) != 32 || len(parts[2]) != 16 || len(parts[3]) != 2 ||
+			parts[0] == "00" && len(parts) != 4 {
+			return "", false
+		}
+		for _, p := range parts[:4] {
+			if !isLowerHex(p) {
+				return "", false
+			}
+		}
+		if strings.Trim(parts[1], "0") == "" || strings.Trim(parts[2], "0") == "" {
+			return "", false
+		}
+		return parts[1], true
+	}
+	const id, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	for _, v := range []string{
+		"", "-", "---", "----", "00", "00-" + id, "00-" + id + "-" + parent, "00-" + id + "-" + parent + "-",
+		"00-" + id + "-" + parent + "-01", "00-" + id + "-" + parent + "-01-", "00-" + id + "-" + parent + "-01-x",
+		"01-" + id + "-" + parent + "-01", "01-" + id + "-" + parent + "-01-x-y", "01-" + id + "-" + parent + "-0",
+		"ff-" + id + "-" + parent + "-01", "0-" + id + "-" + parent + "-01", "00-" + id + "0-" + parent + "-01",
+		"00-" + id + "-" + parent + "0-01", "00-" + strings.ToUpper(id) + "-" + parent + "-01", "0g-" + id + "-" + parent + "-01",
+		"00-" + strings.Repeat("0", 32) + "-" + parent + "-01", "00-" + id + "-" + strings.Repeat("0", 16) + "-01",
+		"00-" + id + "-" + parent + "-0x", "00--" + id + "-" + parent + "-01",
+	} {
+		gotID, gotOK := traceparentID(v)
+		wantID, wantOK := split(v)
+		if gotID != wantID || gotOK != wantOK {
+			t.Errorf("traceparentID(%q) = %q, %v; splitting gives %q, %v", v, gotID, gotOK, wantID, wantOK)
 		}
 	}
 }

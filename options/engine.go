@@ -383,6 +383,11 @@ func (e *Engine) Now() time.Time { return e.clock.Now() }
 // With the Result's Coordinates, now is what ComputeAt needs to compute the
 // same Result again without geocoding.
 func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*Result, error) {
+	return e.computeFor(ctx, req, now, nil)
+}
+
+// computeFor is ComputeFor with the result's memory in s (nil: made).
+func (e *Engine) computeFor(ctx context.Context, req Request, now time.Time, s *Scratch) (*Result, error) {
 	locale, err := e.loc.chooseFor("locales", req.Locales)
 	if err != nil {
 		return nil, err
@@ -396,7 +401,7 @@ func (e *Engine) ComputeFor(ctx context.Context, req Request, now time.Time) (*R
 	} else if ok {
 		at = &c
 	}
-	return e.compute(locale, req, now, at), nil
+	return e.compute(locale, req, now, at, s), nil
 }
 
 // ComputeAt answers req as Compute did at now, for an address placed at at
@@ -420,35 +425,32 @@ func (e *Engine) ComputeAt(req Request, now time.Time, at *catalog.Coordinates) 
 		c := *at
 		at = &c
 	}
-	return e.compute(locale, req, now, at), nil
+	return e.compute(locale, req, now, at, nil), nil
 }
 
 // compute is Compute after validation and geocoding, for the display
-// locale.
-func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.Coordinates) *Result {
+// locale, with the result's memory in s (nil: made).
+func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.Coordinates, s *Scratch) *Result {
 	res := &Result{Locale: locale, Coordinates: at}
 	q := query{
-		req: req, locale: locale, now: now, expire: now.Add(e.ttl), at: at,
+		req: req, locale: locale, now: now, expire: now.Add(e.ttl), at: at, scratch: s,
 		weight:  cartWeight(req.Items),
 		country: strings.ToUpper(req.Address.Country),
 		postal:  catalog.NormalizePostalCode(req.Address.PostalCode),
 	}
-	for i := range e.cat.Categories {
-		cc := &e.cat.Categories[i]
-		cat, ok := e.category(cc, &q)
-		if !ok {
-			continue
+	// The categories offered, allocated at their number (a Category is
+	// a few hundred bytes, and a request is seldom offered every
+	// category of the catalog): gathered on the stack first, for the
+	// few categories a catalog has. Still nil when nothing is offered.
+	if n := len(e.cat.Categories); n > maxStackCategories {
+		if cats := e.offered(s.categories(n)[:0], &q, res); len(cats) > 0 {
+			res.Categories = cats
 		}
-		if cc.DeliveryType.AtLocation() && at == nil {
-			res.Unplaced = true
-		}
-		if len(cat.Options) > 0 {
-			if res.Categories == nil {
-				// Sized once: a Category is a few hundred bytes.
-				// Still nil when nothing is offered.
-				res.Categories = make([]Category, 0, len(e.cat.Categories))
-			}
-			res.Categories = append(res.Categories, cat)
+	} else {
+		var buf [maxStackCategories]Category
+		if cats := e.offered(buf[:0], &q, res); len(cats) > 0 {
+			res.Categories = s.categories(len(cats))
+			copy(res.Categories, cats)
 		}
 	}
 	slices.SortStableFunc(res.Categories, func(a, b Category) int {
@@ -472,6 +474,31 @@ func (e *Engine) compute(locale string, req Request, now time.Time, at *catalog.
 	return res
 }
 
+// maxStackCategories is how many categories compute gathers on the stack
+// before allocating the Result's: more than a catalog usually has.
+const maxStackCategories = 8
+
+// offered appends to dst the categories of the catalog offered for q,
+// those with options, in the catalog's order, and marks res Unplaced
+// when an address that could not be placed left a location category
+// without any.
+func (e *Engine) offered(dst []Category, q *query, res *Result) []Category {
+	for i := range e.cat.Categories {
+		cc := &e.cat.Categories[i]
+		cat, ok := e.category(cc, q)
+		if !ok {
+			continue
+		}
+		if cc.DeliveryType.AtLocation() && q.at == nil {
+			res.Unplaced = true
+		}
+		if len(cat.Options) > 0 {
+			dst = append(dst, cat)
+		}
+	}
+	return dst
+}
+
 // query is what every category of one computation is answered for.
 type query struct {
 	req         Request
@@ -490,6 +517,9 @@ type query struct {
 	learned  [8]learned
 	nLearned int
 	zone     string
+	// scratch is where the categories, options and located pickup
+	// points are taken from (nil: made).
+	scratch *Scratch
 }
 
 // category answers catalog category cc for q with its options, or false
@@ -547,7 +577,7 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 	}
 	ready := q.req.readyAt(cc.Tags)
 	if !cc.DeliveryType.AtLocation() {
-		opts := make([]Option, len(cc.Products))
+		opts := q.scratch.options(len(cc.Products))
 		for sort, ref := range cc.Products {
 			pe := e.products[ref]
 			l := e.learnedFor(q, ref, origin, learner(sort))
@@ -581,12 +611,12 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 			n += min(maxLocs, len(nets[sort].locs))
 		}
 	}
-	found := make([]located, 0, n)
+	found := q.scratch.located(n)[:0]
 	for sort, net := range nets {
 		found = e.locations(found, sort, net, *q.at, maxLocs, maxMeters)
 	}
-	ids = optionIDsAt(cc, found)
-	opts := make([]Option, len(found))
+	idsAt := optionIDsAt(cc, found)
+	opts := q.scratch.options(len(found))
 	var etd ETD
 	var col collector
 	var lt learned
@@ -601,8 +631,11 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 			col = cal.collector(etd)
 		}
 		l.Location.Distance = &l.dist
+		n := optionIDLen(cc, l)
+		id := idsAt[:n]
+		idsAt = idsAt[n:]
 		opts[i] = Option{
-			ID: ids[i], CategoryID: cc.ID, Carrier: carriers[l.product], Price: price,
+			ID: id, CategoryID: cc.ID, Carrier: carriers[l.product], Price: price,
 			Currency: q.req.Currency, Location: &l.Location, ExpireTime: q.expire,
 		}
 		opts[i].setPromise(col.at(l.avail), lt, mode)
@@ -616,13 +649,12 @@ func (e *Engine) options(cc *catalog.Category, q *query, origin string, cal *cal
 }
 
 // optionIDsAt returns the ids of the options at the found locations of
-// category cc, "category/product/location", in one allocation: the ids
-// are substrings of one string.
-func optionIDsAt(cc *catalog.Category, found []located) []string {
-	idLen := func(l *located) int { return len(cc.ID) + len(cc.Products[l.product]) + len(l.Location.ID) + 2 }
+// category cc, "category/product/location", in one allocation: the ids,
+// in found's order, joined without a separator, each optionIDLen long.
+func optionIDsAt(cc *catalog.Category, found []located) string {
 	size := 0
 	for i := range found {
-		size += idLen(&found[i])
+		size += optionIDLen(cc, &found[i])
 	}
 	var b strings.Builder
 	b.Grow(size)
@@ -633,13 +665,12 @@ func optionIDsAt(cc *catalog.Category, found []located) []string {
 		b.WriteByte('/')
 		b.WriteString(found[i].Location.ID)
 	}
-	all := b.String()
-	ids := make([]string, len(found))
-	for i := range found {
-		n := idLen(&found[i])
-		ids[i], all = all[:n], all[n:]
-	}
-	return ids
+	return b.String()
+}
+
+// optionIDLen is the length of the id of the option at l in category cc.
+func optionIDLen(cc *catalog.Category, l *located) int {
+	return len(cc.ID) + len(cc.Products[l.product]) + len(l.Location.ID) + 2
 }
 
 // fallback is the catalog's fallback category for a request no category
@@ -705,7 +736,10 @@ func (e *Engine) locations(dst []located, product int, n *network, at catalog.Co
 	if n == nil {
 		return dst
 	}
-	for _, nb := range n.index.Nearest(at, max) {
+	// The neighbors on the stack for a max of at most
+	// maxStackNeighbors: only the located are kept.
+	var buf [maxStackNeighbors]Neighbor
+	for _, nb := range n.index.appendNearest(buf[:0], at, max) {
 		if nb.Meters > maxMeters {
 			break
 		}

@@ -3,8 +3,11 @@ package options
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -388,11 +391,19 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 		}
 	}
 	ix := NewIndex(coords)
+	// k below and above the candidates kept on the stack.
 	for q := 0; q < 200; q++ {
+		k := []int{7, maxStackNeighbors, maxStackNeighbors + 1, 40}[q%4]
 		at := coords[r.IntN(len(coords))]
 		at.Lat = max(-90, min(90, at.Lat+r.Float64()*0.2-0.1))
-		got := ix.Nearest(at, 7)
-		want := bruteNearest(coords, at, 7)
+		got := ix.Nearest(at, k)
+		want := bruteNearest(coords, at, k)
+		if len(got) != len(want) {
+			t.Fatalf("query %v: %d nearest, want %d", at, len(got), len(want))
+		}
+		if appended := ix.appendNearest([]Neighbor{{Item: -1}}, at, k); !slices.Equal(appended[1:], got) || appended[0].Item != -1 {
+			t.Fatalf("query %v: appendNearest after one neighbor = %v, want it and %v", at, appended, got)
+		}
 		for i := range want {
 			if got[i].Item != want[i].Item && abs(got[i].Meters-want[i].Meters) > 1e-6 {
 				t.Fatalf("query %v: nearest[%d] = %+v, want %+v", at, i, got[i], want[i])
@@ -401,6 +412,10 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 				t.Fatalf("query %v: distance %v, haversine %v", at, got[i].Meters, haversine(at, coords[got[i].Item]))
 			}
 		}
+	}
+	small := NewIndex(coords[:3])
+	if n := small.Nearest(coords[0], 5); len(n) != 3 || n[0].Item != 0 {
+		t.Errorf("5 nearest of 3 points from the first = %v, want the 3, the first first", n)
 	}
 	if n := NewIndex(nil).Nearest(catalog.Coordinates{}, 3); n != nil {
 		t.Errorf("empty index answered %v", n)
@@ -654,6 +669,49 @@ func TestOptionsMatchTheirDefinitions(t *testing.T) {
 			t.Logf("%d options at locations, %d of them moved to an open day", located, moved)
 			if tt.name != "demo, unplaced" && located == 0 {
 				t.Error("no option at a location: the test checks nothing of them")
+			}
+		})
+	}
+}
+
+// TestComputeManyCategories: a catalog with more categories than compute
+// gathers on the stack is answered as one with fewer, every category
+// offered in sort order, and nothing offered is no categories at all.
+func TestComputeManyCategories(t *testing.T) {
+	for _, n := range []int{1, maxStackCategories, maxStackCategories + 1, 2*maxStackCategories + 3} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			cat := testCatalog()
+			home := cat.Categories[0]
+			cat.Categories = nil
+			var want []summary
+			for i := range n {
+				c := home
+				c.ID, c.SortOrder = fmt.Sprintf("home-%02d", i), n-i
+				cat.Categories = append(cat.Categories, c)
+				want = append([]summary{{c.ID, []string{c.ID + "/np-home", c.ID + "/sc-exp"}, 4900}}, want...)
+			}
+			e, err := New(cat, Options{Clock: deliverykit.NewManualClock(thursday)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := Request{Currency: "SEK", Locales: []string{"sv-SE"}, CartValue: 10000,
+				Address: catalog.Address{Country: "SE", PostalCode: "111 57"}, Items: []Item{{Quantity: 1, Weight: 500}}}
+			res, err := e.Compute(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, summarize(res)); diff != "" {
+				t.Errorf("categories (-want +got):\n%s", diff)
+			}
+			if len(res.Categories) != cap(res.Categories) && n <= maxStackCategories {
+				t.Errorf("%d categories in room for %d", len(res.Categories), cap(res.Categories))
+			}
+			req.Currency = "EUR" // no price rule: nothing offered
+			if res, err = e.Compute(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if res.Categories != nil {
+				t.Errorf("nothing offered: categories %v, want nil", res.Categories)
 			}
 		})
 	}

@@ -231,10 +231,28 @@ func (ix *Index) Nearest(c catalog.Coordinates, k int) []Neighbor {
 	if k <= 0 || len(ix.pts) == 0 {
 		return nil
 	}
+	return ix.appendNearest(make([]Neighbor, 0, min(k, len(ix.pts))), c, k)
+}
+
+// maxStackNeighbors is how many candidates appendNearest keeps on the
+// stack, and the engine how many neighbors (above DefaultMaxLocations):
+// more take an allocation.
+const maxStackNeighbors = 16
+
+// appendNearest is Nearest appending to dst. Its candidates are on the
+// stack for a k up to maxStackNeighbors: a search allocates nothing but
+// what dst grows by.
+func (ix *Index) appendNearest(dst []Neighbor, c catalog.Coordinates, k int) []Neighbor {
+	if k <= 0 || len(ix.pts) == 0 {
+		return dst
+	}
 	q := toPoint(c)
-	h := make(maxHeap, 0, k)
+	var buf [maxStackNeighbors]cand
+	h := maxHeap(buf[:0])
+	if k > len(buf) {
+		h = make(maxHeap, 0, k)
+	}
 	ix.search(q, 0, len(ix.pts), k, &h)
-	out := make([]Neighbor, len(h))
 	slices.SortFunc(h, func(a, b cand) int {
 		if a.d2 != b.d2 {
 			if a.d2 < b.d2 {
@@ -244,12 +262,12 @@ func (ix *Index) Nearest(c catalog.Coordinates, k int) []Neighbor {
 		}
 		return int(a.id - b.id)
 	})
-	for i, cd := range h {
+	for _, cd := range h {
 		// chord length → central angle → metres
 		chord := math.Sqrt(cd.d2)
-		out[i] = Neighbor{Item: int(cd.id), Meters: 2 * earthRadius * math.Asin(math.Min(1, chord/2))}
+		dst = append(dst, Neighbor{Item: int(cd.id), Meters: 2 * earthRadius * math.Asin(math.Min(1, chord/2))})
 	}
-	return out
+	return dst
 }
 
 func (ix *Index) search(q point, lo, hi, k int, h *maxHeap) {
@@ -298,10 +316,13 @@ func (h maxHeap) worse(i, j int) bool {
 	return h[i].id > h[j].id
 }
 
-// push adds c and restores the heap order.
+// push adds c and restores the heap order. h has room for it (search
+// pushes only below k, the capacity it is given): a reslice rather than
+// an append, which would make the heap's array escape to the heap.
 func (h *maxHeap) push(c cand) {
-	*h = append(*h, c)
+	*h = (*h)[:len(*h)+1]
 	s := *h
+	s[len(s)-1] = c
 	for i := len(s) - 1; i > 0; {
 		parent := (i - 1) / 2
 		if !s.worse(i, parent) {

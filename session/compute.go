@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -41,17 +42,26 @@ type optionsInput struct {
 
 // compute runs the options engine for every delivery of in. It does not
 // touch the store: callers run it before their write transaction.
-func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, error) {
+//
+// The categories' values are taken from mem, nil: allocated (see
+// answerMemory).
+func compute(ctx context.Context, eng *options.Engine, in *Session, mem *answerMemory) (*computed, error) {
 	purchase, deliveries, err := ownCopy(in)
 	if err != nil {
 		return nil, err
 	}
 	out := &computed{purchase: purchase, deliveries: deliveries, inputs: make([]optionsInput, len(deliveries))}
 	now := eng.Now()
+	// Each delivery's options are computed in pooled memory: categories
+	// copies all a session shows of them, and nothing else keeps them
+	// (decision 0039).
+	scratch := scratches.Get().(*options.Scratch)
+	defer scratches.Put(scratch)
+	defer scratch.Reset()
 	for i := range deliveries {
 		d := &deliveries[i]
 		req := engineRequest(purchase, d)
-		res, err := eng.ComputeFor(ctx, req, now)
+		res, err := eng.ComputeForIn(ctx, req, now, scratch)
 		if err != nil {
 			if deliverykit.KindOf(err) == deliverykit.KindInvalidArgument {
 				// checkSession has already checked what the engine
@@ -60,13 +70,18 @@ func compute(ctx context.Context, eng *options.Engine, in *Session) (*computed, 
 			}
 			return nil, fmt.Errorf("session: computing the options of deliveries[%d]: %w", i, err)
 		}
-		d.DeliveryCategories = categories(res)
+		d.DeliveryCategories = categories(res, mem)
 		nodeDistances(d, res.Coordinates)
-		out.inputs[i] = optionsInput{At: now, Coordinates: res.Coordinates}
+		out.inputs[i] = optionsInput{At: now, Coordinates: res.Coordinates} // not the scratch's
+		scratch.Reset()
 	}
 	out.promise = returnsPromise(eng.Catalog().ReturnPolicy, purchase.CurrencyCode)
 	return out, nil
 }
+
+// scratches are the options memory of compute (options.Scratch), each
+// reset before it goes back.
+var scratches = sync.Pool{New: func() any { return new(options.Scratch) }}
 
 // restore sets the categories of a stored ACTIVE session's deliveries
 // again from its options inputs: options.Engine.ComputeAt gives exactly
@@ -88,7 +103,7 @@ func restore(eng *options.Engine, r *record) error {
 		if err != nil {
 			return deliverykit.Errorf(deliverykit.KindInternal, "session %s: computing the options of deliveries[%d] again: %w", r.Name, i, err)
 		}
-		d.DeliveryCategories = categories(res)
+		d.DeliveryCategories = categories(res, nil)
 		nodeDistances(d, res.Coordinates)
 	}
 	return nil
@@ -192,11 +207,14 @@ func engineRequest(p *Purchase, d *Delivery) options.Request {
 	return req
 }
 
-// categories maps the engine's answer to the wire.
-func categories(res *options.Result) []DeliveryCategory {
+// categories maps the engine's answer to the wire, its values taken from
+// mem (nil: allocated).
+func categories(res *options.Result, mem *answerMemory) []DeliveryCategory {
 	out := make([]DeliveryCategory, 0, len(res.Categories))
-	m := newOptionMemory(res)
+	m := newOptionMemory(res, mem)
 	for _, c := range res.Categories {
+		wh := take(&m.warehouses)
+		*wh = Warehouse{ID: c.Warehouse.ID, ExternalID: c.Warehouse.ExternalID, Address: m.address(c.Warehouse.Address)}
 		dc := DeliveryCategory{
 			ID:            c.ID,
 			DeliveryType:  DeliveryType(c.DeliveryType),
@@ -205,12 +223,13 @@ func categories(res *options.Result) []DeliveryCategory {
 			OptionsSource: source(c),
 			ExternalID:    c.ExternalID,
 			Preselected:   c.Preselected,
-			Warehouse: &Warehouse{
-				ID:         c.Warehouse.ID,
-				ExternalID: c.Warehouse.ExternalID,
-				Address:    fromCatalogAddress(c.Warehouse.Address),
-			},
-			DeliveryOptions: make([]DeliveryOption, 0, len(c.Options)),
+			Warehouse:     wh,
+			// Clipped to the category's options: appending to one
+			// category's list never writes into the next one's.
+			DeliveryOptions: takeN(&m.options, len(c.Options))[:0],
+		}
+		if len(c.Addons) > 0 {
+			dc.Addons = takeN(&m.addons, len(c.Addons))[:0]
 		}
 		for _, a := range c.Addons {
 			dc.Addons = append(dc.Addons, Addon{ID: a.ID, DisplayName: a.Name, Price: Int64(a.Price), AddonType: AddonType(a.Type), Preselected: a.Preselected})
@@ -251,7 +270,7 @@ func option(o options.Option, m *optionMemory) DeliveryOption {
 			ProductID:   o.Carrier.ProductRef,
 			ExternalID:  ext,
 			SortOrder:   int32(o.Carrier.SortOrder),
-			Meta:        map[string]string{MetaProductRef: o.Carrier.ProductRef},
+			Meta:        m.meta(o.Carrier.ProductRef),
 		},
 		ETD:         ETD{Absolute: etd},
 		Price:       Int64(o.Price),
@@ -307,28 +326,43 @@ func option(o options.Option, m *optionMemory) DeliveryOption {
 // location, contacts, addresses, opening hours and distances are elements
 // of these slices (take), each value its own as before. A session's
 // answer has a dozen options of about fifteen such values each, a third
-// of a create's allocations when each was allocated on its own.
+// of a create's allocations when each was allocated on its own. The
+// categories' lists of options and addons, and their warehouses, come
+// from here too.
 type optionMemory struct {
-	etds      []AbsoluteETD
-	locations []PickupLocation
-	contacts  []Contact
-	addresses []Address
-	coords    []Coordinates
-	phones    []PhoneNumber
-	hours     []OperationalHours
-	distances []Distances
-	distance  []Distance
-	strings   []string // address lines and opening hours
+	options    []DeliveryOption
+	addons     []Addon
+	warehouses []Warehouse
+	etds       []AbsoluteETD
+	locations  []PickupLocation
+	contacts   []Contact
+	addresses  []Address
+	coords     []Coordinates
+	phones     []PhoneNumber
+	hours      []OperationalHours
+	distances  []Distances
+	distance   []Distance
+	strings    []string // address lines and opening hours
 	// A location's sections, their columns and the columns' items.
 	sectionList []Section
 	columns     []Column
 	items       []ColumnItem
+	// metas are the carriers' meta maps, reused and cleared (nil: each
+	// made).
+	metas *mapChunk
 }
 
-// newOptionMemory sizes the memory of res's options.
-func newOptionMemory(res *options.Result) *optionMemory {
+// newOptionMemory sizes the memory of res's options, taken from mem
+// (nil: allocated).
+func newOptionMemory(res *options.Result, mem *answerMemory) *optionMemory {
 	var etds, locs, coords, phones, hours, dists, strs, sects, cols, items int
+	var addons, whCoords int
 	for _, c := range res.Categories {
+		addons += len(c.Addons)
+		strs += len(c.Warehouse.Address.AddressLines)
+		if c.Warehouse.Address.Coordinates != nil {
+			whCoords++
+		}
 		for _, o := range c.Options {
 			etds++
 			l := o.Location
@@ -362,21 +396,38 @@ func newOptionMemory(res *options.Result) *optionMemory {
 			}
 		}
 	}
+	// The pieces come from mem, or without it from a memory of nothing,
+	// where each slice is made at its size. The maps only from mem:
+	// taken from from, they would move a fresh memory to the heap.
+	from := mem
+	if from == nil {
+		from = new(answerMemory)
+	}
+	var metas *mapChunk // nil: each map made
+	if mem != nil {
+		metas = &mem.metas
+	}
 	return &optionMemory{
-		etds:      make([]AbsoluteETD, etds),
-		locations: make([]PickupLocation, locs),
-		contacts:  make([]Contact, 2*locs),
-		addresses: make([]Address, 2*locs),
-		coords:    make([]Coordinates, 2*coords),
-		phones:    make([]PhoneNumber, 2*phones),
-		hours:     make([]OperationalHours, hours),
-		distances: make([]Distances, dists),
-		distance:  make([]Distance, 2*dists),
-		strings:   make([]string, strs),
+		options:    from.options.take(etds),
+		addons:     from.addons.take(addons),
+		warehouses: from.warehouses.take(len(res.Categories)),
 
-		sectionList: make([]Section, sects),
-		columns:     make([]Column, cols),
-		items:       make([]ColumnItem, items),
+		etds:      from.etds.take(etds),
+		locations: from.locations.take(locs),
+		contacts:  from.contacts.take(2 * locs),
+		addresses: from.addresses.take(2 * locs),
+		coords:    from.coords.take(2*coords + whCoords),
+		phones:    from.phones.take(2 * phones),
+		hours:     from.hours.take(hours),
+		distances: from.distances.take(dists),
+		distance:  from.distance.take(2 * dists),
+		strings:   from.strings.take(strs),
+
+		sectionList: from.sections.take(sects),
+		columns:     from.columns.take(cols),
+		items:       from.items.take(items),
+
+		metas: metas,
 	}
 }
 
@@ -402,17 +453,20 @@ func takeN[T any](s *[]T, n int) []T {
 	return out
 }
 
+// meta is a carrier's meta map with its product ref: an empty map of
+// m's, or a new one.
+func (m *optionMemory) meta(ref string) map[string]string {
+	meta := m.metas.take()
+	meta[MetaProductRef] = ref
+	return meta
+}
+
 // contact is a catalog location's address (its name the contact's),
 // e-mail and phone, in m.
 func (m *optionMemory) contact(l *catalog.PickupLocation) *Contact {
 	a := &l.Address
 	addr := take(&m.addresses)
-	lines := cloneAllInto(&m.strings, [8][]string{a.AddressLines})
-	*addr = Address{CountryCode: a.Country, RegionCode: a.RegionCode, PostalCode: a.PostalCode, City: a.City, AddressLines: lines[0]}
-	if a.Coordinates != nil {
-		addr.Coordinates = take(&m.coords)
-		*addr.Coordinates = Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
-	}
+	*addr = m.address(*a)
 	c := take(&m.contacts)
 	*c = Contact{Name: a.Name, Address: addr, Email: l.Email}
 	if p := l.Phone; p != nil {
@@ -420,6 +474,18 @@ func (m *optionMemory) contact(l *catalog.PickupLocation) *Contact {
 		*c.PhoneNumber = PhoneNumber{CountryCode: p.CountryCode, Number: p.Number, Extension: p.Extension}
 	}
 	return c
+}
+
+// address copies a catalog address to the wire, its lines and
+// coordinates in m.
+func (m *optionMemory) address(a catalog.Address) Address {
+	lines := cloneAllInto(&m.strings, [8][]string{a.AddressLines})
+	out := Address{CountryCode: a.Country, RegionCode: a.RegionCode, PostalCode: a.PostalCode, City: a.City, AddressLines: lines[0]}
+	if a.Coordinates != nil {
+		out.Coordinates = take(&m.coords)
+		*out.Coordinates = Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
+	}
+	return out
 }
 
 // cloneAll is slices.Clone of each of src, in one allocation for all
@@ -473,14 +539,6 @@ func (m *optionMemory) sections(in []catalog.Section) []Section {
 			}
 			out[i].Columns[j] = Column{Items: items}
 		}
-	}
-	return out
-}
-
-func fromCatalogAddress(a catalog.Address) Address {
-	out := Address{CountryCode: a.Country, RegionCode: a.RegionCode, PostalCode: a.PostalCode, City: a.City, AddressLines: slices.Clone(a.AddressLines)}
-	if a.Coordinates != nil {
-		out.Coordinates = &Coordinates{Lat: a.Coordinates.Lat, Lng: a.Coordinates.Lng}
 	}
 	return out
 }

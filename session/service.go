@@ -178,6 +178,28 @@ func withEtag(sess Session, version uint64) *Session {
 // Read-only fields of in (name, state, times, returns_promise, categories,
 // tos_id, external_id) are ignored.
 func (s *Service) Create(ctx context.Context, site string, in Session) (*Session, error) {
+	return s.create(ctx, site, in, nil)
+}
+
+// CreateAnd is Create handing the session to use rather than returning
+// it, for a caller that only encodes it (the HTTP adapter): the session's
+// delivery options are in memory the service reuses for a later session
+// once use returns, so use must keep neither the session nor anything it
+// points to. It returns Create's error, or nil once use has returned.
+func (s *Service) CreateAnd(ctx context.Context, site string, in Session, use func(*Session)) error {
+	mem := answers.Get().(*answerMemory)
+	defer answers.Put(mem)
+	defer mem.reset()
+	sess, err := s.create(ctx, site, in, mem)
+	if err != nil {
+		return err
+	}
+	use(sess)
+	return nil
+}
+
+// create is Create with the categories' values in mem (nil: allocated).
+func (s *Service) create(ctx context.Context, site string, in Session, mem *answerMemory) (*Session, error) {
 	if err := checkSession(&in); err != nil {
 		return nil, err
 	}
@@ -185,7 +207,7 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 	if err != nil {
 		return nil, err
 	}
-	c, err := compute(ctx, eng, &in)
+	c, err := compute(ctx, eng, &in, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -200,23 +222,24 @@ func (s *Service) Create(ctx context.Context, site string, in Session) (*Session
 		UpdateTime:     now,
 		ReturnsPromise: c.promise,
 	}
-	rec := newRecord(sess, c.inputs)
-	var version uint64
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		version, err = sessions.Put(tx, storage.Key(site, id), rec, storage.MustNotExist())
+	// What the transaction writes and answers, in one allocation: the
+	// function's captures would each move to the heap on their own.
+	w := &struct {
+		rec     record
+		version uint64
+	}{rec: newRecord(sess, c.inputs)}
+	if err := s.store.Update(ctx, func(tx storage.Tx) error {
+		v, err := sessions.PutFrom(tx, storage.Key(site, id), &w.rec, storage.MustNotExist())
 		if err != nil {
 			return err
 		}
-		if err := expiry.Move(tx, storage.Key(site, id), retention.Entry{}, entryOf(rec.State, rec.UpdateTime.Time)); err != nil {
-			return err
-		}
-		return nil
-	})
-	if err != nil {
+		w.version = v
+		return expiry.Move(tx, storage.Key(site, id), retention.Entry{}, entryOf(w.rec.State, w.rec.UpdateTime.Time))
+	}); err != nil {
 		return nil, err
 	}
 	s.created.Add(site, now.Time)
-	return withEtag(sess, version), nil
+	return withEtag(sess, w.version), nil
 }
 
 // Get returns the session with the given name ("sessions/{id}"). A session
@@ -266,7 +289,7 @@ func (s *Service) Patch(ctx context.Context, site string, in Session) (*Session,
 	}
 	// Options depend only on the request, so they are computed before
 	// the transaction, which only checks and writes.
-	c, err := compute(ctx, eng, &in)
+	c, err := compute(ctx, eng, &in, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,15 @@ func (c Collection[V, R]) Get(tx storage.Tx, key string) (storage.Item[V], error
 
 // Put stores v's record at key under cond and returns the new version.
 func (c Collection[V, R]) Put(tx storage.Tx, key string, v V, cond storage.Condition) (uint64, error) {
-	return c.records().Put(tx, key, c.Record(&v), cond)
+	return c.PutFrom(tx, key, &v, cond)
+}
+
+// PutFrom is Put of the value v points to, which it only reads. Put's
+// own copy of v goes to the heap (Record may keep what it is given), an
+// allocation of the value's size per write that a caller holding the
+// value behind a pointer saves with PutFrom.
+func (c Collection[V, R]) PutFrom(tx storage.Tx, key string, v *V, cond storage.Condition) (uint64, error) {
+	return c.records().Put(tx, key, c.Record(v), cond)
 }
 
 // Delete removes the record at key under cond.

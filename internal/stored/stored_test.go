@@ -126,3 +126,38 @@ func TestSliceAndPtrKeepNil(t *testing.T) {
 		t.Errorf("Ptr(3) = %v, want 6", got)
 	}
 }
+
+// TestPutFromStoresWhatPutStores: PutFrom writes the bytes Put writes for
+// the same value, and leaves the value as it was.
+func TestPutFromStoresWhatPutStores(t *testing.T) {
+	store := memory.New()
+	t.Cleanup(func() { store.Close() })
+	for _, v := range []value{{}, {Count: 7}, {Count: -1}} {
+		from := v
+		var viaPut, viaPutFrom []byte
+		err := store.Update(t.Context(), func(tx storage.Tx) error {
+			if _, err := coll.Put(tx, "put", v, storage.AnyVersion); err != nil {
+				return err
+			}
+			if _, err := coll.PutFrom(tx, "from", &from, storage.AnyVersion); err != nil {
+				return err
+			}
+			a, err := tx.Get(coll.Name, "put")
+			if err != nil {
+				return err
+			}
+			b, err := tx.Get(coll.Name, "from")
+			viaPut, viaPutFrom = a.Value, b.Value
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(viaPut) != string(viaPutFrom) {
+			t.Errorf("%+v: PutFrom stored %s, Put %s", v, viaPutFrom, viaPut)
+		}
+		if from != v {
+			t.Errorf("PutFrom changed the value: %+v, was %+v", from, v)
+		}
+	}
+}
