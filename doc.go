@@ -79,6 +79,7 @@
 //	internal/stored            stored records of an area's own private types
 //	internal/recordtest        golden snapshots of stored records, for tests
 //	internal/versioncache      values made from stored records, kept by key and version within a byte budget
+//	internal/pieces            pieces of reused slices, handed back all at once
 //
 // Storage:
 //

@@ -3,6 +3,8 @@ package options
 import (
 	"context"
 	"time"
+
+	"github.com/deliverykit/deliverykit/internal/pieces"
 )
 
 // Scratch is memory a computation takes its categories, options and
@@ -18,18 +20,18 @@ import (
 // Coordinates are not the Scratch's and stay valid. A Scratch is not safe
 // for concurrent use; its zero value is ready.
 type Scratch struct {
-	cats  chunk[Category]
-	opts  chunk[Option]
-	found chunk[located]
+	cats  pieces.Of[Category]
+	opts  pieces.Of[Option]
+	found pieces.Of[located]
 }
 
 // Reset clears what the Scratch's computations took from it, so that the
 // next one reuses the memory. The Results computed in it must no longer
 // be used.
 func (s *Scratch) Reset() {
-	s.cats.reset()
-	s.opts.reset()
-	s.found.reset()
+	s.cats.Reset()
+	s.opts.Reset()
+	s.found.Reset()
 }
 
 // ComputeForIn is ComputeFor with the Result's categories, options and
@@ -44,48 +46,19 @@ func (s *Scratch) categories(n int) []Category {
 	if s == nil {
 		return make([]Category, n)
 	}
-	return s.cats.take(n)
+	return s.cats.Take(n)
 }
 
 func (s *Scratch) options(n int) []Option {
 	if s == nil {
 		return make([]Option, n)
 	}
-	return s.opts.take(n)
+	return s.opts.Take(n)
 }
 
 func (s *Scratch) located(n int) []located {
 	if s == nil {
 		return make([]located, n)
 	}
-	return s.found.take(n)
-}
-
-// chunk hands out consecutive pieces of one slice; a piece that does not
-// fit is taken from a new slice, which replaces the old one for reuse
-// (the old one is left to the pieces already handed out).
-type chunk[T any] struct {
-	buf  []T
-	used int
-}
-
-// take returns n zero elements, clipped so that an append to them never
-// writes into the next piece.
-func (c *chunk[T]) take(n int) []T {
-	if n == 0 {
-		return []T{} // empty, not nil, as make gives it
-	}
-	if len(c.buf)-c.used < n {
-		c.buf, c.used = make([]T, max(n, 2*len(c.buf))), 0
-	}
-	out := c.buf[c.used : c.used+n : c.used+n]
-	c.used += n
-	return out
-}
-
-// reset zeroes what was handed out, so that the pieces keep nothing alive
-// and the next take finds them zero.
-func (c *chunk[T]) reset() {
-	clear(c.buf[:c.used])
-	c.used = 0
+	return s.found.Take(n)
 }

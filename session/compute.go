@@ -408,24 +408,24 @@ func newOptionMemory(res *options.Result, mem *answerMemory) *optionMemory {
 		metas = &mem.metas
 	}
 	return &optionMemory{
-		options:    from.options.take(etds),
-		addons:     from.addons.take(addons),
-		warehouses: from.warehouses.take(len(res.Categories)),
+		options:    from.options.Take(etds),
+		addons:     from.addons.Take(addons),
+		warehouses: from.warehouses.Take(len(res.Categories)),
 
-		etds:      from.etds.take(etds),
-		locations: from.locations.take(locs),
-		contacts:  from.contacts.take(2 * locs),
-		addresses: from.addresses.take(2 * locs),
-		coords:    from.coords.take(2*coords + whCoords),
-		phones:    from.phones.take(2 * phones),
-		hours:     from.hours.take(hours),
-		distances: from.distances.take(dists),
-		distance:  from.distance.take(2 * dists),
-		strings:   from.strings.take(strs),
+		etds:      from.etds.Take(etds),
+		locations: from.locations.Take(locs),
+		contacts:  from.contacts.Take(2 * locs),
+		addresses: from.addresses.Take(2 * locs),
+		coords:    from.coords.Take(2*coords + whCoords),
+		phones:    from.phones.Take(2 * phones),
+		hours:     from.hours.Take(hours),
+		distances: from.distances.Take(dists),
+		distance:  from.distance.Take(2 * dists),
+		strings:   from.strings.Take(strs),
 
-		sectionList: from.sections.take(sects),
-		columns:     from.columns.take(cols),
-		items:       from.items.take(items),
+		sectionList: from.sections.Take(sects),
+		columns:     from.columns.Take(cols),
+		items:       from.items.Take(items),
 
 		metas: metas,
 	}
