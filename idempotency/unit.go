@@ -29,12 +29,12 @@ import (
 // (bolt's group commit, PostgreSQL's retries), so there the transaction
 // lives in a goroutine of its own (serve): the call's operations are sent
 // to it and run there, one at a time, and the call's end tells it to
-// store the answer and commit, or to roll back. The function runs in steps (storage.Step),
-// one per operation: on a store that interleaves them (bolt's group
-// commit), the other Updates of the batch run while the call works between
-// two of its writes, such as rendering its answer, instead of waiting for
-// it; each operation is still atomic, as it is without a key, and they all
-// commit with the answer.
+// store the answer and commit, or to roll back. The function runs in
+// steps (storage.Step), one per operation: on a store that interleaves
+// them (bolt's group commit), the other Updates of the batch run while the
+// call works between two of its writes, such as rendering its answer,
+// instead of waiting for it; each operation is still atomic, as it is
+// without a key, and they all commit with the answer.
 //
 // Reads before the unit see committed state, as the same call without a
 // key does, and may be stale by the time the unit opens. That keeps the
@@ -527,9 +527,10 @@ func (u *unit) finish(e *ending) (err error, rerun bool) {
 	if u.direct {
 		if h := u.held; h != nil {
 			u.held = nil
-			if u.final = u.end(u.tx, e, u.early); u.final != nil {
-				h.Rollback()
-			} else {
+			// Frees the writer whatever happens here (storing the
+			// answer may panic); after Commit it does nothing.
+			defer h.Rollback()
+			if u.final = u.end(u.tx, e, u.early); u.final == nil {
 				u.final = h.Commit()
 			}
 		}
