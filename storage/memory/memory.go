@@ -9,7 +9,9 @@
 // clones (lazily, in O(1)) the trees of the collections it writes, and on
 // success publishes a new snapshot that shares every untouched node with the
 // old one. A failed or panicking Update simply drops its clones, so rollback
-// costs nothing.
+// costs nothing. The writer can also be held by a caller between calls
+// (Begin, storage.Beginner), as a keyed call's unit of work does; Get reads
+// one record without a transaction (storage.Getter).
 //
 // Values are copied when they are stored and again whenever they are
 // returned: a caller can never reach the store's bytes, so a snapshot stays
