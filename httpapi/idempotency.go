@@ -78,9 +78,19 @@ func (s *server) serveIdempotent(w http.ResponseWriter, r *http.Request, a area,
 		scope = publicScope(r, body)
 	}
 	req := idempotency.Request{Site: scope, Operation: r.Method + " " + r.URL.Path, Body: body}
+	// The runs' bodies are pooled buffers: once Do has returned, its
+	// transaction has ended and nothing holds them but the answer, which
+	// is written below before they go back.
+	var bufs []*bytes.Buffer
+	defer func() {
+		for _, b := range bufs {
+			putBuffer(b)
+		}
+	}()
 	ans, replayed, err := s.idem.Do(r.Context(), key, req, func(ctx context.Context) (idempotency.Answer, error) {
 		// Each run (a backend may retry the transaction) starts afresh.
-		rec := &recorder{header: http.Header{}}
+		rec := &recorder{header: http.Header{}, body: getBuffer()}
+		bufs = append(bufs, rec.body)
 		rr := r.WithContext(ctx)
 		rr.Body = io.NopCloser(bytes.NewReader(body))
 		if err := h(rec, rr, site); err != nil {
@@ -148,7 +158,7 @@ func publicScope(r *http.Request, body []byte) string {
 type recorder struct {
 	header http.Header
 	status int
-	body   bytes.Buffer
+	body   *bytes.Buffer
 }
 
 func (rec *recorder) Header() http.Header { return rec.header }
