@@ -19,16 +19,31 @@ import (
 // must agree: stored answers carry the hash, and a repeat hashed another
 // way would be refused as another request.
 func canonical(body []byte) []byte {
+	var out []byte
+	withCanonical(body, func(b []byte) { out = bytes.Clone(b) })
+	return out
+}
+
+// withCanonical calls f with the canonical form of body, which f must not
+// keep: it is the pool's memory on the fast path.
+func withCanonical(body []byte, f func([]byte)) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
-		return body
+		f(body)
+		return
 	}
 	c := canonPool.Get().(*canon)
-	defer canonPool.Put(c)
+	defer func() {
+		// The odd large body does not pin its memory in the pool.
+		if cap(c.out)+cap(c.scratch) <= maxPooledCanon {
+			canonPool.Put(c)
+		}
+	}()
 	if out, ok := c.run(trimmed); ok {
-		return out
+		f(out)
+		return
 	}
-	return slowCanonical(body, trimmed)
+	f(slowCanonical(body, trimmed))
 }
 
 // slowCanonical decodes the body with go-json and encodes it again.
@@ -62,17 +77,20 @@ type member struct{ key, keyEnd, val, end int }
 
 var canonPool = sync.Pool{New: func() any { return new(canon) }}
 
+// maxPooledCanon is the most memory a pooled canon keeps.
+const maxPooledCanon = 64 << 10
+
 // maxCanonDepth bounds the nesting the fast path follows.
 const maxCanonDepth = 32
 
-// run returns the canonical form of src, a copy owned by the caller.
+// run returns the canonical form of src, in c's memory.
 func (c *canon) run(src []byte) ([]byte, bool) {
 	c.out, c.members = c.out[:0], c.members[:0]
 	i, ok := c.value(src, 0, 0)
 	if !ok || skipSpace(src, i) != len(src) {
 		return nil, false
 	}
-	return bytes.Clone(c.out), true
+	return c.out, true
 }
 
 func skipSpace(src []byte, i int) int {
@@ -219,9 +237,19 @@ func (c *canon) object(src []byte, i, depth int) (int, bool) {
 
 // str appends the string at src[i] (a quote): printable ASCII and valid
 // UTF-8 without escapes, with <, > and & escaped as go-json escapes them.
+// A run of bytes that stay as they are is appended at once.
 func (c *canon) str(src []byte, i int) (int, bool) {
 	c.out = append(c.out, '"')
-	for i++; i < len(src); i++ {
+	i++
+	for i < len(src) {
+		j := i
+		for j < len(src) && asIs[src[j]] {
+			j++
+		}
+		c.out = append(c.out, src[i:j]...)
+		if i = j; i >= len(src) {
+			break
+		}
 		switch b := src[i]; {
 		case b == '"':
 			c.out = append(c.out, '"')
@@ -234,21 +262,34 @@ func (c *canon) str(src []byte, i int) (int, bool) {
 				return 0, false
 			}
 			c.out = append(c.out, src[i:i+n]...)
-			i += n - 1
-		case b == '\\' || b < 0x20 || b == 0x7f:
-			return 0, false
+			i += n
 		case b == '<':
 			c.out = append(c.out, `\u003c`...)
+			i++
 		case b == '>':
 			c.out = append(c.out, `\u003e`...)
+			i++
 		case b == '&':
 			c.out = append(c.out, `\u0026`...)
-		default:
-			c.out = append(c.out, b)
+			i++
+		default: // an escape, a control character
+			return 0, false
 		}
 	}
 	return 0, false
 }
+
+// asIs marks the bytes a string keeps as they are: printable ASCII but
+// the quote, the backslash and the three go-json escapes.
+var asIs = func() (t [256]bool) {
+	for b := 0x20; b < 0x7f; b++ {
+		t[b] = true
+	}
+	for _, b := range `"\<>&` {
+		t[b] = false
+	}
+	return t
+}()
 
 // number appends the number at src[i] as written, if it is one by JSON's
 // grammar.

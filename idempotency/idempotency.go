@@ -303,7 +303,7 @@ func Hash(operation string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(operation))
 	h.Write([]byte{0})
-	h.Write(canonical(body))
+	withCanonical(body, func(b []byte) { h.Write(b) })
 	var sum [sha256.Size]byte
 	var digest [2 * sha256.Size]byte
 	hex.Encode(digest[:], h.Sum(sum[:0]))
