@@ -90,6 +90,7 @@ type Store struct {
 	q           queries
 	maxAttempts int
 	closed      atomic.Bool
+	spares      spares // versions drawn and not used, for FreshKey Puts
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -254,8 +255,12 @@ func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error, strict bool) (err error, retry, recheck bool) {
 	t := &tx{ctx: ctx, s: s, mode: beginUpdate, writable: true, strict: strict}
 	// Rolls back on every path but a commit, including a panic in fn; a
-	// no-op after a commit.
-	defer t.rollback()
+	// no-op after a commit. The versions it drew and did not use are
+	// spares, committed or not: no other transaction has them.
+	defer func() {
+		t.rollback()
+		s.spares.give(t.versions)
+	}()
 	fnErr := func() error {
 		defer t.done.Store(true)
 		return fn(t)

@@ -101,6 +101,18 @@ func TestRoundTrips(t *testing.T) {
 			}
 			return put(tx, "tokens", storage.FreshKey())
 		}, 2},
+		// A create whose keys are all made for it (the session, its
+		// index entry, its token: checkout's and delivery's creates)
+		// takes spare versions, left by the cases before: nothing
+		// waits before the COMMIT.
+		{"a create of FreshKey Puts: BEGIN, the INSERTs and the COMMIT at once", true, func(tx storage.Tx) error {
+			for _, coll := range []string{"records", "index", "tokens"} {
+				if err := put(tx, coll, storage.FreshKey()); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, 1},
 		{"a MustNotExist after the first Put waits for its answer", true, func(tx storage.Tx) error {
 			if err := put(tx, "records", storage.MustNotExist()); err != nil {
 				return err
@@ -448,6 +460,32 @@ func TestKeyedRoundTrips(t *testing.T) {
 	if got != 3 {
 		t.Errorf("round trips of a keyed create: %d, want 3", got)
 	}
+	// A create whose keys are all made for it (FreshKey, as checkout's
+	// and delivery's are): the look, then one round trip for the rest,
+	// the answer's INSERT and its entry's included.
+	fresh := func(ctx context.Context) (idempotency.Answer, error) {
+		n++
+		id := fmt.Sprintf("r-%d", n)
+		err := area.Update(ctx, func(tx storage.Tx) error {
+			for _, coll := range []string{"records", "index"} {
+				if _, err := tx.Put(coll, id, []byte("v"), storage.FreshKey()); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		return idempotency.Answer{Status: 201, Body: bytes.Repeat([]byte("x"), 600)}, err
+	}
+	for i := range 2 {
+		before := rt.n.Load()
+		if _, replayed, err := k.Do(t.Context(), fmt.Sprint("fresh-", i), req, fresh); err != nil || replayed {
+			t.Fatalf("Do: replayed %v, %v", replayed, err)
+		}
+		got = rt.n.Load() - before
+	}
+	if got != 2 {
+		t.Errorf("round trips of a keyed create of fresh keys: %d, want 2", got)
+	}
 	before := rt.n.Load()
 	if _, replayed, err := k.Do(t.Context(), "key-1", req, create); err != nil || !replayed {
 		t.Fatalf("Do again: replayed %v, %v; want the stored answer", replayed, err)
@@ -469,5 +507,106 @@ func TestKeyedRoundTrips(t *testing.T) {
 	}
 	if got := rt.n.Load() - before; got != 2 {
 		t.Errorf("round trips of a repeated keyed call with a large answer: %d, want 2", got)
+	}
+}
+
+// TestSpareVersions: versions a transaction drew and did not use go to
+// FreshKey Puts of later ones, committed or rolled back, which then wait
+// for nothing; every version is still given once, a record's versions
+// still grow, and a taken key is still refused.
+func TestSpareVersions(t *testing.T) {
+	s, rt := openCounted(t)
+	seen := map[uint64]string{}
+	note := func(rec storage.Record, err error) error {
+		if err != nil {
+			return err
+		}
+		if k, ok := seen[rec.Version]; ok {
+			t.Errorf("version %d given to %q and %q", rec.Version, k, rec.Key)
+		}
+		seen[rec.Version] = rec.Key
+		return nil
+	}
+	// An unconditional Put waits and draws; a rolled-back Update's
+	// versions are spares as well.
+	errStop := errors.New("stop")
+	if err := s.Update(t.Context(), func(tx storage.Tx) error {
+		if err := note(tx.Put("c", "drawn", []byte("v"), storage.AnyVersion)); err != nil {
+			return err
+		}
+		return errStop
+	}); !errors.Is(err, errStop) {
+		t.Fatalf("Update = %v; want %v", err, errStop)
+	}
+	if len(s.spares.vs) == 0 {
+		t.Fatal("no spare versions after a draw")
+	}
+	for i := range 2 * maxSpares {
+		before := rt.n.Load()
+		err := s.Update(t.Context(), func(tx storage.Tx) error {
+			for _, coll := range []string{"records", "index"} {
+				if err := note(tx.Put(coll, fmt.Sprintf("k%d", i), []byte("v"), storage.FreshKey())); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := rt.n.Load() - before; n != 1 && n != 2 {
+			t.Fatalf("create %d: %d round trips; want 1, or 2 when it draws", i, n)
+		}
+	}
+	if len(seen) != 1+4*maxSpares {
+		t.Errorf("%d versions noted; want %d", len(seen), 1+4*maxSpares)
+	}
+	// Written again, a record's version grows past its spare one.
+	var first, again storage.Record
+	if err := s.Update(t.Context(), func(tx storage.Tx) (err error) {
+		if first, err = tx.Put("c", "grows", []byte("1"), storage.FreshKey()); err != nil {
+			return err
+		}
+		again, err = tx.Put("c", "grows", []byte("2"), storage.AnyVersion)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if again.Version <= first.Version {
+		t.Errorf("versions %d then %d; want growing", first.Version, again.Version)
+	}
+	// A taken key is refused, as without spares.
+	err := s.Update(t.Context(), func(tx storage.Tx) error {
+		_, err := tx.Put("records", "k0", []byte("again"), storage.FreshKey())
+		return err
+	})
+	if !errors.Is(err, storage.ErrConflict) {
+		t.Errorf("FreshKey Put of a taken key = %v; want a conflict", err)
+	}
+}
+
+// TestSparesBounded: spares keep at most maxSpares versions and hand
+// each out once.
+func TestSparesBounded(t *testing.T) {
+	var sp spares
+	for i := range 3 * maxSpares {
+		sp.give([]int64{int64(2 * i), int64(2*i + 1)})
+	}
+	if len(sp.vs) != maxSpares {
+		t.Fatalf("%d spares kept; want %d", len(sp.vs), maxSpares)
+	}
+	got := map[int64]bool{}
+	for {
+		v, ok := sp.take()
+		if !ok {
+			break
+		}
+		if got[v] {
+			t.Fatalf("spare %d taken twice", v)
+		}
+		got[v] = true
+	}
+	if len(got) != maxSpares || !sp.low() {
+		t.Errorf("took %d spares, low %v; want %d, true", len(got), sp.low(), maxSpares)
 	}
 }

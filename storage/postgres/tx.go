@@ -221,7 +221,12 @@ func (t *tx) send(ctx context.Context, sql string, args []any, draw bool) (pgx.B
 	}
 	b.Queue(sql, args...)
 	if draw {
-		b.Queue(t.s.q.draw, prefetch)
+		n := prefetch
+		if t.s.spares.low() {
+			// What this transaction leaves over becomes spares.
+			n = prefetch + maxSpares
+		}
+		b.Queue(t.s.q.draw, n)
 	}
 	br := t.conn.SendBatch(ctx, &b)
 	if !t.begun {
@@ -466,11 +471,17 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 	// transaction's snapshot and after every version drawn in it so
 	// far, so a record's version still only grows: another
 	// transaction's write that this one can see drew its version
-	// before this one's snapshot was taken.
+	// before this one's snapshot was taken. A FreshKey Put may take a
+	// spare instead (see spares).
 	var next int64
 	drawn := len(t.versions) > 0
-	if drawn {
+	switch {
+	case drawn:
 		next, t.versions = t.versions[0], t.versions[1:]
+	case cond.IsFreshKey() && !t.strict:
+		// A key that was never used has no version to stay above: a
+		// spare will do, and the Put need not wait (see spares).
+		next, drawn = t.s.spares.take()
 	}
 	draw := len(t.versions) == 0
 	args := []any{bytesOf(coll), bytesOf(key), val}
