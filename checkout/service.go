@@ -337,15 +337,16 @@ func (s *Service) insert(ctx context.Context, engine *options.Engine, rec *recor
 		return err
 	}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := sessions.PutFrom(tx, storage.Key(rec.Site, rec.ID), rec, storage.MustNotExist()); err != nil {
+		// Every key is made for this session (its id, its index entry,
+		// its clone entry, its token): FreshKey lets a database store
+		// check them at commit rather than wait for each (a taken one
+		// still fails the create).
+		if _, err := sessions.PutFrom(tx, storage.Key(rec.Site, rec.ID), rec, storage.FreshKey()); err != nil {
 			return err
 		}
-		if err := expiry.Move(tx, storage.Key(rec.Site, rec.ID), retention.Entry{}, rec.expiryEntry()); err != nil {
+		if err := expiry.Add(tx, storage.Key(rec.Site, rec.ID), rec.expiryEntry()); err != nil {
 			return err
 		}
-		// The clone entry and the token are keyed by ids made for this
-		// session: FreshKey lets a database store check them at commit
-		// rather than wait for each (a taken one still fails the create).
 		if rec.Origin != "" {
 			if _, err := clones.Put(tx, storage.Key(rec.Site, rec.Origin, rec.ID), rec.ID, storage.FreshKey()); err != nil {
 				return err

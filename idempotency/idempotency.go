@@ -585,13 +585,22 @@ func (k *Keeper) put(tx storage.Tx, rk string, rec record, old time.Time) error 
 	if _, err := tx.Put(collKeys, rk, b, cond); err != nil {
 		return err
 	}
-	if !rec.Apart {
+	// A first answer's expiry entry is new as well (FreshKey: a
+	// database store checks it at the commit too).
+	switch {
+	case !rec.Apart && oldEntry.IsZero():
+		return expiry.Add(tx, rk, rec.entry())
+	case !rec.Apart:
 		return expiry.Move(tx, rk, oldEntry, rec.entry())
 	}
-	if err := expiry.Remove(tx, rk, oldEntry); err != nil {
-		return err
+	bodyCond := storage.FreshKey()
+	if !oldEntry.IsZero() {
+		if err := expiry.Remove(tx, rk, oldEntry); err != nil {
+			return err
+		}
+		bodyCond = storage.AnyVersion
 	}
-	_, err = tx.Put(expiry.Name, entryKey(rk, rec.At), rec.body, storage.AnyVersion)
+	_, err = tx.Put(expiry.Name, entryKey(rk, rec.At), rec.body, bodyCond)
 	return err
 }
 

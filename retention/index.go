@@ -116,6 +116,18 @@ func (ix Index) Move(tx storage.Tx, recKey string, old, new Entry) error {
 	return err
 }
 
+// Add writes the entry e of a record just created at recKey, a key made
+// for it (a new id), inside the transaction that creates it: the entry's
+// key is then new too, and is written as storage.FreshKey, which a
+// database store checks at the commit rather than waiting for it.
+func (ix Index) Add(tx storage.Tx, recKey string, e Entry) error {
+	if e.IsZero() {
+		return nil
+	}
+	_, err := tx.Put(ix.Name, ix.Key(e, recKey), entryValue, storage.FreshKey())
+	return err
+}
+
 // Remove deletes the record's entry e inside tx.
 func (ix Index) Remove(tx storage.Tx, recKey string, e Entry) error {
 	if e.IsZero() {

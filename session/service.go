@@ -229,12 +229,14 @@ func (s *Service) create(ctx context.Context, site string, in Session, mem *answ
 		version uint64
 	}{rec: newRecord(sess, c.inputs)}
 	if err := s.store.Update(ctx, func(tx storage.Tx) error {
-		v, err := sessions.PutFrom(tx, storage.Key(site, id), &w.rec, storage.MustNotExist())
+		// The id is made for this session, and so is its index entry:
+		// FreshKey lets a database store check both at commit.
+		v, err := sessions.PutFrom(tx, storage.Key(site, id), &w.rec, storage.FreshKey())
 		if err != nil {
 			return err
 		}
 		w.version = v
-		return expiry.Move(tx, storage.Key(site, id), retention.Entry{}, entryOf(w.rec.State, w.rec.UpdateTime.Time))
+		return expiry.Add(tx, storage.Key(site, id), entryOf(w.rec.State, w.rec.UpdateTime.Time))
 	}); err != nil {
 		return nil, err
 	}
