@@ -164,7 +164,11 @@ func MustNotExist() Condition { return Condition{mode: condMustNotExist} }
 // ErrConflict. A function that returns an error rolls back without the
 // check: Update returns its error, whether or not the key was free. Use
 // MustNotExist where a taken key is an expected outcome (deduplication),
-// where an extra run of the function would be the common case.
+// where an extra run of the function would be the common case, and
+// where the key may have been used and deleted and the old record's
+// version still matters (an etag a client holds): a backend may give a
+// FreshKey Put a version drawn before its transaction began, never one
+// given before but possibly lower than the deleted record's.
 func FreshKey() Condition { return Condition{mode: condMustNotExist, fresh: true} }
 
 // VersionIs makes the write fail with ErrConflict unless the record exists

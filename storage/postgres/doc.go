@@ -94,15 +94,21 @@
 // before the COMMIT that follows it in the pipeline, and Update then runs
 // the function again, at once, in a new transaction where every
 // conditional Put waits for its answer, so that the function sees the
-// conflict from Put. Other conditional Puts (MustNotExist, VersionIs, the
-// first Put of a transaction), conditional Deletes, Gets, Scans and
-// NextSequence wait for their answer,
-// as their result or condition is the caller's. When a write that did not
-// wait fails (a serialization failure, mostly), the next call or the
-// COMMIT fails instead, and Update runs the function again or returns the
-// error; nothing of the attempt is committed. A create (a record, its
-// index entries, a FreshKey token) is two round trips, COMMIT included; an update
-// of a record read first (Get, Put with VersionIs) is three.
+// conflict from Put. Nor does a FreshKey Put that finds no version drawn
+// ahead: it takes a spare, a version an earlier transaction drew and did
+// not use. A spare may be lower than versions drawn since, which only a
+// key that had a version before could notice, and a FreshKey key has
+// none (one visible to the transaction fails its INSERT, as above). Other
+// conditional Puts (MustNotExist, VersionIs, the first Put of a
+// transaction when it is not FreshKey), conditional Deletes, Gets, Scans
+// and NextSequence wait for their answer, as their result or condition is
+// the caller's. When a write that did not wait fails (a serialization
+// failure, mostly), the next call or the COMMIT fails instead, and Update
+// runs the function again or returns the error; nothing of the attempt is
+// committed. A create whose keys are all FreshKey (a session, its index
+// entry, its token) is one round trip, as one INSERT in autocommit; with
+// a MustNotExist record, two; an update of a record read first (Get, Put
+// with VersionIs) is three.
 //
 // A View's ROLLBACK is a round trip of its own, so a View of one Get is
 // two. Store is a storage.Getter: storage.Get reads one record with the
