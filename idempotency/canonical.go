@@ -9,23 +9,17 @@ import (
 	gojson "github.com/goccy/go-json"
 )
 
-// canonical is body decoded and encoded again: members sorted, white
-// space dropped, numbers as written. A body that is not one JSON object
-// or array is itself.
+// withCanonical calls f with body decoded and encoded again: members
+// sorted, white space dropped, numbers as written. A body that is not one
+// JSON object or array is itself.
 //
 // The usual body (strings without escapes, members named once) is
-// rewritten in place of decoding it (fastCanonical), to the same bytes;
+// rewritten in place of decoding it (canon), to the same bytes;
 // any other goes through go-json, whose result is the definition. Both
 // must agree: stored answers carry the hash, and a repeat hashed another
 // way would be refused as another request.
-func canonical(body []byte) []byte {
-	var out []byte
-	withCanonical(body, func(b []byte) { out = bytes.Clone(b) })
-	return out
-}
-
-// withCanonical calls f with the canonical form of body, which f must not
-// keep: it is the pool's memory on the fast path.
+//
+// f must not keep its argument: it is the pool's memory on the fast path.
 func withCanonical(body []byte, f func([]byte)) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {

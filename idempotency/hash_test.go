@@ -32,6 +32,13 @@ func TestHash(t *testing.T) {
 	}
 }
 
+// canonical is withCanonical's form of body, copied.
+func canonical(body []byte) []byte {
+	var out []byte
+	withCanonical(body, func(b []byte) { out = bytes.Clone(b) })
+	return out
+}
+
 // TestCanonicalFastPath: the fast path gives go-json's bytes for every
 // body it takes, and leaves the others to go-json.
 func TestCanonicalFastPath(t *testing.T) {
