@@ -137,12 +137,14 @@ func TestAccessLogDisabled(t *testing.T) {
 }
 
 // newLoggedServer is a server logging to log, with one route that answers
-// 200 for the demo key.
-func newLoggedServer(t *testing.T, log *slog.Logger) *server {
+// 200 for the demo key, without rate limits (BenchmarkAccessLog sends
+// one site's requests without pause).
+func newLoggedServer(t testing.TB, log *slog.Logger) *server {
 	t.Helper()
 	var keys auth.Keyring
 	keys.Add("demo-site", auth.HashKey("demo-key"))
-	s := newServer(Options{Keys: &keys, Logger: log})
+	s := newServer(Options{Keys: &keys, Logger: log,
+		RateLimits: RateLimits{Site: NoRateLimit, WidgetToken: NoRateLimit, Address: NoRateLimit}})
 	s.route(areaTracking, "/v1/delivery_tracking/logged", map[string]endpoint{
 		"GET": func(w http.ResponseWriter, r *http.Request, site string) error {
 			writeJSON(w, 200, struct{}{})
