@@ -193,7 +193,7 @@ func putBuffer(buf *bytes.Buffer) {
 // body, as a 200 answer with the headers writeJSON sets.
 func writeKept(w http.ResponseWriter, n int, body io.WriterTo) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = hJSON
 	h.Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(http.StatusOK)
 	body.WriteTo(w)
@@ -219,7 +219,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = hJSON
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())

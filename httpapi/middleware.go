@@ -185,14 +185,18 @@ func requestDone(held bool) {
 func (s *server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		// The request's info and its writer live as long as each other:
-		// one allocation for both.
+		// The request's info, its writer and its X-Trace-Id header's
+		// value live as long as each other: one allocation for all.
 		state := &struct {
-			info requestInfo
-			sw   statusWriter
+			info    requestInfo
+			sw      statusWriter
+			traceID [1]string
 		}{info: requestInfo{traceID: requestTraceID(r.Header), maxBody: s.bodyLimit(r)}}
 		info := &state.info
-		w.Header().Set("X-Trace-Id", info.traceID)
+		// As Header.Set would, without its slice (capacity 1: a
+		// Header.Add copies it).
+		state.traceID[0] = info.traceID
+		w.Header()["X-Trace-Id"] = state.traceID[:]
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, info.maxBody)
