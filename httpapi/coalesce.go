@@ -160,14 +160,31 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 // closing it abruptly.
 func (c *coalescingConn) Close() error { return c.Conn.Close() }
 
+// letGoIfEmpty ends the hold when nothing is held, and reports whether
+// it did.
+func (c *coalescingConn) letGoIfEmpty() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buf != nil {
+		return false
+	}
+	c.held = false
+	return true
+}
+
 // finishHeld ends the hold of a request's connection once its handler
 // has answered: an answer with a declared Content-Length is flushed from
-// net/http's buffers first, so that release writes it whole.
+// net/http's buffers first, so that release writes it whole. When nothing
+// is held yet, the whole answer is in net/http's buffer, which its flush
+// writes in one write: the connection is let go first, so that the
+// answer passes straight through rather than being copied to be held and
+// written again.
 func finishHeld(cc *coalescingConn, sw *statusWriter) {
 	if cc == nil {
 		return
 	}
 	if sw.status != 0 && sw.Header().Get("Content-Length") != "" {
+		cc.letGoIfEmpty()
 		http.NewResponseController(sw.ResponseWriter).Flush()
 	}
 	cc.release()

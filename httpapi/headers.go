@@ -83,6 +83,7 @@ var routeHeaders = map[string]headerPolicy{
 // capacity 1, so a Header.Add on one of them copies it rather than writing
 // into the shared array.
 var (
+	hJSON        = []string{"application/json"}
 	hNosniff     = []string{"nosniff"}
 	hNoReferrer  = []string{"no-referrer"}
 	hDeny        = []string{"DENY"}

@@ -158,8 +158,9 @@ const testSitePath = "/test/"
 // (the links of its pages and widget). Everything else, /v1/test/
 // included, goes to next. A live request pays a few prefix checks.
 func routeTestSites(svc *testmode.Service, next http.Handler) http.Handler {
+	testArea := areaTest.base + "/" // once, not on every request
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, areaTest.base+"/") {
+		if strings.HasPrefix(r.URL.Path, testArea) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -74,13 +74,16 @@ func (h trackingHandlers) createParcel(w http.ResponseWriter, r *http.Request, s
 // their order and the clock's side of every delay threshold are unchanged
 // (tracking.Service.ParcelsRendered): the same bytes writeJSON writes for
 // the answer, without building or encoding it again.
+//
+// Its query is read by queryFirst, without the map of every parameter.
 func (h trackingHandlers) parcels(w http.ResponseWriter, r *http.Request, site string) error {
-	q := r.URL.Query()
-	if err := checkSite(site, q.Get("site_id")); err != nil {
+	var q [4]string
+	queryFirst(r, parcelsParams, q[:])
+	if err := checkSite(site, q[0]); err != nil {
 		return err
 	}
 	ans, err := h.svc.ParcelsRendered(r.Context(), site, tracking.ParcelsQuery{
-		ExternalID: q.Get("external_id"), TrackingNumber: q.Get("tracking_number"), Token: q.Get("token"),
+		ExternalID: q[1], TrackingNumber: q[2], Token: q[3],
 	}, parcelsJSON)
 	if err != nil {
 		return err
@@ -88,6 +91,10 @@ func (h trackingHandlers) parcels(w http.ResponseWriter, r *http.Request, site s
 	writeKept(w, ans.Len(), ans)
 	return nil
 }
+
+// parcelsParams are the query parameters of GET /parcels, in the order
+// parcels reads them.
+var parcelsParams = []string{"site_id", "external_id", "tracking_number", "token"}
 
 // parcelsJSON renders GET /parcels' answer as writeJSON encodes it.
 var parcelsJSON = tracking.NewParcelsRenderer(func(ans *tracking.GetTrackingParcelsResponse) ([]byte, error) {

@@ -23,6 +23,8 @@ func TestKey(t *testing.T) {
 		{[]string{"site-1"}, "site-1", "site-1\x00", true},
 		{[]string{"site-1", "order-7"}, "site-1\x00order-7", "site-1\x00order-7\x00", true},
 		{[]string{"a", "", "b"}, "a\x00\x00b", "a\x00\x00b\x00", true},
+		{[]string{""}, "", "\x00", true},
+		{nil, "", "\x00", false},
 	}
 	for _, tc := range tests {
 		if got := storage.Key(tc.parts...); got != tc.key {
@@ -32,8 +34,8 @@ func TestKey(t *testing.T) {
 			t.Errorf("KeyPrefix(%q) = %q; want %q", tc.parts, got, tc.prefix)
 		}
 		child := storage.Key(append(slices.Clone(tc.parts), "x")...)
-		if !strings.HasPrefix(child, storage.KeyPrefix(tc.parts...)) {
-			t.Errorf("KeyPrefix(%q) is not a prefix of %q", tc.parts, child)
+		if strings.HasPrefix(child, storage.KeyPrefix(tc.parts...)) != tc.prefixOfIt {
+			t.Errorf("KeyPrefix(%q) prefixes %q: %v, want %v", tc.parts, child, !tc.prefixOfIt, tc.prefixOfIt)
 		}
 	}
 }
@@ -303,5 +305,18 @@ func TestCollectionDeleteIf(t *testing.T) {
 		if left != tt.left {
 			t.Errorf("%s: record left %v, want %v", tt.name, left, tt.left)
 		}
+	}
+}
+
+// TestKeyPrefixAllocatesOnce: a prefix costs its own string only; hot
+// reads make one per call.
+func TestKeyPrefixAllocatesOnce(t *testing.T) {
+	site, number := "site-1", "TN-123"
+	var sink string
+	if n := testing.AllocsPerRun(100, func() { sink = storage.KeyPrefix(site, number) }); n != 1 {
+		t.Errorf("KeyPrefix allocated %v times, want 1", n)
+	}
+	if sink != "site-1\x00TN-123\x00" {
+		t.Errorf("KeyPrefix = %q", sink)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deliverykit/deliverykit/storage"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -45,6 +46,12 @@ func TestParcelsRenderedIsParcels(t *testing.T) {
 	}
 	// scanning reads without ScanVersions: versionOf's other way.
 	scanning, err := New(scanStore{f.svc.store}, f.svc.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// retrying runs every View's function twice, as a store retrying a
+	// transaction may: the second run starts from nothing of the first.
+	retrying, err := New(twiceStore{f.svc.store}, f.svc.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +111,7 @@ func TestParcelsRenderedIsParcels(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					for _, svc := range []*Service{f.svc, scanning} {
+					for _, svc := range []*Service{f.svc, scanning, retrying} {
 						got, err := svc.ParcelsRendered(ctx, site, q, r)
 						if err != nil {
 							t.Fatal(err)
@@ -123,6 +130,43 @@ func TestParcelsRenderedIsParcels(t *testing.T) {
 	}
 	if used, n := f.svc.answers.Bytes(); used == 0 || n != 2 {
 		t.Errorf("%d answers in %d bytes kept; want site-a's and site-b's", n, used)
+	}
+}
+
+// twiceStore runs every View's function twice.
+type twiceStore struct{ storage.Store }
+
+func (s twiceStore) View(ctx context.Context, fn func(storage.Tx) error) error {
+	if err := s.Store.View(ctx, fn); err != nil {
+		return err
+	}
+	return s.Store.View(ctx, fn)
+}
+
+// TestParcelsRenderedKeptAllocations: a read answered with the kept bytes
+// allocates only what the memory store's View and scans do (the
+// transaction, and each scan's sequence and first key), and the prefix
+// of the parcels' keys: nothing of its own that grows with the reads.
+func TestParcelsRenderedKeptAllocations(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.setup(t)
+	var renders atomic.Int64
+	r := countingJSON(&renders)
+	q := ParcelsQuery{TrackingNumber: "TN1"}
+	if _, err := f.svc.ParcelsRendered(ctx, "site-a", q, r); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := f.svc.ParcelsRendered(ctx, "site-a", q, r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if renders.Load() != 1 {
+		t.Errorf("%d renderings, want 1: the reads were not answered with the kept bytes", renders.Load())
+	}
+	if allocs > 6 {
+		t.Errorf("a kept read allocated %v times, want at most 6", allocs)
 	}
 }
 
