@@ -80,6 +80,7 @@
 //	internal/recordtest        golden snapshots of stored records, for tests
 //	internal/versioncache      values made from stored records, kept by key and version within a byte budget
 //	internal/pieces            pieces of reused slices, handed back all at once
+//	internal/racedetector      whether tests run under the race detector
 //
 // Storage:
 //

@@ -18,6 +18,7 @@ import (
 	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/config"
 	"github.com/deliverykit/deliverykit/httpapi"
+	"github.com/deliverykit/deliverykit/internal/racedetector"
 	"github.com/deliverykit/deliverykit/storage/memory"
 	"github.com/deliverykit/deliverykit/tracking"
 	"github.com/deliverykit/deliverykit/wiring"
@@ -48,7 +49,9 @@ const (
 // (CI's run), which makes each megabyte decode about twenty times slower:
 // the lists are then 85,000 entries long instead of 350,000, still far
 // past every limit. `go test ./reliability` runs the full size.
-var bodyBudget = fullBudget / max(1, 4*btoi(raceEnabled))
+// The race detector makes decoding a megabyte of JSON about twenty times
+// slower; the bodies' size scales down with it.
+var bodyBudget = fullBudget / max(1, 4*btoi(racedetector.Enabled))
 
 func btoi(b bool) int {
 	if b {

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deliverykit/deliverykit/storage"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/deliverykit/deliverykit/internal/racedetector"
+	"github.com/deliverykit/deliverykit/storage"
 )
 
 func marshal(a *GetTrackingParcelsResponse) ([]byte, error) { return json.Marshal(a) }
@@ -165,8 +167,14 @@ func TestParcelsRenderedKeptAllocations(t *testing.T) {
 	if renders.Load() != 1 {
 		t.Errorf("%d renderings, want 1: the reads were not answered with the kept bytes", renders.Load())
 	}
-	if allocs > 6 {
-		t.Errorf("a kept read allocated %v times, want at most 6", allocs)
+	// Under the race detector sync.Pool drops a share of what is put
+	// back, and the pooled value is made again.
+	want := 6.0
+	if racedetector.Enabled {
+		want = 8
+	}
+	if allocs > want {
+		t.Errorf("a kept read allocated %v times, want at most %v", allocs, want)
 	}
 }
 
