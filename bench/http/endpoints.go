@@ -46,6 +46,10 @@ type endpoint struct {
 	// targets are the minimum ratios of the memory server to the
 	// baseline (BENCHMARKS.md, "Targets"), by load generator; none: no target.
 	targets map[string]float64
+	// unkeyed names the same request without an Idempotency-Key: the
+	// report gives this endpoint's cost over that one's, round by round
+	// (BENCHMARKS.md, "Targets": at most keyCostTarget on memory and bolt).
+	unkeyed string
 	request func(base string, f fixture) spec
 }
 
@@ -82,7 +86,7 @@ var endpoints = []endpoint{
 	{
 		// siw.create with a fresh Idempotency-Key per request: the cost of
 		// storing the answer in the create's transaction.
-		name: "siw.create.key", title: "POST /v1/siw/session.create, Idempotency-Key",
+		name: "siw.create.key", title: "POST /v1/siw/session.create, Idempotency-Key", unkeyed: "siw.create",
 		request: func(base string, _ fixture) spec {
 			return spec{http.MethodPost, base + "/v1/siw/session.create", jsonHeader(bearerHeader()), []byte(siwCreateBody), true}
 		},

@@ -37,9 +37,20 @@ type result struct {
 	// (not the loader's, nor a database's): per request, a cost that
 	// other work on the machine moves much less than requests/s.
 	cpu time.Duration
+	// rounds are each run's own figures, in the order of the rounds.
+	rounds []round
+}
+
+// round is one run's requests/s and CPU per request: paired with the
+// run of another endpoint in the same round, minutes apart at most, a
+// ratio that a shared machine's slow phases move less than totals.
+type round struct {
+	rate float64
+	cpu  time.Duration
 }
 
 func (r *result) add(o *result) {
+	r.rounds = append(r.rounds, round{o.rate(), o.cpuPerRequest()})
 	r.requests += o.requests
 	r.elapsed += o.elapsed
 	r.latencies = append(r.latencies, o.latencies...)
@@ -239,6 +250,79 @@ func report(w io.Writer, cfg options, servers []*server, results map[string]map[
 		}
 		fmt.Fprintf(w, "target %s on memory: >= %.2fx baseline: %.2fx %s\n", ep.title, target, ratio, verdict)
 	}
+	for _, ep := range cfg.endpoints {
+		plain, ok := results[ep.unkeyed]
+		if !ok {
+			continue
+		}
+		for _, s := range servers {
+			keyed, unkeyed := results[ep.name][s.mode], plain[s.mode]
+			if s.mode == modeBaseline || s.mode == modePgx || keyed == nil || unkeyed == nil {
+				continue
+			}
+			c := keyCost(keyed.rounds, unkeyed.rounds)
+			if len(c.cpu) == 0 {
+				continue
+			}
+			line := fmt.Sprintf("key cost %s on %s: CPU per request %s, requests/s %s", ep.title, s.mode, c.cpu, c.rate)
+			if s.mode == modeMemory || s.mode == modeBolt {
+				verdict := "met"
+				if c.cpu.median() > keyCostTarget {
+					verdict = "MISSED"
+				}
+				line += fmt.Sprintf("; target <= %.2fx: %s", keyCostTarget, verdict)
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+// keyCostTarget is the most a create with an Idempotency-Key may cost
+// over one without, in CPU per request, on memory and on bolt.
+const keyCostTarget = 1.10
+
+// ratios are one figure per round.
+type ratios []float64
+
+// median is the middle ratio (the mean of the two middle ones for an
+// even count); 0 for none.
+func (r ratios) median() float64 {
+	if len(r) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(r))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// String is the median, and the range when there is more than one.
+func (r ratios) String() string {
+	switch len(r) {
+	case 0:
+		return "-"
+	case 1:
+		return fmt.Sprintf("%.2fx", r[0])
+	}
+	return fmt.Sprintf("%.2fx (rounds %.2f–%.2f)", r.median(), slices.Min(r), slices.Max(r))
+}
+
+// keyCost pairs the rounds of a keyed endpoint with those of its unkeyed
+// twin on one server: CPU per request keyed ÷ unkeyed (above 1: the key
+// costs), and requests/s unkeyed ÷ keyed (likewise). Rounds missing a
+// figure on either side are left out.
+func keyCost(keyed, unkeyed []round) (c struct{ cpu, rate ratios }) {
+	for i := range min(len(keyed), len(unkeyed)) {
+		k, u := keyed[i], unkeyed[i]
+		if k.cpu > 0 && u.cpu > 0 {
+			c.cpu = append(c.cpu, float64(k.cpu)/float64(u.cpu))
+		}
+		if k.rate > 0 && u.rate > 0 {
+			c.rate = append(c.rate, u.rate/k.rate)
+		}
+	}
+	return c
 }
 
 // ratioOf is a / b, 0 when b is 0.

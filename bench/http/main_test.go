@@ -54,7 +54,9 @@ func TestSmoke(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"target POST /v1/siw/session.create on memory", "target GET /v1/siw/session.get on memory"} {
+	for _, want := range []string{"target POST /v1/siw/session.create on memory", "target GET /v1/siw/session.get on memory",
+		"key cost POST /v1/siw/session.create, Idempotency-Key on memory: CPU per request ",
+		"key cost POST /v1/siw/session.create, Idempotency-Key on bolt: CPU per request "} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
@@ -103,6 +105,36 @@ func TestParseCPUTime(t *testing.T) {
 	} {
 		if got := parseCPUTime(tc.stat); got != tc.want {
 			t.Errorf("%s: parseCPUTime = %v; want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestKeyCost(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name           string
+		keyed, unkeyed []round
+		cpu, rate      string
+		median         float64
+	}{
+		{"paired by round", []round{{800, 12 * ms}, {900, 11 * ms}, {500, 20 * ms}}, []round{{1000, 10 * ms}, {1000, 10 * ms}, {1000, 10 * ms}},
+			"1.20x (rounds 1.10–2.00)", "1.25x (rounds 1.11–2.00)", 1.2},
+		{"even count: the mean of the middle two", []round{{1, 11 * ms}, {1, 13 * ms}}, []round{{1, 10 * ms}, {1, 10 * ms}},
+			"1.20x (rounds 1.10–1.30)", "1.00x (rounds 1.00–1.00)", 1.2},
+		{"one round", []round{{500, 15 * ms}}, []round{{1000, 10 * ms}}, "1.50x", "2.00x", 1.5},
+		{"rounds without a figure are left out", []round{{0, 0}, {900, 11 * ms}}, []round{{1000, 10 * ms}, {1000, 10 * ms}, {1000, 10 * ms}},
+			"1.10x", "1.11x", 1.1},
+		{"nothing to pair", nil, []round{{1000, 10 * ms}}, "-", "-", 0},
+	} {
+		c := keyCost(tc.keyed, tc.unkeyed)
+		if got := c.cpu.String(); got != tc.cpu {
+			t.Errorf("%s: CPU %s; want %s", tc.name, got, tc.cpu)
+		}
+		if got := c.rate.String(); got != tc.rate {
+			t.Errorf("%s: rate %s; want %s", tc.name, got, tc.rate)
+		}
+		if got := c.cpu.median(); got < tc.median-1e-9 || got > tc.median+1e-9 {
+			t.Errorf("%s: median %v; want %v", tc.name, got, tc.median)
 		}
 	}
 }
