@@ -61,7 +61,10 @@
 // loader's and a database's excluded) with the baseline's over it: the
 // "CPU ratio" is the throughput ratio the server would have if CPU were
 // all it waited for, and other work on the machine moves it much less
-// than it moves requests/s.
+// than it moves requests/s. For siw.create.key it adds the key's cost
+// ("key cost", on every server): each round's CPU per request and
+// requests/s set against siw.create's round on the same server, minutes
+// before, with their median and range across the rounds.
 //
 // The load generator is in this process: closed loop, -clients concurrent
 // keep-alive connections, each sending its next request when the previous
