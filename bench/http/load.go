@@ -248,7 +248,13 @@ func report(w io.Writer, cfg options, servers []*server, results map[string]map[
 		if ratio < target {
 			verdict = "MISSED"
 		}
-		fmt.Fprintf(w, "target %s on memory: >= %.2fx baseline: %.2fx %s\n", ep.title, target, ratio, verdict)
+		line := fmt.Sprintf("target %s on memory: >= %.2fx baseline: %.2fx %s", ep.title, target, ratio, verdict)
+		if rr := rateRatios(rs[modeMemory].rounds, rs[modeBaseline].rounds); len(rr) > 1 {
+			// How far apart the rounds are tells whether the verdict
+			// is the code's or the machine's.
+			line += fmt.Sprintf(" (rounds %.2f–%.2f)", slices.Min(rr), slices.Max(rr))
+		}
+		fmt.Fprintln(w, line)
 	}
 	for _, ep := range cfg.endpoints {
 		plain, ok := results[ep.unkeyed]
@@ -314,15 +320,24 @@ func (r ratios) String() string {
 // figure on either side are left out.
 func keyCost(keyed, unkeyed []round) (c struct{ cpu, rate ratios }) {
 	for i := range min(len(keyed), len(unkeyed)) {
-		k, u := keyed[i], unkeyed[i]
-		if k.cpu > 0 && u.cpu > 0 {
+		if k, u := keyed[i], unkeyed[i]; k.cpu > 0 && u.cpu > 0 {
 			c.cpu = append(c.cpu, float64(k.cpu)/float64(u.cpu))
 		}
-		if k.rate > 0 && u.rate > 0 {
-			c.rate = append(c.rate, u.rate/k.rate)
+	}
+	c.rate = rateRatios(unkeyed, keyed)
+	return c
+}
+
+// rateRatios is each round's requests/s of a over b's in the same round,
+// leaving out the rounds where either has none.
+func rateRatios(a, b []round) ratios {
+	var r ratios
+	for i := range min(len(a), len(b)) {
+		if a[i].rate > 0 && b[i].rate > 0 {
+			r = append(r, a[i].rate/b[i].rate)
 		}
 	}
-	return c
+	return r
 }
 
 // ratioOf is a / b, 0 when b is 0.

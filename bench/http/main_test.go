@@ -138,3 +138,55 @@ func TestKeyCost(t *testing.T) {
 		}
 	}
 }
+
+// TestReportRounds feeds report three rounds of made-up figures: the
+// target line gives the rounds' range, and the key cost lines pair each
+// keyed round with the plain round of the same server.
+func TestReportRounds(t *testing.T) {
+	cfg, err := parseFlags([]string{"-endpoints", "siw.create,siw.create.key"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := []*server{{mode: modeBaseline}, {mode: modeMemory}, {mode: modeBolt}}
+	// rate per round (requests in one second) and CPU per request, in µs.
+	figures := map[string]map[string][][2]int{
+		"siw.create": {
+			modeBaseline: {{1000, 50}, {1000, 50}, {800, 60}},
+			modeMemory:   {{500, 100}, {550, 100}, {320, 120}},
+			modeBolt:     {{300, 200}, {300, 200}, {300, 200}},
+		},
+		"siw.create.key": {
+			modeBaseline: {{1000, 50}, {1000, 50}, {1000, 50}},
+			modeMemory:   {{400, 120}, {500, 110}, {200, 150}},
+			modeBolt:     {{150, 400}, {200, 300}, {250, 260}},
+		},
+	}
+	results := map[string]map[string]*result{}
+	for ep, byMode := range figures {
+		results[ep] = map[string]*result{}
+		for mode, rounds := range byMode {
+			total := &result{}
+			for _, f := range rounds {
+				total.add(&result{requests: f[0], elapsed: time.Second, cpu: time.Duration(f[0]*f[1]) * time.Microsecond})
+			}
+			results[ep][mode] = total
+		}
+	}
+	var out bytes.Buffer
+	report(&out, cfg, servers, results)
+	for _, want := range []string{
+		// memory ÷ baseline per round: 0.50, 0.55, 0.40; in total 1370/2800.
+		"target POST /v1/siw/session.create on memory: >= 0.50x baseline: 0.49x MISSED (rounds 0.40–0.55)\n",
+		// CPU keyed ÷ plain per round: 1.20, 1.10, 1.25; requests/s plain ÷ keyed: 1.25, 1.10, 1.60.
+		"key cost POST /v1/siw/session.create, Idempotency-Key on memory: CPU per request 1.20x (rounds 1.10–1.25), requests/s 1.25x (rounds 1.10–1.60); target <= 1.10x: MISSED\n",
+		// bolt: 2.00, 1.50, 1.30; 2.00, 1.50, 1.20.
+		"key cost POST /v1/siw/session.create, Idempotency-Key on bolt: CPU per request 1.50x (rounds 1.30–2.00), requests/s 1.50x (rounds 1.20–2.00); target <= 1.10x: MISSED\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "on baseline:") {
+		t.Errorf("report gives a key cost for the baseline:\n%s", out.String())
+	}
+}
