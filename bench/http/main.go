@@ -64,7 +64,9 @@
 // than it moves requests/s. For siw.create.key it adds the key's cost
 // ("key cost", on every server): each round's CPU per request and
 // requests/s set against siw.create's round on the same server, minutes
-// before, with their median and range across the rounds.
+// before, with their median and range across the rounds. Each target of
+// BENCHMARKS.md it measures gets a line with its verdict and the range of
+// the rounds' own ratios: a verdict inside that range is the machine's.
 //
 // The load generator is in this process: closed loop, -clients concurrent
 // keep-alive connections, each sending its next request when the previous
