@@ -491,15 +491,16 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 		// Nothing in the answer is needed (for FreshKey: unless the
 		// key is taken, which fails the transaction; see tx): the
 		// write waits for the next statement or the commit. It keeps
-		// copies of its own, since the caller may reuse val and owns
-		// the returned value.
+		// a copy of its own, since the caller may reuse val before
+		// then; the record returned holds the caller's bytes, as on
+		// the other stores (Collection.Put only wants the version).
 		args[2] = bytes.Clone(val)
 		p := pendingWrite{op: "put", coll: coll, key: key, sql: t.s.q.putAnyAt, args: append(args, next)}
 		if cond.IsFreshKey() {
 			p.sql, p.mustNotExist = t.s.q.insertAt, true
 		}
 		t.pending = append(t.pending, p)
-		return storage.Record{Key: key, Value: bytes.Clone(val), Version: uint64(next)}, nil
+		return storage.Record{Key: key, Value: val, Version: uint64(next)}, nil
 	case cond == storage.AnyVersion:
 		query = t.s.q.putAny
 	case cond.IsMustNotExist():
@@ -535,7 +536,7 @@ func (t *tx) Put(coll, key string, val []byte, cond storage.Condition) (storage.
 	if err != nil {
 		return storage.Record{}, t.fail(describe("put", coll, key), err)
 	}
-	return storage.Record{Key: key, Value: bytes.Clone(val), Version: uint64(version)}, nil
+	return storage.Record{Key: key, Value: val, Version: uint64(version)}, nil
 }
 
 func (t *tx) Delete(coll, key string, cond storage.Condition) error {
