@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
@@ -98,7 +97,7 @@ func floor(ctx context.Context, k *Keeper, store storage.Store, key, op string, 
 		if err := write(tx); err != nil {
 			return err
 		}
-		return k.put(tx, rk, rec, time.Time{})
+		return k.put(tx, rk, rec, record{})
 	})
 }
 

@@ -40,7 +40,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/deliverykit/deliverykit"
@@ -146,9 +145,9 @@ type Keeper struct {
 	store     storage.Store
 	retention time.Duration // 0: forever
 	clock     deliverykit.Clock
-	mu        sync.Mutex
-	running   map[string]struct{}
-	units     chan *unit // to an idle worker (work)
+	keys      *inFlight   // the keys of the calls running: on an owned store, every keeper's
+	own       *ownedIndex // where the answers are, on an owned store (see ownedIndex); else nil
+	units     chan *unit  // to an idle worker (work)
 }
 
 // Collections: the answers, and their retention index (which holds the
@@ -166,7 +165,7 @@ var expiry = retention.Index{Name: "idempotency.expiry"}
 // wiring builds on top of them (the outbox's).
 func New(opts Options) *Keeper {
 	k := &Keeper{retention: retention.Resolve(opts.Retention, DefaultRetention), clock: opts.Clock,
-		running: map[string]struct{}{}, units: make(chan *unit)}
+		keys: &inFlight{held: map[string]struct{}{}}, units: make(chan *unit)}
 	if k.clock == nil {
 		k.clock = deliverykit.SystemClock{}
 	}
@@ -177,7 +176,18 @@ func New(opts Options) *Keeper {
 // answers. Give it the outbox's store (outbox.Dispatcher.Store) so that
 // the events a call adds are delivered once its unit commits. The stores
 // the areas are built on must be wrapped with k.Store.
-func (k *Keeper) Open(store storage.Store) { k.store = store }
+//
+// On a store one process owns (storage.Owner), every keeper shares the
+// keys in flight and the index of the answers (see ownedIndex) with the
+// others on the store: open them all on it, or on wrappers that pass
+// storage.Shared on.
+func (k *Keeper) Open(store storage.Store) {
+	k.store = store
+	if v, ok := storage.Shared(store, ownedKey{}, newOwnedState); ok {
+		st := v.(*ownedState)
+		k.keys, k.own = &st.keys, &st.index
+	}
+}
 
 // record is a stored answer. It is stored as its head in JSON (the
 // answer's body left out), a newline, and the body as it is: an answer of
@@ -198,6 +208,9 @@ type record struct {
 	At     time.Time           `json:"at"`
 	Apart  bool                `json:"apart,omitempty"`
 	body   []byte
+	// owned: the record is its expiry entry's value, with nothing under
+	// its digest (see ownedIndex).
+	owned bool
 }
 
 // inlineBody is the longest body kept in its record: errors and small
@@ -219,12 +232,16 @@ func (r record) answer() Answer { return Answer{Status: r.Status, Header: r.Head
 // encode is the record as stored. The head is written by hand, as
 // encoding/json writes it (decodeRecord reads it with encoding/json): it is
 // on every keyed call's path, inside its unit.
-func (r record) encode() ([]byte, error) {
+func (r record) encode() ([]byte, error) { return r.encodeTo(nil) }
+
+// encodeTo is encode after prefix.
+func (r record) encodeTo(prefix []byte) ([]byte, error) {
 	inline := len(r.body)
 	if r.Apart {
 		inline = 0
 	}
-	out := make([]byte, 0, 144+inline+64*len(r.Header))
+	out := make([]byte, 0, len(prefix)+144+inline+64*len(r.Header))
+	out = append(out, prefix...)
 	out = append(out, `{"hash":`...)
 	out = jsonwrite.String(out, r.Hash)
 	out = append(out, `,"status":`...)
@@ -339,10 +356,10 @@ func (k *Keeper) Do(ctx context.Context, key string, req Request, run func(conte
 	}
 	rk := recordKey(req.Site, req.Operation, key)
 	hash := Hash(req.Operation, req.Body)
-	if !k.enter(rk) {
+	if !k.keys.enter(rk) {
 		return Answer{}, false, ErrInFlight
 	}
-	defer k.leave(rk)
+	defer k.keys.leave(rk)
 	a, ok, absent, err := k.stored(ctx, rk, hash)
 	if err != nil || ok {
 		return a, ok, err
@@ -399,6 +416,7 @@ func (k *Keeper) unit(ctx context.Context, rk, hash string, absent bool, run fun
 		var ce callError
 		switch {
 		case uerr == nil:
+			k.committed(rk, u.storedAt)
 			return a, false, nil
 		case errors.As(uerr, &ce):
 			// The call's own error, a conflict of its domain included:
@@ -438,6 +456,7 @@ func (k *Keeper) keep(ctx context.Context, rk, hash string, a Answer) (Answer, b
 		return a, false, nil
 	}
 	var replay record
+	var at time.Time
 	err := k.store.Update(ctx, func(tx storage.Tx) error {
 		rec, found, err := k.get(tx, rk)
 		if err != nil {
@@ -447,10 +466,12 @@ func (k *Keeper) keep(ctx context.Context, rk, hash string, a Answer) (Answer, b
 			replay = rec
 			return errReplay
 		}
-		return k.put(tx, rk, newRecord(hash, a, k.clock.Now()), rec.At)
+		at = k.clock.Now()
+		return k.put(tx, rk, newRecord(hash, a, at), rec)
 	})
 	switch {
 	case err == nil:
+		k.committed(rk, at)
 		return a, false, nil
 	case errors.Is(err, errReplay):
 		return replayOf(replay, hash)
@@ -470,15 +491,21 @@ func (k *Keeper) runAlone(ctx context.Context, rk, hash string, run func(context
 	if err != nil || !Storable(a.Status) || w.wrote.Load() {
 		return a, false, err
 	}
+	var at time.Time
 	err = k.store.Update(ctx, func(tx storage.Tx) error {
+		at = time.Time{}
 		rec, found, err := k.get(tx, rk)
 		if err != nil || found {
 			return err
 		}
-		return k.put(tx, rk, newRecord(hash, a, k.clock.Now()), rec.At)
+		at = k.clock.Now()
+		return k.put(tx, rk, newRecord(hash, a, at), rec)
 	})
 	if err != nil && !errors.Is(err, storage.ErrConflict) {
 		return Answer{}, false, err
+	}
+	if err == nil {
+		k.committed(rk, at)
 	}
 	return a, false, nil
 }
@@ -490,9 +517,10 @@ func replayOf(rec record, hash string) (Answer, bool, error) {
 	return rec.answer(), true, nil
 }
 
-// stored returns the answer kept for rk, if any. It reads the answer's
-// record alone (storage.Get), in one statement where the store allows:
+// stored returns the answer kept for rk, if any, read outside a
+// transaction (storage.Get), in one statement where the store allows:
 // this look comes before every keyed call, and mostly finds nothing.
+// absent reports that no answer at all, not even an expired one, is kept.
 //
 // A body stored apart is then read with storage.Get too: the entry at
 // the answer's time holds the body of that answer and of no other (an
@@ -501,55 +529,91 @@ func replayOf(rec record, hash string) (Answer, bool, error) {
 // replaced with its answer, between the two reads) both are read again
 // in one View.
 func (k *Keeper) stored(ctx context.Context, rk, hash string) (a Answer, ok, absent bool, err error) {
-	r, err := storage.Get(ctx, k.store, collKeys, rk)
-	rec, found, err := k.head(rk, r, err)
+	if k.own != nil {
+		if err := k.own.load(ctx, k.store); err != nil {
+			return Answer{}, false, false, err
+		}
+	}
+	rec, found, err := k.lookup(rk, storeGetter{ctx, k.store})
+	if errors.Is(err, errBodyGone) {
+		err = k.store.View(ctx, func(tx storage.Tx) (err error) {
+			rec, found, err = k.lookup(rk, tx)
+			return err
+		})
+	}
 	if err != nil || !found {
 		return Answer{}, false, err == nil && rec.At.IsZero(), err
-	}
-	if rec.Apart {
-		b, err := storage.Get(ctx, k.store, expiry.Name, entryKey(rk, rec.At))
-		switch {
-		case err == nil:
-			rec.body = b.Value
-		case errors.Is(err, storage.ErrNotFound):
-			err = k.store.View(ctx, func(tx storage.Tx) (err error) {
-				rec, found, err = k.get(tx, rk)
-				return err
-			})
-			if err != nil || !found {
-				return Answer{}, false, false, err
-			}
-		default:
-			return Answer{}, false, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
-		}
 	}
 	a, ok, err = replayOf(rec, hash)
 	return a, ok, false, err
 }
 
-// get reads the answer at rk; an answer past the retention, not swept
-// yet, is not found, and its time (non-zero) is returned for put to
-// replace it.
+// getter reads one record: a transaction, or a store outside one
+// (storeGetter).
+type getter interface {
+	Get(coll, key string) (storage.Record, error)
+}
+
+type storeGetter struct {
+	ctx   context.Context
+	store storage.Store
+}
+
+func (g storeGetter) Get(coll, key string) (storage.Record, error) {
+	return storage.Get(g.ctx, g.store, coll, key)
+}
+
+// errBodyGone: the body of an answer kept apart was not found, read
+// outside a transaction after its head (see stored).
+var errBodyGone = errors.New("idempotency: the body of the answer is gone")
+
+// get reads the answer at rk in tx (see lookup).
 func (k *Keeper) get(tx storage.Tx, rk string) (record, bool, error) {
-	r, err := tx.Get(collKeys, rk)
-	rec, found, err := k.head(rk, r, err)
-	if err != nil || !found {
-		return rec, found, err
+	rec, found, err := k.lookup(rk, tx)
+	if errors.Is(err, errBodyGone) {
+		return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
 	}
-	if rec.Apart {
-		b, err := tx.Get(expiry.Name, entryKey(rk, rec.At))
-		if err != nil {
-			return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
-		}
-		rec.body = b.Value
+	return rec, found, err
+}
+
+// lookup reads the answer at rk through g. An answer past the retention,
+// not swept yet, is not found, and returned with its time (non-zero) for
+// put to replace it.
+func (k *Keeper) lookup(rk string, g getter) (record, bool, error) {
+	if k.own == nil {
+		return k.lookupHead(rk, g, nil)
+	}
+	at, ok := k.own.get(rk)
+	if !ok {
+		return record{}, false, nil
+	}
+	r, err := g.Get(expiry.Name, entryKey(rk, at))
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		// Swept since the index was read: the sweep forgets it next.
+		return record{}, false, nil
+	case err != nil:
+		return record{}, false, err
+	}
+	rec, owned, err := decodeOwned(r.Value)
+	switch {
+	case err != nil:
+		return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: stored answer %q: %w", rk, err)
+	case !owned:
+		// Stored with its head under the digest, before the store
+		// was read as one process's own: the entry holds its body, if
+		// anything.
+		return k.lookupHead(rk, g, r.Value)
+	case k.expired(rec.At):
+		return record{At: rec.At, owned: true}, false, nil
 	}
 	return rec, true, nil
 }
 
-// head decodes r, the answer's record at rk as Get returned it with err,
-// without the body an answer may have apart (get reads it); an answer
-// past the retention is not found, as in get.
-func (k *Keeper) head(rk string, r storage.Record, err error) (record, bool, error) {
+// lookupHead reads the answer whose head is under its digest; body, when
+// not nil, is its expiry entry's value, read already.
+func (k *Keeper) lookupHead(rk string, g getter, body []byte) (record, bool, error) {
+	r, err := g.Get(collKeys, rk)
 	if errors.Is(err, storage.ErrNotFound) {
 		return record{}, false, nil
 	}
@@ -560,14 +624,39 @@ func (k *Keeper) head(rk string, r storage.Record, err error) (record, bool, err
 	if err != nil {
 		return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: stored answer %q: %w", rk, err)
 	}
-	if k.retention > 0 && !k.clock.Now().Before(rec.At.Add(k.retention)) {
+	if k.expired(rec.At) {
 		return record{At: rec.At}, false, nil
 	}
+	if !rec.Apart {
+		return rec, true, nil
+	}
+	if body == nil {
+		b, err := g.Get(expiry.Name, entryKey(rk, rec.At))
+		if errors.Is(err, storage.ErrNotFound) {
+			return record{}, false, errBodyGone
+		}
+		if err != nil {
+			return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: body of stored answer %q: %w", rk, err)
+		}
+		body = b.Value
+	}
+	rec.body = body
 	return rec, true, nil
 }
 
-// put stores rec at rk: a new record, or the expired one at old replaced.
-func (k *Keeper) put(tx storage.Tx, rk string, rec record, old time.Time) error {
+// expired reports whether an answer stored at at is past the retention.
+func (k *Keeper) expired(at time.Time) bool {
+	return k.retention > 0 && !k.clock.Now().Before(at.Add(k.retention))
+}
+
+// put stores rec at rk: a new answer, or one that replaces the expired
+// old (old.At non-zero). On an owned store the answer is its expiry
+// entry's value, and the keeper notes it in its index once the
+// transaction commits (stored).
+func (k *Keeper) put(tx storage.Tx, rk string, rec record, old record) error {
+	if k.own != nil {
+		return k.putOwned(tx, rk, rec, old)
+	}
 	b, err := rec.encode()
 	if err != nil {
 		return deliverykit.Errorf(deliverykit.KindInternal, "idempotency: storing answer: %w", err)
@@ -579,8 +668,8 @@ func (k *Keeper) put(tx storage.Tx, rk string, rec record, old time.Time) error 
 	// finds that server's answer.
 	cond := storage.FreshKey()
 	var oldEntry retention.Entry
-	if !old.IsZero() {
-		cond, oldEntry = storage.AnyVersion, retention.Entry{Class: classKey, At: old}
+	if !old.At.IsZero() {
+		cond, oldEntry = storage.AnyVersion, old.entry()
 	}
 	if _, err := tx.Put(collKeys, rk, b, cond); err != nil {
 		return err
@@ -604,20 +693,34 @@ func (k *Keeper) put(tx storage.Tx, rk string, rec record, old time.Time) error 
 	return err
 }
 
-func (k *Keeper) enter(rk string) bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if _, ok := k.running[rk]; ok {
-		return false
+// putOwned is put on an owned store: one record, the expiry entry that
+// holds the answer whole. The key is held in this process (inFlight), so
+// no other call stores an answer for it meanwhile.
+func (k *Keeper) putOwned(tx storage.Tx, rk string, rec record, old record) error {
+	if !old.At.IsZero() {
+		if !old.owned {
+			if err := tx.Delete(collKeys, rk, storage.AnyVersion); err != nil {
+				return err
+			}
+		}
+		if err := expiry.Remove(tx, rk, old.entry()); err != nil {
+			return err
+		}
 	}
-	k.running[rk] = struct{}{}
-	return true
+	b, err := encodeOwned(rec)
+	if err != nil {
+		return deliverykit.Errorf(deliverykit.KindInternal, "idempotency: storing answer: %w", err)
+	}
+	_, err = tx.Put(expiry.Name, entryKey(rk, rec.At), b, storage.FreshKey())
+	return err
 }
 
-func (k *Keeper) leave(rk string) {
-	k.mu.Lock()
-	delete(k.running, rk)
-	k.mu.Unlock()
+// committed notes, on an owned store, that the answer for rk stored at at
+// has committed; the key is still held.
+func (k *Keeper) committed(rk string, at time.Time) {
+	if k.own != nil && !at.IsZero() {
+		k.own.add(rk, at)
+	}
 }
 
 // Sweep deletes the answers past the retention, at most limit; it is the
@@ -626,10 +729,20 @@ func (k *Keeper) Sweep(ctx context.Context, now time.Time, limit int) (int, erro
 	if k.retention <= 0 || k.store == nil {
 		return 0, nil
 	}
-	return expiry.Sweep(ctx, k.store, classKey, now.Add(-k.retention), limit, func(tx storage.Tx, rk string, e retention.Entry) (bool, error) {
+	type gone struct {
+		rk string
+		at time.Time
+	}
+	var swept []gone
+	n, err := expiry.Sweep(ctx, k.store, classKey, now.Add(-k.retention), limit, func(tx storage.Tx, rk string, e retention.Entry) (bool, error) {
 		r, err := tx.Get(collKeys, rk)
 		if errors.Is(err, storage.ErrNotFound) {
-			return false, nil
+			// On an owned store, the entry is the answer (and the
+			// sweep deletes it); elsewhere, an entry left behind.
+			if k.own != nil {
+				swept = append(swept, gone{rk, e.At})
+			}
+			return k.own != nil, nil
 		}
 		if err != nil {
 			return false, err
@@ -643,4 +756,13 @@ func (k *Keeper) Sweep(ctx context.Context, now time.Time, limit int) (int, erro
 		}
 		return true, tx.Delete(collKeys, rk, storage.VersionIs(r.Version))
 	})
+	// Forgotten whether their deletion committed or not: each is past
+	// the retention, and a call that finds no answer in the index stores
+	// a new one beside an old entry, which a later sweep deletes.
+	if k.own != nil {
+		for _, g := range swept {
+			k.own.remove(g.rk, g.at)
+		}
+	}
+	return n, err
 }

@@ -1,8 +1,10 @@
 package idempotency
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,8 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/deliverykit/deliverykit"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
+	"github.com/deliverykit/deliverykit/storage/bolt"
 	"github.com/deliverykit/deliverykit/storage/memory"
 )
 
@@ -41,7 +45,7 @@ func TestOwnedIndexLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ix ownedIndex
+	ix := newOwnedIndex()
 	if err := ix.load(ctx, store); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +79,7 @@ func TestOwnedIndexLoadFails(t *testing.T) {
 	ctx := context.Background()
 	store := memory.New()
 	store.Close()
-	var ix ownedIndex
+	ix := newOwnedIndex()
 	if err := ix.load(ctx, store); !errors.Is(err, storage.ErrClosed) {
 		t.Fatalf("load on a closed store = %v; want ErrClosed", err)
 	}
@@ -85,7 +89,7 @@ func TestOwnedIndexLoadFails(t *testing.T) {
 }
 
 func TestOwnedIndexAddRemove(t *testing.T) {
-	ix := ownedIndex{loaded: true, at: map[string]int64{}}
+	ix := loadedIndex()
 	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	ix.add("k", t0)
 	ix.add("k", t0.Add(time.Minute)) // replaced after it expired
@@ -100,7 +104,7 @@ func TestOwnedIndexAddRemove(t *testing.T) {
 }
 
 func TestOwnedIndexConcurrent(t *testing.T) {
-	ix := ownedIndex{loaded: true, at: map[string]int64{}}
+	ix := loadedIndex()
 	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -118,6 +122,13 @@ func TestOwnedIndexConcurrent(t *testing.T) {
 	if n := len(ix.at); n != 0 {
 		t.Errorf("%d answers left; want none", n)
 	}
+}
+
+// loadedIndex is an empty index, as loaded from an empty store.
+func loadedIndex() *ownedIndex {
+	ix := newOwnedIndex()
+	ix.loaded, ix.at = true, map[ownedID]int64{}
+	return &ix
 }
 
 func TestOwnedEncoding(t *testing.T) {
@@ -145,5 +156,192 @@ func TestOwnedEncoding(t *testing.T) {
 		if _, owned, err := decodeOwned([]byte(old)); owned || err != nil {
 			t.Errorf("decodeOwned(%q) = %v, %v; want an entry of the layout with a head under the digest", old, owned, err)
 		}
+	}
+}
+
+// ownedRun is a call that writes nothing and answers body, counting its
+// runs.
+func ownedRun(ran *int, status int, body []byte) func(context.Context) (Answer, error) {
+	return func(context.Context) (Answer, error) {
+		*ran++
+		return Answer{Status: status, Header: map[string][]string{"Content-Type": {"application/json"}}, Body: body}, nil
+	}
+}
+
+// collection lists coll's records: key → value.
+func collection(t *testing.T, store storage.Store, coll string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := store.View(t.Context(), func(tx storage.Tx) error {
+		for r, err := range tx.Scan(coll, storage.Range{}) {
+			if err != nil {
+				return err
+			}
+			out[r.Key] = string(r.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOwnedLayout: on a store one process owns, an answer is one record,
+// its expiry entry, which a restarted process finds again; a second
+// keeper on the store finds what the first stored, and the sweep deletes
+// the answer and the index forgets it.
+func TestOwnedLayout(t *testing.T) {
+	const retention = time.Hour
+	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	small, large := []byte(`{"id":"s1"}`), []byte(`{"note":"`+strings.Repeat("x", 3*inlineBody)+`"}`)
+	req := func(body string) Request { return Request{Site: "s", Operation: "POST /x", Body: []byte(body)} }
+	path := filepath.Join(t.TempDir(), "dk.db")
+	open := func() (storage.Store, *Keeper, *deliverykit.ManualClock) {
+		store, err := bolt.Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { store.Close() })
+		clock := deliverykit.NewManualClock(t0)
+		k := New(Options{Retention: retention, Clock: clock})
+		k.Open(store)
+		if k.own == nil {
+			t.Fatal("a keeper on a bolt store does not take it for one process's own")
+		}
+		return store, k, clock
+	}
+	store, k, _ := open()
+	ran := 0
+	for _, c := range []struct {
+		key  string
+		body []byte
+	}{{"small", small}, {"large", large}} {
+		if _, replayed, err := k.Do(t.Context(), c.key, req(`{}`), ownedRun(&ran, 201, c.body)); err != nil || replayed {
+			t.Fatalf("Do(%s) = replayed %v, %v", c.key, replayed, err)
+		}
+	}
+	if got := collection(t, store, collKeys); len(got) != 0 {
+		t.Errorf("records under digests on an owned store: %q", got)
+	}
+	entries := collection(t, store, expiry.Name)
+	if len(entries) != 2 {
+		t.Errorf("expiry entries: %d; want one per answer", len(entries))
+	}
+	for key, v := range entries {
+		if v == "" || v[0] != ownedMark {
+			t.Errorf("entry %s = %.20q; want an answer whole", key, v)
+		}
+	}
+	// Another keeper on the same store: the same answers, the same keys
+	// in flight.
+	other := New(Options{Retention: retention, Clock: k.clock})
+	other.Open(store)
+	if a, replayed, err := other.Do(t.Context(), "large", req(`{}`), ownedRun(&ran, 201, nil)); err != nil || !replayed || !bytes.Equal(a.Body, large) {
+		t.Errorf("the other keeper's Do = replayed %v, %d bytes, %v; want the replay", replayed, len(a.Body), err)
+	}
+	if other.keys != k.keys {
+		t.Error("two keepers on one owned store hold their keys apart")
+	}
+	store.Close()
+
+	// A restart: the index is built again from the file.
+	store, k, clock := open()
+	for _, c := range []struct {
+		key  string
+		body []byte
+	}{{"small", small}, {"large", large}} {
+		a, replayed, err := k.Do(t.Context(), c.key, req(` { } `), ownedRun(&ran, 201, nil))
+		want := Answer{Status: 201, Header: map[string][]string{"Content-Type": {"application/json"}}, Body: c.body}
+		if err != nil || !replayed {
+			t.Fatalf("after a restart, Do(%s) = replayed %v, %v; want the replay", c.key, replayed, err)
+		}
+		if diff := cmp.Diff(want, a); diff != "" {
+			t.Errorf("after a restart, %s's answer (-want +got):\n%s", c.key, diff)
+		}
+	}
+	if _, _, err := k.Do(t.Context(), "small", req(`{"other":1}`), ownedRun(&ran, 201, nil)); !errors.Is(err, ErrKeyReused) {
+		t.Errorf("another request under a stored key: %v; want ErrKeyReused", err)
+	}
+	if ran != 2 {
+		t.Errorf("the calls ran %d times; want 2 (the first of each key)", ran)
+	}
+
+	// Past the retention: the sweep deletes both, and the keys are free.
+	clock.Advance(retention)
+	if n, err := k.Sweep(t.Context(), clock.Now(), 0); err != nil || n != 2 {
+		t.Fatalf("Sweep = %d, %v; want 2", n, err)
+	}
+	if got := collection(t, store, expiry.Name); len(got) != 0 {
+		t.Errorf("left after the sweep: %q", got)
+	}
+	if _, ok := k.own.get(recordKey("s", "POST /x", "small")); ok {
+		t.Error("the index still has a swept answer")
+	}
+	if _, replayed, err := k.Do(t.Context(), "small", req(`{"other":1}`), ownedRun(&ran, 201, small)); err != nil || replayed || ran != 3 {
+		t.Errorf("after the sweep: replayed %v, %v, ran %d times; want a new run", replayed, err, ran)
+	}
+}
+
+// TestOwnedReadsEarlierLayout: answers stored with their head under the
+// digest, as a keeper that did not take the store for its own stored
+// them, are replayed by one that does, replaced once expired, and swept.
+func TestOwnedReadsEarlierLayout(t *testing.T) {
+	const retention = time.Hour
+	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	store := memory.New()
+	clock := deliverykit.NewManualClock(t0)
+	earlier := New(Options{Retention: retention, Clock: clock})
+	earlier.store = store // as Open did before stores were owned
+	small, large := []byte(`{"id":"s1"}`), []byte(`{"note":"`+strings.Repeat("x", 3*inlineBody)+`"}`)
+	req := Request{Site: "s", Operation: "POST /x", Body: []byte(`{}`)}
+	ran := 0
+	for _, c := range []struct {
+		key  string
+		body []byte
+	}{{"small", small}, {"large", large}, {"renewed", small}} {
+		if _, _, err := earlier.Do(t.Context(), c.key, req, ownedRun(&ran, 201, c.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(collection(t, store, collKeys)); n != 3 {
+		t.Fatalf("the earlier layout stored %d heads; want 3", n)
+	}
+
+	k := New(Options{Retention: retention, Clock: clock})
+	k.Open(store)
+	clock.Advance(retention / 2)
+	for _, c := range []struct {
+		key  string
+		body []byte
+	}{{"small", small}, {"large", large}} {
+		a, replayed, err := k.Do(t.Context(), c.key, req, ownedRun(&ran, 201, nil))
+		if err != nil || !replayed || !bytes.Equal(a.Body, c.body) {
+			t.Errorf("Do(%s) = replayed %v, %.10q (%d bytes), %v; want the earlier answer", c.key, replayed, a.Body, len(a.Body), err)
+		}
+	}
+	// "renewed" expires and is answered again: its head goes.
+	clock.Advance(retention / 2)
+	if _, replayed, err := k.Do(t.Context(), "renewed", req, ownedRun(&ran, 201, large)); err != nil || replayed {
+		t.Fatalf("an expired key: replayed %v, %v; want a new run", replayed, err)
+	}
+	heads := collection(t, store, collKeys)
+	if _, ok := heads[recordKey("s", "POST /x", "renewed")]; ok || len(heads) != 2 {
+		t.Errorf("heads after the renewal: %d, the renewed key's kept %v; want the other 2", len(heads), ok)
+	}
+	if a, replayed, err := k.Do(t.Context(), "renewed", req, ownedRun(&ran, 201, nil)); err != nil || !replayed || !bytes.Equal(a.Body, large) {
+		t.Errorf("the renewed key: replayed %v, %d bytes, %v; want the new answer", replayed, len(a.Body), err)
+	}
+	if n, err := k.Sweep(t.Context(), clock.Now(), 0); err != nil || n != 2 {
+		t.Fatalf("Sweep = %d, %v; want the 2 earlier answers", n, err)
+	}
+	if heads := collection(t, store, collKeys); len(heads) != 0 {
+		t.Errorf("heads after the sweep: %q", heads)
+	}
+	if n := len(collection(t, store, expiry.Name)); n != 1 {
+		t.Errorf("%d expiry entries after the sweep; want the renewed answer's", n)
+	}
+	if ran != 4 {
+		t.Errorf("the calls ran %d times; want 4", ran)
 	}
 }

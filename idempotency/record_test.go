@@ -78,9 +78,14 @@ func TestLargeInlineRecordOfEarlierBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As that build stored it: the record under its digest, and an empty
+	// entry in the expiry index.
 	err = store.Update(t.Context(), func(tx storage.Tx) error {
-		_, err := tx.Put(collKeys, recordKey("s", req.Operation, "k"), b, storage.MustNotExist())
-		return err
+		rk := recordKey("s", req.Operation, "k")
+		if _, err := tx.Put(collKeys, rk, b, storage.MustNotExist()); err != nil {
+			return err
+		}
+		return expiry.Add(tx, rk, old.entry())
 	})
 	if err != nil {
 		t.Fatal(err)

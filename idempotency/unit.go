@@ -81,7 +81,8 @@ type unit struct {
 	endTaken bool        // an attempt took the call's end: a new one reruns the call at once
 	stale    bool        // the call's run began on an attempt rolled back: it runs again at its end
 	replay   record      // an answer found for the key in the unit
-	expired  time.Time   // an expired answer the new one replaces
+	expired  record      // an expired answer the new one replaces (its At, non-zero)
+	storedAt time.Time   // when the answer stored by the attempt that ended last was stamped
 }
 
 // callRun is one run of the call in its unit, carried by its context.
@@ -233,6 +234,12 @@ func (s *unitStore) Get(ctx context.Context, coll, key string) (storage.Record, 
 		return storage.Record{}, err
 	}
 	return rec, nil
+}
+
+// Shared passes the wrapped store's shared values on (storage.Owner): the
+// records are its.
+func (s *unitStore) Shared(key any, make func() any) (any, bool) {
+	return storage.Shared(s.Store, key, make)
 }
 
 // Probe passes the wrapped store's health check through.
@@ -412,7 +419,7 @@ func (u *unit) begin(tx storage.Tx, n int) error {
 	if early == nil && found {
 		u.replay, early = rec, errReplay
 	}
-	u.expired = rec.At
+	u.expired = record{At: rec.At, owned: rec.owned}
 	u.tx, u.view, u.early = tx, readTx{tx}, early
 	return early
 }
@@ -515,7 +522,12 @@ func (u *unit) end(tx storage.Tx, e *ending, early error) error {
 	case !Storable(e.answer.Status):
 		return errDiscard
 	}
-	return u.keeper.put(tx, u.rk, newRecord(e.hash, e.answer, u.keeper.clock.Now()), u.expired)
+	at := u.keeper.clock.Now()
+	if err := u.keeper.put(tx, u.rk, newRecord(e.hash, e.answer, at), u.expired); err != nil {
+		return err
+	}
+	u.storedAt = at
+	return nil
 }
 
 // finish ends the call's run with its result. It returns the unit's

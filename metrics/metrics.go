@@ -268,6 +268,12 @@ func (s *store) Get(ctx context.Context, coll, key string) (storage.Record, erro
 	return rec, err
 }
 
+// Shared passes the wrapped store's shared values on (storage.Owner): the
+// records are its.
+func (s *store) Shared(key any, make func() any) (any, bool) {
+	return storage.Shared(s.Store, key, make)
+}
+
 // Probe passes the wrapped store's health check through.
 func (s *store) Probe(ctx context.Context) error {
 	if p, ok := s.Store.(storage.Prober); ok {

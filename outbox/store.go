@@ -145,6 +145,12 @@ func (s *deliveringStore) Get(ctx context.Context, coll, key string) (storage.Re
 	return storage.Get(ctx, s.Store, coll, key)
 }
 
+// Shared passes the wrapped store's shared values on (storage.Owner): the
+// records are its.
+func (s *deliveringStore) Shared(key any, make func() any) (any, bool) {
+	return storage.Shared(s.Store, key, make)
+}
+
 // Probe passes the wrapped store's health check through.
 func (s *deliveringStore) Probe(ctx context.Context) error {
 	if p, ok := s.Store.(storage.Prober); ok {

@@ -122,12 +122,20 @@ type Store struct {
 	mu      sync.Mutex
 	pending []*call
 	leading bool
+
+	shared storage.SharedValues
 }
+
+// Shared returns the value the store's users share under key
+// (storage.Owner): no other process writes to the file while it is open,
+// so the store is this process's own.
+func (s *Store) Shared(key any, make func() any) (any, bool) { return s.shared.Shared(key, make) }
 
 var (
 	_ storage.Store   = (*Store)(nil)
 	_ storage.Prober  = (*Store)(nil)
 	_ storage.Stepper = (*Store)(nil)
+	_ storage.Owner   = (*Store)(nil)
 )
 
 // Open opens or creates the store file at path with mode 0600. It fails

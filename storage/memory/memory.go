@@ -86,12 +86,19 @@ type Store struct {
 	writer chan struct{}
 	// state is the committed snapshot; nil once the store is closed.
 	state atomic.Pointer[snapshot]
+
+	shared storage.SharedValues
 }
+
+// Shared returns the value the store's users share under key
+// (storage.Owner): only this process sees the store.
+func (s *Store) Shared(key any, make func() any) (any, bool) { return s.shared.Shared(key, make) }
 
 var (
 	_ storage.Store          = (*Store)(nil)
 	_ storage.Getter         = (*Store)(nil)
 	_ storage.Beginner       = (*Store)(nil)
+	_ storage.Owner          = (*Store)(nil)
 	_ storage.VersionScanner = (*tx)(nil)
 )
 
