@@ -232,16 +232,22 @@ func (r record) answer() Answer { return Answer{Status: r.Status, Header: r.Head
 // encode is the record as stored. The head is written by hand, as
 // encoding/json writes it (decodeRecord reads it with encoding/json): it is
 // on every keyed call's path, inside its unit.
-func (r record) encode() ([]byte, error) { return r.encodeTo(nil) }
+func (r record) encode() ([]byte, error) {
+	return r.appendTo(make([]byte, 0, r.size())), nil
+}
 
-// encodeTo is encode after prefix.
-func (r record) encodeTo(prefix []byte) ([]byte, error) {
-	inline := len(r.body)
-	if r.Apart {
-		inline = 0
+// size is about what encode writes: enough not to grow.
+func (r record) size() int {
+	n := 144 + 64*len(r.Header)
+	if !r.Apart {
+		n += len(r.body)
 	}
-	out := make([]byte, 0, len(prefix)+144+inline+64*len(r.Header))
-	out = append(out, prefix...)
+	return n
+}
+
+// appendTo appends the record as stored to out.
+func (r record) appendTo(out []byte) []byte {
+	out = slices.Grow(out, r.size())
 	out = append(out, `{"hash":`...)
 	out = jsonwrite.String(out, r.Hash)
 	out = append(out, `,"status":`...)
@@ -277,13 +283,12 @@ func (r record) encodeTo(prefix []byte) ([]byte, error) {
 	out = append(out, `,"at":"`...)
 	out = r.At.AppendFormat(out, time.RFC3339Nano)
 	if r.Apart {
-		out = append(out, `","apart":true}`+"\n"...)
-		return out, nil
+		return append(out, `","apart":true}`+"\n"...)
 	}
 	// json.Marshal escapes every newline inside strings, and so does
 	// jsonwrite.String: the first one ends the head.
 	out = append(out, "\"}\n"...)
-	return append(out, r.body...), nil
+	return append(out, r.body...)
 }
 
 func decodeRecord(v []byte) (record, error) {
@@ -707,11 +712,15 @@ func (k *Keeper) putOwned(tx storage.Tx, rk string, rec record, old record) erro
 			return err
 		}
 	}
-	b, err := encodeOwned(rec)
-	if err != nil {
-		return deliverykit.Errorf(deliverykit.KindInternal, "idempotency: storing answer: %w", err)
+	// Every store copies what it is given before Put returns (the
+	// storage contract), so the answer is encoded into a pooled buffer:
+	// a body of kilobytes is not allocated twice per keyed call.
+	buf := ownedBuffers.Get().(*[]byte)
+	*buf = encodeOwned((*buf)[:0], rec)
+	_, err := tx.Put(expiry.Name, entryKey(rk, rec.At), *buf, storage.FreshKey())
+	if cap(*buf) <= maxPooledAnswer {
+		ownedBuffers.Put(buf)
 	}
-	_, err = tx.Put(expiry.Name, entryKey(rk, rec.At), b, storage.FreshKey())
 	return err
 }
 

@@ -166,15 +166,17 @@ func (ix *ownedIndex) remove(rk string, at time.Time) {
 	ix.mu.Unlock()
 }
 
-// encodeOwned is the value of the entry that holds rec whole.
-func encodeOwned(rec record) ([]byte, error) {
+// encodeOwned appends the value of the entry that holds rec whole to out.
+func encodeOwned(out []byte, rec record) []byte {
 	rec.Apart = false // the body follows the head, as in a record kept with its body
-	b, err := rec.encodeTo([]byte{ownedMark})
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return rec.appendTo(append(out, ownedMark))
 }
+
+// ownedBuffers hold answers being stored (putOwned); one that grew past
+// maxPooledAnswer is left to the collector.
+var ownedBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledAnswer = 64 << 10
 
 // decodeOwned reads an entry's value: the whole answer when it holds one
 // (owned reports it), else nothing, and the answer's head is under its

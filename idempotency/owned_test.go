@@ -138,11 +138,11 @@ func TestOwnedEncoding(t *testing.T) {
 	if !rec.Apart {
 		t.Fatal("the test's body should be long enough to be kept apart")
 	}
-	v, err := encodeOwned(rec)
-	if err != nil {
-		t.Fatal(err)
+	v := encodeOwned([]byte("left over"), rec)
+	if !bytes.HasPrefix(v, []byte("left over\x01")) {
+		t.Fatalf("encodeOwned wrote over what the buffer held: %.12q", v)
 	}
-	got, owned, err := decodeOwned(v)
+	got, owned, err := decodeOwned(v[len("left over"):])
 	if err != nil || !owned {
 		t.Fatalf("decodeOwned = %v, %v", owned, err)
 	}

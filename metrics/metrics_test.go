@@ -170,3 +170,18 @@ func TestStoreTimesHeldAsUpdate(t *testing.T) {
 		t.Errorf("the rolled back write: %v; want ErrNotFound", err)
 	}
 }
+
+// TestStoreShared: the instrumented store passes the wrapped store's
+// shared values on (storage.Owner).
+func TestStoreShared(t *testing.T) {
+	type key struct{}
+	base := memory.New()
+	s, err := metrics.Store(base, prometheus.NewPedanticRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := storage.Shared(base, key{}, func() any { return new(int) })
+	if got, ok := storage.Shared(s, key{}, func() any { return new(int) }); !ok || got != want {
+		t.Errorf("Shared through the instrumented store = %v, %v; want the memory store's %v", got, ok, want)
+	}
+}

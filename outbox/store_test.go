@@ -147,3 +147,18 @@ func TestHeld(t *testing.T) {
 		t.Errorf("Begin on a store that cannot hold a transaction = %v; want ErrNotHeld", err)
 	}
 }
+
+// TestStoreShared: the delivering store passes the wrapped store's shared
+// values on (storage.Owner), and reports a wrapped store that has none.
+func TestStoreShared(t *testing.T) {
+	type key struct{}
+	base := memory.New()
+	want, _ := storage.Shared(base, key{}, func() any { return new(int) })
+	got, ok := storage.Shared(outbox.New(base, outbox.Options{}).Store(), key{}, func() any { return new(int) })
+	if !ok || got != want {
+		t.Errorf("Shared through the delivering store = %v, %v; want the memory store's %v", got, ok, want)
+	}
+	if _, ok := storage.Shared(outbox.New(storagetest.Getting(base), outbox.Options{}).Store(), key{}, func() any { return new(int) }); ok {
+		t.Error("Shared through a wrapped store that is no Owner reports one")
+	}
+}

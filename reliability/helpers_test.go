@@ -156,6 +156,13 @@ type countingStore struct {
 	colls sync.Map
 }
 
+// Shared passes the memory store's shared values on (storage.Owner): its
+// records are the memory store's, and the keeper keeps its answers as on
+// the memory store itself.
+func (s *countingStore) Shared(key any, make func() any) (any, bool) {
+	return storage.Shared(s.Store, key, make)
+}
+
 func (s *countingStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	var n int64
 	err := s.Store.Update(ctx, func(tx storage.Tx) error {

@@ -169,6 +169,14 @@ func TestIdempotencyEveryMutatingRoute(t *testing.T) {
 			t.Errorf("%s: the first answer says it is replayed", m.name)
 		}
 		before, writes := snapshot(t, e), e.store.writes.Load()
+		// On a store this process owns, an answer is its expiry entry
+		// alone (decision 0043).
+		if heads := before["idempotency.keys"]; len(heads) != 0 {
+			t.Errorf("%s: %d answers stored under their digests on a memory store", m.name, len(heads))
+		}
+		if len(before["idempotency.expiry"]) == 0 {
+			t.Errorf("%s: no answer stored", m.name)
+		}
 		second := e.do(m.method, m.path, header, m.body)
 		if second.header.Get(idempotency.ReplayedHeader) != "true" {
 			t.Errorf("%s: second answer %d without %s: true", m.name, second.status, idempotency.ReplayedHeader)
