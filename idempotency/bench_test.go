@@ -1,9 +1,12 @@
 package idempotency
 
 import (
+	"bytes"
 	"context"
+	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
@@ -111,5 +114,50 @@ func BenchmarkHash(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Hash("POST /v1/siw/session.create", body)
+	}
+}
+
+// BenchmarkOwnedIndexLoad is the first keyed call's scan after a start on
+// an owned store: the index built from a day of answers' expiry keys. It
+// reports the index's memory per answer.
+func BenchmarkOwnedIndexLoad(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			store := memory.New()
+			t0 := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+			value := encodeOwned(nil, newRecord("h", Answer{Status: 201, Body: bytes.Repeat([]byte("x"), 64)}, t0))
+			for i := 0; i < n; i += 1000 {
+				err := store.Update(b.Context(), func(tx storage.Tx) error {
+					for j := i; j < min(i+1000, n); j++ {
+						rk := recordKey("site-"+strconv.Itoa(j%50), "POST /v1/siw/session.create", "key-"+strconv.Itoa(j))
+						if _, err := tx.Put(expiry.Name, entryKey(rk, t0.Add(time.Duration(j)*time.Second)), value, storage.AnyVersion); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			var keep *ownedIndex
+			for b.Loop() {
+				ix := newOwnedIndex()
+				if err := ix.load(b.Context(), store); err != nil {
+					b.Fatal(err)
+				}
+				keep = &ix
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/answer")
+			// What the last index holds: the heap with it, then without.
+			var with, without runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&with)
+			runtime.KeepAlive(keep)
+			keep = nil
+			runtime.GC()
+			runtime.ReadMemStats(&without)
+			b.ReportMetric(float64(int64(with.HeapAlloc)-int64(without.HeapAlloc))/float64(n), "index-B/answer")
+		})
 	}
 }
