@@ -763,6 +763,9 @@ func (k *Keeper) Sweep(ctx context.Context, now time.Time, limit int) (int, erro
 		if !rec.entry().Same(e) {
 			return false, nil
 		}
+		if k.own != nil {
+			swept = append(swept, gone{rk, e.At})
+		}
 		return true, tx.Delete(collKeys, rk, storage.VersionIs(r.Version))
 	})
 	// Forgotten whether their deletion committed or not: each is past

@@ -338,6 +338,11 @@ func TestOwnedReadsEarlierLayout(t *testing.T) {
 	if heads := collection(t, store, collKeys); len(heads) != 0 {
 		t.Errorf("heads after the sweep: %q", heads)
 	}
+	for _, key := range []string{"small", "large"} {
+		if _, ok := k.own.get(recordKey("s", "POST /x", key)); ok {
+			t.Errorf("the index still has %s's swept answer", key)
+		}
+	}
 	if n := len(collection(t, store, expiry.Name)); n != 1 {
 		t.Errorf("%d expiry entries after the sweep; want the renewed answer's", n)
 	}
