@@ -28,6 +28,14 @@
 // Keys are scoped by site and operation, so two sites never see each
 // other's keys. HTTP callers send the key in the Idempotency-Key header
 // (package httpapi); Go callers use WithKey and Call.
+//
+// On a store one process owns (storage.Owner: memory, bolt) an answer is
+// one record in time order, found through an index the keepers on the
+// store share in memory (about 40 bytes per kept answer), which the
+// first keyed call after a start reads back from the store; the keys in
+// flight are shared the same way. On a store several servers share
+// (PostgreSQL), the answer's head is kept under the key's digest, whose
+// unique key stops two servers from both storing one.
 package idempotency
 
 import (

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -349,4 +351,136 @@ func TestOwnedReadsEarlierLayout(t *testing.T) {
 	if ran != 4 {
 		t.Errorf("the calls ran %d times; want 4", ran)
 	}
+}
+
+// TestOwnedConcurrent: keepers on one owned store, calls under a few keys
+// from many goroutines, the sweep running beside them: one effect per
+// key, every success the same answer; then, past the retention, exactly
+// one new effect per key, which the later calls replay.
+func TestOwnedConcurrent(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		store func(t *testing.T) storage.Store
+	}{
+		{"memory", func(*testing.T) storage.Store { return memory.New() }},
+		{"bolt", func(t *testing.T) storage.Store {
+			s, err := bolt.Open(filepath.Join(t.TempDir(), "dk.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const (
+				retention = time.Hour
+				keys      = 8
+				workers   = 6
+				calls     = 40
+			)
+			store := tc.store(t)
+			// Every reading a millisecond on: two answers are never
+			// stamped alike, so nothing but the keys held keeps two
+			// keepers from storing one each.
+			clock := &tickingClock{now: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+			keepers := make([]*Keeper, 2)
+			for i := range keepers {
+				keepers[i] = New(Options{Retention: retention, Clock: clock})
+				keepers[i].Open(store)
+			}
+			var mu sync.Mutex
+			answers := map[string]map[string]bool{}
+			round := func(phase int) {
+				var wg sync.WaitGroup
+				stop := make(chan struct{})
+				wg.Go(func() { // the sweep, all along
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						if _, err := keepers[0].Sweep(t.Context(), clock.Now(), 0); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				})
+				var callers sync.WaitGroup
+				for w := range workers {
+					callers.Go(func() {
+						k := keepers[w%len(keepers)]
+						for c := range calls {
+							key := "key-" + strconv.Itoa((w+c)%keys)
+							a, _, err := k.Do(t.Context(), key, Request{Site: "s", Operation: "POST /x", Body: []byte(`{}`)}, func(ctx context.Context) (Answer, error) {
+								var id string
+								err := k.Store(store).Update(ctx, func(tx storage.Tx) error {
+									n, err := tx.NextSequence("effects")
+									if err != nil {
+										return err
+									}
+									id = fmt.Sprintf("%s-%d-%d", key, phase, n)
+									_, err = tx.Put("effects", id, []byte("{}"), storage.MustNotExist())
+									return err
+								})
+								return Answer{Status: 201, Body: []byte(`{"id":"` + id + `"}`)}, err
+							})
+							switch {
+							case errors.Is(err, ErrInFlight):
+							case err != nil:
+								t.Errorf("Do(%s): %v", key, err)
+							default:
+								mu.Lock()
+								if answers[key] == nil {
+									answers[key] = map[string]bool{}
+								}
+								answers[key][fmt.Sprint(phase, string(a.Body))] = true
+								mu.Unlock()
+							}
+						}
+					})
+				}
+				callers.Wait()
+				close(stop)
+				wg.Wait()
+			}
+			round(1)
+			clock.advance(retention)
+			round(2)
+			effects := map[string][]string{} // key → the effects committed
+			for id := range collection(t, store, "effects") {
+				key := id[:strings.Index(id, "-")+2]
+				effects[key] = append(effects[key], id)
+			}
+			for i := range keys {
+				key := "key-" + strconv.Itoa(i)
+				if n := len(effects[key]); n != 2 {
+					t.Errorf("%s: %d effects %v; want one before the retention ran out and one after", key, n, effects[key])
+				}
+				if n := len(answers[key]); n != 2 {
+					t.Errorf("%s: %d distinct answers %v; want one per phase", key, n, answers[key])
+				}
+			}
+		})
+	}
+}
+
+// tickingClock moves a millisecond on at every reading.
+type tickingClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *tickingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Millisecond)
+	return c.now
+}
+
+func (c *tickingClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
 }
