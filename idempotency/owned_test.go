@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/deliverykit/deliverykit"
+	"github.com/deliverykit/deliverykit/internal/teststore"
 	"github.com/deliverykit/deliverykit/retention"
 	"github.com/deliverykit/deliverykit/storage"
 	"github.com/deliverykit/deliverykit/storage/bolt"
@@ -359,19 +360,9 @@ func TestOwnedReadsEarlierLayout(t *testing.T) {
 // one new effect per key, which the later calls replay.
 func TestOwnedConcurrent(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		store func(t *testing.T) storage.Store
-	}{
-		{"memory", func(*testing.T) storage.Store { return memory.New() }},
-		{"bolt", func(t *testing.T) storage.Store {
-			s, err := bolt.Open(filepath.Join(t.TempDir(), "dk.db"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		}},
-	} {
+		name   string
+		stores func(*testing.T) (storage.Store, storage.Store)
+	}{{"memory", teststore.Memory}, {"bolt", teststore.Bolt}} {
 		t.Run(tc.name, func(t *testing.T) {
 			const (
 				retention = time.Hour
@@ -379,7 +370,7 @@ func TestOwnedConcurrent(t *testing.T) {
 				workers   = 6
 				calls     = 40
 			)
-			store := tc.store(t)
+			store, _ := tc.stores(t)
 			// Every reading a millisecond on: two answers are never
 			// stamped alike, so nothing but the keys held keeps two
 			// keepers from storing one each.
