@@ -611,6 +611,11 @@ func (k *Keeper) lookup(rk string, g getter) (record, bool, error) {
 	rec, owned, err := decodeOwned(r.Value)
 	switch {
 	case err != nil:
+		// An answer stored with its head whose body happens to start
+		// with the mark byte (a binary document) is still the head's.
+		if rec, found, herr := k.lookupHead(rk, g, r.Value); herr == nil && (found || !rec.At.IsZero()) {
+			return rec, found, nil
+		}
 		return record{}, false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: stored answer %q: %w", rk, err)
 	case !owned:
 		// Stored with its head under the digest, before the store

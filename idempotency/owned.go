@@ -15,7 +15,7 @@ import (
 // locked), a keeper keeps no record under the key's digest: the answer,
 // head and body, is the value of its entry in the time-ordered expiry
 // index, and the keeper finds it through an index in memory from the
-// digest to the answer's time (decision 0043). A keyed call then writes
+// digest to the answer's time (decisions 0043 and 0044). A keyed call then writes
 // one record, appended in time order, instead of a second one at a random
 // place in the key order. The keys in flight are held in memory too, and
 // both are shared by every keeper on the store: what one stores, another
@@ -26,8 +26,10 @@ import (
 // what keeps two servers from both storing an answer.
 
 // ownedMark starts the value of an entry that holds a whole answer. The
-// entries of answers stored with a head under the digest hold the body
-// (JSON, so "{" or "[" or a quote first) or nothing at all ("{}").
+// entries of answers stored with a head under the digest hold the body as
+// the endpoint wrote it (JSON, a page, a document) or nothing at all
+// ("{}"); should such a body start with the mark, its head says so (see
+// lookup).
 const ownedMark = 0x01
 
 // ownedKey is the key of a store's ownedState (storage.Shared).

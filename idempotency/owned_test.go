@@ -297,18 +297,20 @@ func TestOwnedReadsEarlierLayout(t *testing.T) {
 	earlier := New(Options{Retention: retention, Clock: clock})
 	earlier.store = store // as Open did before stores were owned
 	small, large := []byte(`{"id":"s1"}`), []byte(`{"note":"`+strings.Repeat("x", 3*inlineBody)+`"}`)
+	// A document whose first byte is the mark of an answer kept whole.
+	binary := append([]byte{ownedMark}, bytes.Repeat([]byte{0xff, '\n'}, inlineBody)...)
 	req := Request{Site: "s", Operation: "POST /x", Body: []byte(`{}`)}
 	ran := 0
 	for _, c := range []struct {
 		key  string
 		body []byte
-	}{{"small", small}, {"large", large}, {"renewed", small}} {
+	}{{"small", small}, {"large", large}, {"binary", binary}, {"renewed", small}} {
 		if _, _, err := earlier.Do(t.Context(), c.key, req, ownedRun(&ran, 201, c.body)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := len(collection(t, store, collKeys)); n != 3 {
-		t.Fatalf("the earlier layout stored %d heads; want 3", n)
+	if n := len(collection(t, store, collKeys)); n != 4 {
+		t.Fatalf("the earlier layout stored %d heads; want 4", n)
 	}
 
 	k := New(Options{Retention: retention, Clock: clock})
@@ -317,7 +319,7 @@ func TestOwnedReadsEarlierLayout(t *testing.T) {
 	for _, c := range []struct {
 		key  string
 		body []byte
-	}{{"small", small}, {"large", large}} {
+	}{{"small", small}, {"large", large}, {"binary", binary}} {
 		a, replayed, err := k.Do(t.Context(), c.key, req, ownedRun(&ran, 201, nil))
 		if err != nil || !replayed || !bytes.Equal(a.Body, c.body) {
 			t.Errorf("Do(%s) = replayed %v, %.10q (%d bytes), %v; want the earlier answer", c.key, replayed, a.Body, len(a.Body), err)
@@ -329,19 +331,19 @@ func TestOwnedReadsEarlierLayout(t *testing.T) {
 		t.Fatalf("an expired key: replayed %v, %v; want a new run", replayed, err)
 	}
 	heads := collection(t, store, collKeys)
-	if _, ok := heads[recordKey("s", "POST /x", "renewed")]; ok || len(heads) != 2 {
-		t.Errorf("heads after the renewal: %d, the renewed key's kept %v; want the other 2", len(heads), ok)
+	if _, ok := heads[recordKey("s", "POST /x", "renewed")]; ok || len(heads) != 3 {
+		t.Errorf("heads after the renewal: %d, the renewed key's kept %v; want the other 3", len(heads), ok)
 	}
 	if a, replayed, err := k.Do(t.Context(), "renewed", req, ownedRun(&ran, 201, nil)); err != nil || !replayed || !bytes.Equal(a.Body, large) {
 		t.Errorf("the renewed key: replayed %v, %d bytes, %v; want the new answer", replayed, len(a.Body), err)
 	}
-	if n, err := k.Sweep(t.Context(), clock.Now(), 0); err != nil || n != 2 {
-		t.Fatalf("Sweep = %d, %v; want the 2 earlier answers", n, err)
+	if n, err := k.Sweep(t.Context(), clock.Now(), 0); err != nil || n != 3 {
+		t.Fatalf("Sweep = %d, %v; want the 3 earlier answers", n, err)
 	}
 	if heads := collection(t, store, collKeys); len(heads) != 0 {
 		t.Errorf("heads after the sweep: %q", heads)
 	}
-	for _, key := range []string{"small", "large"} {
+	for _, key := range []string{"small", "large", "binary"} {
 		if _, ok := k.own.get(recordKey("s", "POST /x", key)); ok {
 			t.Errorf("the index still has %s's swept answer", key)
 		}
@@ -349,8 +351,8 @@ func TestOwnedReadsEarlierLayout(t *testing.T) {
 	if n := len(collection(t, store, expiry.Name)); n != 1 {
 		t.Errorf("%d expiry entries after the sweep; want the renewed answer's", n)
 	}
-	if ran != 4 {
-		t.Errorf("the calls ran %d times; want 4", ran)
+	if ran != 5 {
+		t.Errorf("the calls ran %d times; want 5", ran)
 	}
 }
 
