@@ -757,37 +757,40 @@ func (k *Keeper) Sweep(ctx context.Context, now time.Time, limit int) (int, erro
 	}
 	var swept []gone
 	n, err := expiry.Sweep(ctx, k.store, classKey, now.Add(-k.retention), limit, func(tx storage.Tx, rk string, e retention.Entry) (bool, error) {
-		r, err := tx.Get(collKeys, rk)
-		if errors.Is(err, storage.ErrNotFound) {
-			// On an owned store, the entry is the answer (and the
-			// sweep deletes it); elsewhere, an entry left behind.
-			if k.own != nil {
-				swept = append(swept, gone{rk, e.At})
-			}
-			return k.own != nil, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		rec, err := decodeRecord(r.Value)
-		if err != nil {
-			return false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: stored answer %q: %w", rk, err)
-		}
-		if !rec.entry().Same(e) {
-			return false, nil
-		}
-		if k.own != nil {
+		ok, err := k.sweepOne(tx, rk, e)
+		if ok && k.own != nil {
 			swept = append(swept, gone{rk, e.At})
 		}
-		return true, tx.Delete(collKeys, rk, storage.VersionIs(r.Version))
+		return ok, err
 	})
 	// Forgotten whether their deletion committed or not: each is past
 	// the retention, and a call that finds no answer in the index stores
 	// a new one beside an old entry, which a later sweep deletes.
-	if k.own != nil {
-		for _, g := range swept {
-			k.own.remove(g.rk, g.at)
-		}
+	for _, g := range swept {
+		k.own.remove(g.rk, g.at)
 	}
 	return n, err
+}
+
+// sweepOne deletes, in tx, what the answer at rk keeps beside its due
+// expiry entry e (which the sweep deletes), and reports whether that entry
+// was the answer's (retention.DeleteFunc).
+func (k *Keeper) sweepOne(tx storage.Tx, rk string, e retention.Entry) (bool, error) {
+	r, err := tx.Get(collKeys, rk)
+	if errors.Is(err, storage.ErrNotFound) {
+		// On an owned store, the entry is the answer; elsewhere, an
+		// entry left behind.
+		return k.own != nil, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	rec, err := decodeRecord(r.Value)
+	if err != nil {
+		return false, deliverykit.Errorf(deliverykit.KindInternal, "idempotency: stored answer %q: %w", rk, err)
+	}
+	if !rec.entry().Same(e) {
+		return false, nil
+	}
+	return true, tx.Delete(collKeys, rk, storage.VersionIs(r.Version))
 }
