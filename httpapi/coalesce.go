@@ -16,11 +16,15 @@ import (
 //
 // Listener and ConnContext let this package's handler hold a connection's
 // writes while it answers and send the answer in one write: the handler
-// holds the connection when a request starts, and when its answer has a
-// Content-Length it flushes net/http's buffers and releases the
-// connection, which writes what it held at once. An answer without a
-// Content-Length is let go when its handler flushes or returns, and
-// net/http writes the rest as it would.
+// holds the connection when a request starts. When the handler has
+// answered and nothing was held (the whole answer is in net/http's
+// buffer) the connection is let go and net/http writes the answer in one
+// write after the handler returns, as it would without Listener. When
+// part of it was held and the answer has a Content-Length, the handler
+// flushes net/http's buffers and releases the connection, which writes
+// what it held at once. An answer without a Content-Length is let go when
+// its handler flushes or returns, and net/http writes the rest as it
+// would.
 
 // maxHeld bounds what a held connection keeps: past it, what is held is
 // written out at once and the rest of the answer passes through, so that a
@@ -173,19 +177,26 @@ func (c *coalescingConn) letGoIfEmpty() bool {
 }
 
 // finishHeld ends the hold of a request's connection once its handler
-// has answered: an answer with a declared Content-Length is flushed from
-// net/http's buffers first, so that release writes it whole. When nothing
-// is held yet, the whole answer is in net/http's buffer, which its flush
-// writes in one write: the connection is let go first, so that the
-// answer passes straight through rather than being copied to be held and
-// written again.
-func finishHeld(cc *coalescingConn, sw *statusWriter) {
+// has answered, and reports whether the answer left before the handler
+// returned. When nothing is held the whole answer is still in net/http's
+// buffer: the connection is let go and net/http writes it after the
+// handler returns, in one write, and stops its background read of the
+// connection right after. The client's next request then nearly always
+// arrives after that, and is read in one read rather than its first byte
+// by the background read and the rest by another (decision 0045).
+// Otherwise an answer
+// with a declared Content-Length is flushed from net/http's buffers
+// first, so that release writes it whole.
+func finishHeld(cc *coalescingConn, sw *statusWriter) (early bool) {
 	if cc == nil {
-		return
+		return false
+	}
+	if cc.letGoIfEmpty() {
+		return false
 	}
 	if sw.status != 0 && sw.Header().Get("Content-Length") != "" {
-		cc.letGoIfEmpty()
 		http.NewResponseController(sw.ResponseWriter).Flush()
 	}
 	cc.release()
+	return true
 }

@@ -305,18 +305,32 @@ func TestListenerCloseEndsBlockedWrite(t *testing.T) {
 	}
 }
 
-// A request on a held connection ends with a yield (requestDone with
-// held set); one on a connection served without Listener does not.
-func TestListenerRequestDoneYieldsWhenHeld(t *testing.T) {
+// A request whose answer left from inside the handler (held, larger
+// than net/http's buffer) ends with a yield (requestDone with early set);
+// one whose answer net/http writes after the handler returns (a small
+// answer, or a connection served without Listener) does not.
+func TestListenerRequestDoneYieldsWhenAnsweredEarly(t *testing.T) {
 	s, _ := newTestServer(t, Options{})
 	ended := make(chan bool, 8)
-	s.requestDone = func(held bool) { ended <- held }
-	for _, held := range []bool{true, false} {
-		t.Run(fmt.Sprintf("held=%v", held), func(t *testing.T) {
+	s.requestDone = func(early bool) { ended <- early }
+	tests := []struct {
+		name      string
+		size      int
+		held      bool
+		wantEarly bool
+	}{
+		{"5 KB answer, held", 5000, true, true},
+		{"small answer, held", 100, true, false},
+		{"5 KB answer, not held", 5000, false, false},
+		{"small answer, not held", 100, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := strings.Repeat("x", tt.size)
 			h := s.middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				writeJSON(w, http.StatusOK, bigAnswer{Text: "x"})
+				writeJSON(w, http.StatusOK, bigAnswer{Text: text})
 			}))
-			addr, _ := serveCounted(t, h, held)
+			addr, _ := serveCounted(t, h, tt.held)
 			conn, err := net.Dial("tcp", addr)
 			if err != nil {
 				t.Fatal(err)
@@ -333,14 +347,15 @@ func TestListenerRequestDoneYieldsWhenHeld(t *testing.T) {
 				io.Copy(io.Discard, res.Body)
 				res.Body.Close()
 				select {
-				case h := <-ended:
-					got = append(got, h)
+				case e := <-ended:
+					got = append(got, e)
 				case <-time.After(10 * time.Second):
 					t.Fatal("the request did not end")
 				}
 			}
-			if diff := cmp.Diff([]bool{held, held, held}, got); diff != "" {
-				t.Errorf("requestDone's held (-want +got):\n%s", diff)
+			want := []bool{tt.wantEarly, tt.wantEarly, tt.wantEarly}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("requestDone's early (-want +got):\n%s", diff)
 			}
 		})
 	}

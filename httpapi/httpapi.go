@@ -191,7 +191,7 @@ type server struct {
 	handler   http.Handler // mux behind the middleware
 	// requestDone ends every request (requestDone, middleware.go); a
 	// field so that a test can watch it.
-	requestDone func(held bool)
+	requestDone func(early bool)
 }
 
 // New returns the handler serving every area whose service is set in opts,

@@ -165,15 +165,15 @@ func (w *statusWriter) Flush() { w.FlushError() }
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// requestDone ends every request, its answer sent and logged; held
-// reports whether its connection was held. The answer of a held one left
-// in the handler, so the client's next request may already be waiting
-// when net/http reads again: this goroutine would serve it without
-// parking, and the next after it, ahead of the connections queued for the
-// processor until the scheduler preempts it, 10 ms later. It yields, so
-// that ready connections are served in turn (decision 0036).
-func requestDone(held bool) {
-	if held {
+// requestDone ends every request, its answer sent and logged; early
+// reports whether the answer left from inside the handler (finishHeld).
+// The client's next request may then already be waiting when net/http
+// reads again: this goroutine would serve it without parking, and the
+// next after it, ahead of the connections queued for the processor until
+// the scheduler preempts it, 10 ms later. It yields, so that ready
+// connections are served in turn (decision 0036).
+func requestDone(early bool) {
+	if early {
 		runtime.Gosched()
 	}
 }
@@ -222,12 +222,13 @@ func (s *server) middleware(next http.Handler) http.Handler {
 					s.writeWire(sw, r, info.style, wireError{status: http.StatusInternalServerError, kind: "internal", rpcCode: rpcInternal, message: "internal error"})
 				}
 			}
-			// The answer goes out before the access log is written.
-			finishHeld(cc, sw)
+			// An answer that left the net/http buffer goes out
+			// before the access log is written.
+			early := finishHeld(cc, sw)
 			end := time.Now()
 			s.accessLog(r, info, sw.status, end, end.Sub(start))
 			s.metrics.observe(info, r.Method, sw.status, end.Sub(start))
-			s.requestDone(cc != nil)
+			s.requestDone(early)
 		}()
 		next.ServeHTTP(sw, r)
 	})
