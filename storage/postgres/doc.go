@@ -96,7 +96,9 @@
 // conditional Put waits for its answer, so that the function sees the
 // conflict from Put. Nor does a FreshKey Put that finds no version drawn
 // ahead: it takes a spare, a version an earlier transaction drew and did
-// not use. A spare may be lower than versions drawn since, which only a
+// not use, or that a COMMIT's round trip drew when the spares ran low, so
+// that creates in progress at once do not each wait for a draw. A spare
+// may be lower than versions drawn since, which only a
 // key that had a version before could notice, and a FreshKey key has
 // none (one visible to the transaction fails its INSERT, as above). Other
 // conditional Puts (MustNotExist, VersionIs, the first Put of a

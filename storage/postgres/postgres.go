@@ -259,7 +259,7 @@ func (s *Store) updateOnce(ctx context.Context, fn func(storage.Tx) error, stric
 	// spares, committed or not: no other transaction has them.
 	defer func() {
 		t.rollback()
-		s.spares.give(t.versions)
+		s.spares.give(t.versions, t.claimed)
 	}()
 	fnErr := func() error {
 		defer t.done.Store(true)

@@ -121,6 +121,9 @@ type tx struct {
 	// versions are record versions drawn ahead, in increasing order,
 	// for the next Puts (see Put).
 	versions []int64
+	// claimed counts the versions this transaction's draws fetch for
+	// the spares (see spares.claim); the end of Update ends the claim.
+	claimed int
 	// done is set when fn returns; the transaction is ended (and its
 	// connection back in the pool) from then on.
 	done  atomic.Bool
@@ -203,11 +206,18 @@ func (t *tx) fail(what string, err error) error {
 // is acquired at the first statement, so a function that sends nothing
 // costs nothing.
 func (t *tx) send(ctx context.Context, sql string, args []any, draw bool) (pgx.BatchResults, error) {
+	br, _, err := t.sendDrawing(ctx, sql, args, draw, false)
+	return br, err
+}
+
+// sendDrawing is send, and with refill it draws the spares' shortfall, if
+// any, after sql; refilling reports whether it does.
+func (t *tx) sendDrawing(ctx context.Context, sql string, args []any, draw, refill bool) (br pgx.BatchResults, refilling bool, err error) {
 	if t.conn == nil {
 		conn, err := t.s.pool.Acquire(ctx)
 		if err != nil {
 			t.failed = t.s.beginError(ctx, err)
-			return nil, t.failed
+			return nil, false, t.failed
 		}
 		t.conn = conn
 	}
@@ -220,15 +230,21 @@ func (t *tx) send(ctx context.Context, sql string, args []any, draw bool) (pgx.B
 		b.Queue(p.sql, p.args...)
 	}
 	b.Queue(sql, args...)
-	if draw {
-		n := prefetch
-		if t.s.spares.low() {
-			// What this transaction leaves over becomes spares.
-			n = prefetch + maxSpares
+	if draw || refill {
+		n := t.s.spares.claim()
+		// What this transaction leaves over becomes spares (the end
+		// of Update gives them and ends the claim).
+		t.claimed += n
+		if draw {
+			n += prefetch
 		}
-		b.Queue(t.s.q.draw, n)
+		if n > 0 {
+			b.Queue(t.s.q.draw, n)
+		} else {
+			refill = false
+		}
 	}
-	br := t.conn.SendBatch(ctx, &b)
+	br = t.conn.SendBatch(ctx, &b)
 	if !t.begun {
 		// From here on the connection may be in a transaction: the end
 		// of View or Update rolls it back.
@@ -236,7 +252,7 @@ func (t *tx) send(ctx context.Context, sql string, args []any, draw bool) (pgx.B
 		if _, err := br.Exec(); err != nil {
 			br.Close()
 			t.failed = t.s.beginError(ctx, err)
-			return nil, t.failed
+			return nil, false, t.failed
 		}
 	}
 	pending := t.pending
@@ -247,12 +263,12 @@ func (t *tx) send(ctx context.Context, sql string, args []any, draw bool) (pgx.B
 			if p.mustNotExist && t.failed == nil && pgCode(err) == codeUniqueViolation {
 				t.recheck = true
 				t.failed = deliverykit.Errorf(deliverykit.KindConflict, "%w: %s: the key exists (the Update runs again)", storage.ErrConflict, describe(p.op, p.coll, p.key))
-				return nil, t.failed
+				return nil, false, t.failed
 			}
-			return nil, t.fail(describe(p.op, p.coll, p.key), err)
+			return nil, false, t.fail(describe(p.op, p.coll, p.key), err)
 		}
 	}
-	return br, nil
+	return br, refill, nil
 }
 
 // queryRow runs a statement returning at most one row. draw draws the
@@ -311,11 +327,22 @@ func (t *tx) commit() error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), endTimeout)
 	defer cancel()
-	br, err := t.send(ctx, "commit", nil, false)
+	// When the spares run low, the COMMIT's round trip draws more:
+	// without them the next creates would each wait for a draw of their
+	// own, a round trip before their commit. The draw follows the COMMIT
+	// in the pipeline, outside the transaction, so that it can never
+	// fail the commit; when the commit fails, PostgreSQL skips it.
+	br, refill, err := t.sendDrawing(ctx, "commit", nil, false, true)
 	if err != nil {
 		return err
 	}
 	tag, err := br.Exec()
+	if err == nil && refill {
+		// A draw that failed only leaves the spares as they were.
+		if vs, derr := drawn(br); derr == nil {
+			t.s.spares.give(vs, 0)
+		}
+	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -377,11 +404,7 @@ func (r batchRow) Scan(dest ...any) error {
 
 // readVersions reads the answer to the statement drawing versions.
 func (t *tx) readVersions(br pgx.BatchResults) error {
-	rows, err := br.Query()
-	if err != nil {
-		return err
-	}
-	vs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	vs, err := drawn(br)
 	if err != nil {
 		return err
 	}
@@ -390,6 +413,15 @@ func (t *tx) readVersions(br pgx.BatchResults) error {
 	slices.Sort(vs)
 	t.versions = vs
 	return nil
+}
+
+// drawn reads the versions br's next statement, a draw, returned.
+func drawn(br pgx.BatchResults) ([]int64, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }
 
 type errRow struct{ err error }
