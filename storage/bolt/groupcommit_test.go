@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -266,5 +267,58 @@ func TestStepsShareTheBatch(t *testing.T) {
 				t.Errorf("committed (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A call handed the next batch by the leader before it yields before
+// taking the batch; a call that finds no leader leads at once.
+func TestHandedOverLeaderYields(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "store.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var yields atomic.Int32
+	s.yield = func() { yields.Add(1) }
+	put := func(key string) func(storage.Tx) error {
+		return func(tx storage.Tx) error {
+			_, err := tx.Put("c", key, []byte("v"), storage.AnyVersion)
+			return err
+		}
+	}
+	if err := s.Update(t.Context(), put("alone")); err != nil {
+		t.Fatal(err)
+	}
+	if n := yields.Load(); n != 0 {
+		t.Fatalf("a lone Update yielded %d times; want 0", n)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.Update(t.Context(), func(tx storage.Tx) error {
+			close(entered)
+			<-release
+			return put("first")(tx)
+		})
+	}()
+	<-entered
+	second := make(chan error, 1)
+	go func() { second <- s.Update(t.Context(), put("second")) }()
+	// The second waits for the batch after the first's.
+	for {
+		s.mu.Lock()
+		n := len(s.pending)
+		s.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	if err := errors.Join(<-first, <-second); err != nil {
+		t.Fatal(err)
+	}
+	if n := yields.Load(); n != 1 {
+		t.Errorf("the handed-over leader yielded %d times; want 1", n)
 	}
 }
