@@ -25,9 +25,11 @@
 // committed, the caller becomes the leader and runs every queued fn, in
 // order, in one bbolt transaction, then commits once; Updates that arrive
 // meanwhile queue for the next batch, whose leader is handed over when the
-// current commit ends. There is no timer (unlike bbolt's DB.Batch, which
-// waits up to 10 ms to fill a batch): a lone Update commits at once, and
-// batches grow exactly as long as the fsyncs before them take. Every Update
+// current commit ends; the new leader lets the goroutines ready to run go
+// first (a yield), so that Updates they are about to make join its batch.
+// There is no timer (unlike bbolt's DB.Batch, which waits up to 10 ms to
+// fill a batch): a lone Update commits at once, and batches grow as long
+// as the fsyncs before them take. Every Update
 // returns only after the commit that holds its writes is durable.
 //
 // When one fn of a batch fails (an error, a done context, a panic), the
