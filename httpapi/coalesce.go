@@ -184,9 +184,8 @@ func (c *coalescingConn) letGoIfEmpty() bool {
 // connection right after. The client's next request then nearly always
 // arrives after that, and is read in one read rather than its first byte
 // by the background read and the rest by another (decision 0045).
-// Otherwise an answer
-// with a declared Content-Length is flushed from net/http's buffers
-// first, so that release writes it whole.
+// Otherwise an answer with a declared Content-Length is flushed from
+// net/http's buffers first, so that release writes it whole.
 func finishHeld(cc *coalescingConn, sw *statusWriter) (early bool) {
 	if cc == nil {
 		return false

@@ -29,8 +29,8 @@
 // first (a yield), so that Updates they are about to make join its batch.
 // There is no timer (unlike bbolt's DB.Batch, which waits up to 10 ms to
 // fill a batch): a lone Update commits at once, and batches grow as long
-// as the fsyncs before them take. Every Update
-// returns only after the commit that holds its writes is durable.
+// as the fsyncs before them take. Every Update returns only after the
+// commit that holds its writes is durable.
 //
 // When one fn of a batch fails (an error, a done context, a panic), the
 // transaction rolls back, the others are retried as a smaller batch, and

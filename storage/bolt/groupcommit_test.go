@@ -270,8 +270,8 @@ func TestStepsShareTheBatch(t *testing.T) {
 	}
 }
 
-// A call handed the next batch by the leader before it yields before
-// taking the batch; a call that finds no leader leads at once.
+// A call that the finishing leader hands the next batch to yields before
+// it takes the batch; a call that finds no leader leads at once.
 func TestHandedOverLeaderYields(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "store.db"), nil)
 	if err != nil {

@@ -98,10 +98,9 @@
 // ahead: it takes a spare, a version an earlier transaction drew and did
 // not use, or that a COMMIT's round trip drew when the spares ran low, so
 // that creates in progress at once do not each wait for a draw. A spare
-// may be lower than versions drawn since, which only a
-// key that had a version before could notice, and a FreshKey key has
-// none (one visible to the transaction fails its INSERT, as above). Other
-// conditional Puts (MustNotExist, VersionIs, the first Put of a
+// may be lower than versions drawn since, which only a key that had a
+// version before could notice, and a FreshKey key has none (one visible
+// to the transaction fails its INSERT, as above). Other conditional Puts (MustNotExist, VersionIs, the first Put of a
 // transaction when it is not FreshKey), conditional Deletes, Gets, Scans
 // and NextSequence wait for their answer, as their result or condition is
 // the caller's. When a write that did not wait fails (a serialization
