@@ -100,11 +100,12 @@
 // that creates in progress at once do not each wait for a draw. A spare
 // may be lower than versions drawn since, which only a key that had a
 // version before could notice, and a FreshKey key has none (one visible
-// to the transaction fails its INSERT, as above). Other conditional Puts (MustNotExist, VersionIs, the first Put of a
-// transaction when it is not FreshKey), conditional Deletes, Gets, Scans
-// and NextSequence wait for their answer, as their result or condition is
-// the caller's. When a write that did not wait fails (a serialization
-// failure, mostly), the next call or the COMMIT fails instead, and Update
+// to the transaction fails its INSERT, as above). Other conditional Puts
+// (MustNotExist, VersionIs, the first Put of a transaction when it is not
+// FreshKey), conditional Deletes, Gets, Scans and NextSequence wait for
+// their answer, as their result or condition is the caller's. When a
+// write that did not wait fails (a serialization failure, mostly), the
+// next call or the COMMIT fails instead, and Update
 // runs the function again or returns the error; nothing of the attempt is
 // committed. A create whose keys are all FreshKey (a session, its index
 // entry, its token) is one round trip, as one INSERT in autocommit; with
