@@ -77,12 +77,12 @@
 //
 // # Round trips
 //
-// A transaction costs about one round trip to the server per statement
-// it waits for, so it waits for as few as the contract allows. The BEGIN
+// A transaction costs about one round trip to the server per statement it
+// waits for, so it waits for as few as the contract allows. The BEGIN
 // travels with the first statement (a View or Update that sends nothing
 // never takes a connection). A Put with AnyVersion and a Delete with
-// AnyVersion have nothing in their answer the caller needs: they return
-// at once and travel with the transaction's next statement, or with the
+// AnyVersion have nothing in their answer the caller needs: they return at
+// once and travel with the transaction's next statement, or with the
 // COMMIT, in one pipeline; statements still run in the order they were
 // made, so a later Get or Scan sees them. Such a Put's version was drawn
 // ahead: a Put that waits for its answer draws the next eight versions
@@ -99,18 +99,18 @@
 // not use, or that a COMMIT's round trip drew when the spares ran low, so
 // that creates in progress at once do not each wait for a draw. A spare
 // may be lower than versions drawn since, which only a key that had a
-// version before could notice, and a FreshKey key has none (one visible
-// to the transaction fails its INSERT, as above). Other conditional Puts
+// version before could notice, and a FreshKey key has none (one visible to
+// the transaction fails its INSERT, as above). Other conditional Puts
 // (MustNotExist, VersionIs, the first Put of a transaction when it is not
 // FreshKey), conditional Deletes, Gets, Scans and NextSequence wait for
-// their answer, as their result or condition is the caller's. When a
-// write that did not wait fails (a serialization failure, mostly), the
-// next call or the COMMIT fails instead, and Update
-// runs the function again or returns the error; nothing of the attempt is
-// committed. A create whose keys are all FreshKey (a session, its index
-// entry, its token) is one round trip, as one INSERT in autocommit; with
-// a MustNotExist record, two; an update of a record read first (Get, Put
-// with VersionIs) is three.
+// their answer, as their result or condition is the caller's. When a write
+// that did not wait fails (a serialization failure, mostly), the next call
+// or the COMMIT fails instead, and Update runs the function again or
+// returns the error; nothing of the attempt is committed. A create whose
+// keys are all FreshKey (a session, its index entry, its token) is one
+// round trip, as one INSERT in autocommit; with a MustNotExist record,
+// two; an update of a record read first (Get, Put with VersionIs) is
+// three.
 //
 // A View's ROLLBACK is a round trip of its own, so a View of one Get is
 // two. Store is a storage.Getter: storage.Get reads one record with the
